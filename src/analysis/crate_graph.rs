@@ -1,0 +1,332 @@
+//! Crate-wide analysis over the per-file facts: which cancel-path origins hold, which functions
+//! a call can reach, which functions send (transitively), and so which cancel paths send.
+
+use std::collections::{HashMap, VecDeque};
+
+use super::facts::{
+    CallSite, Callee, CancelOrigin, FileFacts, FunctionFacts, OriginCondition, SinkSite,
+};
+use super::vocabulary as vocab;
+use crate::source::FileId;
+
+/// A function of the crate: its file and its index in that file's facts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FunctionRef {
+    pub file: usize,
+    pub function: usize,
+}
+
+/// One step of a call chain from a cancel path down to a send.
+#[derive(Debug, Clone)]
+pub enum Hop<'a> {
+    /// The function calls another one here.
+    Call {
+        file: FileId,
+        caller: &'a FunctionFacts,
+        call: &'a CallSite,
+        callee: &'a FunctionFacts,
+    },
+    /// The function sends here.
+    Send {
+        file: FileId,
+        function: &'a FunctionFacts,
+        sink: &'a SinkSite,
+    },
+}
+
+/// A send that happens on a cancel path.
+#[derive(Debug, Clone)]
+pub struct CancelSend<'a> {
+    pub file: FileId,
+    pub function: &'a FunctionFacts,
+    pub origin: &'a CancelOrigin,
+    pub how: SendHow<'a>,
+}
+
+#[derive(Debug, Clone)]
+pub enum SendHow<'a> {
+    /// The send itself lies on the cancel path.
+    Direct(&'a SinkSite),
+    /// A call on the cancel path leads to a send; the chain starts with the call's callee.
+    Through {
+        call: &'a CallSite,
+        chain: Vec<Hop<'a>>,
+    },
+}
+
+/// The crate's files' facts, joined.
+pub struct CrateGraph<'a> {
+    files: Vec<(FileId, &'a FileFacts)>,
+    consts: HashMap<&'a str, Vec<&'a str>>,
+    by_name: HashMap<&'a str, Vec<FunctionRef>>,
+    /// For each function that sends (not on a cancel path of its own): how.
+    next_hop: HashMap<FunctionRef, NextHop>,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum NextHop {
+    Sink(usize),
+    Call(usize, FunctionRef),
+}
+
+impl<'a> CrateGraph<'a> {
+    pub fn new(files: Vec<(FileId, &'a FileFacts)>) -> Self {
+        let mut consts: HashMap<&str, Vec<&str>> = HashMap::new();
+        let mut by_name: HashMap<&str, Vec<FunctionRef>> = HashMap::new();
+        for (index, (_, facts)) in files.iter().enumerate() {
+            for (name, value) in &facts.string_consts {
+                consts
+                    .entry(name.as_str())
+                    .or_default()
+                    .push(value.as_str());
+            }
+            for (function, f) in facts.functions.iter().enumerate() {
+                by_name
+                    .entry(f.name.as_str())
+                    .or_default()
+                    .push(FunctionRef {
+                        file: index,
+                        function,
+                    });
+            }
+        }
+        let mut graph = CrateGraph {
+            files,
+            consts,
+            by_name,
+            next_hop: HashMap::new(),
+        };
+        graph.compute_summaries();
+        graph
+    }
+
+    fn function(&self, r: FunctionRef) -> &'a FunctionFacts {
+        &self.files[r.file].1.functions[r.function]
+    }
+
+    fn file_id(&self, r: FunctionRef) -> FileId {
+        self.files[r.file].0
+    }
+
+    fn origin_holds(&self, origin: &CancelOrigin) -> bool {
+        match &origin.condition {
+            OriginCondition::Always => true,
+            OriginCondition::ConstNamed(name) => match self.consts.get(name.as_str()) {
+                Some(values) => values.contains(&vocab::CANCELLED_METHOD),
+                None => vocab::is_cancel_const_name(name),
+            },
+        }
+    }
+
+    /// The innermost cancel path that holds, of those a site lies on.
+    fn effective_origin(&self, file: usize, origins: &[usize]) -> Option<&'a CancelOrigin> {
+        let facts = self.files[file].1;
+        origins
+            .iter()
+            .rev()
+            .filter_map(|&id| facts.origins.get(id))
+            .find(|origin| self.origin_holds(origin))
+    }
+
+    /// The crate functions a call may reach.
+    fn resolve(&self, caller: FunctionRef, call: &CallSite) -> Vec<FunctionRef> {
+        let caller_facts = self.function(caller);
+        let Some(candidates) = self.by_name.get(call.name()) else {
+            return Vec::new();
+        };
+        let pick = |keep: &dyn Fn(&FunctionFacts) -> bool| -> Vec<FunctionRef> {
+            candidates
+                .iter()
+                .copied()
+                .filter(|&c| keep(self.function(c)))
+                .collect()
+        };
+        match &call.callee {
+            Callee::Path(segments) => {
+                if segments.len() >= 2 {
+                    let qualifier = &segments[segments.len() - 2];
+                    let is_type = qualifier == "Self"
+                        || qualifier
+                            .chars()
+                            .next()
+                            .is_some_and(|c| c.is_ascii_uppercase());
+                    if is_type {
+                        let ty = if qualifier == "Self" {
+                            caller_facts.self_ty.clone()
+                        } else {
+                            Some(qualifier.clone())
+                        };
+                        let found = pick(&|f| {
+                            f.self_ty == ty
+                                || (qualifier == "Self"
+                                    && f.trait_name.is_some()
+                                    && f.trait_name == caller_facts.trait_name)
+                        });
+                        if !found.is_empty() || qualifier == "Self" {
+                            return found;
+                        }
+                        // A trait's associated function called through the trait name.
+                        return pick(&|f| f.trait_name.as_deref() == Some(qualifier.as_str()));
+                    }
+                    let in_module =
+                        pick(&|f| f.self_ty.is_none() && f.module.last() == Some(qualifier));
+                    if !in_module.is_empty() {
+                        return in_module;
+                    }
+                }
+                let free = pick(&|f| f.self_ty.is_none() && f.trait_name.is_none());
+                let same_module: Vec<FunctionRef> = free
+                    .iter()
+                    .copied()
+                    .filter(|&c| self.function(c).module == caller_facts.module)
+                    .collect();
+                if same_module.is_empty() {
+                    free
+                } else {
+                    same_module
+                }
+            }
+            Callee::Method { name, on_self } => {
+                if *on_self {
+                    let own = pick(&|f| {
+                        f.has_receiver && f.self_ty.is_some() && f.self_ty == caller_facts.self_ty
+                    });
+                    if !own.is_empty() {
+                        return own;
+                    }
+                    // Trait default methods and methods of the trait being implemented.
+                    let defaults = pick(&|f| f.has_receiver && f.self_ty.is_none());
+                    if !defaults.is_empty() {
+                        return defaults;
+                    }
+                }
+                if vocab::COMMON_METHODS.contains(&name.as_str()) {
+                    return Vec::new();
+                }
+                let methods = pick(&|f| f.has_receiver);
+                if methods.len() == 1 {
+                    methods
+                } else {
+                    Vec::new()
+                }
+            }
+        }
+    }
+
+    fn all_functions(&self) -> impl Iterator<Item = FunctionRef> + '_ {
+        self.files
+            .iter()
+            .enumerate()
+            .flat_map(|(file, (_, facts))| {
+                (0..facts.functions.len()).map(move |function| FunctionRef { file, function })
+            })
+    }
+
+    /// Which functions send, and through what: a backward breadth-first search from the
+    /// functions that send directly (off any cancel path of their own), over the call edges that
+    /// are not on a cancel path either. Recursion needs no special care: each function is
+    /// visited once.
+    fn compute_summaries(&mut self) {
+        let mut callers: HashMap<FunctionRef, Vec<(FunctionRef, usize)>> = HashMap::new();
+        let mut queue = VecDeque::new();
+        let functions: Vec<FunctionRef> = self.all_functions().collect();
+        for &f in &functions {
+            let facts = self.function(f);
+            if let Some(index) = facts
+                .sinks
+                .iter()
+                .position(|s| self.effective_origin(f.file, &s.origins).is_none())
+            {
+                self.next_hop.insert(f, NextHop::Sink(index));
+                queue.push_back(f);
+            }
+            for (index, call) in facts.calls.iter().enumerate() {
+                if self.effective_origin(f.file, &call.origins).is_some() {
+                    continue;
+                }
+                for callee in self.resolve(f, call) {
+                    callers.entry(callee).or_default().push((f, index));
+                }
+            }
+        }
+        while let Some(callee) = queue.pop_front() {
+            for &(caller, call) in callers.get(&callee).map(Vec::as_slice).unwrap_or(&[]) {
+                if let std::collections::hash_map::Entry::Vacant(entry) =
+                    self.next_hop.entry(caller)
+                {
+                    entry.insert(NextHop::Call(call, callee));
+                    queue.push_back(caller);
+                }
+            }
+        }
+    }
+
+    /// The chain of calls from `start` down to a send, if `start` sends.
+    fn chain_from(&self, start: FunctionRef) -> Option<Vec<Hop<'a>>> {
+        let mut chain = Vec::new();
+        let mut current = start;
+        for _ in 0..=self.next_hop.len() {
+            let facts = self.function(current);
+            match self.next_hop.get(&current)? {
+                NextHop::Sink(index) => {
+                    chain.push(Hop::Send {
+                        file: self.file_id(current),
+                        function: facts,
+                        sink: &facts.sinks[*index],
+                    });
+                    return Some(chain);
+                }
+                NextHop::Call(call, callee) => {
+                    chain.push(Hop::Call {
+                        file: self.file_id(current),
+                        caller: facts,
+                        call: &facts.calls[*call],
+                        callee: self.function(*callee),
+                    });
+                    current = *callee;
+                }
+            }
+        }
+        None
+    }
+
+    /// Every send on a cancel path: direct ones, and calls on a cancel path into functions that
+    /// send. A call into a cancel hook is not followed: the hook's sends are reported inside it.
+    pub fn cancel_sends(&self) -> Vec<CancelSend<'a>> {
+        let mut found = Vec::new();
+        for f in self.all_functions() {
+            let facts = self.function(f);
+            let file = self.file_id(f);
+            for sink in &facts.sinks {
+                if let Some(origin) = self.effective_origin(f.file, &sink.origins) {
+                    found.push(CancelSend {
+                        file,
+                        function: facts,
+                        origin,
+                        how: SendHow::Direct(sink),
+                    });
+                }
+            }
+            for call in &facts.calls {
+                let Some(origin) = self.effective_origin(f.file, &call.origins) else {
+                    continue;
+                };
+                let mut callees = self.resolve(f, call);
+                callees.sort();
+                let chain = callees
+                    .into_iter()
+                    .filter(|&c| self.function(c).hook.is_none())
+                    .find_map(|c| self.chain_from(c));
+                if let Some(chain) = chain {
+                    found.push(CancelSend {
+                        file,
+                        function: facts,
+                        origin,
+                        how: SendHow::Through { call, chain },
+                    });
+                }
+            }
+        }
+        found
+    }
+}

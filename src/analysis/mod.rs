@@ -1,0 +1,48 @@
+//! The analysis engine: per-file facts ([`facts`]), joined crate-wide ([`crate_graph`]).
+
+pub mod crate_graph;
+pub mod facts;
+pub mod syntax;
+pub mod vocabulary;
+
+use crate::source::ByteSpan;
+
+/// A file that did not parse: the error's span and message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseFailure {
+    pub span: ByteSpan,
+    pub message: String,
+}
+
+/// Where Rust code starts in a file's text: after a byte order mark, and after a shebang line
+/// (`#!` not followed by `[`), which `syn` would otherwise reject or shift.
+pub fn code_start(text: &str) -> usize {
+    let mut start = 0;
+    if text.starts_with('\u{feff}') {
+        start = '\u{feff}'.len_utf8();
+    }
+    let rest = &text[start..];
+    if let Some(after) = rest.strip_prefix("#!") {
+        if !after.trim_start().starts_with('[') {
+            start += rest.find('\n').unwrap_or(rest.len());
+        }
+    }
+    start
+}
+
+/// Parse a file's text and build its facts.
+pub fn analyse_text(text: &str, module: Vec<String>) -> Result<facts::FileFacts, ParseFailure> {
+    let start = code_start(text);
+    let code = &text[start..];
+    let parsed = syn::parse_file(code).map_err(|error| {
+        let range = error.span().byte_range();
+        ParseFailure {
+            span: ByteSpan::new(range.start + start, range.end + start),
+            message: error.to_string(),
+        }
+    });
+    let result = parsed.map(|file| facts::collect(&file, start, module));
+    // Spans are no longer needed: free the thread's span table so memory stays flat.
+    proc_macro2::extra::invalidate_current_thread_spans();
+    result
+}

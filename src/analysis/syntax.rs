@@ -1,0 +1,300 @@
+//! Small questions about syntax trees that the analysis asks again and again, and the parsers for
+//! macro bodies (`select!` arms, statement and expression lists) that `syn` leaves as tokens.
+
+use proc_macro2::{Delimiter, TokenStream, TokenTree};
+use syn::parse::{Parse, ParseStream, Parser};
+use syn::punctuated::Punctuated;
+use syn::visit::Visit;
+use syn::{Expr, Macro, Pat, Stmt, Token};
+
+/// The segments of a path as strings: `a::b::C` gives `["a", "b", "C"]`.
+pub fn path_segments(path: &syn::Path) -> Vec<String> {
+    path.segments.iter().map(|s| s.ident.to_string()).collect()
+}
+
+/// The last segment of a macro's path: `tokio::select!` gives `select`.
+pub fn macro_name(mac: &Macro) -> String {
+    mac.path
+        .segments
+        .last()
+        .map(|s| s.ident.to_string())
+        .unwrap_or_default()
+}
+
+/// Every identifier an expression mentions (paths, fields, method names), not entering closures'
+/// bodies' nested items.
+pub fn expr_idents(expr: &Expr) -> Vec<String> {
+    struct Idents(Vec<String>);
+    impl<'ast> Visit<'ast> for Idents {
+        fn visit_ident(&mut self, ident: &'ast proc_macro2::Ident) {
+            self.0.push(ident.to_string());
+        }
+        fn visit_macro(&mut self, mac: &'ast Macro) {
+            collect_token_idents(mac.tokens.clone(), &mut self.0);
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut idents = Idents(Vec::new());
+    idents.visit_expr(expr);
+    idents.0
+}
+
+fn collect_token_idents(tokens: TokenStream, out: &mut Vec<String>) {
+    for tree in tokens {
+        match tree {
+            TokenTree::Ident(ident) => out.push(ident.to_string()),
+            TokenTree::Group(group) => collect_token_idents(group.stream(), out),
+            _ => {}
+        }
+    }
+}
+
+/// The identifiers a pattern binds.
+pub fn pattern_bindings(pat: &Pat) -> Vec<String> {
+    struct Bindings(Vec<String>);
+    impl<'ast> Visit<'ast> for Bindings {
+        fn visit_pat_ident(&mut self, pat: &'ast syn::PatIdent) {
+            self.0.push(pat.ident.to_string());
+            syn::visit::visit_pat_ident(self, pat);
+        }
+    }
+    let mut bindings = Bindings(Vec::new());
+    bindings.visit_pat(pat);
+    bindings.0
+}
+
+/// The value of a string literal expression.
+pub fn str_literal(expr: &Expr) -> Option<String> {
+    match expr {
+        Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s),
+            ..
+        }) => Some(s.value()),
+        Expr::Group(g) => str_literal(&g.expr),
+        Expr::Paren(p) => str_literal(&p.expr),
+        Expr::Reference(r) => str_literal(&r.expr),
+        _ => None,
+    }
+}
+
+/// What a `json!({ .. })` object literal holds at its top level.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct JsonShape {
+    pub has_id: bool,
+    pub has_result_or_error: bool,
+    pub method: Option<String>,
+}
+
+impl JsonShape {
+    /// A JSON-RPC response or error: an `id` and a `result` or `error`, and no `method`.
+    pub fn is_response(&self) -> bool {
+        self.has_id && self.has_result_or_error && self.method.is_none()
+    }
+}
+
+/// The top-level keys of a `json!` macro's object literal.
+pub fn json_shape(mac: &Macro) -> Option<JsonShape> {
+    if macro_name(mac) != "json" {
+        return None;
+    }
+    let object = mac.tokens.clone().into_iter().find_map(|tree| match tree {
+        TokenTree::Group(g) if g.delimiter() == Delimiter::Brace => Some(g.stream()),
+        _ => None,
+    })?;
+    let trees: Vec<TokenTree> = object.into_iter().collect();
+    let mut shape = JsonShape::default();
+    for (i, tree) in trees.iter().enumerate() {
+        let TokenTree::Literal(lit) = tree else {
+            continue;
+        };
+        let followed_by_colon =
+            matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':');
+        if !followed_by_colon {
+            continue;
+        }
+        let key = lit.to_string();
+        match key.trim_matches('"') {
+            "id" => shape.has_id = true,
+            "result" | "error" => shape.has_result_or_error = true,
+            "method" => {
+                shape.method = Some(match trees.get(i + 2) {
+                    Some(TokenTree::Literal(value)) => {
+                        value.to_string().trim_matches('"').to_string()
+                    }
+                    _ => String::new(),
+                })
+            }
+            _ => {}
+        }
+    }
+    Some(shape)
+}
+
+/// One branch of a `select!` macro.
+pub struct SelectArm {
+    /// `None` for `else`, `complete` and `default` branches.
+    pub pattern: Option<Pat>,
+    pub future: Option<Expr>,
+    pub guard: Option<Expr>,
+    pub handler: Expr,
+}
+
+struct SelectArms(Vec<SelectArm>);
+
+impl Parse for SelectArms {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let mut arms = Vec::new();
+        if input.peek(syn::Ident) && input.peek2(Token![;]) {
+            let ident: syn::Ident = input.parse()?;
+            if ident != "biased" {
+                return Err(syn::Error::new(ident.span(), "expected `biased;`"));
+            }
+            input.parse::<Token![;]>()?;
+        }
+        while !input.is_empty() {
+            let is_fallback = input.peek(Token![else])
+                || ((input.peek(Token![default]) || input.peek(syn::Ident))
+                    && input.peek2(Token![=>]));
+            let (pattern, future, guard) = if is_fallback {
+                input.parse::<proc_macro2::TokenTree>()?;
+                (None, None, None)
+            } else {
+                let pattern = Pat::parse_multi_with_leading_vert(input)?;
+                input.parse::<Token![=]>()?;
+                let future: Expr = input.parse()?;
+                let guard = if input.peek(Token![,]) && input.peek2(Token![if]) {
+                    input.parse::<Token![,]>()?;
+                    input.parse::<Token![if]>()?;
+                    Some(input.parse::<Expr>()?)
+                } else {
+                    None
+                };
+                (Some(pattern), Some(future), guard)
+            };
+            input.parse::<Token![=>]>()?;
+            let handler = if input.peek(syn::token::Brace) {
+                let block: syn::Block = input.parse()?;
+                Expr::Block(syn::ExprBlock {
+                    attrs: Vec::new(),
+                    label: None,
+                    block,
+                })
+            } else {
+                input.parse::<Expr>()?
+            };
+            if input.peek(Token![,]) {
+                input.parse::<Token![,]>()?;
+            }
+            arms.push(SelectArm {
+                pattern,
+                future,
+                guard,
+                handler,
+            });
+        }
+        Ok(SelectArms(arms))
+    }
+}
+
+/// Whether a macro is one of the `select!` family.
+pub fn is_select_macro(name: &str) -> bool {
+    matches!(name, "select" | "select_biased" | "try_select")
+}
+
+/// Parse a `select!` body into its branches.
+pub fn parse_select(mac: &Macro) -> Option<Vec<SelectArm>> {
+    syn::parse2::<SelectArms>(mac.tokens.clone())
+        .ok()
+        .map(|arms| arms.0)
+}
+
+/// A macro body read as Rust code.
+pub enum MacroBody {
+    Exprs(Vec<Expr>),
+    Stmts(Vec<Stmt>),
+}
+
+/// Try to read a macro body as comma-separated expressions, or else as statements.
+pub fn parse_macro_body(tokens: &TokenStream) -> Option<MacroBody> {
+    if tokens.is_empty() {
+        return None;
+    }
+    if let Ok(exprs) = Punctuated::<Expr, Token![,]>::parse_terminated.parse2(tokens.clone()) {
+        return Some(MacroBody::Exprs(exprs.into_iter().collect()));
+    }
+    syn::Block::parse_within
+        .parse2(tokens.clone())
+        .ok()
+        .map(MacroBody::Stmts)
+}
+
+/// Remove wrappers that do not change what a value is: parentheses, groups, references,
+/// `Some(..)`, `Ok(..)`, `Err(..)`, `Box::new(..)`, `.into()`, `.await`, `?`.
+pub fn peel(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Paren(p) => peel(&p.expr),
+        Expr::Group(g) => peel(&g.expr),
+        Expr::Reference(r) => peel(&r.expr),
+        Expr::Await(a) => peel(&a.base),
+        Expr::Try(t) => peel(&t.expr),
+        Expr::Call(call) if call.args.len() == 1 => {
+            let wrapper = match &*call.func {
+                Expr::Path(p) => path_segments(&p.path).join("::"),
+                _ => String::new(),
+            };
+            if matches!(
+                wrapper.as_str(),
+                "Some" | "Ok" | "Err" | "Box::new" | "Arc::new"
+            ) {
+                call.args.first().map_or(expr, peel)
+            } else {
+                expr
+            }
+        }
+        Expr::MethodCall(m) if m.args.is_empty() && (m.method == "into" || m.method == "clone") => {
+            peel(&m.receiver)
+        }
+        _ => expr,
+    }
+}
+
+/// The expressions whose value an expression takes: a block's tail, both branches of an `if`,
+/// every arm of a `match`.
+pub fn tail_values(expr: &Expr) -> Vec<&Expr> {
+    let mut out = Vec::new();
+    collect_tail_values(expr, &mut out, 0);
+    out
+}
+
+fn collect_tail_values<'a>(expr: &'a Expr, out: &mut Vec<&'a Expr>, depth: usize) {
+    if depth > 64 {
+        return;
+    }
+    match peel(expr) {
+        Expr::Block(b) => block_tail(&b.block, out, depth),
+        Expr::Unsafe(b) => block_tail(&b.block, out, depth),
+        Expr::If(i) => {
+            block_tail(&i.then_branch, out, depth);
+            if let Some((_, e)) = &i.else_branch {
+                collect_tail_values(e, out, depth + 1);
+            }
+        }
+        Expr::Match(m) => {
+            for arm in &m.arms {
+                collect_tail_values(&arm.body, out, depth + 1);
+            }
+        }
+        Expr::Return(r) => {
+            if let Some(e) = &r.expr {
+                collect_tail_values(e, out, depth + 1);
+            }
+        }
+        other => out.push(other),
+    }
+}
+
+fn block_tail<'a>(block: &'a syn::Block, out: &mut Vec<&'a Expr>, depth: usize) {
+    if let Some(Stmt::Expr(e, None)) = block.stmts.last() {
+        collect_tail_values(e, out, depth + 1);
+    }
+}

@@ -1,0 +1,298 @@
+//! The names the analysis recognises: cancel hooks, cancellation notifications, request tokens,
+//! response sinks and the message constructors that make a JSON-RPC response.
+//!
+//! Everything here is data: a later configuration layer extends these lists.
+
+/// The method name of the cancellation notification.
+pub const CANCELLED_METHOD: &str = "notifications/cancelled";
+
+/// Calls that send a JSON-RPC response or error by their name alone.
+pub const SINK_CALLS: &[&str] = &[
+    "send_response",
+    "send_error",
+    "send_error_response",
+    "respond",
+    "respond_error",
+    "reply",
+    "reply_err",
+    "send_result",
+    "write_response",
+];
+
+/// Calls that hand a message to a transport or a channel; a sink when the message is a response.
+pub const TRANSPORT_CALLS: &[&str] = &[
+    "send",
+    "send_message",
+    "send_msg",
+    "send_json",
+    "send_raw",
+    "send_async",
+    "try_send",
+    "blocking_send",
+    "unbounded_send",
+    "start_send",
+    "feed",
+    "write",
+    "write_all",
+    "write_line",
+    "write_message",
+    "send_notification",
+    "notify",
+];
+
+/// Macros that write their arguments to a writer or to stdout.
+pub const WRITE_MACROS: &[&str] = &["writeln", "write", "println", "print"];
+
+/// Macros that only log, format or assert: never a sink, never parsed for sends.
+pub const QUIET_MACROS: &[&str] = &[
+    "trace",
+    "debug",
+    "info",
+    "warn",
+    "error",
+    "event",
+    "log",
+    "eprintln",
+    "eprint",
+    "dbg",
+    "format",
+    "format_args",
+    "panic",
+    "unreachable",
+    "todo",
+    "unimplemented",
+    "assert",
+    "assert_eq",
+    "assert_ne",
+    "debug_assert",
+    "debug_assert_eq",
+    "debug_assert_ne",
+    "concat",
+    "stringify",
+    "include_str",
+    "include_bytes",
+    "env",
+    "option_env",
+    "compile_error",
+    "matches",
+    "macro_rules",
+];
+
+/// Calls that send a further message (progress, log) for a request.
+pub const FURTHER_MESSAGE_CALLS: &[&str] = &[
+    "notify_progress",
+    "notify_logging_message",
+    "send_progress",
+    "report_progress",
+    "send_log_message",
+    "send_logging_message",
+];
+
+/// Notification types whose sending is a further message for a request.
+pub const FURTHER_MESSAGE_TYPES: &[&str] = &[
+    "ProgressNotification",
+    "ProgressNotificationParam",
+    "LoggingMessageNotification",
+    "LoggingMessageNotificationParam",
+];
+
+/// Methods of notifications that are further messages for a request.
+pub const FURTHER_MESSAGE_METHODS: &[&str] = &["notifications/progress", "notifications/message"];
+
+/// Function names that handle the cancellation notification.
+pub fn is_cancel_hook_name(name: &str, has_receiver: bool) -> bool {
+    if name.contains("task") {
+        // `tasks/cancel` is a request that must be answered.
+        return false;
+    }
+    match name {
+        "cancel" => has_receiver,
+        "on_cancelled" | "on_cancel" | "on_cancellation" | "on_cancelled_notification" => true,
+        _ => name.starts_with("handle_cancel") || name.starts_with("on_cancel"),
+    }
+}
+
+/// Types whose constructors make a JSON-RPC response or error message, with the constructor
+/// names that do (an empty list: every constructor of the type does).
+const RESPONSE_CONSTRUCTORS: &[(&str, &[&str])] = &[
+    (
+        "JsonRpcMessage",
+        &[
+            "response", "error", "Response", "Error", "success", "result",
+        ],
+    ),
+    (
+        "ServerJsonRpcMessage",
+        &["response", "error", "Response", "Error"],
+    ),
+    ("JsonRpcResponse", &[]),
+    ("JsonrpcResponse", &[]),
+    ("JSONRPCResponse", &[]),
+    ("JsonRpcError", &[]),
+    ("JsonrpcError", &[]),
+    ("JSONRPCError", &[]),
+    ("JsonRpcErrorResponse", &[]),
+    ("RpcResponse", &[]),
+    ("MessageFromServer", &["Error", "Response", "Result"]),
+    ("TransportMessage", &["Response", "Error"]),
+    (
+        "Response",
+        &[
+            "success",
+            "error",
+            "ok",
+            "err",
+            "result",
+            "from_error",
+            "with_error",
+            "with_result",
+        ],
+    ),
+];
+
+/// Whether a path call `Type::ctor(..)` makes a response message.
+pub fn is_response_constructor(type_name: &str, ctor: &str) -> bool {
+    RESPONSE_CONSTRUCTORS
+        .iter()
+        .any(|(ty, ctors)| *ty == type_name && (ctors.is_empty() || ctors.contains(&ctor)))
+}
+
+/// Whether a struct literal of this type is a response message.
+pub fn is_response_struct(type_name: &str) -> bool {
+    RESPONSE_CONSTRUCTORS
+        .iter()
+        .any(|(ty, ctors)| *ty == type_name && ctors.is_empty())
+}
+
+/// Whether a free function's name says it builds a response (`error_response(id, ..)`).
+pub fn is_response_builder_name(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.contains("response") && lower != "into_response" && !lower.starts_with("parse")
+}
+
+/// Words that mark a token as server-wide (shutdown) rather than per-request.
+const SHUTDOWN_WORDS: &[&str] = &[
+    "shutdown",
+    "serve",
+    "loop",
+    "server",
+    "service",
+    "running",
+    "config",
+    "global",
+    "root",
+    "quit",
+    "exit",
+    "stop",
+    "terminate",
+    "term",
+    "app",
+    "signal",
+    "halt",
+    "kill",
+    "main",
+    "runtime",
+];
+
+/// Whether an identifier names a server-wide token (a shutdown token) by its words.
+pub fn is_shutdown_word(ident: &str) -> bool {
+    let lower = ident.to_ascii_lowercase();
+    lower
+        .split(|c: char| c == '_' || !c.is_alphanumeric())
+        .any(|word| SHUTDOWN_WORDS.contains(&word))
+        || SHUTDOWN_WORDS
+            .iter()
+            .any(|w| w.len() >= 6 && lower.contains(w))
+}
+
+/// Whether a path names the cancellation notification type or variant, for example
+/// `ClientNotification::CancelledNotification` or `ClientNotification::Cancelled`.
+pub fn is_cancel_notification_path(segments: &[String]) -> bool {
+    let Some(last) = segments.last() else {
+        return false;
+    };
+    if last == "CancelledNotification" || last == "CancelledNotificationParam" {
+        return true;
+    }
+    if last == "Cancelled" || last == "Cancel" || last == "NotificationCancelled" {
+        return segments.len() >= 2 && segments[segments.len() - 2].contains("Notification");
+    }
+    false
+}
+
+/// Whether a constant's name suggests that it holds the cancellation notification's method
+/// (used when the constant's value is not visible to the analysis).
+pub fn is_cancel_const_name(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    upper.contains("CANCELLED") && !upper.contains("TASK")
+}
+
+/// Method names with which std and common crates shadow crate-defined methods: a call to one of
+/// these on a value of unknown type is never resolved to a crate method.
+pub const COMMON_METHODS: &[&str] = &[
+    "clone",
+    "get",
+    "get_mut",
+    "insert",
+    "remove",
+    "push",
+    "pop",
+    "len",
+    "is_empty",
+    "iter",
+    "iter_mut",
+    "into_iter",
+    "map",
+    "and_then",
+    "unwrap",
+    "expect",
+    "ok",
+    "err",
+    "lock",
+    "read",
+    "write",
+    "send",
+    "recv",
+    "await",
+    "next",
+    "collect",
+    "to_string",
+    "as_str",
+    "as_ref",
+    "into",
+    "from",
+    "new",
+    "default",
+    "cancel",
+    "cancelled",
+    "is_cancelled",
+    "contains",
+    "contains_key",
+    "entry",
+    "extend",
+    "drain",
+    "take",
+    "replace",
+    "spawn",
+    "abort",
+    "join",
+    "flush",
+    "close",
+    "fmt",
+    "eq",
+    "cmp",
+    "hash",
+    "drop",
+    "run",
+    "call",
+    "poll",
+    "set",
+    "store",
+    "load",
+    "swap",
+    "with",
+    "build",
+    "finish",
+    "start",
+    "stop",
+];

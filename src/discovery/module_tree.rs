@@ -1,0 +1,78 @@
+//! Where rustc finds the file of an out-of-line module (`mod x;`), so that cargo mode lints
+//! exactly the files a target reaches.
+
+use std::path::{Path, PathBuf};
+
+/// An inline module enclosing a declaration: its name and its `#[path]` attribute, if any.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct InlineModule {
+    pub name: String,
+    pub path_attr: Option<String>,
+}
+
+/// A `mod name;` declaration found in a file.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ModDecl {
+    pub name: String,
+    pub path_attr: Option<String>,
+    /// The inline modules around the declaration, outermost first.
+    pub inline: Vec<InlineModule>,
+}
+
+/// A file of the module tree, with what rustc needs to place its children.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModuleFile {
+    pub path: PathBuf,
+    /// A crate root, a `mod.rs`, or a file loaded through `#[path]`: children live beside it.
+    /// Otherwise (`foo.rs`) they live in `foo/`.
+    pub owns_directory: bool,
+}
+
+impl ModuleFile {
+    /// The directory where this file's undecorated child modules live.
+    fn child_directory(&self) -> PathBuf {
+        let parent = self.path.parent().unwrap_or(Path::new("")).to_path_buf();
+        if self.owns_directory {
+            parent
+        } else {
+            let stem = self
+                .path
+                .file_stem()
+                .map(|s| s.to_os_string())
+                .unwrap_or_default();
+            parent.join(stem)
+        }
+    }
+}
+
+/// The file a declaration loads, if it exists, with whether that file owns its directory.
+pub fn resolve(parent: &ModuleFile, decl: &ModDecl) -> Option<ModuleFile> {
+    let mut directory = parent.child_directory();
+    for inline in &decl.inline {
+        directory = directory.join(inline.path_attr.as_deref().unwrap_or(&inline.name));
+    }
+    if let Some(path_attr) = &decl.path_attr {
+        let base = if decl.inline.is_empty() {
+            parent.path.parent().unwrap_or(Path::new("")).to_path_buf()
+        } else {
+            directory
+        };
+        let path = base.join(path_attr);
+        return path.is_file().then_some(ModuleFile {
+            path,
+            owns_directory: true,
+        });
+    }
+    let flat = directory.join(format!("{}.rs", decl.name));
+    if flat.is_file() {
+        return Some(ModuleFile {
+            path: flat,
+            owns_directory: false,
+        });
+    }
+    let nested = directory.join(&decl.name).join("mod.rs");
+    nested.is_file().then_some(ModuleFile {
+        path: nested,
+        owns_directory: true,
+    })
+}

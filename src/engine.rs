@@ -1,0 +1,267 @@
+//! The engine: read and parse every file once (in parallel), build its facts, join the facts of
+//! each crate and run the rules over them.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use crate::analysis::crate_graph::CrateGraph;
+use crate::analysis::facts::FileFacts;
+use crate::diagnostic::Diagnostic;
+use crate::discovery::module_tree::{self, ModuleFile};
+use crate::rules::{self, syntax_error, RuleContext};
+use crate::source::{display_path, ByteSpan, FileId, SourceFile, SourceMap};
+
+/// Files analysed together: calls are followed between them (one crate, or one path-mode run).
+#[derive(Debug, Clone, Default)]
+pub struct LintUnit {
+    pub name: String,
+    pub files: Vec<UnitFile>,
+    /// Follow `mod x;` declarations from the files (cargo mode: the files are target roots).
+    pub follow_modules: bool,
+}
+
+/// A file of a unit, with its module path inside the crate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnitFile {
+    pub path: PathBuf,
+    pub module: Vec<String>,
+    /// Whether the file's child modules live beside it (crate roots, `mod.rs`, `#[path]` files).
+    pub owns_directory: bool,
+}
+
+/// What a run found.
+#[derive(Debug, Default)]
+pub struct LintResult {
+    pub sources: SourceMap,
+    /// Sorted by path, then position.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl LintResult {
+    pub fn files_linted(&self) -> usize {
+        self.sources.len()
+    }
+}
+
+/// The stack size of the threads that parse: deeply nested code recurses deeply.
+const PARSER_STACK: usize = 256 * 1024 * 1024;
+
+enum FileOutcome {
+    Facts(FileFacts),
+    Failed(Diagnostic),
+}
+
+/// The analysed files of a run, each analysed once however many units list it.
+#[derive(Default)]
+struct Analysed {
+    ids: HashMap<PathBuf, FileId>,
+    sources: SourceMap,
+    facts: Vec<Option<FileFacts>>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl Analysed {
+    fn key(path: &Path) -> PathBuf {
+        std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+    }
+
+    fn id(&self, path: &Path) -> Option<FileId> {
+        self.ids.get(&Self::key(path)).copied()
+    }
+
+    /// Analyse the files not analysed yet, in parallel.
+    fn analyse(&mut self, files: Vec<&UnitFile>, cwd: &Path) {
+        let mut fresh: Vec<(PathBuf, &UnitFile)> = Vec::new();
+        for file in files {
+            let key = Self::key(&file.path);
+            if !self.ids.contains_key(&key) && !fresh.iter().any(|(k, _)| *k == key) {
+                fresh.push((key, file));
+            }
+        }
+        let first = self.sources.len();
+        let analyse = |(offset, (_, file)): (usize, &(PathBuf, &UnitFile))| {
+            analyse_file(first + offset, file, cwd)
+        };
+        let outcomes: Vec<(SourceFile, FileOutcome)> = match rayon::ThreadPoolBuilder::new()
+            .stack_size(PARSER_STACK)
+            .build()
+        {
+            Ok(pool) => pool.install(|| fresh.par_iter().enumerate().map(analyse).collect()),
+            Err(_) => fresh.iter().enumerate().map(analyse).collect(),
+        };
+        for ((key, _), (source, outcome)) in fresh.into_iter().zip(outcomes) {
+            let id = self.sources.add(source);
+            self.ids.insert(key, id);
+            match outcome {
+                FileOutcome::Facts(f) => self.facts.push(Some(f)),
+                FileOutcome::Failed(d) => {
+                    self.diagnostics.push(d);
+                    self.facts.push(None);
+                }
+            }
+        }
+    }
+}
+
+/// Lint the units. File paths are shown relative to `cwd`.
+pub fn lint(units: &[LintUnit], cwd: &Path) -> LintResult {
+    let mut units: Vec<LintUnit> = units.to_vec();
+    let mut analysed = Analysed::default();
+    let mut expanded = vec![0usize; units.len()];
+    loop {
+        let wanted: Vec<&UnitFile> = units.iter().flat_map(|u| u.files.iter()).collect();
+        analysed.analyse(wanted, cwd);
+        let mut grew = false;
+        for (unit, cursor) in units.iter_mut().zip(expanded.iter_mut()) {
+            if !unit.follow_modules {
+                continue;
+            }
+            let end = unit.files.len();
+            for index in *cursor..end {
+                let parent = unit.files[index].clone();
+                let Some(facts) = analysed
+                    .id(&parent.path)
+                    .and_then(|id| analysed.facts[id].as_ref())
+                else {
+                    continue;
+                };
+                for decl in &facts.mod_decls {
+                    let module_file = ModuleFile {
+                        path: parent.path.clone(),
+                        owns_directory: parent.owns_directory,
+                    };
+                    let Some(child) = module_tree::resolve(&module_file, decl) else {
+                        continue;
+                    };
+                    let key = Analysed::key(&child.path);
+                    if unit.files.iter().any(|f| Analysed::key(&f.path) == key) {
+                        continue;
+                    }
+                    let mut module = parent.module.clone();
+                    module.extend(decl.inline.iter().map(|m| m.name.clone()));
+                    module.push(decl.name.clone());
+                    unit.files.push(UnitFile {
+                        path: child.path,
+                        module,
+                        owns_directory: child.owns_directory,
+                    });
+                    grew = true;
+                }
+            }
+            *cursor = end;
+        }
+        if !grew {
+            break;
+        }
+    }
+
+    let Analysed {
+        ids,
+        sources,
+        facts,
+        mut diagnostics,
+    } = analysed;
+    let rules = rules::registry();
+    for unit in &units {
+        let mut seen = Vec::new();
+        let files: Vec<(FileId, &FileFacts)> = unit
+            .files
+            .iter()
+            .filter_map(|f| ids.get(&Analysed::key(&f.path)).copied())
+            .filter(|id| {
+                let fresh = !seen.contains(id);
+                seen.push(*id);
+                fresh
+            })
+            .filter_map(|id| facts[id].as_ref().map(|f| (id, f)))
+            .collect();
+        let graph = CrateGraph::new(files);
+        let context = RuleContext {
+            graph: &graph,
+            sources: &sources,
+        };
+        for rule in &rules {
+            rule.check(&context, &mut diagnostics);
+        }
+    }
+
+    sort_and_dedup(&mut diagnostics, &sources);
+    LintResult {
+        sources,
+        diagnostics,
+    }
+}
+
+fn sort_and_dedup(diagnostics: &mut Vec<Diagnostic>, sources: &SourceMap) {
+    let path_of = |d: &Diagnostic| {
+        sources
+            .get(d.file)
+            .map(|s| s.display_path.clone())
+            .unwrap_or_default()
+    };
+    diagnostics.sort_by(|a, b| {
+        (path_of(a), a.span.start, a.span.end, a.code, &a.message).cmp(&(
+            path_of(b),
+            b.span.start,
+            b.span.end,
+            b.code,
+            &b.message,
+        ))
+    });
+    diagnostics.dedup_by(|a, b| {
+        a.file == b.file && a.span == b.span && a.code == b.code && a.message == b.message
+    });
+}
+
+fn analyse_file(id: FileId, file: &UnitFile, cwd: &Path) -> (SourceFile, FileOutcome) {
+    let shown = display_path(&file.path, cwd);
+    let bytes = match std::fs::read(&file.path) {
+        Ok(bytes) => bytes,
+        Err(error) => {
+            let source = SourceFile::new(file.path.clone(), shown, String::new());
+            let message = format!("could not read this file: {error}");
+            let outcome = FileOutcome::Failed(syntax_error::diagnostic(
+                id,
+                ByteSpan::default(),
+                message,
+                None,
+            ));
+            return (source, outcome);
+        }
+    };
+    let text = match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(error) => {
+            let valid = error.utf8_error().valid_up_to();
+            let text = String::from_utf8_lossy(error.as_bytes()).into_owned();
+            let source = SourceFile::new(file.path.clone(), shown, text);
+            let message =
+                format!("this file is not valid UTF-8 (first invalid byte at offset {valid})");
+            let span = ByteSpan::new(valid, valid);
+            let help = Some("Rust source files must be UTF-8".to_string());
+            let outcome = FileOutcome::Failed(syntax_error::diagnostic(id, span, message, help));
+            return (source, outcome);
+        }
+    };
+    let outcome = match std::panic::catch_unwind(|| {
+        crate::analysis::analyse_text(&text, file.module.clone())
+    }) {
+        Ok(Ok(facts)) => FileOutcome::Facts(facts),
+        Ok(Err(failure)) => FileOutcome::Failed(syntax_error::diagnostic(
+            id,
+            failure.span,
+            format!("this file does not parse: {}", failure.message),
+            None,
+        )),
+        Err(_) => FileOutcome::Failed(syntax_error::diagnostic(
+            id,
+            ByteSpan::default(),
+            "internal error while analysing this file; please report it with the file attached"
+                .into(),
+            None,
+        )),
+    };
+    (SourceFile::new(file.path.clone(), shown, text), outcome)
+}

@@ -1,0 +1,15 @@
+//! cargo mcp-lint: a static analyser for Rust MCP (Model Context Protocol) server code.
+//!
+//! The engine ([`engine`]) reads and parses each file once and keeps per-file facts
+//! ([`analysis::facts`]); the facts of a crate are joined into a call graph with per-function
+//! summaries ([`analysis::crate_graph`]); the rules ([`rules`]) read those and report
+//! [`diagnostic::Diagnostic`]s, which the output formats ([`output`]) print.
+
+pub mod analysis;
+pub mod cli;
+pub mod diagnostic;
+pub mod discovery;
+pub mod engine;
+pub mod output;
+pub mod rules;
+pub mod source;

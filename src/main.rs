@@ -1,0 +1,3 @@
+fn main() -> std::process::ExitCode {
+    cargo_mcp_lint::cli::run(cargo_mcp_lint::cli::arguments())
+}

@@ -1,0 +1,32 @@
+//! `--format concise`: one line per diagnostic.
+
+use std::io;
+
+use codespan_reporting::term::termcolor::WriteColor;
+
+use super::Emitter;
+use crate::engine::LintResult;
+
+pub struct Concise;
+
+impl Emitter for Concise {
+    fn emit(&self, result: &LintResult, out: &mut dyn WriteColor) -> io::Result<()> {
+        for diagnostic in &result.diagnostics {
+            let Some(file) = result.sources.get(diagnostic.file) else {
+                continue;
+            };
+            let start = file.line_column(diagnostic.span.start);
+            writeln!(
+                out,
+                "{}:{}:{}: {} [{}] {}",
+                file.display_path,
+                start.line,
+                start.column,
+                diagnostic.code,
+                diagnostic.name,
+                diagnostic.message
+            )?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,142 @@
+//! `--format human`: rustc-style snippets through codespan-reporting.
+
+use std::io;
+use std::ops::Range;
+
+use codespan_reporting::diagnostic::{Diagnostic as Report, Label, Severity as ReportSeverity};
+use codespan_reporting::files::{Error as FilesError, Files};
+use codespan_reporting::term::{self, termcolor::WriteColor};
+
+use super::Emitter;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::engine::LintResult;
+use crate::source::{ByteSpan, SourceMap};
+
+pub struct Human;
+
+/// The run's sources as codespan-reporting sees them.
+struct SourceFiles<'a>(&'a SourceMap);
+
+impl<'a> Files<'a> for SourceFiles<'a> {
+    type FileId = usize;
+    type Name = &'a str;
+    type Source = &'a str;
+
+    fn name(&'a self, id: usize) -> Result<&'a str, FilesError> {
+        self.0
+            .get(id)
+            .map(|f| f.display_path.as_str())
+            .ok_or(FilesError::FileMissing)
+    }
+
+    fn source(&'a self, id: usize) -> Result<&'a str, FilesError> {
+        self.0
+            .get(id)
+            .map(|f| f.text.as_str())
+            .ok_or(FilesError::FileMissing)
+    }
+
+    fn line_index(&'a self, id: usize, byte_index: usize) -> Result<usize, FilesError> {
+        let file = self.0.get(id).ok_or(FilesError::FileMissing)?;
+        Ok(file.line_index(byte_index))
+    }
+
+    fn line_range(&'a self, id: usize, line_index: usize) -> Result<Range<usize>, FilesError> {
+        let file = self.0.get(id).ok_or(FilesError::FileMissing)?;
+        let starts = file.line_starts();
+        let start = *starts.get(line_index).ok_or(FilesError::LineTooLarge {
+            given: line_index,
+            max: starts.len().saturating_sub(1),
+        })?;
+        let end = starts
+            .get(line_index + 1)
+            .copied()
+            .unwrap_or(file.text.len());
+        Ok(start..end)
+    }
+}
+
+fn range(sources: &SourceMap, file: usize, span: ByteSpan) -> Range<usize> {
+    match sources.get(file) {
+        Some(source) => {
+            let start = source.clamp_offset(span.start);
+            start..source.clamp_offset(span.end).max(start)
+        }
+        None => 0..0,
+    }
+}
+
+fn report(sources: &SourceMap, d: &Diagnostic) -> Report<usize> {
+    let severity = match d.severity {
+        Severity::Error => ReportSeverity::Error,
+        Severity::Warning => ReportSeverity::Warning,
+        Severity::Note => ReportSeverity::Note,
+    };
+    let mut labels = vec![Label::primary(d.file, range(sources, d.file, d.span))];
+    labels.extend(d.labels.iter().map(|l| {
+        Label::secondary(l.file, range(sources, l.file, l.span)).with_message(&l.message)
+    }));
+    let mut notes: Vec<String> = d.notes.iter().map(|n| format!("note: {n}")).collect();
+    if let Some(help) = &d.help {
+        notes.push(format!("help: {help}"));
+    }
+    notes.push(format!(
+        "`{}` ({}) is reported as {}",
+        d.name,
+        d.code,
+        d.severity.as_str()
+    ));
+    Report::new(severity)
+        .with_code(d.code)
+        .with_message(&d.message)
+        .with_labels(labels)
+        .with_notes(notes)
+}
+
+impl Emitter for Human {
+    fn emit(&self, result: &LintResult, out: &mut dyn WriteColor) -> io::Result<()> {
+        let files = SourceFiles(&result.sources);
+        let config = term::Config::default();
+        for d in &result.diagnostics {
+            term::emit_to_write_style(out, &config, &files, &report(&result.sources, d))
+                .map_err(io::Error::other)?;
+        }
+        let count = |s: Severity| {
+            result
+                .diagnostics
+                .iter()
+                .filter(|d| d.severity == s)
+                .count()
+        };
+        let files_word = if result.files_linted() == 1 {
+            "file"
+        } else {
+            "files"
+        };
+        if result.diagnostics.is_empty() {
+            writeln!(
+                out,
+                "No problems found in {} {files_word}.",
+                result.files_linted()
+            )
+        } else {
+            let mut parts = Vec::new();
+            for (severity, word) in [
+                (Severity::Error, "error"),
+                (Severity::Warning, "warning"),
+                (Severity::Note, "note"),
+            ] {
+                let n = count(severity);
+                if n > 0 {
+                    parts.push(format!("{n} {word}{}", if n == 1 { "" } else { "s" }));
+                }
+            }
+            writeln!(
+                out,
+                "Found {} in {} {files_word}.",
+                parts.join(", "),
+                result.files_linted()
+            )
+        }
+    }
+}

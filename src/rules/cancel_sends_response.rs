@@ -1,0 +1,157 @@
+//! MCP001 `cancel-sends-response`: a response, error or further message sent for a request after
+//! the client cancelled it, directly or through calls of the same crate.
+
+use super::{Rule, RuleContext, RuleMeta};
+use crate::analysis::crate_graph::{CancelSend, Hop, SendHow};
+use crate::analysis::facts::SinkKind;
+use crate::diagnostic::{Diagnostic, Label, Severity};
+
+pub static META: RuleMeta = RuleMeta {
+    code: "MCP001",
+    name: "cancel-sends-response",
+    default_severity: Severity::Error,
+    summary: "a response or further message is sent for a request the client cancelled",
+    docs: include_str!("../../rules/MCP001-cancel-sends-response.md"),
+};
+
+const SPEC_MUST_NOT: &str =
+    "MCP 2026-07-28 (basic/transports/stdio, basic/transports/streamable-http): \
+the server MUST NOT send any further messages for a cancelled request";
+const SPEC_SHOULD_NOT: &str = "MCP 2025-11-25 (basic/utilities/cancellation): receivers of a cancellation \
+SHOULD stop processing the request and not send a response for it; strict clients drop the whole transport when a \
+response arrives for an id they cancelled";
+
+pub struct CancelSendsResponse;
+
+impl Rule for CancelSendsResponse {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+        for send in context.graph.cancel_sends() {
+            out.push(diagnostic(&send));
+        }
+    }
+}
+
+fn diagnostic(send: &CancelSend<'_>) -> Diagnostic {
+    let origin_label = Label {
+        file: send.file,
+        span: send.origin.span,
+        message: send.origin.label.clone(),
+    };
+    let mut labels = vec![origin_label];
+    let (span, message, help, kind) = match &send.how {
+        SendHow::Direct(sink) => {
+            let message = match (sink.kind, sink.sent_at) {
+                (SinkKind::Response, Some(_)) => format!(
+                    "{} builds a response on a cancel path, and it is sent for the cancelled request",
+                    sink.what
+                ),
+                (SinkKind::Response, None) => {
+                    format!("{} sends a response for a request that was cancelled", sink.what)
+                }
+                (SinkKind::FurtherMessage, _) => format!(
+                    "{} sends a further message for a request that was cancelled",
+                    sink.what
+                ),
+            };
+            if let Some(sent_at) = sink.sent_at {
+                labels.push(Label {
+                    file: send.file,
+                    span: sent_at,
+                    message: "the response built on the cancel path is sent here".into(),
+                });
+            }
+            let help = match (sink.kind, sink.sent_at) {
+                (SinkKind::FurtherMessage, _) => {
+                    "stop sending progress and log messages once the request is cancelled".to_string()
+                }
+                (SinkKind::Response, Some(_)) => {
+                    "make the cancel path produce nothing to send (for example `None`) and skip the send for it"
+                        .to_string()
+                }
+                (SinkKind::Response, None) => {
+                    "remove the send: stop the work and free the request's resources, but send nothing for it"
+                        .to_string()
+                }
+            };
+            (sink.span, message, help, sink.kind)
+        }
+        SendHow::Through { call, chain } => {
+            let mut kind = SinkKind::Response;
+            let mut first_callee = String::new();
+            for hop in chain {
+                match hop {
+                    Hop::Call {
+                        file,
+                        caller,
+                        call,
+                        callee,
+                    } => {
+                        if first_callee.is_empty() {
+                            first_callee = caller.name.clone();
+                        }
+                        labels.push(Label {
+                            file: *file,
+                            span: call.span,
+                            message: format!("`{}` calls `{}`", caller.name, callee.name),
+                        });
+                    }
+                    Hop::Send {
+                        file,
+                        function,
+                        sink,
+                    } => {
+                        if first_callee.is_empty() {
+                            first_callee = function.name.clone();
+                        }
+                        kind = sink.kind;
+                        let what = match sink.kind {
+                            SinkKind::Response => "a response",
+                            SinkKind::FurtherMessage => "a further message",
+                        };
+                        labels.push(Label {
+                            file: *file,
+                            span: sink.span,
+                            message: format!(
+                                "`{}` sends {what} here: {}",
+                                function.name, sink.what
+                            ),
+                        });
+                    }
+                }
+            }
+            let calls = chain.len();
+            let what = match kind {
+                SinkKind::Response => "a response",
+                SinkKind::FurtherMessage => "a further message",
+            };
+            let message = format!(
+                "`{}` sends {what} for a request that was cancelled (through {calls} call{})",
+                first_callee,
+                if calls == 1 { "" } else { "s" }
+            );
+            let help = format!(
+                "do not call `{first_callee}` on the cancel path, or make it send nothing for a cancelled request"
+            );
+            (call.span, message, help, kind)
+        }
+    };
+    let notes = match kind {
+        SinkKind::Response => vec![SPEC_MUST_NOT.to_string(), SPEC_SHOULD_NOT.to_string()],
+        SinkKind::FurtherMessage => vec![SPEC_MUST_NOT.to_string()],
+    };
+    Diagnostic {
+        code: META.code,
+        name: META.name,
+        severity: META.default_severity,
+        message,
+        file: send.file,
+        span,
+        labels,
+        notes,
+        help: Some(help),
+    }
+}

@@ -1,0 +1,49 @@
+//! The rules: each reads the crate-wide facts and reports diagnostics. One rule per file; each
+//! rule's documentation is `rules/<CODE>-<name>.md` at the repository root, embedded here.
+
+pub mod cancel_sends_response;
+pub mod syntax_error;
+
+use crate::analysis::crate_graph::CrateGraph;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::source::SourceMap;
+
+/// What every rule declares about itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RuleMeta {
+    /// `MCP001`.
+    pub code: &'static str,
+    /// `cancel-sends-response`.
+    pub name: &'static str,
+    pub default_severity: Severity,
+    /// One line: what the rule finds.
+    pub summary: &'static str,
+    /// The rule's documentation (Markdown).
+    pub docs: &'static str,
+}
+
+/// What a rule sees: one crate's joined facts and the sources.
+pub struct RuleContext<'a> {
+    pub graph: &'a CrateGraph<'a>,
+    pub sources: &'a SourceMap,
+}
+
+pub trait Rule: Sync {
+    fn meta(&self) -> &'static RuleMeta;
+    fn check(&self, context: &RuleContext<'_>, out: &mut Vec<Diagnostic>);
+}
+
+/// Every rule, in code order.
+pub fn registry() -> Vec<&'static dyn Rule> {
+    vec![
+        &syntax_error::SyntaxError,
+        &cancel_sends_response::CancelSendsResponse,
+    ]
+}
+
+/// The rule with a code or name, if any.
+pub fn find(code_or_name: &str) -> Option<&'static dyn Rule> {
+    registry().into_iter().find(|rule| {
+        rule.meta().code.eq_ignore_ascii_case(code_or_name) || rule.meta().name == code_or_name
+    })
+}

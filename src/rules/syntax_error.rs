@@ -1,0 +1,44 @@
+//! MCP000 `syntax-error`: a file that cannot be read or parsed. The engine reports it while
+//! reading files; the rule exists so that the code has a name, documentation and a level.
+
+use super::{Rule, RuleContext, RuleMeta};
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::source::{ByteSpan, FileId};
+
+pub static META: RuleMeta = RuleMeta {
+    code: "MCP000",
+    name: "syntax-error",
+    default_severity: Severity::Error,
+    summary: "a file could not be read or parsed, so it was not analysed",
+    docs: include_str!("../../rules/MCP000-syntax-error.md"),
+};
+
+pub struct SyntaxError;
+
+impl Rule for SyntaxError {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, _: &RuleContext<'_>, _: &mut Vec<Diagnostic>) {}
+}
+
+/// The diagnostic for a file that could not be read or parsed.
+pub fn diagnostic(
+    file: FileId,
+    span: ByteSpan,
+    message: String,
+    help: Option<String>,
+) -> Diagnostic {
+    Diagnostic {
+        code: META.code,
+        name: META.name,
+        severity: META.default_severity,
+        message,
+        file,
+        span,
+        labels: Vec::new(),
+        notes: vec!["the rest of the files were still linted; this one was not analysed".into()],
+        help,
+    }
+}

@@ -1,0 +1,144 @@
+//! Source files as read from disk, and the mapping from byte offsets to lines and columns.
+
+use std::path::PathBuf;
+
+/// Index of a file in a [`SourceMap`].
+pub type FileId = usize;
+
+/// A half-open byte range into one file's text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct ByteSpan {
+    pub start: usize,
+    pub end: usize,
+}
+
+impl ByteSpan {
+    pub fn new(start: usize, end: usize) -> Self {
+        ByteSpan {
+            start,
+            end: end.max(start),
+        }
+    }
+}
+
+/// A 1-based line and a 1-based column counted in Unicode scalar values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct LineColumn {
+    pub line: usize,
+    pub column: usize,
+}
+
+/// One file of the linted tree.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    /// The path the file was found at (absolute or as the user named it).
+    pub path: PathBuf,
+    /// The path shown to the user: relative to the current directory where possible, `/` separators.
+    pub display_path: String,
+    /// The text as read (empty when the file could not be read).
+    pub text: String,
+    line_starts: Vec<usize>,
+}
+
+impl SourceFile {
+    pub fn new(path: PathBuf, display_path: String, text: String) -> Self {
+        let mut line_starts = vec![0];
+        line_starts.extend(
+            text.bytes()
+                .enumerate()
+                .filter(|(_, b)| *b == b'\n')
+                .map(|(i, _)| i + 1),
+        );
+        SourceFile {
+            path,
+            display_path,
+            text,
+            line_starts,
+        }
+    }
+
+    /// Offsets at which each line starts (the first is always 0).
+    pub fn line_starts(&self) -> &[usize] {
+        &self.line_starts
+    }
+
+    /// Clamp an offset into the text and onto a character boundary.
+    pub fn clamp_offset(&self, offset: usize) -> usize {
+        let mut offset = offset.min(self.text.len());
+        while offset > 0 && !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        offset
+    }
+
+    /// The 0-based line that holds `offset`.
+    pub fn line_index(&self, offset: usize) -> usize {
+        match self.line_starts.binary_search(&offset) {
+            Ok(line) => line,
+            Err(next) => next.saturating_sub(1),
+        }
+    }
+
+    /// 1-based line and column (in Unicode scalar values) of a byte offset.
+    pub fn line_column(&self, offset: usize) -> LineColumn {
+        let offset = self.clamp_offset(offset);
+        let line = self.line_index(offset);
+        let line_start = self.line_starts[line];
+        let column = self.text[line_start..offset].chars().count() + 1;
+        LineColumn {
+            line: line + 1,
+            column,
+        }
+    }
+
+    /// The text of a span, clamped to the file.
+    pub fn snippet(&self, span: ByteSpan) -> &str {
+        let start = self.clamp_offset(span.start);
+        let end = self.clamp_offset(span.end).max(start);
+        &self.text[start..end]
+    }
+}
+
+/// Every file of one run, addressed by [`FileId`].
+#[derive(Debug, Default, Clone)]
+pub struct SourceMap {
+    files: Vec<SourceFile>,
+}
+
+impl SourceMap {
+    pub fn add(&mut self, file: SourceFile) -> FileId {
+        self.files.push(file);
+        self.files.len() - 1
+    }
+
+    pub fn get(&self, id: FileId) -> Option<&SourceFile> {
+        self.files.get(id)
+    }
+
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (FileId, &SourceFile)> {
+        self.files.iter().enumerate()
+    }
+}
+
+/// The path shown for `path`: relative to `cwd` when it lies below it, always with `/` separators.
+pub fn display_path(path: &std::path::Path, cwd: &std::path::Path) -> String {
+    let shown = if path.is_absolute() {
+        path.strip_prefix(cwd).unwrap_or(path)
+    } else {
+        path.strip_prefix("./").unwrap_or(path)
+    };
+    let text = shown.to_string_lossy().replace('\\', "/");
+    if text.is_empty() {
+        ".".to_string()
+    } else {
+        text
+    }
+}

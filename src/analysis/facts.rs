@@ -10,7 +10,7 @@ use syn::{Expr, Macro, Pat, Stmt};
 
 use super::syntax::{
     expr_idents, json_shape, macro_name, parse_macro_body, parse_select, path_segments,
-    pattern_bindings, peel, str_literal, tail_values, MacroBody,
+    pattern_bindings, peel, str_literal, tail_values, value_idents, MacroBody,
 };
 use super::vocabulary as vocab;
 use crate::discovery::module_tree::{InlineModule, ModDecl};
@@ -156,6 +156,8 @@ pub fn collect(file: &syn::File, base: usize, module: Vec<String>) -> FileFacts 
 struct LocalInfo {
     /// The local holds (or was derived from) a response message.
     response: bool,
+    /// The local holds a further message for a request (a progress or log notification).
+    further: bool,
     /// Response values built on a cancel path that reached this local.
     flows: Vec<FlowValue>,
 }
@@ -430,12 +432,15 @@ impl FactsBuilder {
         let mut finder = Finder { found: false };
         finder.visit_expr(expr);
         finder.found
+            || value_idents(expr)
+                .iter()
+                .any(|ident| self.local(ident).is_some_and(|l| l.further))
     }
 
     /// The cancel-path response values an expression carries through locals.
     fn flows_of(&self, expr: &Expr) -> Vec<FlowValue> {
         let mut flows = Vec::new();
-        for ident in expr_idents(expr) {
+        for ident in value_idents(expr) {
             if let Some(local) = self.local(&ident) {
                 for flow in &local.flows {
                     if !flows.contains(flow) {
@@ -449,11 +454,18 @@ impl FactsBuilder {
 
     /// Bind the identifiers of a pattern to what the value they come from carries.
     fn bind(&mut self, pat: &Pat, from: Option<&Expr>, extra_flows: Vec<FlowValue>) {
-        let (response, mut flows) = match from {
-            Some(expr) => (self.is_response_valued(expr), self.flows_of(expr)),
-            None => (false, Vec::new()),
+        let (response, further, mut flows) = match from {
+            Some(expr) => (
+                self.is_response_valued(expr),
+                self.is_further_message(expr),
+                self.flows_of(expr),
+            ),
+            None => (false, false, Vec::new()),
         };
         flows.extend(extra_flows);
+        if let (Some(expr), false) = (from, self.origins.is_empty()) {
+            flows.extend(self.cancel_value(expr));
+        }
         let cancelled_future = from.is_some_and(|e| self.is_request_cancelled_future(e));
         let bindings = pattern_bindings(pat);
         if let Some(state) = self.current() {
@@ -465,6 +477,7 @@ impl FactsBuilder {
                     name,
                     LocalInfo {
                         response,
+                        further,
                         flows: flows.clone(),
                     },
                 );
@@ -671,6 +684,16 @@ impl FactsBuilder {
         self.origins = saved;
     }
 
+    /// A response value built right here on a cancel path (for a local that receives it).
+    fn cancel_value(&self, expr: &Expr) -> Option<FlowValue> {
+        let value = peel(expr);
+        (is_response_construct(value) || self.is_response_valued(value)).then(|| FlowValue {
+            span: self.span(value),
+            what: describe_construct(value),
+            origins: self.origins.clone(),
+        })
+    }
+
     /// Remember the response values that a cancel-path branch evaluates to, for the `let` that
     /// receives them.
     fn note_flowing_values(&mut self, body: &Expr) {
@@ -715,7 +738,9 @@ impl FactsBuilder {
                 } else if payload.iter().any(|a| self.is_further_message(a)) {
                     self.record_sink(span, SinkKind::FurtherMessage, format!("`{name}!(..)`"));
                 }
-                self.record_flows(&payload, span);
+                if self.origins.is_empty() {
+                    self.record_flows(&payload, span);
+                }
             }
             return;
         }
@@ -774,7 +799,8 @@ impl FactsBuilder {
                 self.record_sink(span, SinkKind::Response, what);
             } else if args.iter().any(|a| self.is_further_message(a)) {
                 self.record_sink(span, SinkKind::FurtherMessage, what);
-            } else {
+            }
+            if self.origins.is_empty() {
                 self.record_flows(args, span);
             }
         }
@@ -1123,12 +1149,17 @@ impl<'ast> Visit<'ast> for FactsBuilder {
         if let Expr::Path(p) = &*assign.left {
             if let Some(ident) = p.path.get_ident() {
                 let response = self.is_response_valued(&assign.right);
+                let further = self.is_further_message(&assign.right);
                 let mut carried = self.flows_of(&assign.right);
                 carried.extend(flows);
+                if !self.origins.is_empty() {
+                    carried.extend(self.cancel_value(&assign.right));
+                }
                 let name = ident.to_string();
                 if let Some(state) = self.current() {
                     let entry = state.locals.entry(name).or_default();
                     entry.response |= response;
+                    entry.further |= further;
                     for flow in carried {
                         if !entry.flows.contains(&flow) {
                             entry.flows.push(flow);

@@ -39,6 +39,32 @@ pub fn expr_idents(expr: &Expr) -> Vec<String> {
     idents.0
 }
 
+/// The identifiers whose values an expression's value may carry: like [`expr_idents`], but only a
+/// block's tail counts (locals of inner statements do not escape), and `select!` bodies, whose
+/// branches bind their own names, are not read.
+pub fn value_idents(expr: &Expr) -> Vec<String> {
+    struct Idents(Vec<String>);
+    impl<'ast> Visit<'ast> for Idents {
+        fn visit_ident(&mut self, ident: &'ast proc_macro2::Ident) {
+            self.0.push(ident.to_string());
+        }
+        fn visit_block(&mut self, block: &'ast syn::Block) {
+            if let Some(Stmt::Expr(tail, None)) = block.stmts.last() {
+                self.visit_expr(tail);
+            }
+        }
+        fn visit_macro(&mut self, mac: &'ast Macro) {
+            if !is_select_macro(&macro_name(mac)) {
+                collect_token_idents(mac.tokens.clone(), &mut self.0);
+            }
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut idents = Idents(Vec::new());
+    idents.visit_expr(expr);
+    idents.0
+}
+
 fn collect_token_idents(tokens: TokenStream, out: &mut Vec<String>) {
     for tree in tokens {
         match tree {

@@ -1,0 +1,304 @@
+//! End-to-end tests of the binary, as a user (and cargo) runs it.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use assert_cmd::cargo::CommandCargoExt;
+use tempfile::TempDir;
+
+const BUGGY: &str = r#"
+pub fn dispatch(method: &str, id: u64, out: &Sender<Value>) {
+    match method {
+        "notifications/cancelled" => {
+            let _ = out.send(json!({"jsonrpc": "2.0", "id": id, "error": {"code": 0, "message": "cancelled"}}));
+        }
+        _ => {}
+    }
+}
+"#;
+
+const CLEAN: &str = r#"
+pub fn dispatch(method: &str, id: u64, out: &Sender<Value>) {
+    match method {
+        "tools/list" => {
+            let _ = out.send(json!({"jsonrpc": "2.0", "id": id, "result": {"tools": []}}));
+        }
+        _ => {}
+    }
+}
+"#;
+
+fn write(root: &Path, relative: &str, text: &str) {
+    let path = root.join(relative);
+    std::fs::create_dir_all(path.parent().expect("has a parent")).expect("create dirs");
+    std::fs::write(path, text).expect("write file");
+}
+
+fn package(root: &Path, dir: &str, name: &str) {
+    write(
+        root,
+        &format!("{dir}/Cargo.toml"),
+        &format!("[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n"),
+    );
+}
+
+/// A workspace with a buggy package `server` (bug reached through `mod handlers;`, plus an
+/// orphan file no target reaches) and a clean package `client`.
+fn workspace() -> TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path();
+    write(
+        root,
+        "Cargo.toml",
+        "[workspace]\nmembers = [\"server\", \"client\"]\nresolver = \"2\"\n",
+    );
+    package(root, "server", "server");
+    write(root, "server/src/lib.rs", "mod handlers;\n");
+    write(root, "server/src/handlers.rs", BUGGY);
+    write(root, "server/src/orphan.rs", BUGGY);
+    package(root, "client", "client");
+    write(root, "client/src/lib.rs", CLEAN);
+    dir
+}
+
+fn lint(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let output = Command::cargo_bin("cargo-mcp-lint")
+        .expect("binary is built")
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("binary runs");
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+fn concise_lines(stdout: &str) -> Vec<&str> {
+    stdout.lines().filter(|l| l.contains(": MCP")).collect()
+}
+
+#[test]
+fn cargo_mode_lints_the_module_tree_of_the_workspace() {
+    let ws = workspace();
+    let (code, stdout, stderr) = lint(ws.path(), &["--format", "concise"]);
+    assert_eq!(code, 1, "stdout: {stdout}\nstderr: {stderr}");
+    let lines = concise_lines(&stdout);
+    assert_eq!(lines.len(), 1, "{stdout}");
+    assert!(
+        lines[0].starts_with("server/src/handlers.rs:5:21: MCP001 [cancel-sends-response]"),
+        "{stdout}"
+    );
+    assert!(
+        !stdout.contains("orphan.rs"),
+        "files no target reaches are not linted: {stdout}"
+    );
+}
+
+#[test]
+fn cargo_subcommand_mode_strips_the_subcommand_name() {
+    let ws = workspace();
+    let (code, stdout, _) = lint(ws.path(), &["mcp-lint", "--format", "concise"]);
+    assert_eq!(code, 1);
+    assert_eq!(concise_lines(&stdout).len(), 1, "{stdout}");
+}
+
+#[test]
+fn package_selection_follows_cargo() {
+    let ws = workspace();
+    let (code, stdout, stderr) = lint(ws.path(), &["-p", "client"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("No problems found"), "{stdout}");
+
+    let (code, _, _) = lint(ws.path(), &["-p", "server", "--format", "concise"]);
+    assert_eq!(code, 1);
+
+    let (code, _, _) = lint(ws.path(), &["--workspace", "--exclude", "server"]);
+    assert_eq!(code, 0);
+
+    // Inside a member's directory, only that member is linted, as cargo does.
+    let (code, _, _) = lint(&ws.path().join("client"), &[]);
+    assert_eq!(code, 0);
+    let (code, _, _) = lint(&ws.path().join("server/src"), &["--format", "concise"]);
+    assert_eq!(code, 1);
+
+    let (code, _, stderr) = lint(ws.path(), &["-p", "nonexistent"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("package `nonexistent`"), "{stderr}");
+}
+
+#[test]
+fn manifest_path_selects_the_package() {
+    let ws = workspace();
+    let outside = tempfile::tempdir().expect("temp dir");
+    let manifest = ws.path().join("client/Cargo.toml");
+    let (code, _, stderr) = lint(
+        outside.path(),
+        &["--manifest-path", manifest.to_str().expect("utf-8")],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let manifest = ws.path().join("server/Cargo.toml");
+    let (code, stdout, _) = lint(
+        outside.path(),
+        &[
+            "--manifest-path",
+            manifest.to_str().expect("utf-8"),
+            "--format",
+            "concise",
+        ],
+    );
+    assert_eq!(code, 1);
+    assert_eq!(concise_lines(&stdout).len(), 1, "{stdout}");
+
+    let (code, _, stderr) = lint(outside.path(), &["--manifest-path", "missing/Cargo.toml"]);
+    assert_eq!(code, 2);
+    assert!(stderr.starts_with("error: "), "{stderr}");
+}
+
+#[test]
+fn path_mode_lints_every_rust_file_under_a_directory() {
+    let ws = workspace();
+    let (code, stdout, _) = lint(ws.path(), &["server/src", "--format", "concise"]);
+    assert_eq!(code, 1);
+    let lines = concise_lines(&stdout);
+    assert_eq!(lines.len(), 2, "{stdout}");
+    assert!(lines[0].starts_with("server/src/handlers.rs:"), "{stdout}");
+    assert!(lines[1].starts_with("server/src/orphan.rs:"), "{stdout}");
+
+    let (code, _, _) = lint(ws.path(), &["client"]);
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn path_mode_honours_gitignore_and_skips_target() {
+    let ws = workspace();
+    write(ws.path(), "server/.gitignore", "ignored.rs\n");
+    write(ws.path(), "server/src/ignored.rs", BUGGY);
+    write(ws.path(), "server/target/debug/build/generated.rs", BUGGY);
+    let (_, stdout, _) = lint(ws.path(), &["server", "--format", "concise"]);
+    assert!(!stdout.contains("ignored.rs"), "{stdout}");
+    assert!(!stdout.contains("generated.rs"), "{stdout}");
+    assert!(stdout.contains("handlers.rs"), "{stdout}");
+}
+
+#[test]
+fn exit_statuses() {
+    let ws = workspace();
+    let (code, _, _) = lint(ws.path(), &["--exit-zero"]);
+    assert_eq!(code, 0, "--exit-zero");
+    let (code, _, stderr) = lint(ws.path(), &["--no-such-flag"]);
+    assert_eq!(code, 2, "bad flag: {stderr}");
+    let (code, _, stderr) = lint(ws.path(), &["does/not/exist"]);
+    assert_eq!(code, 2, "missing path");
+    assert!(stderr.contains("does/not/exist"), "{stderr}");
+    let (code, _, stderr) = lint(ws.path(), &["--exclude", "server"]);
+    assert_eq!(code, 2, "--exclude without --workspace: {stderr}");
+    let (code, stdout, _) = lint(ws.path(), &["--help"]);
+    assert_eq!(code, 0);
+    assert!(
+        stdout.contains("Exit status"),
+        "--help documents exit statuses"
+    );
+
+    let empty = tempfile::tempdir().expect("temp dir");
+    let (code, _, stderr) = lint(empty.path(), &[]);
+    assert_eq!(code, 2, "no Cargo.toml: {stderr}");
+    assert!(stderr.contains("could not find `Cargo.toml`"), "{stderr}");
+}
+
+#[test]
+fn module_tree_follows_rustc_rules() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path();
+    package(root, ".", "tree");
+    write(
+        root,
+        "src/lib.rs",
+        "mod flat;\nmod nested;\n#[path = \"elsewhere/renamed.rs\"]\nmod renamed;\n#[cfg(feature = \"never\")]\nmod gated;\nmod inline {\n    mod inner;\n}\n",
+    );
+    write(root, "src/flat.rs", &format!("mod child;\n{BUGGY}"));
+    write(root, "src/flat/child.rs", BUGGY);
+    write(root, "src/nested/mod.rs", &format!("mod deeper;\n{BUGGY}"));
+    write(root, "src/nested/deeper.rs", BUGGY);
+    write(root, "src/elsewhere/renamed.rs", BUGGY);
+    write(root, "src/gated.rs", BUGGY);
+    write(root, "src/inline/inner.rs", BUGGY);
+    write(root, "src/main.rs", "fn main() {}\n");
+    write(root, "examples/demo.rs", BUGGY);
+    write(root, "tests/it.rs", BUGGY);
+    write(root, "benches/b.rs", BUGGY);
+    write(root, "src/unreached.rs", BUGGY);
+    let (code, stdout, stderr) = lint(root, &["--format", "concise"]);
+    assert_eq!(code, 1, "{stderr}");
+    let mut files: Vec<&str> = concise_lines(&stdout)
+        .iter()
+        .map(|l| l.split(':').next().unwrap_or(""))
+        .collect();
+    files.sort();
+    assert_eq!(
+        files,
+        vec![
+            "benches/b.rs",
+            "examples/demo.rs",
+            "src/elsewhere/renamed.rs",
+            "src/flat.rs",
+            "src/flat/child.rs",
+            "src/gated.rs",
+            "src/inline/inner.rs",
+            "src/nested/deeper.rs",
+            "src/nested/mod.rs",
+            "tests/it.rs",
+        ],
+        "{stdout}"
+    );
+}
+
+#[test]
+fn syntax_error_in_one_file_does_not_stop_the_others() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    write(dir.path(), "broken.rs", "fn f( {\n");
+    write(dir.path(), "server.rs", BUGGY);
+    let (code, stdout, _) = lint(dir.path(), &[".", "--format", "concise"]);
+    assert_eq!(code, 1);
+    let lines = concise_lines(&stdout);
+    assert_eq!(lines.len(), 2, "{stdout}");
+    assert!(
+        lines[0].starts_with("broken.rs:") && lines[0].contains("MCP000 [syntax-error]"),
+        "{stdout}"
+    );
+    assert!(
+        lines[1].starts_with("server.rs:") && lines[1].contains("MCP001"),
+        "{stdout}"
+    );
+}
+
+/// `cargo mcp-lint` found on PATH, run by cargo itself.
+#[test]
+fn runs_as_a_cargo_subcommand() {
+    let binary = assert_cmd::cargo::cargo_bin("cargo-mcp-lint");
+    let bin_dir: PathBuf = binary
+        .parent()
+        .expect("binary has a directory")
+        .to_path_buf();
+    let path = std::env::join_paths(std::iter::once(bin_dir).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
+    .expect("PATH joins");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let ws = workspace();
+    let output = Command::new(cargo)
+        .args(["mcp-lint", "--format", "concise"])
+        .current_dir(ws.path())
+        .env("PATH", path)
+        .output()
+        .expect("cargo runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(concise_lines(&stdout).len(), 1, "{stdout}");
+}

@@ -1,3 +1,13 @@
-fn main() -> std::process::ExitCode {
-    cargo_mcp_lint::cli::run(cargo_mcp_lint::cli::arguments())
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!(
+            "error: internal error in cargo-mcp-lint {}: {info}\n\
+             This is a bug: please report it with the file that triggered it.",
+            env!("CARGO_PKG_VERSION")
+        );
+    }));
+    let args = cargo_mcp_lint::cli::arguments();
+    std::panic::catch_unwind(|| cargo_mcp_lint::cli::run(args)).unwrap_or(ExitCode::from(2))
 }

@@ -165,13 +165,20 @@ impl<'a> CrateGraph<'a> {
                         if !found.is_empty() || qualifier == "Self" {
                             return found;
                         }
-                        // A trait's associated function called through the trait name.
-                        return pick(&|f| f.trait_name.as_deref() == Some(qualifier.as_str()));
+                        // A crate trait's default body, called through the trait's name
+                        // (`Default::default()` and other foreign traits resolve to nothing).
+                        return pick(&|f| {
+                            f.self_ty.is_none()
+                                && f.trait_name.as_deref() == Some(qualifier.as_str())
+                        });
                     }
-                    let in_module =
-                        pick(&|f| f.self_ty.is_none() && f.module.last() == Some(qualifier));
-                    if !in_module.is_empty() {
-                        return in_module;
+                    if !matches!(qualifier.as_str(), "crate" | "self" | "super") {
+                        // `module::f()`: a module of this crate, or else another crate's path.
+                        return pick(&|f| {
+                            f.self_ty.is_none()
+                                && f.trait_name.is_none()
+                                && f.module.last() == Some(qualifier)
+                        });
                     }
                 }
                 let free = pick(&|f| f.self_ty.is_none() && f.trait_name.is_none());

@@ -62,7 +62,7 @@ pub fn discover(options: &CargoOptions, cwd: &Path) -> Result<Vec<LintUnit>, Dis
         .exec()
         .map_err(|error| DiscoveryError(metadata_error(error)))?;
     let selected = select_packages(&metadata, options, &manifest)?;
-    Ok(selected.into_iter().map(unit_of).collect())
+    Ok(selected.into_iter().flat_map(units_of).collect())
 }
 
 fn metadata_error(error: cargo_metadata::Error) -> String {
@@ -136,25 +136,57 @@ fn select_packages<'m>(
     Ok(members)
 }
 
-fn unit_of(package: &Package) -> LintUnit {
-    let mut files: Vec<UnitFile> = Vec::new();
-    for target in &package.targets {
-        if target.kind.iter().all(|k| *k == TargetKind::CustomBuild) {
-            continue;
-        }
-        let path = target.src_path.clone().into_std_path_buf();
-        if files.iter().any(|f| f.path == path) {
-            continue;
-        }
-        files.push(UnitFile {
-            path,
-            module: Vec::new(),
-            owns_directory: true,
+/// One unit per target, as rustc compiles them: the library alone, and every other target with
+/// the library it may call into.
+fn units_of(package: &Package) -> Vec<LintUnit> {
+    let root = |path: &cargo_metadata::camino::Utf8PathBuf| UnitFile {
+        path: path.clone().into_std_path_buf(),
+        module: Vec::new(),
+        owns_directory: true,
+    };
+    let is_library = |target: &cargo_metadata::Target| {
+        target.kind.iter().any(|k| {
+            matches!(
+                k,
+                TargetKind::Lib
+                    | TargetKind::RLib
+                    | TargetKind::DyLib
+                    | TargetKind::CDyLib
+                    | TargetKind::StaticLib
+                    | TargetKind::ProcMacro
+            )
+        })
+    };
+    let library: Vec<UnitFile> = package
+        .targets
+        .iter()
+        .filter(|t| is_library(t))
+        .map(|t| root(&t.src_path))
+        .collect();
+    let mut units: Vec<LintUnit> = Vec::new();
+    if !library.is_empty() {
+        units.push(LintUnit {
+            name: format!("{} (lib)", package.name),
+            files: library.clone(),
+            follow_modules: true,
         });
     }
-    LintUnit {
-        name: package.name.to_string(),
-        files,
-        follow_modules: true,
+    for target in &package.targets {
+        if is_library(target) || target.kind.iter().all(|k| *k == TargetKind::CustomBuild) {
+            continue;
+        }
+        let own = root(&target.src_path);
+        let mut files: Vec<UnitFile> = library
+            .iter()
+            .filter(|l| l.path != own.path)
+            .cloned()
+            .collect();
+        files.insert(0, own);
+        units.push(LintUnit {
+            name: format!("{} ({})", package.name, target.name),
+            files,
+            follow_modules: true,
+        });
     }
+    units
 }

@@ -80,12 +80,7 @@ fn report(sources: &SourceMap, d: &Diagnostic) -> Report<usize> {
     if let Some(help) = &d.help {
         notes.push(format!("help: {help}"));
     }
-    notes.push(format!(
-        "`{}` ({}) is reported as {}",
-        d.name,
-        d.code,
-        d.severity.as_str()
-    ));
+    notes.push(format!("`{}` ({}) is on by default", d.code, d.name));
     Report::new(severity)
         .with_code(d.code)
         .with_message(&d.message)

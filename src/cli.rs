@@ -62,6 +62,34 @@ pub struct Args {
     /// Exclude a package from --workspace; may be given more than once.
     #[arg(long, value_name = "SPEC")]
     pub exclude: Vec<String>,
+
+    /// Apply the safe fixes, write the files, then report what is left.
+    #[arg(long, help_heading = "Fixes")]
+    pub fix: bool,
+
+    /// With --fix or --diff, apply the unsafe fixes too.
+    #[arg(long, help_heading = "Fixes")]
+    pub unsafe_fixes: bool,
+
+    /// Print a unified diff of what --fix would change, and write nothing.
+    #[arg(long, conflicts_with = "fix", help_heading = "Fixes")]
+    pub diff: bool,
+
+    /// With --fix, exit with status 1 when any fix was applied, even if nothing is left.
+    #[arg(long, help_heading = "Fixes")]
+    pub exit_non_zero_on_fix: bool,
+
+    /// With --fix, fix files that have uncommitted changes.
+    #[arg(long, help_heading = "Fixes")]
+    pub allow_dirty: bool,
+
+    /// With --fix, fix files whose changes are staged but not committed.
+    #[arg(long, help_heading = "Fixes")]
+    pub allow_staged: bool,
+
+    /// With --fix, fix files that are not in a git work tree.
+    #[arg(long, help_heading = "Fixes")]
+    pub allow_no_vcs: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -127,6 +155,17 @@ pub fn run(raw: Vec<std::ffi::OsString>) -> ExitCode {
         Err(error) => return fail(&error.to_string()),
     };
 
+    if args.diff {
+        return show_diff(&units, &cwd, &args);
+    }
+    let mut applied = 0;
+    if args.fix {
+        match apply_fixes(&units, &cwd, &args) {
+            Ok(count) => applied = count,
+            Err(status) => return status,
+        }
+    }
+
     let result = crate::engine::lint(&units, &cwd);
 
     let stdout_is_terminal = io::stdout().is_terminal();
@@ -146,9 +185,100 @@ pub fn run(raw: Vec<std::ffi::OsString>) -> ExitCode {
     }
     let _ = out.flush();
 
-    if result.diagnostics.is_empty() || args.exit_zero {
+    if args.fix && applied > 0 {
+        let files = if applied == 1 { "fix" } else { "fixes" };
+        let _ = writeln!(
+            io::stderr(),
+            "Applied {applied} {files}; {} left.",
+            result.diagnostics.len()
+        );
+    }
+    let findings_left = !result.diagnostics.is_empty() && !args.exit_zero;
+    if findings_left || (args.exit_non_zero_on_fix && applied > 0) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn fix_options(args: &Args) -> crate::fix::FixOptions {
+    crate::fix::FixOptions {
+        unsafe_fixes: args.unsafe_fixes,
+    }
+}
+
+/// `--diff`: what `--fix` would change, as a unified diff on stdout. Writes nothing.
+fn show_diff(units: &[crate::engine::LintUnit], cwd: &std::path::Path, args: &Args) -> ExitCode {
+    let run = crate::fix::fix(units, cwd, fix_options(args));
+    for problem in &run.problems {
+        let _ = writeln!(io::stderr(), "error: {problem}");
+    }
+    let diff = crate::fix::unified_diff(&run);
+    let mut stdout = io::stdout();
+    let _ = stdout.write_all(diff.as_bytes());
+    let _ = stdout.flush();
+    let applied = run.applied();
+    let _ = writeln!(
+        io::stderr(),
+        "Would apply {applied} {} in {} {}.",
+        if applied == 1 { "fix" } else { "fixes" },
+        run.files.len(),
+        if run.files.len() == 1 {
+            "file"
+        } else {
+            "files"
+        }
+    );
+    if !run.problems.is_empty() {
+        ExitCode::from(2)
+    } else if run.files.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
     }
+}
+
+/// `--fix`: compute the fixes, check the VCS guard, write the files. Returns how many fixes were
+/// written, or the exit status to stop with.
+fn apply_fixes(
+    units: &[crate::engine::LintUnit],
+    cwd: &std::path::Path,
+    args: &Args,
+) -> Result<usize, ExitCode> {
+    let run = crate::fix::fix(units, cwd, fix_options(args));
+    let paths: Vec<PathBuf> = run.files.iter().map(|f| f.path.clone()).collect();
+    let vcs = crate::fix::vcs::VcsOptions {
+        allow_dirty: args.allow_dirty,
+        allow_staged: args.allow_staged,
+        allow_no_vcs: args.allow_no_vcs,
+    };
+    if let Err(message) = crate::fix::vcs::check(&paths, vcs) {
+        return Err(fail(&message));
+    }
+    let mut applied = 0;
+    let mut failed = !run.problems.is_empty();
+    for problem in &run.problems {
+        let _ = writeln!(io::stderr(), "error: {problem}");
+    }
+    for file in &run.files {
+        match crate::fix::write::write_fixed(&file.path, &file.original, &file.fixed) {
+            Ok(()) => applied += file.applied,
+            Err(error) => {
+                failed = true;
+                let _ = writeln!(
+                    io::stderr(),
+                    "error: `{}` was not fixed: {error}",
+                    file.display_path
+                );
+            }
+        }
+    }
+    if failed {
+        // Report what is left all the same, then exit 2.
+        let result = crate::engine::lint(units, cwd);
+        let mut out = StandardStream::stdout(ColorChoice::Never);
+        let _ = args.format.emitter().emit(&result, &mut out);
+        return Err(ExitCode::from(2));
+    }
+    Ok(applied)
 }

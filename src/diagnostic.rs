@@ -21,6 +21,46 @@ impl Severity {
     }
 }
 
+/// How far a fix can be trusted, in ruff's and rustc's sense.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Applicability {
+    /// Shown, never applied.
+    DisplayOnly,
+    /// Applied only with `--fix --unsafe-fixes`: it may change behaviour beyond removing the
+    /// offending code.
+    Unsafe,
+    /// Applied by `--fix`.
+    Safe,
+}
+
+impl Applicability {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Applicability::Safe => "safe",
+            Applicability::Unsafe => "unsafe",
+            Applicability::DisplayOnly => "display-only",
+        }
+    }
+}
+
+/// Replace a byte range of a file.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Edit {
+    pub file: FileId,
+    pub span: ByteSpan,
+    pub replacement: String,
+}
+
+/// A suggested change that resolves a diagnostic.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Fix {
+    pub applicability: Applicability,
+    pub message: String,
+    /// Non-overlapping edits, sorted by position.
+    pub edits: Vec<Edit>,
+}
+
 /// A place in a file, with a message saying what happens there.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Label {
@@ -48,6 +88,8 @@ pub struct Diagnostic {
     pub notes: Vec<String>,
     /// What to do about it.
     pub help: Option<String>,
+    /// A change that resolves it, if the rule can offer one.
+    pub fix: Option<Fix>,
 }
 
 impl Diagnostic {

@@ -72,7 +72,7 @@ impl Analysed {
     }
 
     /// Analyse the files not analysed yet, in parallel.
-    fn analyse(&mut self, files: Vec<&UnitFile>, cwd: &Path) {
+    fn analyse(&mut self, files: Vec<&UnitFile>, cwd: &Path, overlay: &Overlay) {
         let mut fresh: Vec<(PathBuf, &UnitFile)> = Vec::new();
         for file in files {
             let key = Self::key(&file.path);
@@ -82,7 +82,7 @@ impl Analysed {
         }
         let first = self.sources.len();
         let analyse = |(offset, (_, file)): (usize, &(PathBuf, &UnitFile))| {
-            analyse_file(first + offset, file, cwd)
+            analyse_file(first + offset, file, cwd, overlay.get(&file.path))
         };
         let outcomes: Vec<(SourceFile, FileOutcome)> = match rayon::ThreadPoolBuilder::new()
             .stack_size(PARSER_STACK)
@@ -105,14 +105,22 @@ impl Analysed {
     }
 }
 
+/// Texts to lint in place of what is on disk, by the path the unit names (the fixer's edits).
+pub type Overlay = HashMap<PathBuf, String>;
+
 /// Lint the units. File paths are shown relative to `cwd`.
 pub fn lint(units: &[LintUnit], cwd: &Path) -> LintResult {
+    lint_with(units, cwd, &Overlay::new())
+}
+
+/// Lint the units, reading the files of `overlay` from it rather than from disk.
+pub fn lint_with(units: &[LintUnit], cwd: &Path, overlay: &Overlay) -> LintResult {
     let mut units: Vec<LintUnit> = units.to_vec();
     let mut analysed = Analysed::default();
     let mut expanded = vec![0usize; units.len()];
     loop {
         let wanted: Vec<&UnitFile> = units.iter().flat_map(|u| u.files.iter()).collect();
-        analysed.analyse(wanted, cwd);
+        analysed.analyse(wanted, cwd, overlay);
         let mut grew = false;
         for (unit, cursor) in units.iter_mut().zip(expanded.iter_mut()) {
             if !unit.follow_modules {
@@ -215,9 +223,18 @@ fn sort_and_dedup(diagnostics: &mut Vec<Diagnostic>, sources: &SourceMap) {
     });
 }
 
-fn analyse_file(id: FileId, file: &UnitFile, cwd: &Path) -> (SourceFile, FileOutcome) {
+fn analyse_file(
+    id: FileId,
+    file: &UnitFile,
+    cwd: &Path,
+    replacement: Option<&String>,
+) -> (SourceFile, FileOutcome) {
     let shown = display_path(&file.path, cwd);
-    let bytes = match std::fs::read(&file.path) {
+    let read = match replacement {
+        Some(text) => Ok(text.clone().into_bytes()),
+        None => std::fs::read(&file.path),
+    };
+    let bytes = match read {
         Ok(bytes) => bytes,
         Err(error) => {
             let source = SourceFile::new(file.path.clone(), shown, String::new());

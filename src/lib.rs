@@ -10,6 +10,7 @@ pub mod cli;
 pub mod diagnostic;
 pub mod discovery;
 pub mod engine;
+pub mod fix;
 pub mod output;
 pub mod rules;
 pub mod source;

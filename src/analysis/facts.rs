@@ -9,8 +9,9 @@ use syn::visit::{self, Visit};
 use syn::{Expr, Macro, Pat, Stmt};
 
 use super::syntax::{
-    expr_idents, json_shape, macro_name, parse_macro_body, parse_select, path_segments,
-    pattern_bindings, peel, str_literal, tail_values, value_idents, MacroBody,
+    expr_idents, is_pure, json_shape, macro_name, parse_macro_body, parse_select, path_segments,
+    pattern_bindings, peel, str_literal, strip_statement_wrappers, tail_values, value_idents,
+    MacroBody,
 };
 use super::vocabulary as vocab;
 use crate::discovery::module_tree::{InlineModule, ModDecl};
@@ -64,6 +65,19 @@ pub enum SinkKind {
     FurtherMessage,
 }
 
+/// How a send (or a call) could be taken out of the code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Removal {
+    /// The send is a whole statement (with `let _ =`, `.await`, `?`, `.ok()`, `.unwrap()` and the
+    /// like around it): remove `span`, the statement.
+    Statement(ByteSpan),
+    /// The send is the value of a block or of an arm: replace `span` with `replacement`.
+    Value {
+        span: ByteSpan,
+        replacement: &'static str,
+    },
+}
+
 /// A place that sends a message.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct SinkSite {
@@ -77,6 +91,12 @@ pub struct SinkSite {
     pub origins: Vec<OriginId>,
     /// For a value built on a cancel path and sent later: where it is sent.
     pub sent_at: Option<ByteSpan>,
+    /// How the send could be removed, when its value is not used.
+    pub removal: Option<Removal>,
+    /// Whether the send's receiver and arguments are free of side effects (literals, paths,
+    /// fields, references, literals of structs, tuples and arrays, `json!`/`format!`, and
+    /// conversions), so that removing the send removes nothing else.
+    pub pure: bool,
 }
 
 /// How a call names its callee.
@@ -94,6 +114,8 @@ pub struct CallSite {
     pub span: ByteSpan,
     pub callee: Callee,
     pub origins: Vec<OriginId>,
+    /// How the call could be removed, when its value is not used.
+    pub removal: Option<Removal>,
 }
 
 impl CallSite {
@@ -147,6 +169,7 @@ pub fn collect(file: &syn::File, base: usize, module: Vec<String>) -> FileFacts 
         inline_modules: Vec::new(),
         functions: Vec::new(),
         origins: Vec::new(),
+        removable: Vec::new(),
     };
     builder.visit_file(file);
     builder.facts
@@ -189,6 +212,8 @@ struct FactsBuilder {
     functions: Vec<FunctionState>,
     /// The cancel paths the current code lies on, innermost last.
     origins: Vec<OriginId>,
+    /// Expressions that could be removed whole, by the span of the send or call they carry.
+    removable: Vec<(ByteSpan, Removal)>,
 }
 
 /// How an `if` condition relates to cancellation.
@@ -295,8 +320,17 @@ impl FactsBuilder {
 
     // ----- recording -------------------------------------------------------------------------
 
-    fn record_sink(&mut self, span: ByteSpan, kind: SinkKind, what: String) {
+    fn removal_of(&self, span: ByteSpan) -> Option<Removal> {
+        self.removable
+            .iter()
+            .rev()
+            .find(|(core, _)| *core == span)
+            .map(|(_, removal)| *removal)
+    }
+
+    fn record_sink(&mut self, span: ByteSpan, kind: SinkKind, what: String, pure: bool) {
         let origins = self.origins.clone();
+        let removal = self.removal_of(span);
         if let Some(state) = self.current() {
             state.facts.sinks.push(SinkSite {
                 span,
@@ -304,19 +338,29 @@ impl FactsBuilder {
                 what,
                 origins,
                 sent_at: None,
+                removal,
+                pure,
             });
         }
     }
 
     fn record_call(&mut self, span: ByteSpan, callee: Callee) {
         let origins = self.origins.clone();
+        let removal = self.removal_of(span);
         if let Some(state) = self.current() {
             state.facts.calls.push(CallSite {
                 span,
                 callee,
                 origins,
+                removal,
             });
         }
+    }
+
+    /// Note how the send or call that `expr` carries could be removed.
+    fn note_removable(&mut self, expr: &Expr, removal: Removal) {
+        let core = self.span(strip_statement_wrappers(expr));
+        self.removable.push((core, removal));
     }
 
     /// Record the sends of response values built on a cancel path that `args` carry.
@@ -330,6 +374,8 @@ impl FactsBuilder {
                     what: flow.what,
                     origins: flow.origins,
                     sent_at: Some(send_span),
+                    removal: None,
+                    pure: false,
                 };
                 if !state.facts.sinks.contains(&site) {
                     state.facts.sinks.push(site);
@@ -658,9 +704,34 @@ impl FactsBuilder {
 
     fn visit_stmts(&mut self, stmts: &[Stmt]) {
         let depth = self.origins.len();
-        for stmt in stmts {
+        for (index, stmt) in stmts.iter().enumerate() {
             let pending = self.functions.last().map_or(0, |f| f.pending_flows.len());
+            let removable = self.removable.len();
+            match stmt {
+                Stmt::Expr(expr, Some(_)) => {
+                    self.note_removable(expr, Removal::Statement(self.span(stmt)))
+                }
+                Stmt::Expr(expr, None) if index + 1 == stmts.len() => self.note_removable(
+                    expr,
+                    Removal::Value {
+                        span: self.span(expr),
+                        replacement: "()",
+                    },
+                ),
+                Stmt::Local(local) if matches!(local.pat, Pat::Wild(_)) => {
+                    if let Some(init) = local.init.as_ref().filter(|i| i.diverge.is_none()) {
+                        self.note_removable(&init.expr, Removal::Statement(self.span(stmt)));
+                    }
+                }
+                Stmt::Macro(mac) => {
+                    let span = self.span(&mac.mac);
+                    self.removable
+                        .push((span, Removal::Statement(self.span(stmt))));
+                }
+                _ => {}
+            }
             self.visit_stmt(stmt);
+            self.removable.truncate(removable);
             if let Some(state) = self.current() {
                 state.pending_flows.truncate(pending);
             }
@@ -733,10 +804,16 @@ impl FactsBuilder {
                 for arg in &args {
                     self.visit_expr(arg);
                 }
+                let pure = args.iter().all(is_pure);
                 if payload.iter().any(|a| self.is_response_valued(a)) {
-                    self.record_sink(span, SinkKind::Response, format!("`{name}!(..)`"));
+                    self.record_sink(span, SinkKind::Response, format!("`{name}!(..)`"), pure);
                 } else if payload.iter().any(|a| self.is_further_message(a)) {
-                    self.record_sink(span, SinkKind::FurtherMessage, format!("`{name}!(..)`"));
+                    self.record_sink(
+                        span,
+                        SinkKind::FurtherMessage,
+                        format!("`{name}!(..)`"),
+                        pure,
+                    );
                 }
                 if self.origins.is_empty() {
                     self.record_flows(&payload, span);
@@ -775,30 +852,53 @@ impl FactsBuilder {
                     OriginCondition::Always,
                 );
                 self.visit_with_origin(origin, |this| {
-                    this.visit_expr(&arm.handler);
+                    this.visit_arm_body(&arm.handler);
                     this.note_flowing_values(&arm.handler);
                 });
             } else {
                 if let (Some(pattern), Some(future)) = (&arm.pattern, &arm.future) {
                     self.bind(pattern, Some(future), Vec::new());
                 }
-                self.visit_expr(&arm.handler);
+                self.visit_arm_body(&arm.handler);
             }
         }
     }
 
+    /// A `match` or `select!` arm's body: a send that is the whole body could become `{}`.
+    fn visit_arm_body(&mut self, body: &Expr) {
+        let removable = self.removable.len();
+        if !matches!(body, Expr::Block(_)) {
+            self.note_removable(
+                body,
+                Removal::Value {
+                    span: self.span(body),
+                    replacement: "{}",
+                },
+            );
+        }
+        self.visit_expr(body);
+        self.removable.truncate(removable);
+    }
+
     // ----- sends and calls -------------------------------------------------------------------
 
-    fn check_send_call(&mut self, name: &str, span: ByteSpan, args: &[&Expr], what: String) {
+    fn check_send_call(
+        &mut self,
+        name: &str,
+        span: ByteSpan,
+        args: &[&Expr],
+        what: String,
+        pure: bool,
+    ) {
         if vocab::SINK_CALLS.contains(&name) {
-            self.record_sink(span, SinkKind::Response, what);
+            self.record_sink(span, SinkKind::Response, what, pure);
         } else if vocab::FURTHER_MESSAGE_CALLS.contains(&name) {
-            self.record_sink(span, SinkKind::FurtherMessage, what);
+            self.record_sink(span, SinkKind::FurtherMessage, what, pure);
         } else if vocab::TRANSPORT_CALLS.contains(&name) {
             if args.iter().any(|a| self.is_response_valued(a)) {
-                self.record_sink(span, SinkKind::Response, what);
+                self.record_sink(span, SinkKind::Response, what, pure);
             } else if args.iter().any(|a| self.is_further_message(a)) {
-                self.record_sink(span, SinkKind::FurtherMessage, what);
+                self.record_sink(span, SinkKind::FurtherMessage, what, pure);
             }
             if self.origins.is_empty() {
                 self.record_flows(args, span);
@@ -1243,14 +1343,14 @@ impl<'ast> Visit<'ast> for FactsBuilder {
                         if let Some((_, guard)) = &arm.guard {
                             this.visit_expr(guard);
                         }
-                        this.visit_expr(&arm.body);
+                        this.visit_arm_body(&arm.body);
                     });
                 }
                 None => {
                     if let Some((_, guard)) = &arm.guard {
                         self.visit_expr(guard);
                     }
-                    self.visit_expr(&arm.body);
+                    self.visit_arm_body(&arm.body);
                 }
             }
         }
@@ -1267,7 +1367,8 @@ impl<'ast> Visit<'ast> for FactsBuilder {
         let span = self.span(call);
         let args: Vec<&Expr> = call.args.iter().collect();
         let what = describe_call(Some(&call.receiver), &name);
-        self.check_send_call(&name, span, &args, what);
+        let pure = is_pure(&call.receiver) && call.args.iter().all(is_pure);
+        self.check_send_call(&name, span, &args, what, pure);
         if !is_send_name(&name) {
             let on_self = matches!(peel(&call.receiver), Expr::Path(p) if p.path.is_ident("self"));
             self.record_call(span, Callee::Method { name, on_self });
@@ -1282,7 +1383,8 @@ impl<'ast> Visit<'ast> for FactsBuilder {
                 let span = self.span(call);
                 let args: Vec<&Expr> = call.args.iter().collect();
                 let what = format!("`{}(..)`", segments.join("::"));
-                self.check_send_call(&name, span, &args, what);
+                let pure = call.args.iter().all(is_pure);
+                self.check_send_call(&name, span, &args, what, pure);
                 if !is_send_name(&name) {
                     self.record_call(span, Callee::Path(segments));
                 }

@@ -324,3 +324,89 @@ fn block_tail<'a>(block: &'a syn::Block, out: &mut Vec<&'a Expr>, depth: usize) 
         collect_tail_values(e, out, depth + 1);
     }
 }
+
+/// What is left of a statement's expression once the wrappers that only consume a send's result
+/// are taken off: `.await`, `?`, `.ok()`, `.unwrap()`, `.expect("..")`, `.unwrap_or_default()`,
+/// `.is_ok()`, `.is_err()`, parentheses.
+pub fn strip_statement_wrappers(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Await(a) => strip_statement_wrappers(&a.base),
+        Expr::Try(t) => strip_statement_wrappers(&t.expr),
+        Expr::Paren(p) => strip_statement_wrappers(&p.expr),
+        Expr::Group(g) => strip_statement_wrappers(&g.expr),
+        Expr::MethodCall(m)
+            if matches!(
+                m.method.to_string().as_str(),
+                "ok" | "unwrap" | "expect" | "unwrap_or_default" | "is_ok" | "is_err"
+            ) && m.args.iter().all(|a| str_literal(a).is_some()) =>
+        {
+            strip_statement_wrappers(&m.receiver)
+        }
+        _ => expr,
+    }
+}
+
+/// Whether evaluating an expression has no side effect: literals, paths, field accesses,
+/// references, struct, tuple and array literals, operators, casts, `json!`/`format!`, and the
+/// conversions `clone`, `into`, `to_string`, `to_owned`, `as_str`, `as_ref`.
+pub fn is_pure(expr: &Expr) -> bool {
+    match expr {
+        Expr::Lit(_) | Expr::Path(_) => true,
+        Expr::Field(f) => is_pure(&f.base),
+        Expr::Reference(r) => is_pure(&r.expr),
+        Expr::Paren(p) => is_pure(&p.expr),
+        Expr::Group(g) => is_pure(&g.expr),
+        Expr::Cast(c) => is_pure(&c.expr),
+        Expr::Unary(u) => matches!(u.op, syn::UnOp::Not(_) | syn::UnOp::Neg(_)) && is_pure(&u.expr),
+        Expr::Binary(b) => is_pure(&b.left) && is_pure(&b.right),
+        Expr::Tuple(t) => t.elems.iter().all(is_pure),
+        Expr::Array(a) => a.elems.iter().all(is_pure),
+        Expr::Struct(s) => {
+            s.fields.iter().all(|f| is_pure(&f.expr)) && s.rest.as_ref().is_none_or(|r| is_pure(r))
+        }
+        Expr::Call(c) => {
+            // Tuple-struct and enum-variant constructors (`Some(x)`, `Value::String(s)`).
+            let is_constructor = matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident.to_string().starts_with(|c: char| c.is_ascii_uppercase())));
+            is_constructor && c.args.iter().all(is_pure)
+        }
+        Expr::MethodCall(m) => {
+            matches!(
+                m.method.to_string().as_str(),
+                "clone" | "into" | "to_string" | "to_owned" | "as_str" | "as_ref"
+            ) && m.args.is_empty()
+                && is_pure(&m.receiver)
+        }
+        Expr::Macro(m) => {
+            let name = macro_name(&m.mac);
+            (name == "json" && tokens_pure(&m.mac.tokens))
+                || ((name == "format" || name == "vec") && macro_args_pure(&m.mac))
+        }
+        _ => false,
+    }
+}
+
+fn macro_args_pure(mac: &Macro) -> bool {
+    match parse_macro_body(&mac.tokens) {
+        Some(MacroBody::Exprs(exprs)) => exprs.iter().all(is_pure),
+        Some(MacroBody::Stmts(_)) => false,
+        None => true,
+    }
+}
+
+/// Whether a token stream (a `json!` body) calls nothing but conversions and constructors.
+fn tokens_pure(tokens: &TokenStream) -> bool {
+    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    trees.iter().enumerate().all(|(i, tree)| match tree {
+        TokenTree::Group(group) => {
+            let called = group.delimiter() == Delimiter::Parenthesis
+                && i > 0
+                && matches!(&trees[i - 1], TokenTree::Ident(ident) if {
+                    let name = ident.to_string();
+                    !matches!(name.as_str(), "clone" | "into" | "to_string" | "to_owned" | "as_str" | "as_ref")
+                        && !name.starts_with(|c: char| c.is_ascii_uppercase())
+                });
+            !called && tokens_pure(&group.stream())
+        }
+        _ => true,
+    })
+}

@@ -5,11 +5,13 @@ use std::ops::Range;
 
 use codespan_reporting::diagnostic::{Diagnostic as Report, Label, Severity as ReportSeverity};
 use codespan_reporting::files::{Error as FilesError, Files};
-use codespan_reporting::term::{self, termcolor::WriteColor};
+use codespan_reporting::term::termcolor::{Color, ColorSpec, WriteColor};
+use codespan_reporting::term::{self};
 
 use super::Emitter;
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, Fix, Severity};
 use crate::engine::LintResult;
+use crate::fix::edits::apply_edits;
 use crate::source::{ByteSpan, SourceMap};
 
 pub struct Human;
@@ -95,6 +97,9 @@ impl Emitter for Human {
         for d in &result.diagnostics {
             term::emit_to_write_style(out, &config, &files, &report(&result.sources, d))
                 .map_err(io::Error::other)?;
+            if let Some(fix) = &d.fix {
+                write_suggestion(out, &result.sources, fix)?;
+            }
         }
         let count = |s: Severity| {
             result
@@ -134,4 +139,79 @@ impl Emitter for Human {
             )
         }
     }
+}
+
+/// Show a fix the way rustc shows a suggestion: the lines it changes, removed and added.
+fn write_suggestion(out: &mut dyn WriteColor, sources: &SourceMap, fix: &Fix) -> io::Result<()> {
+    let kind = match fix.applicability {
+        crate::diagnostic::Applicability::Safe => "safe fix",
+        crate::diagnostic::Applicability::Unsafe => "unsafe fix: --fix --unsafe-fixes applies it",
+        crate::diagnostic::Applicability::DisplayOnly => "suggestion, not applied automatically",
+    };
+    out.set_color(ColorSpec::new().set_bold(true).set_fg(Some(Color::Cyan)))?;
+    write!(out, "help")?;
+    out.reset()?;
+    writeln!(out, ": {} ({kind})", fix.message)?;
+    let mut files: Vec<usize> = fix.edits.iter().map(|e| e.file).collect();
+    files.dedup();
+    for file_id in files {
+        let Some(source) = sources.get(file_id) else {
+            continue;
+        };
+        let edits: Vec<_> = fix.edits.iter().filter(|e| e.file == file_id).collect();
+        let (Some(first), Some(last)) = (edits.first(), edits.last()) else {
+            continue;
+        };
+        let first_line = source.line_index(source.clamp_offset(first.span.start));
+        let last_line = source
+            .line_index(source.clamp_offset(last.span.end.saturating_sub(1).max(last.span.start)));
+        let starts = source.line_starts();
+        let chunk_start = starts[first_line];
+        let chunk_end = starts
+            .get(last_line + 1)
+            .copied()
+            .unwrap_or(source.text.len());
+        let old = &source.text[chunk_start..chunk_end];
+        let shifted: Vec<crate::diagnostic::Edit> = edits
+            .iter()
+            .map(|e| crate::diagnostic::Edit {
+                file: e.file,
+                span: ByteSpan::new(
+                    e.span.start.saturating_sub(chunk_start),
+                    e.span.end.saturating_sub(chunk_start).min(old.len()),
+                ),
+                replacement: e.replacement.clone(),
+            })
+            .collect();
+        let new = apply_edits(old, &shifted.iter().collect::<Vec<_>>());
+        let width = (last_line + 1).to_string().len();
+        writeln!(out, "{:width$} --> {}", "", source.display_path)?;
+        writeln!(out, "{:width$} |", "")?;
+        let diff = similar::TextDiff::from_lines(old, new.as_str());
+        let (mut old_line, mut new_line) = (first_line + 1, first_line + 1);
+        for change in diff.iter_all_changes() {
+            let text = change.value().trim_end_matches(['\n', '\r']);
+            match change.tag() {
+                similar::ChangeTag::Equal => {
+                    writeln!(out, "{old_line:>width$} |   {text}")?;
+                    old_line += 1;
+                    new_line += 1;
+                }
+                similar::ChangeTag::Delete => {
+                    out.set_color(ColorSpec::new().set_fg(Some(Color::Red)))?;
+                    writeln!(out, "{old_line:>width$} | - {text}")?;
+                    out.reset()?;
+                    old_line += 1;
+                }
+                similar::ChangeTag::Insert => {
+                    out.set_color(ColorSpec::new().set_fg(Some(Color::Green)))?;
+                    writeln!(out, "{new_line:>width$} | + {text}")?;
+                    out.reset()?;
+                    new_line += 1;
+                }
+            }
+        }
+        writeln!(out, "{:width$} |", "")?;
+    }
+    writeln!(out)
 }

@@ -6,7 +6,7 @@ use codespan_reporting::term::termcolor::WriteColor;
 use serde::Serialize;
 
 use super::Emitter;
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Applicability, Diagnostic, Severity};
 use crate::engine::LintResult;
 use crate::source::{ByteSpan, SourceMap};
 
@@ -43,7 +43,22 @@ struct JsonDiagnostic<'a> {
     labels: Vec<JsonLabel<'a>>,
     notes: &'a [String],
     help: Option<&'a str>,
-    fix: Option<()>,
+    fix: Option<JsonFix<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonFix<'a> {
+    applicability: Applicability,
+    message: &'a str,
+    edits: Vec<JsonEdit<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonEdit<'a> {
+    path: &'a str,
+    byte_start: usize,
+    byte_end: usize,
+    replacement: &'a str,
 }
 
 #[derive(Serialize)]
@@ -117,7 +132,20 @@ fn diagnostic<'a>(sources: &'a SourceMap, d: &'a Diagnostic) -> JsonDiagnostic<'
             .collect(),
         notes: &d.notes,
         help: d.help.as_deref(),
-        fix: None,
+        fix: d.fix.as_ref().map(|fix| JsonFix {
+            applicability: fix.applicability,
+            message: &fix.message,
+            edits: fix
+                .edits
+                .iter()
+                .map(|e| JsonEdit {
+                    path: path(sources, e.file),
+                    byte_start: e.span.start,
+                    byte_end: e.span.end,
+                    replacement: &e.replacement,
+                })
+                .collect(),
+        }),
     }
 }
 

@@ -1,16 +1,20 @@
 //! MCP001 `cancel-sends-response`: a response, error or further message sent for a request after
 //! the client cancelled it, directly or through calls of the same crate.
 
-use super::{Rule, RuleContext, RuleMeta};
+use super::{FixAvailability, Rule, RuleContext, RuleMeta};
 use crate::analysis::crate_graph::{CancelSend, Hop, SendHow};
+use crate::analysis::facts::Removal;
 use crate::analysis::facts::SinkKind;
-use crate::diagnostic::{Diagnostic, Label, Severity};
+use crate::diagnostic::{Applicability, Diagnostic, Fix, Label, Severity};
+use crate::fix::edits::removal_edit;
+use crate::source::SourceMap;
 
 pub static META: RuleMeta = RuleMeta {
     code: "MCP001",
     name: "cancel-sends-response",
     default_severity: Severity::Error,
     summary: "a response or further message is sent for a request the client cancelled",
+    fix: FixAvailability::Sometimes,
     docs: include_str!("../../rules/MCP001-cancel-sends-response.md"),
 };
 
@@ -30,12 +34,47 @@ impl Rule for CancelSendsResponse {
 
     fn check(&self, context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
         for send in context.graph.cancel_sends() {
-            out.push(diagnostic(&send));
+            out.push(diagnostic(&send, context.sources));
         }
     }
 }
 
-fn diagnostic(send: &CancelSend<'_>) -> Diagnostic {
+/// The fix: remove the send (safe when nothing else goes with it), or, for a call through a
+/// helper, show the call's removal without applying it.
+fn fix(send: &CancelSend<'_>, sources: &SourceMap) -> Option<Fix> {
+    let text = &sources.get(send.file)?.text;
+    let (removal, applicability, message) = match &send.how {
+        SendHow::Direct(sink) if sink.sent_at.is_none() => {
+            let removal = sink.removal?;
+            let applicability = match removal {
+                Removal::Statement(_) if sink.pure => Applicability::Safe,
+                _ => Applicability::Unsafe,
+            };
+            let what = match sink.kind {
+                SinkKind::Response => "response",
+                SinkKind::FurtherMessage => "further message",
+            };
+            (
+                removal,
+                applicability,
+                format!("remove the {what} sent for the cancelled request"),
+            )
+        }
+        SendHow::Direct(_) => return None,
+        SendHow::Through { call, .. } => (
+            call.removal?,
+            Applicability::DisplayOnly,
+            format!("remove the call to `{}`", call.name()),
+        ),
+    };
+    Some(Fix {
+        applicability,
+        message,
+        edits: vec![removal_edit(send.file, text, removal)],
+    })
+}
+
+fn diagnostic(send: &CancelSend<'_>, sources: &SourceMap) -> Diagnostic {
     let origin_label = Label {
         file: send.file,
         span: send.origin.span,
@@ -153,5 +192,6 @@ fn diagnostic(send: &CancelSend<'_>) -> Diagnostic {
         labels,
         notes,
         help: Some(help),
+        fix: fix(send, sources),
     }
 }

@@ -18,8 +18,21 @@ pub struct RuleMeta {
     pub default_severity: Severity,
     /// One line: what the rule finds.
     pub summary: &'static str,
+    /// Whether the rule's diagnostics carry fixes.
+    pub fix: FixAvailability,
     /// The rule's documentation (Markdown).
     pub docs: &'static str,
+}
+
+/// Whether a rule offers fixes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FixAvailability {
+    /// Never.
+    None,
+    /// For some of its diagnostics.
+    Sometimes,
+    /// For every diagnostic.
+    Always,
 }
 
 /// What a rule sees: one crate's joined facts and the sources.

@@ -1,7 +1,7 @@
 //! MCP000 `syntax-error`: a file that cannot be read or parsed. The engine reports it while
 //! reading files; the rule exists so that the code has a name, documentation and a level.
 
-use super::{Rule, RuleContext, RuleMeta};
+use super::{FixAvailability, Rule, RuleContext, RuleMeta};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::source::{ByteSpan, FileId};
 
@@ -10,6 +10,7 @@ pub static META: RuleMeta = RuleMeta {
     name: "syntax-error",
     default_severity: Severity::Error,
     summary: "a file could not be read or parsed, so it was not analysed",
+    fix: FixAvailability::None,
     docs: include_str!("../../rules/MCP000-syntax-error.md"),
 };
 
@@ -40,5 +41,6 @@ pub fn diagnostic(
         labels: Vec::new(),
         notes: vec!["the rest of the files were still linted; this one was not analysed".into()],
         help,
+        fix: None,
     }
 }

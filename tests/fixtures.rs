@@ -5,11 +5,39 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use cargo_mcp_lint::diagnostic::Applicability;
 use cargo_mcp_lint::discovery::path_mode;
-use cargo_mcp_lint::engine;
+use cargo_mcp_lint::engine::{self, LintUnit, UnitFile};
+use cargo_mcp_lint::fix::{self, FixOptions};
+use cargo_mcp_lint::rules::{self, FixAvailability};
 
 /// (file relative to the fixture, line) -> codes expected or found there.
 type Findings = BTreeMap<(String, usize), Vec<String>>;
+
+fn is_fixed_file(path: &Path) -> bool {
+    path.to_string_lossy().ends_with(".fixed.rs")
+}
+
+/// `x.rs` -> `x.fixed.rs`.
+fn fixed_path(path: &Path) -> PathBuf {
+    path.with_extension("fixed.rs")
+}
+
+/// The fixture as one unit, as path mode would lint it (without the expected fixed files).
+fn unit(fixture: &Path) -> Vec<LintUnit> {
+    vec![LintUnit {
+        name: "fixture".into(),
+        files: rust_files(fixture)
+            .into_iter()
+            .map(|path| UnitFile {
+                module: path_mode::module_of(&path),
+                path,
+                owns_directory: false,
+            })
+            .collect(),
+        follow_modules: false,
+    }]
+}
 
 fn rust_files(path: &Path) -> Vec<PathBuf> {
     if path.is_file() {
@@ -26,7 +54,7 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
         let path = entry.expect("fixture entry is readable").path();
         if path.is_dir() {
             out.extend(walk(&path));
-        } else if path.extension().is_some_and(|e| e == "rs") {
+        } else if path.extension().is_some_and(|e| e == "rs") && !is_fixed_file(&path) {
             out.push(path);
         }
     }
@@ -77,8 +105,7 @@ fn compared(rule_dir: &str, code: &str) -> bool {
 }
 
 fn actual(fixture: &Path, rule_dir: &str) -> (Findings, Vec<String>) {
-    let units = path_mode::discover(&[fixture.to_path_buf()]).expect("fixture is discoverable");
-    let result = engine::lint(&units, Path::new("/"));
+    let result = engine::lint(&unit(fixture), Path::new("/"));
     let mut findings = Findings::new();
     let mut messages = Vec::new();
     for d in result
@@ -102,16 +129,135 @@ fn actual(fixture: &Path, rule_dir: &str) -> (Findings, Vec<String>) {
     (findings, messages)
 }
 
-fn check_rule_fixtures(rule_dir: &str) {
+fn fixtures(rule_dir: &str) -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")
         .join(rule_dir);
     let mut entries: Vec<PathBuf> = std::fs::read_dir(&root)
         .expect("fixture directory exists")
         .map(|e| e.expect("readable entry").path())
-        .filter(|p| p.is_dir() || p.extension().is_some_and(|e| e == "rs"))
+        .filter(|p| p.is_dir() || (p.extension().is_some_and(|e| e == "rs") && !is_fixed_file(p)))
         .collect();
     entries.sort();
+    entries
+}
+
+/// Apply the safe fixes to every fixture of a rule and compare with the `.fixed.rs` files beside
+/// them (`MCP_LINT_BLESS=1` writes them). Also checks that fixing converges, that the result
+/// parses, that a second run changes nothing, and that each rule emits fixes as it declares.
+fn check_rule_fixes(rule_dir: &str) {
+    let bless = std::env::var_os("MCP_LINT_BLESS").is_some();
+    let mut failures = Vec::new();
+    let mut fixed_files = 0;
+    for fixture in fixtures(rule_dir) {
+        let units = unit(&fixture);
+        let name = fixture
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+
+        let result = engine::lint(&units, Path::new("/"));
+        for d in &result.diagnostics {
+            let declared = rules::find(d.code).expect("rule is registered").meta().fix;
+            let consistent = match declared {
+                FixAvailability::None => d.fix.is_none(),
+                FixAvailability::Always => d.fix.is_some(),
+                FixAvailability::Sometimes => true,
+            };
+            if !consistent {
+                failures.push(format!(
+                    "{name}: {} declares {declared:?} fixes but emitted {:?}",
+                    d.code, d.fix
+                ));
+            }
+            if let Some(fix) = &d.fix {
+                if fix.applicability != Applicability::DisplayOnly && fix.edits.is_empty() {
+                    failures.push(format!(
+                        "{name}: an applicable fix of {} has no edits",
+                        d.code
+                    ));
+                }
+            }
+        }
+
+        let run = fix::fix(&units, Path::new("/"), FixOptions::default());
+        if !run.problems.is_empty() {
+            failures.push(format!("{name}: {}", run.problems.join("; ")));
+        }
+        for file in rust_files(&fixture) {
+            let expected_path = fixed_path(&file);
+            let changed = run.files.iter().find(|f| f.path == file);
+            match changed {
+                Some(changed) => {
+                    fixed_files += 1;
+                    if !fix::parses(&changed.fixed) {
+                        failures.push(format!(
+                            "{name}: the fixed {} does not parse",
+                            file.display()
+                        ));
+                    }
+                    if bless {
+                        std::fs::write(&expected_path, &changed.fixed)
+                            .expect("write the fixed file");
+                    } else {
+                        match std::fs::read_to_string(&expected_path) {
+                            Ok(expected) if expected == changed.fixed => {}
+                            Ok(expected) => failures.push(format!(
+                                "{name}: {} differs from the fix:\n{}",
+                                expected_path.display(),
+                                similar::TextDiff::from_lines(&expected, &changed.fixed)
+                                    .unified_diff()
+                                    .header("expected", "fixed")
+                            )),
+                            Err(_) => failures.push(format!(
+                                "{name}: {} is missing (run with MCP_LINT_BLESS=1 to write it)",
+                                expected_path.display()
+                            )),
+                        }
+                    }
+                    // Fixing the fixed text again changes nothing.
+                    let mut overlay = engine::Overlay::new();
+                    for f in &run.files {
+                        overlay.insert(f.path.clone(), f.fixed.clone());
+                    }
+                    let again =
+                        fix::fix_from(&units, Path::new("/"), FixOptions::default(), overlay);
+                    if !again.files.is_empty() {
+                        failures.push(format!(
+                            "{name}: a second fix run still changes {}",
+                            file.display()
+                        ));
+                    }
+                }
+                None if expected_path.exists() => {
+                    if bless {
+                        std::fs::remove_file(&expected_path).expect("remove a stale fixed file");
+                    } else {
+                        failures.push(format!(
+                            "{name}: {} exists but the fix changes nothing",
+                            expected_path.display()
+                        ));
+                    }
+                }
+                None => {}
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    if rules::find(rule_dir).is_some_and(|r| r.meta().fix != FixAvailability::None) {
+        assert!(
+            fixed_files > 0,
+            "{rule_dir} has fixes but no fixture exercises them"
+        );
+    }
+}
+
+fn check_rule_fixtures(rule_dir: &str) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(rule_dir);
+    let entries = fixtures(rule_dir);
     assert!(!entries.is_empty(), "no fixtures under {}", root.display());
     let mut failures = Vec::new();
     let mut markers = 0;
@@ -159,4 +305,14 @@ fn mcp001_fixtures() {
 #[test]
 fn mcp000_fixtures() {
     check_rule_fixtures("mcp000");
+}
+
+#[test]
+fn mcp001_fixes() {
+    check_rule_fixes("mcp001");
+}
+
+#[test]
+fn mcp000_fixes() {
+    check_rule_fixes("mcp000");
 }

@@ -101,7 +101,13 @@ fn choose<'r>(
 
 /// Apply fixes in memory until no applicable fix is left. Nothing is written.
 pub fn fix(units: &[LintUnit], cwd: &Path, options: FixOptions) -> FixRun {
-    let mut overlay = Overlay::new();
+    fix_from(units, cwd, options, Overlay::new())
+}
+
+/// [`fix`], starting from texts that replace some files' contents (the originals of a run are
+/// then those texts).
+pub fn fix_from(units: &[LintUnit], cwd: &Path, options: FixOptions, overlay: Overlay) -> FixRun {
+    let mut overlay = overlay;
     let mut files: HashMap<PathBuf, FixedFile> = HashMap::new();
     let mut frozen: HashSet<PathBuf> = HashSet::new();
     let mut problems = Vec::new();

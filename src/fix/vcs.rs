@@ -80,11 +80,13 @@ pub fn check(files: &[PathBuf], options: VcsOptions) -> Result<(), String> {
         match work_tree(&directory) {
             Some(top) => by_tree.entry(top).or_default().push(real),
             None if options.allow_no_vcs => {}
-            None => return Err(format!(
+            None => {
+                return Err(format!(
                 "no VCS found for `{}`, and `--fix` can potentially perform destructive changes; \
                      pass `--allow-no-vcs` to fix it anyway",
                 file.display()
-            )),
+            ))
+            }
         }
     }
     if options.allow_dirty {

@@ -1,21 +1,26 @@
-//! The command line: parse arguments, find the files, lint, print, and choose the exit status.
+//! The command line: parse arguments, load the settings, find the files, lint (or fix), print,
+//! and choose the exit status.
 
 use std::io::{self, IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::Parser;
-use codespan_reporting::term::termcolor::{ColorChoice, StandardStream};
+use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser};
+use codespan_reporting::term::termcolor::{ColorChoice, StandardStream, WriteColor};
 
+use crate::config::{self, CommandLineLevels, Level, Settings};
 use crate::discovery::{cargo_mode, path_mode};
-use crate::output::Format;
+use crate::engine::{LintResult, LintUnit};
+use crate::output::{Format, Report};
 
 const EXIT_STATUS_HELP: &str = "\
 Exit status:
   0  nothing was reported (or --exit-zero was given)
-  1  diagnostics were reported
-  2  the tool could not do its job: bad arguments, no Cargo.toml found in cargo mode,
-     `cargo metadata` failed, an unreadable path, or an internal error
+  1  diagnostics were reported (with --diff: there is a change; with --exit-non-zero-on-fix:
+     a fix was applied)
+  2  the tool could not do its job: bad arguments, a bad configuration, no Cargo.toml found in
+     cargo mode, `cargo metadata` failed, an unreadable path, --fix refused by the VCS guard,
+     or an internal error
 
 Modes:
   With no PATHS, cargo mode: the targets of the selected packages of the cargo workspace,
@@ -35,9 +40,13 @@ pub struct Args {
     /// Files or directories to lint (path mode). Without them, lint the cargo workspace.
     pub paths: Vec<PathBuf>,
 
-    /// Output format.
-    #[arg(long, value_enum, default_value = "human")]
-    pub format: Format,
+    /// Output format [default: human; under GitHub Actions, human and github both].
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+
+    /// Write the report in --format to this file; the human report still goes to the terminal.
+    #[arg(long, value_name = "PATH")]
+    pub output_file: Option<PathBuf>,
 
     /// When to use colour in human output.
     #[arg(long, value_enum, default_value = "auto", value_name = "WHEN")]
@@ -47,21 +56,87 @@ pub struct Args {
     #[arg(long)]
     pub exit_zero: bool,
 
+    /// Print the number of findings per rule (and how many are fixable) instead of the findings.
+    #[arg(long)]
+    pub statistics: bool,
+
     /// Path to Cargo.toml (cargo mode).
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", help_heading = "Package selection")]
     pub manifest_path: Option<PathBuf>,
 
     /// Package to lint (cargo mode); may be given more than once.
-    #[arg(short = 'p', long = "package", value_name = "SPEC")]
+    #[arg(
+        short = 'p',
+        long = "package",
+        value_name = "SPEC",
+        help_heading = "Package selection"
+    )]
     pub packages: Vec<String>,
 
     /// Lint every package of the workspace (cargo mode).
-    #[arg(long, alias = "all")]
+    #[arg(long, alias = "all", help_heading = "Package selection")]
     pub workspace: bool,
 
     /// Exclude a package from --workspace; may be given more than once.
-    #[arg(long, value_name = "SPEC")]
+    #[arg(long, value_name = "SPEC", help_heading = "Package selection")]
     pub exclude: Vec<String>,
+
+    /// Report only findings in files changed since this git revision (committed, staged,
+    /// unstaged or untracked).
+    #[arg(long, value_name = "REF", help_heading = "Package selection")]
+    pub changed_since: Option<String>,
+
+    /// Set a rule (code, name, or `all`) to allow; may be repeated.
+    #[arg(
+        short = 'A',
+        long = "allow",
+        value_name = "RULE",
+        help_heading = "Rules"
+    )]
+    pub allow: Vec<String>,
+
+    /// Set a rule (code, name, or `all`) to warn; may be repeated.
+    #[arg(
+        short = 'W',
+        long = "warn",
+        value_name = "RULE",
+        help_heading = "Rules"
+    )]
+    pub warn: Vec<String>,
+
+    /// Set a rule (code, name, or `all`) to deny (error); may be repeated.
+    #[arg(
+        short = 'D',
+        long = "deny",
+        value_name = "RULE",
+        help_heading = "Rules"
+    )]
+    pub deny: Vec<String>,
+
+    /// Use this configuration file instead of looking for mcp-lint.toml, .mcp-lint.toml or
+    /// Cargo.toml metadata.
+    #[arg(long, value_name = "PATH", help_heading = "Rules")]
+    pub config: Option<PathBuf>,
+
+    /// Print the effective configuration and exit.
+    #[arg(long, help_heading = "Rules")]
+    pub show_settings: bool,
+
+    /// Print a rule's documentation and exit.
+    #[arg(long, value_name = "RULE", help_heading = "Rules")]
+    pub explain: Option<String>,
+
+    /// Print the table of rules and exit.
+    #[arg(long, help_heading = "Rules")]
+    pub list_rules: bool,
+
+    /// Report only findings that are not in this baseline file.
+    #[arg(long, value_name = "FILE", help_heading = "Baseline")]
+    pub baseline: Option<PathBuf>,
+
+    /// Record the current findings in this baseline file, and exit 0.
+    #[arg(long, value_name = "FILE", help_heading = "Baseline")]
+    pub write_baseline: Option<PathBuf>,
 
     /// Apply the safe fixes, write the files, then report what is left.
     #[arg(long, help_heading = "Fixes")]
@@ -114,10 +189,64 @@ fn fail(message: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
+/// The `-A`/`-W`/`-D` flags in the order they were given.
+fn command_line_levels(matches: &ArgMatches) -> CommandLineLevels {
+    let mut levels: Vec<(usize, Level, String)> = Vec::new();
+    for (id, level) in [
+        ("allow", Level::Allow),
+        ("warn", Level::Warn),
+        ("deny", Level::Deny),
+    ] {
+        if let (Some(values), Some(indices)) =
+            (matches.get_many::<String>(id), matches.indices_of(id))
+        {
+            for (value, index) in values.zip(indices) {
+                levels.push((index, level, value.clone()));
+            }
+        }
+    }
+    levels.sort_by_key(|(index, _, _)| *index);
+    levels
+        .into_iter()
+        .map(|(_, level, name)| (level, name))
+        .collect()
+}
+
+/// Show a configuration error with the configuration file's own line.
+fn config_failure(error: &config::ConfigError) -> ExitCode {
+    use codespan_reporting::diagnostic::{Diagnostic, Label};
+    use codespan_reporting::files::SimpleFile;
+    let name = error.path.display().to_string();
+    let file = SimpleFile::new(name.as_str(), error.text.as_str());
+    let mut diagnostic = Diagnostic::error()
+        .with_message(format!("invalid configuration: {}", error.message.trim()));
+    match &error.span {
+        Some(span) if !error.text.is_empty() => {
+            let end = span.end.min(error.text.len());
+            let start = span.start.min(end);
+            diagnostic = diagnostic.with_labels(vec![Label::primary((), start..end)]);
+        }
+        _ => diagnostic = diagnostic.with_notes(vec![format!("in {name}")]),
+    }
+    let choice = if io::stderr().is_terminal() {
+        ColorChoice::Auto
+    } else {
+        ColorChoice::Never
+    };
+    let mut stderr = StandardStream::stderr(choice);
+    let config = codespan_reporting::term::Config::default();
+    if codespan_reporting::term::emit_to_write_style(&mut stderr, &config, &file, &diagnostic)
+        .is_err()
+    {
+        let _ = writeln!(io::stderr(), "error: {error}");
+    }
+    ExitCode::from(2)
+}
+
 /// Run the tool; the return value is the process's exit status.
 pub fn run(raw: Vec<std::ffi::OsString>) -> ExitCode {
-    let args = match Args::try_parse_from(raw) {
-        Ok(args) => args,
+    let matches = match Args::command().try_get_matches_from(raw) {
+        Ok(matches) => matches,
         Err(error) => {
             let _ = error.print();
             return if error.use_stderr() {
@@ -127,69 +256,130 @@ pub fn run(raw: Vec<std::ffi::OsString>) -> ExitCode {
             };
         }
     };
+    let args = match Args::from_arg_matches(&matches) {
+        Ok(args) => args,
+        Err(error) => {
+            let _ = error.print();
+            return ExitCode::from(2);
+        }
+    };
+
+    if args.list_rules {
+        print!("{}", crate::rules::table());
+        return ExitCode::SUCCESS;
+    }
+    if let Some(rule) = &args.explain {
+        return match crate::rules::find(rule) {
+            Some(rule) => {
+                print!("{}", rule.meta().docs);
+                ExitCode::SUCCESS
+            }
+            None => fail(&format!(
+                "unknown rule `{rule}` (see `cargo mcp-lint --list-rules`)"
+            )),
+        };
+    }
+
     let cwd = match std::env::current_dir() {
         Ok(cwd) => cwd,
         Err(error) => return fail(&format!("cannot read the current directory: {error}")),
     };
-    let cargo_flags = args.manifest_path.is_some()
-        || !args.packages.is_empty()
-        || args.workspace
-        || !args.exclude.is_empty();
-    let units = if args.paths.is_empty() {
-        let options = cargo_mode::CargoOptions {
-            manifest_path: args.manifest_path.clone(),
-            packages: args.packages.clone(),
-            workspace: args.workspace,
-            exclude: args.exclude.clone(),
-        };
-        cargo_mode::discover(&options, &cwd)
-    } else if cargo_flags {
-        return fail(
-            "PATHS cannot be combined with --manifest-path, --package, --workspace or --exclude",
-        );
-    } else {
-        path_mode::discover(&args.paths)
+    let config_start = match &args.manifest_path {
+        Some(manifest) => cwd
+            .join(manifest)
+            .parent()
+            .map_or(cwd.clone(), Path::to_path_buf),
+        None => cwd.clone(),
     };
-    let units = match units {
+    let mut settings = match config::load(&config_start, args.config.as_deref()) {
+        Ok(settings) => settings,
+        Err(error) => return config_failure(&error),
+    };
+    if let Err(message) = settings.apply_command_line(&command_line_levels(&matches)) {
+        return fail(&message);
+    }
+    if args.show_settings {
+        print!("{}", settings.show());
+        return ExitCode::SUCCESS;
+    }
+
+    let units = match discover(&args, &cwd) {
         Ok(units) => units,
-        Err(error) => return fail(&error.to_string()),
+        Err(status) => return status,
     };
 
     if args.diff {
-        return show_diff(&units, &cwd, &args);
+        return show_diff(&units, &cwd, &args, &settings);
     }
     let mut applied = 0;
     if args.fix {
-        match apply_fixes(&units, &cwd, &args) {
+        match apply_fixes(&units, &cwd, &args, &settings) {
             Ok(count) => applied = count,
             Err(status) => return status,
         }
     }
 
-    let result = crate::engine::lint(&units, &cwd);
-
-    let stdout_is_terminal = io::stdout().is_terminal();
-    let choice = match (args.color, args.format) {
-        (_, Format::Json) | (Color::Never, _) => ColorChoice::Never,
-        (Color::Always, _) => ColorChoice::Always,
-        (Color::Auto, _) if stdout_is_terminal && std::env::var_os("NO_COLOR").is_none() => {
-            ColorChoice::Auto
-        }
-        (Color::Auto, _) => ColorChoice::Never,
-    };
-    let mut out = StandardStream::stdout(choice);
-    if let Err(error) = args.format.emitter().emit(&result, &mut out) {
-        if error.kind() != io::ErrorKind::BrokenPipe {
-            return fail(&format!("cannot write the report: {error}"));
+    let mut result = crate::engine::lint_with(&units, &cwd, &Default::default(), &settings);
+    if let Some(revision) = &args.changed_since {
+        match crate::changed::changed_files(&cwd, revision) {
+            Ok(changed) => result.diagnostics.retain(|d| {
+                result.sources.get(d.file).is_some_and(|s| {
+                    let path = std::fs::canonicalize(&s.path).unwrap_or_else(|_| s.path.clone());
+                    changed.contains(&path)
+                })
+            }),
+            Err(message) => return fail(&message),
         }
     }
-    let _ = out.flush();
+    let root = crate::output::repository_root(&cwd);
+
+    if let Some(path) = &args.write_baseline {
+        let report = Report {
+            result: &result,
+            root: root.clone(),
+        };
+        return match crate::baseline::write(path, &report) {
+            Ok(count) => {
+                let _ = writeln!(
+                    io::stderr(),
+                    "Wrote {count} findings to the baseline `{}`.",
+                    path.display()
+                );
+                ExitCode::SUCCESS
+            }
+            Err(message) => fail(&message),
+        };
+    }
+    if let Some(path) = &args.baseline {
+        let baseline = match crate::baseline::load(path) {
+            Ok(baseline) => baseline,
+            Err(message) => return fail(&message),
+        };
+        let report = Report {
+            result: &result,
+            root: root.clone(),
+        };
+        let (kept, applied) = crate::baseline::apply(&baseline, &report);
+        result.diagnostics = kept;
+        if applied.hidden > 0 || applied.stale > 0 {
+            let _ = writeln!(
+                io::stderr(),
+                "The baseline hid {} findings; {} of its entries no longer match (write it again with --write-baseline to prune them).",
+                applied.hidden,
+                applied.stale
+            );
+        }
+    }
+
+    if let Err(status) = print_report(&args, &result, root) {
+        return status;
+    }
 
     if args.fix && applied > 0 {
-        let files = if applied == 1 { "fix" } else { "fixes" };
+        let fixes = if applied == 1 { "fix" } else { "fixes" };
         let _ = writeln!(
             io::stderr(),
-            "Applied {applied} {files}; {} left.",
+            "Applied {applied} {fixes}; {} left.",
             result.diagnostics.len()
         );
     }
@@ -201,6 +391,108 @@ pub fn run(raw: Vec<std::ffi::OsString>) -> ExitCode {
     }
 }
 
+fn discover(args: &Args, cwd: &Path) -> Result<Vec<LintUnit>, ExitCode> {
+    let cargo_flags = args.manifest_path.is_some()
+        || !args.packages.is_empty()
+        || args.workspace
+        || !args.exclude.is_empty();
+    let units = if args.paths.is_empty() {
+        let options = cargo_mode::CargoOptions {
+            manifest_path: args.manifest_path.clone(),
+            packages: args.packages.clone(),
+            workspace: args.workspace,
+            exclude: args.exclude.clone(),
+        };
+        cargo_mode::discover(&options, cwd)
+    } else if cargo_flags {
+        return Err(fail(
+            "PATHS cannot be combined with --manifest-path, --package, --workspace or --exclude",
+        ));
+    } else {
+        path_mode::discover(&args.paths)
+    };
+    units.map_err(|error| fail(&error.to_string()))
+}
+
+fn color_choice(args: &Args, terminal: bool) -> ColorChoice {
+    match args.color {
+        Color::Never => ColorChoice::Never,
+        Color::Always => ColorChoice::Always,
+        Color::Auto if terminal && std::env::var_os("NO_COLOR").is_none() => ColorChoice::Auto,
+        Color::Auto => ColorChoice::Never,
+    }
+}
+
+/// Print the report: the chosen format on stdout (or in --output-file, with the human report on
+/// the terminal), the human report and annotations both under GitHub Actions, or statistics.
+fn print_report(args: &Args, result: &LintResult, root: Option<PathBuf>) -> Result<(), ExitCode> {
+    let report = Report { result, root };
+    let terminal = io::stdout().is_terminal();
+    let mut stdout = StandardStream::stdout(color_choice(args, terminal));
+    let outcome = (|| -> io::Result<()> {
+        if args.statistics {
+            write_statistics(&mut stdout, result)?;
+        } else if let Some(path) = &args.output_file {
+            let format = args.format.unwrap_or(Format::Human);
+            let mut buffer = codespan_reporting::term::termcolor::NoColor::new(Vec::new());
+            format.emitter().emit(&report, &mut buffer)?;
+            std::fs::write(path, buffer.into_inner())?;
+            Format::Human.emitter().emit(&report, &mut stdout)?;
+        } else {
+            match args.format {
+                Some(format) if format.is_machine() => {
+                    let mut plain = StandardStream::stdout(ColorChoice::Never);
+                    format.emitter().emit(&report, &mut plain)?;
+                    plain.flush()?;
+                }
+                Some(format) => format.emitter().emit(&report, &mut stdout)?,
+                None => {
+                    Format::Human.emitter().emit(&report, &mut stdout)?;
+                    if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true") {
+                        Format::Github.emitter().emit(&report, &mut stdout)?;
+                    }
+                }
+            }
+        }
+        stdout.flush()
+    })();
+    match outcome {
+        Ok(()) => Ok(()),
+        Err(error) if error.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        Err(error) => Err(fail(&format!("cannot write the report: {error}"))),
+    }
+}
+
+/// `--statistics`: findings per rule, with how many carry a fix `--fix` (or `--unsafe-fixes`)
+/// would apply.
+fn write_statistics(out: &mut dyn WriteColor, result: &LintResult) -> io::Result<()> {
+    use std::collections::BTreeMap;
+    let mut counts: BTreeMap<(&str, &str), (usize, usize, usize)> = BTreeMap::new();
+    for d in &result.diagnostics {
+        let entry = counts.entry((d.code, d.name)).or_default();
+        entry.0 += 1;
+        match d.fix.as_ref().map(|f| f.applicability) {
+            Some(crate::diagnostic::Applicability::Safe) => entry.1 += 1,
+            Some(crate::diagnostic::Applicability::Unsafe) => entry.2 += 1,
+            _ => {}
+        }
+    }
+    writeln!(
+        out,
+        "{:>5}  {:<7} {:<25} {:>5} {:>7}",
+        "Count", "Code", "Name", "Safe", "Unsafe"
+    )?;
+    for ((code, name), (count, safe, unsafe_)) in &counts {
+        writeln!(
+            out,
+            "{count:>5}  {code:<7} {name:<25} {safe:>5} {unsafe_:>7}"
+        )?;
+    }
+    let total: usize = counts.values().map(|c| c.0).sum();
+    let safe: usize = counts.values().map(|c| c.1).sum();
+    writeln!(out, "{total:>5}  total; {safe} fixable with --fix")
+}
+
 fn fix_options(args: &Args) -> crate::fix::FixOptions {
     crate::fix::FixOptions {
         unsafe_fixes: args.unsafe_fixes,
@@ -208,8 +500,8 @@ fn fix_options(args: &Args) -> crate::fix::FixOptions {
 }
 
 /// `--diff`: what `--fix` would change, as a unified diff on stdout. Writes nothing.
-fn show_diff(units: &[crate::engine::LintUnit], cwd: &std::path::Path, args: &Args) -> ExitCode {
-    let run = crate::fix::fix(units, cwd, fix_options(args));
+fn show_diff(units: &[LintUnit], cwd: &Path, args: &Args, settings: &Settings) -> ExitCode {
+    let run = crate::fix::fix_from(units, cwd, fix_options(args), Default::default(), settings);
     for problem in &run.problems {
         let _ = writeln!(io::stderr(), "error: {problem}");
     }
@@ -241,11 +533,12 @@ fn show_diff(units: &[crate::engine::LintUnit], cwd: &std::path::Path, args: &Ar
 /// `--fix`: compute the fixes, check the VCS guard, write the files. Returns how many fixes were
 /// written, or the exit status to stop with.
 fn apply_fixes(
-    units: &[crate::engine::LintUnit],
-    cwd: &std::path::Path,
+    units: &[LintUnit],
+    cwd: &Path,
     args: &Args,
+    settings: &Settings,
 ) -> Result<usize, ExitCode> {
-    let run = crate::fix::fix(units, cwd, fix_options(args));
+    let run = crate::fix::fix_from(units, cwd, fix_options(args), Default::default(), settings);
     let paths: Vec<PathBuf> = run.files.iter().map(|f| f.path.clone()).collect();
     let vcs = crate::fix::vcs::VcsOptions {
         allow_dirty: args.allow_dirty,
@@ -275,9 +568,8 @@ fn apply_fixes(
     }
     if failed {
         // Report what is left all the same, then exit 2.
-        let result = crate::engine::lint(units, cwd);
-        let mut out = StandardStream::stdout(ColorChoice::Never);
-        let _ = args.format.emitter().emit(&result, &mut out);
+        let result = crate::engine::lint_with(units, cwd, &Default::default(), settings);
+        let _ = print_report(args, &result, crate::output::repository_root(cwd));
         return Err(ExitCode::from(2));
     }
     Ok(applied)

@@ -90,6 +90,9 @@ pub struct Diagnostic {
     pub help: Option<String>,
     /// A change that resolves it, if the rule can offer one.
     pub fix: Option<Fix>,
+    /// The name of the function around the primary span (filled in by the engine), which keys
+    /// baselines and fingerprints.
+    pub context: Option<String>,
 }
 
 impl Diagnostic {

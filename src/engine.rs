@@ -8,6 +8,8 @@ use rayon::prelude::*;
 
 use crate::analysis::crate_graph::CrateGraph;
 use crate::analysis::facts::FileFacts;
+use crate::analysis::vocabulary::Vocabulary;
+use crate::config::Settings;
 use crate::diagnostic::Diagnostic;
 use crate::discovery::module_tree::{self, ModuleFile};
 use crate::rules::{self, syntax_error, RuleContext};
@@ -72,7 +74,13 @@ impl Analysed {
     }
 
     /// Analyse the files not analysed yet, in parallel.
-    fn analyse(&mut self, files: Vec<&UnitFile>, cwd: &Path, overlay: &Overlay) {
+    fn analyse(
+        &mut self,
+        files: Vec<&UnitFile>,
+        cwd: &Path,
+        overlay: &Overlay,
+        vocabulary: &Vocabulary,
+    ) {
         let mut fresh: Vec<(PathBuf, &UnitFile)> = Vec::new();
         for file in files {
             let key = Self::key(&file.path);
@@ -82,7 +90,13 @@ impl Analysed {
         }
         let first = self.sources.len();
         let analyse = |(offset, (_, file)): (usize, &(PathBuf, &UnitFile))| {
-            analyse_file(first + offset, file, cwd, overlay.get(&file.path))
+            analyse_file(
+                first + offset,
+                file,
+                cwd,
+                overlay.get(&file.path),
+                vocabulary,
+            )
         };
         let outcomes: Vec<(SourceFile, FileOutcome)> = match rayon::ThreadPoolBuilder::new()
             .stack_size(PARSER_STACK)
@@ -110,17 +124,25 @@ pub type Overlay = HashMap<PathBuf, String>;
 
 /// Lint the units. File paths are shown relative to `cwd`.
 pub fn lint(units: &[LintUnit], cwd: &Path) -> LintResult {
-    lint_with(units, cwd, &Overlay::new())
+    lint_with(units, cwd, &Overlay::new(), &Settings::default())
 }
 
-/// Lint the units, reading the files of `overlay` from it rather than from disk.
-pub fn lint_with(units: &[LintUnit], cwd: &Path, overlay: &Overlay) -> LintResult {
+/// Lint the units with `settings`, reading the files of `overlay` from it rather than from disk.
+pub fn lint_with(
+    units: &[LintUnit],
+    cwd: &Path,
+    overlay: &Overlay,
+    settings: &Settings,
+) -> LintResult {
     let mut units: Vec<LintUnit> = units.to_vec();
+    for unit in &mut units {
+        unit.files.retain(|f| !settings.is_excluded(&f.path));
+    }
     let mut analysed = Analysed::default();
     let mut expanded = vec![0usize; units.len()];
     loop {
         let wanted: Vec<&UnitFile> = units.iter().flat_map(|u| u.files.iter()).collect();
-        analysed.analyse(wanted, cwd, overlay);
+        analysed.analyse(wanted, cwd, overlay, &settings.vocabulary);
         let mut grew = false;
         for (unit, cursor) in units.iter_mut().zip(expanded.iter_mut()) {
             if !unit.follow_modules {
@@ -144,7 +166,9 @@ pub fn lint_with(units: &[LintUnit], cwd: &Path, overlay: &Overlay) -> LintResul
                         continue;
                     };
                     let key = Analysed::key(&child.path);
-                    if unit.files.iter().any(|f| Analysed::key(&f.path) == key) {
+                    if settings.is_excluded(&child.path)
+                        || unit.files.iter().any(|f| Analysed::key(&f.path) == key)
+                    {
                         continue;
                     }
                     let mut module = parent.module.clone();
@@ -189,12 +213,15 @@ pub fn lint_with(units: &[LintUnit], cwd: &Path, overlay: &Overlay) -> LintResul
         let context = RuleContext {
             graph: &graph,
             sources: &sources,
+            settings,
         };
         for rule in &rules {
             rule.check(&context, &mut diagnostics);
         }
     }
 
+    sort_and_dedup(&mut diagnostics, &sources);
+    let mut diagnostics = crate::policy::apply(settings, &sources, &facts, diagnostics);
     sort_and_dedup(&mut diagnostics, &sources);
     LintResult {
         sources,
@@ -228,6 +255,7 @@ fn analyse_file(
     file: &UnitFile,
     cwd: &Path,
     replacement: Option<&String>,
+    vocabulary: &Vocabulary,
 ) -> (SourceFile, FileOutcome) {
     let shown = display_path(&file.path, cwd);
     let read = match replacement {
@@ -263,7 +291,7 @@ fn analyse_file(
         }
     };
     let outcome = match std::panic::catch_unwind(|| {
-        crate::analysis::analyse_text(&text, file.module.clone())
+        crate::analysis::analyse_text(&text, file.module.clone(), vocabulary)
     }) {
         Ok(Ok(facts)) => FileOutcome::Facts(facts),
         Ok(Err(failure)) => FileOutcome::Failed(syntax_error::diagnostic(

@@ -6,11 +6,17 @@
 //! [`diagnostic::Diagnostic`]s, which the output formats ([`output`]) print.
 
 pub mod analysis;
+pub mod baseline;
+pub mod changed;
 pub mod cli;
+pub mod config;
 pub mod diagnostic;
 pub mod discovery;
 pub mod engine;
+pub mod fingerprint;
 pub mod fix;
 pub mod output;
+pub mod policy;
 pub mod rules;
 pub mod source;
+pub mod suppression;

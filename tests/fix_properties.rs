@@ -94,7 +94,13 @@ fn units(path: &Path) -> Vec<LintUnit> {
 fn fixed_text(path: &Path, text: &str) -> (String, usize) {
     let mut overlay = Overlay::new();
     overlay.insert(path.to_path_buf(), text.to_string());
-    let run = fix::fix_from(&units(path), Path::new("/"), FixOptions::default(), overlay);
+    let run = fix::fix_from(
+        &units(path),
+        Path::new("/"),
+        FixOptions::default(),
+        overlay,
+        &Default::default(),
+    );
     assert!(run.problems.is_empty(), "{:?}", run.problems);
     match run.files.first() {
         Some(file) => (file.fixed.clone(), run.applied()),

@@ -221,8 +221,13 @@ fn check_rule_fixes(rule_dir: &str) {
                     for f in &run.files {
                         overlay.insert(f.path.clone(), f.fixed.clone());
                     }
-                    let again =
-                        fix::fix_from(&units, Path::new("/"), FixOptions::default(), overlay);
+                    let again = fix::fix_from(
+                        &units,
+                        Path::new("/"),
+                        FixOptions::default(),
+                        overlay,
+                        &Default::default(),
+                    );
                     if !again.files.is_empty() {
                         failures.push(format!(
                             "{name}: a second fix run still changes {}",

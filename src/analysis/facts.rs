@@ -133,6 +133,8 @@ impl CallSite {
 pub struct FunctionFacts {
     pub name: String,
     pub name_span: ByteSpan,
+    /// The whole item, attributes included.
+    pub item_span: ByteSpan,
     /// The implementing type (last path segment) for methods and associated functions.
     pub self_ty: Option<String>,
     /// The trait, for trait impls and trait default methods.
@@ -155,13 +157,22 @@ pub struct FileFacts {
     pub string_consts: Vec<(String, String)>,
     /// The out-of-line modules (`mod x;`) the file declares.
     pub mod_decls: Vec<ModDecl>,
+    /// The spans of the file's items that a suppression comment can cover (functions, impls,
+    /// traits, modules), attributes included.
+    pub items: Vec<ByteSpan>,
 }
 
 /// Build the facts of a parsed file. `base` is added to every byte offset (it accounts for a
 /// byte order mark or shebang line that was cut off before parsing). `module` is the file's
 /// module path within its crate.
-pub fn collect(file: &syn::File, base: usize, module: Vec<String>) -> FileFacts {
+pub fn collect(
+    file: &syn::File,
+    base: usize,
+    module: Vec<String>,
+    vocabulary: &vocab::Vocabulary,
+) -> FileFacts {
     let mut builder = FactsBuilder {
+        vocab: vocabulary,
         facts: FileFacts::default(),
         base,
         module,
@@ -201,7 +212,8 @@ struct FunctionState {
     pending_flows: Vec<FlowValue>,
 }
 
-struct FactsBuilder {
+struct FactsBuilder<'v> {
+    vocab: &'v vocab::Vocabulary,
     facts: FileFacts,
     base: usize,
     module: Vec<String>,
@@ -226,7 +238,7 @@ enum Condition {
     NotCancelled(ByteSpan),
 }
 
-impl FactsBuilder {
+impl<'v> FactsBuilder<'v> {
     fn span(&self, node: &impl Spanned) -> ByteSpan {
         let range = node.span().byte_range();
         ByteSpan::new(range.start + self.base, range.end + self.base)
@@ -256,6 +268,7 @@ impl FactsBuilder {
 
     fn enter_function(
         &mut self,
+        item_span: ByteSpan,
         sig: &syn::Signature,
         self_ty: Option<String>,
         trait_name: Option<String>,
@@ -263,7 +276,7 @@ impl FactsBuilder {
         let name = sig.ident.to_string();
         let has_receiver = sig.receiver().is_some();
         let name_span = self.span(&sig.ident);
-        let hook = if vocab::is_cancel_hook_name(&name, has_receiver) {
+        let hook = if self.vocab.is_cancel_hook(&name, has_receiver) {
             Some(self.add_origin(
                 OriginKind::Hook,
                 name_span,
@@ -285,6 +298,7 @@ impl FactsBuilder {
             facts: FunctionFacts {
                 name,
                 name_span,
+                item_span,
                 self_ty,
                 trait_name,
                 has_receiver,
@@ -301,12 +315,14 @@ impl FactsBuilder {
 
     fn with_function(
         &mut self,
+        item_span: ByteSpan,
         sig: &syn::Signature,
         self_ty: Option<String>,
         trait_name: Option<String>,
         body: &syn::Block,
     ) {
-        self.enter_function(sig, self_ty, trait_name);
+        self.facts.items.push(item_span);
+        self.enter_function(item_span, sig, self_ty, trait_name);
         let saved = std::mem::take(&mut self.origins);
         if let Some(hook) = self.functions.last().and_then(|f| f.facts.hook) {
             self.origins.push(hook);
@@ -392,11 +408,11 @@ impl FactsBuilder {
 
     /// Whether an expression is, builds, or was derived from a JSON-RPC response message.
     fn is_response_valued(&self, expr: &Expr) -> bool {
-        struct Finder<'b> {
-            builder: &'b FactsBuilder,
+        struct Finder<'b, 'v> {
+            builder: &'b FactsBuilder<'v>,
             found: bool,
         }
-        impl<'ast> Visit<'ast> for Finder<'_> {
+        impl<'ast> Visit<'ast> for Finder<'_, '_> {
             fn visit_expr(&mut self, expr: &'ast Expr) {
                 if self.found {
                     return;
@@ -536,7 +552,7 @@ impl FactsBuilder {
     fn is_request_cancelled_future(&self, expr: &Expr) -> bool {
         match expr {
             Expr::MethodCall(m) if m.method == "cancelled" || m.method == "cancelled_owned" => {
-                is_request_token(&m.receiver)
+                is_request_token(self.vocab, &m.receiver)
             }
             Expr::MethodCall(m) if m.args.is_empty() => {
                 self.is_request_cancelled_future(&m.receiver)
@@ -572,7 +588,9 @@ impl FactsBuilder {
         match cond {
             Expr::Paren(p) => self.classify_condition(&p.expr),
             Expr::Group(g) => self.classify_condition(&g.expr),
-            Expr::MethodCall(m) if m.method == "is_cancelled" && is_request_token(&m.receiver) => {
+            Expr::MethodCall(m)
+                if m.method == "is_cancelled" && is_request_token(self.vocab, &m.receiver) =>
+            {
                 Condition::Cancelled(
                     OriginKind::IfCancelled,
                     self.span(cond),
@@ -595,7 +613,9 @@ impl FactsBuilder {
                 }
             }
             Expr::Binary(b) if matches!(b.op, syn::BinOp::Eq(_)) => {
-                match cancel_method_operand(&b.left).or_else(|| cancel_method_operand(&b.right)) {
+                match cancel_method_operand(self.vocab, &b.left)
+                    .or_else(|| cancel_method_operand(self.vocab, &b.right))
+                {
                     Some(condition) => Condition::Cancelled(
                         OriginKind::DispatchArm,
                         self.span(cond),
@@ -606,7 +626,11 @@ impl FactsBuilder {
                 }
             }
             Expr::MethodCall(m) if m.method == "eq" && m.args.len() == 1 => {
-                match m.args.first().and_then(cancel_method_operand) {
+                match m
+                    .args
+                    .first()
+                    .and_then(|a| cancel_method_operand(self.vocab, a))
+                {
                     Some(condition) => Condition::Cancelled(
                         OriginKind::DispatchArm,
                         self.span(cond),
@@ -618,7 +642,7 @@ impl FactsBuilder {
             }
             Expr::Macro(m) if macro_name(&m.mac) == "matches" => {
                 let cancels = parse_macro_body(&m.mac.tokens).is_some()
-                    && tokens_mention_cancel(&m.mac.tokens);
+                    && tokens_mention_cancel(self.vocab, &m.mac.tokens);
                 if cancels {
                     Condition::Cancelled(
                         OriginKind::DispatchArm,
@@ -630,7 +654,7 @@ impl FactsBuilder {
                     Condition::Plain
                 }
             }
-            Expr::Let(l) => match pattern_cancel_condition(&l.pat) {
+            Expr::Let(l) => match pattern_cancel_condition(self.vocab, &l.pat) {
                 Some(condition) => Condition::Cancelled(
                     OriginKind::DispatchArm,
                     self.span(cond),
@@ -685,7 +709,7 @@ impl FactsBuilder {
                     ));
                 }
                 init.diverge.as_ref()?;
-                let cancels = pattern_cancel_condition(&local.pat).or_else(|| {
+                let cancels = pattern_cancel_condition(self.vocab, &local.pat).or_else(|| {
                     (is_ok_pattern(&local.pat) && converts_to_cancel_notification(&init.expr))
                         .then_some(OriginCondition::Always)
                 })?;
@@ -890,7 +914,7 @@ impl FactsBuilder {
         what: String,
         pure: bool,
     ) {
-        if vocab::SINK_CALLS.contains(&name) {
+        if self.vocab.is_sink_call(name) {
             self.record_sink(span, SinkKind::Response, what, pure);
         } else if vocab::FURTHER_MESSAGE_CALLS.contains(&name) {
             self.record_sink(span, SinkKind::FurtherMessage, what, pure);
@@ -916,15 +940,13 @@ fn path_attribute(attrs: &[syn::Attribute]) -> Option<String> {
 }
 
 /// Whether the callee of a call is named like a sink (then it is a send, not a call to follow).
-fn is_send_name(name: &str) -> bool {
-    vocab::SINK_CALLS.contains(&name) || vocab::FURTHER_MESSAGE_CALLS.contains(&name)
+fn is_send_name(vocabulary: &vocab::Vocabulary, name: &str) -> bool {
+    vocabulary.is_sink_call(name) || vocab::FURTHER_MESSAGE_CALLS.contains(&name)
 }
 
 /// A request token's receiver: anything not named like a server-wide shutdown token.
-fn is_request_token(receiver: &Expr) -> bool {
-    !expr_idents(receiver)
-        .iter()
-        .any(|ident| vocab::is_shutdown_word(ident))
+fn is_request_token(vocabulary: &vocab::Vocabulary, receiver: &Expr) -> bool {
+    vocabulary.is_request_token(&expr_idents(receiver))
 }
 
 /// Whether an expression constructs a JSON-RPC response or error message.
@@ -1014,14 +1036,14 @@ fn describe_call(receiver: Option<&Expr>, name: &str) -> String {
 }
 
 /// `"notifications/cancelled"` or a constant that may hold it.
-fn cancel_method_operand(expr: &Expr) -> Option<OriginCondition> {
-    if str_literal(expr).as_deref() == Some(vocab::CANCELLED_METHOD) {
+fn cancel_method_operand(vocabulary: &vocab::Vocabulary, expr: &Expr) -> Option<OriginCondition> {
+    if str_literal(expr).is_some_and(|s| vocabulary.is_cancel_method(&s)) {
         return Some(OriginCondition::Always);
     }
     match expr {
         Expr::Path(p) => const_condition(&path_segments(&p.path)),
-        Expr::Reference(r) => cancel_method_operand(&r.expr),
-        Expr::MethodCall(m) if m.args.is_empty() => cancel_method_operand(&m.receiver),
+        Expr::Reference(r) => cancel_method_operand(vocabulary, &r.expr),
+        Expr::MethodCall(m) if m.args.is_empty() => cancel_method_operand(vocabulary, &m.receiver),
         _ => None,
     }
 }
@@ -1035,19 +1057,19 @@ fn const_condition(segments: &[String]) -> Option<OriginCondition> {
 
 /// Whether a pattern selects the cancellation notification: its method string, a constant, or an
 /// enum variant such as `ClientNotification::CancelledNotification(..)`.
-fn pattern_cancel_condition(pat: &Pat) -> Option<OriginCondition> {
+fn pattern_cancel_condition(v: &vocab::Vocabulary, pat: &Pat) -> Option<OriginCondition> {
     match pat {
-        Pat::Lit(lit) => (str_literal(&Expr::Lit(lit.clone())).as_deref()
-            == Some(vocab::CANCELLED_METHOD))
-        .then_some(OriginCondition::Always),
+        Pat::Lit(lit) => str_literal(&Expr::Lit(lit.clone()))
+            .is_some_and(|s| v.is_cancel_method(&s))
+            .then_some(OriginCondition::Always),
         Pat::Ident(ident) if ident.subpat.is_none() => const_condition(&[ident.ident.to_string()]),
         Pat::Ident(ident) => ident
             .subpat
             .as_ref()
-            .and_then(|(_, sub)| pattern_cancel_condition(sub)),
+            .and_then(|(_, sub)| pattern_cancel_condition(v, sub)),
         Pat::Path(p) => {
             let segments = path_segments(&p.path);
-            if vocab::is_cancel_notification_path(&segments) {
+            if v.is_cancel_notification_path(&segments) {
                 Some(OriginCondition::Always)
             } else if segments.len() >= 2 {
                 const_condition(&segments)
@@ -1056,25 +1078,25 @@ fn pattern_cancel_condition(pat: &Pat) -> Option<OriginCondition> {
             }
         }
         Pat::TupleStruct(ts) => {
-            if vocab::is_cancel_notification_path(&path_segments(&ts.path)) {
+            if v.is_cancel_notification_path(&path_segments(&ts.path)) {
                 Some(OriginCondition::Always)
             } else {
-                ts.elems.iter().find_map(pattern_cancel_condition)
+                ts.elems.iter().find_map(|p| pattern_cancel_condition(v, p))
             }
         }
         Pat::Struct(s) => {
-            if vocab::is_cancel_notification_path(&path_segments(&s.path)) {
+            if v.is_cancel_notification_path(&path_segments(&s.path)) {
                 Some(OriginCondition::Always)
             } else {
                 s.fields
                     .iter()
-                    .find_map(|f| pattern_cancel_condition(&f.pat))
+                    .find_map(|f| pattern_cancel_condition(v, &f.pat))
             }
         }
-        Pat::Or(or) => or.cases.iter().find_map(pattern_cancel_condition),
-        Pat::Paren(p) => pattern_cancel_condition(&p.pat),
-        Pat::Reference(r) => pattern_cancel_condition(&r.pat),
-        Pat::Tuple(t) => t.elems.iter().find_map(pattern_cancel_condition),
+        Pat::Or(or) => or.cases.iter().find_map(|p| pattern_cancel_condition(v, p)),
+        Pat::Paren(p) => pattern_cancel_condition(v, &p.pat),
+        Pat::Reference(r) => pattern_cancel_condition(v, &r.pat),
+        Pat::Tuple(t) => t.elems.iter().find_map(|p| pattern_cancel_condition(v, p)),
         _ => None,
     }
 }
@@ -1095,36 +1117,39 @@ fn converts_to_cancel_notification(expr: &Expr) -> bool {
             .any(|i| i.starts_with("try_") || i.starts_with("from_") || i == "parse")
 }
 
-fn tokens_mention_cancel(tokens: &proc_macro2::TokenStream) -> bool {
+fn tokens_mention_cancel(v: &vocab::Vocabulary, tokens: &proc_macro2::TokenStream) -> bool {
     tokens.clone().into_iter().any(|tree| match tree {
         proc_macro2::TokenTree::Literal(lit) => {
-            lit.to_string().trim_matches('"') == vocab::CANCELLED_METHOD
+            v.is_cancel_method(lit.to_string().trim_matches('"'))
         }
         proc_macro2::TokenTree::Ident(ident) => {
             let text = ident.to_string();
             text == "CancelledNotification" || vocab::is_cancel_const_name(&text)
         }
-        proc_macro2::TokenTree::Group(g) => tokens_mention_cancel(&g.stream()),
+        proc_macro2::TokenTree::Group(g) => tokens_mention_cancel(v, &g.stream()),
         proc_macro2::TokenTree::Punct(_) => false,
     })
 }
 
-impl<'ast> Visit<'ast> for FactsBuilder {
+impl<'ast> Visit<'ast> for FactsBuilder<'_> {
     fn visit_item_fn(&mut self, item: &'ast syn::ItemFn) {
         let saved = std::mem::take(&mut self.impls);
-        self.with_function(&item.sig, None, None, &item.block);
+        let span = self.span(item);
+        self.with_function(span, &item.sig, None, None, &item.block);
         self.impls = saved;
     }
 
     fn visit_impl_item_fn(&mut self, item: &'ast syn::ImplItemFn) {
         let (self_ty, trait_name) = self.impls.last().cloned().unwrap_or((None, None));
-        self.with_function(&item.sig, self_ty, trait_name, &item.block);
+        let span = self.span(item);
+        self.with_function(span, &item.sig, self_ty, trait_name, &item.block);
     }
 
     fn visit_trait_item_fn(&mut self, item: &'ast syn::TraitItemFn) {
         if let Some(block) = &item.default {
             let trait_name = self.impls.last().and_then(|(_, t)| t.clone());
-            self.with_function(&item.sig, None, trait_name, block);
+            let span = self.span(item);
+            self.with_function(span, &item.sig, None, trait_name, block);
         }
     }
 
@@ -1137,6 +1162,8 @@ impl<'ast> Visit<'ast> for FactsBuilder {
             .trait_
             .as_ref()
             .and_then(|(_, path, _)| path.segments.last().map(|s| s.ident.to_string()));
+        let span = self.span(item);
+        self.facts.items.push(span);
         self.impls.push((self_ty, trait_name));
         for impl_item in &item.items {
             self.visit_impl_item(impl_item);
@@ -1145,6 +1172,8 @@ impl<'ast> Visit<'ast> for FactsBuilder {
     }
 
     fn visit_item_trait(&mut self, item: &'ast syn::ItemTrait) {
+        let span = self.span(item);
+        self.facts.items.push(span);
         self.impls.push((None, Some(item.ident.to_string())));
         for trait_item in &item.items {
             self.visit_trait_item(trait_item);
@@ -1155,6 +1184,8 @@ impl<'ast> Visit<'ast> for FactsBuilder {
     fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
         let name = item.ident.to_string();
         let path_attr = path_attribute(&item.attrs);
+        let span = self.span(item);
+        self.facts.items.push(span);
         match &item.content {
             Some((_, items)) => {
                 self.module.push(name.clone());
@@ -1319,7 +1350,7 @@ impl<'ast> Visit<'ast> for FactsBuilder {
         self.visit_expr(&expr.expr);
         let converts = converts_to_cancel_notification(&expr.expr);
         for arm in &expr.arms {
-            let mut condition = pattern_cancel_condition(&arm.pat);
+            let mut condition = pattern_cancel_condition(self.vocab, &arm.pat);
             if condition.is_none() && converts && is_ok_pattern(&arm.pat) {
                 condition = Some(OriginCondition::Always);
             }
@@ -1369,7 +1400,7 @@ impl<'ast> Visit<'ast> for FactsBuilder {
         let what = describe_call(Some(&call.receiver), &name);
         let pure = is_pure(&call.receiver) && call.args.iter().all(is_pure);
         self.check_send_call(&name, span, &args, what, pure);
-        if !is_send_name(&name) {
+        if !is_send_name(self.vocab, &name) {
             let on_self = matches!(peel(&call.receiver), Expr::Path(p) if p.path.is_ident("self"));
             self.record_call(span, Callee::Method { name, on_self });
         }
@@ -1384,8 +1415,13 @@ impl<'ast> Visit<'ast> for FactsBuilder {
                 let args: Vec<&Expr> = call.args.iter().collect();
                 let what = format!("`{}(..)`", segments.join("::"));
                 let pure = call.args.iter().all(is_pure);
-                self.check_send_call(&name, span, &args, what, pure);
-                if !is_send_name(&name) {
+                let sink_path = self.vocab.is_sink_path(&segments);
+                if sink_path {
+                    self.record_sink(span, SinkKind::Response, what.clone(), pure);
+                } else {
+                    self.check_send_call(&name, span, &args, what, pure);
+                }
+                if !sink_path && !is_send_name(self.vocab, &name) {
                     self.record_call(span, Callee::Path(segments));
                 }
             }

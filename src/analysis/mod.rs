@@ -31,7 +31,11 @@ pub fn code_start(text: &str) -> usize {
 }
 
 /// Parse a file's text and build its facts.
-pub fn analyse_text(text: &str, module: Vec<String>) -> Result<facts::FileFacts, ParseFailure> {
+pub fn analyse_text(
+    text: &str,
+    module: Vec<String>,
+    vocabulary: &vocabulary::Vocabulary,
+) -> Result<facts::FileFacts, ParseFailure> {
     let start = code_start(text);
     let code = &text[start..];
     let parsed = syn::parse_file(code).map_err(|error| {
@@ -41,7 +45,7 @@ pub fn analyse_text(text: &str, module: Vec<String>) -> Result<facts::FileFacts,
             message: error.to_string(),
         }
     });
-    let result = parsed.map(|file| facts::collect(&file, start, module));
+    let result = parsed.map(|file| facts::collect(&file, start, module, vocabulary));
     // Spans are no longer needed: free the thread's span table so memory stays flat.
     proc_macro2::extra::invalidate_current_thread_spans();
     result

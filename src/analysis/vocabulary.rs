@@ -296,3 +296,83 @@ pub const COMMON_METHODS: &[&str] = &[
     "start",
     "stop",
 ];
+
+/// The vocabulary in force for a run: the defaults above, extended by the configuration so that
+/// a team with its own SDK can teach the analysis its names.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, serde::Serialize)]
+pub struct Vocabulary {
+    /// More call names that send a response by their name alone.
+    pub sink_calls: Vec<String>,
+    /// Paths (`my_sdk::reply`, `Session::answer`) whose calls send a response; matched against
+    /// the end of a call's path.
+    pub sink_paths: Vec<String>,
+    /// More function names that handle the cancellation notification.
+    pub cancel_hooks: Vec<String>,
+    /// More cancellation notifications: method strings (with a `/`) or type and variant names.
+    pub cancel_notifications: Vec<String>,
+    /// Identifiers that always name a per-request token, whatever other words they hold.
+    pub request_tokens: Vec<String>,
+    /// More words that mark a token as server-wide (shutdown) rather than per-request.
+    pub shutdown_tokens: Vec<String>,
+    /// Guard expressions (for the missing-guard analysis).
+    pub guards: Vec<String>,
+}
+
+impl Vocabulary {
+    pub fn is_sink_call(&self, name: &str) -> bool {
+        SINK_CALLS.contains(&name) || self.sink_calls.iter().any(|s| s == name)
+    }
+
+    /// Whether a call path ends with a configured sink path.
+    pub fn is_sink_path(&self, segments: &[String]) -> bool {
+        self.sink_paths.iter().any(|sink| {
+            let wanted: Vec<&str> = sink.split("::").filter(|s| !s.is_empty()).collect();
+            wanted.len() <= segments.len()
+                && segments[segments.len() - wanted.len()..]
+                    .iter()
+                    .zip(&wanted)
+                    .all(|(a, b)| a == b)
+        })
+    }
+
+    pub fn is_cancel_hook(&self, name: &str, has_receiver: bool) -> bool {
+        is_cancel_hook_name(name, has_receiver) || self.cancel_hooks.iter().any(|h| h == name)
+    }
+
+    /// Whether a string is the method of a cancellation notification.
+    pub fn is_cancel_method(&self, method: &str) -> bool {
+        method == CANCELLED_METHOD
+            || self
+                .cancel_notifications
+                .iter()
+                .any(|n| n.contains('/') && n == method)
+    }
+
+    /// Whether a path names a cancellation notification type or variant.
+    pub fn is_cancel_notification_path(&self, segments: &[String]) -> bool {
+        is_cancel_notification_path(segments)
+            || segments.last().is_some_and(|last| {
+                self.cancel_notifications
+                    .iter()
+                    .any(|n| !n.contains('/') && n == last)
+            })
+    }
+
+    /// Whether a token, named by the identifiers of its expression, is a per-request token.
+    pub fn is_request_token<S: AsRef<str>>(&self, idents: &[S]) -> bool {
+        if idents
+            .iter()
+            .any(|i| self.request_tokens.iter().any(|r| r == i.as_ref()))
+        {
+            return true;
+        }
+        !idents.iter().any(|i| {
+            is_shutdown_word(i.as_ref())
+                || self.shutdown_tokens.iter().any(|w| {
+                    i.as_ref()
+                        .to_ascii_lowercase()
+                        .contains(&w.to_ascii_lowercase())
+                })
+        })
+    }
+}

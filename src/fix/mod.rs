@@ -9,6 +9,7 @@ pub mod write;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
+use crate::config::Settings;
 use crate::diagnostic::{Applicability, Diagnostic, Edit};
 use crate::engine::{lint_with, LintResult, LintUnit, Overlay};
 
@@ -101,18 +102,24 @@ fn choose<'r>(
 
 /// Apply fixes in memory until no applicable fix is left. Nothing is written.
 pub fn fix(units: &[LintUnit], cwd: &Path, options: FixOptions) -> FixRun {
-    fix_from(units, cwd, options, Overlay::new())
+    fix_from(units, cwd, options, Overlay::new(), &Settings::default())
 }
 
 /// [`fix`], starting from texts that replace some files' contents (the originals of a run are
 /// then those texts).
-pub fn fix_from(units: &[LintUnit], cwd: &Path, options: FixOptions, overlay: Overlay) -> FixRun {
+pub fn fix_from(
+    units: &[LintUnit],
+    cwd: &Path,
+    options: FixOptions,
+    overlay: Overlay,
+    settings: &Settings,
+) -> FixRun {
     let mut overlay = overlay;
     let mut files: HashMap<PathBuf, FixedFile> = HashMap::new();
     let mut frozen: HashSet<PathBuf> = HashSet::new();
     let mut problems = Vec::new();
     for round in 0..=MAX_ROUNDS {
-        let result = lint_with(units, cwd, &overlay);
+        let result = lint_with(units, cwd, &overlay, settings);
         let chosen = choose(&result, options, &frozen);
         if chosen.is_empty() {
             return finish(result, files, problems);
@@ -175,7 +182,7 @@ pub fn fix_from(units: &[LintUnit], cwd: &Path, options: FixOptions, overlay: Ov
         }
     }
     // The loop returns from its last round; this is not reached.
-    let result = lint_with(units, cwd, &overlay);
+    let result = lint_with(units, cwd, &overlay, settings);
     finish(result, files, problems)
 }
 

@@ -4,13 +4,13 @@ use std::io;
 
 use codespan_reporting::term::termcolor::WriteColor;
 
-use super::Emitter;
-use crate::engine::LintResult;
+use super::{Emitter, Report};
 
 pub struct Concise;
 
 impl Emitter for Concise {
-    fn emit(&self, result: &LintResult, out: &mut dyn WriteColor) -> io::Result<()> {
+    fn emit(&self, report: &Report<'_>, out: &mut dyn WriteColor) -> io::Result<()> {
+        let result = report.result;
         for diagnostic in &result.diagnostics {
             let Some(file) = result.sources.get(diagnostic.file) else {
                 continue;

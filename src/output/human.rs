@@ -3,14 +3,13 @@
 use std::io;
 use std::ops::Range;
 
-use codespan_reporting::diagnostic::{Diagnostic as Report, Label, Severity as ReportSeverity};
+use codespan_reporting::diagnostic::{Diagnostic as Rendered, Label, Severity as ReportSeverity};
 use codespan_reporting::files::{Error as FilesError, Files};
 use codespan_reporting::term::termcolor::{Color, ColorSpec, WriteColor};
 use codespan_reporting::term::{self};
 
-use super::Emitter;
+use super::{Emitter, Report};
 use crate::diagnostic::{Diagnostic, Fix, Severity};
-use crate::engine::LintResult;
 use crate::fix::edits::apply_edits;
 use crate::source::{ByteSpan, SourceMap};
 
@@ -68,7 +67,7 @@ fn range(sources: &SourceMap, file: usize, span: ByteSpan) -> Range<usize> {
     }
 }
 
-fn report(sources: &SourceMap, d: &Diagnostic) -> Report<usize> {
+fn rendered(sources: &SourceMap, d: &Diagnostic) -> Rendered<usize> {
     let severity = match d.severity {
         Severity::Error => ReportSeverity::Error,
         Severity::Warning => ReportSeverity::Warning,
@@ -83,7 +82,7 @@ fn report(sources: &SourceMap, d: &Diagnostic) -> Report<usize> {
         notes.push(format!("help: {help}"));
     }
     notes.push(format!("`{}` ({}) is on by default", d.code, d.name));
-    Report::new(severity)
+    Rendered::new(severity)
         .with_code(d.code)
         .with_message(&d.message)
         .with_labels(labels)
@@ -91,11 +90,12 @@ fn report(sources: &SourceMap, d: &Diagnostic) -> Report<usize> {
 }
 
 impl Emitter for Human {
-    fn emit(&self, result: &LintResult, out: &mut dyn WriteColor) -> io::Result<()> {
+    fn emit(&self, report: &Report<'_>, out: &mut dyn WriteColor) -> io::Result<()> {
+        let result = report.result;
         let files = SourceFiles(&result.sources);
         let config = term::Config::default();
         for d in &result.diagnostics {
-            term::emit_to_write_style(out, &config, &files, &report(&result.sources, d))
+            term::emit_to_write_style(out, &config, &files, &rendered(&result.sources, d))
                 .map_err(io::Error::other)?;
             if let Some(fix) = &d.fix {
                 write_suggestion(out, &result.sources, fix)?;

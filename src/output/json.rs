@@ -5,15 +5,14 @@ use std::io;
 use codespan_reporting::term::termcolor::WriteColor;
 use serde::Serialize;
 
-use super::Emitter;
+use super::{Emitter, Report};
 use crate::diagnostic::{Applicability, Diagnostic, Severity};
-use crate::engine::LintResult;
 use crate::source::{ByteSpan, SourceMap};
 
 pub struct Json;
 
 #[derive(Serialize)]
-struct Report<'a> {
+struct JsonReport<'a> {
     version: u32,
     tool: Tool,
     diagnostics: Vec<JsonDiagnostic<'a>>,
@@ -33,7 +32,7 @@ struct Summary {
 }
 
 #[derive(Serialize)]
-struct JsonDiagnostic<'a> {
+pub(super) struct JsonDiagnostic<'a> {
     code: &'a str,
     name: &'a str,
     severity: Severity,
@@ -113,7 +112,7 @@ fn path(sources: &SourceMap, file: usize) -> &str {
     sources.get(file).map_or("", |s| s.display_path.as_str())
 }
 
-fn diagnostic<'a>(sources: &'a SourceMap, d: &'a Diagnostic) -> JsonDiagnostic<'a> {
+pub(super) fn diagnostic<'a>(sources: &'a SourceMap, d: &'a Diagnostic) -> JsonDiagnostic<'a> {
     JsonDiagnostic {
         code: d.code,
         name: d.name,
@@ -150,8 +149,9 @@ fn diagnostic<'a>(sources: &'a SourceMap, d: &'a Diagnostic) -> JsonDiagnostic<'
 }
 
 impl Emitter for Json {
-    fn emit(&self, result: &LintResult, out: &mut dyn WriteColor) -> io::Result<()> {
-        let report = Report {
+    fn emit(&self, report: &Report<'_>, out: &mut dyn WriteColor) -> io::Result<()> {
+        let result = report.result;
+        let json = JsonReport {
             version: 1,
             tool: Tool {
                 name: env!("CARGO_PKG_NAME"),
@@ -167,7 +167,7 @@ impl Emitter for Json {
                 diagnostics: result.diagnostics.len(),
             },
         };
-        serde_json::to_writer_pretty(&mut *out, &report).map_err(io::Error::other)?;
+        serde_json::to_writer_pretty(&mut *out, &json).map_err(io::Error::other)?;
         writeln!(out)
     }
 }

@@ -1,29 +1,89 @@
 //! Output formats, one per file, behind one trait.
 
 pub mod concise;
+pub mod github;
+pub mod gitlab;
 pub mod human;
 pub mod json;
+pub mod json_lines;
+pub mod junit;
+pub mod sarif;
 
 use std::io;
+use std::path::{Path, PathBuf};
 
 use codespan_reporting::term::termcolor::WriteColor;
 
 use crate::engine::LintResult;
+use crate::source::FileId;
+
+/// What a format prints: a run's result, and where the repository's root is.
+pub struct Report<'a> {
+    pub result: &'a LintResult,
+    /// Formats that name files relative to the repository (SARIF, GitLab) use this root.
+    pub root: Option<PathBuf>,
+}
+
+impl Report<'_> {
+    /// A file's path relative to the repository root (with `/`), or as displayed.
+    pub fn repository_path(&self, file: FileId) -> String {
+        let Some(source) = self.result.sources.get(file) else {
+            return String::new();
+        };
+        if let Some(root) = &self.root {
+            let absolute =
+                std::fs::canonicalize(&source.path).unwrap_or_else(|_| source.path.clone());
+            if let Ok(relative) = absolute.strip_prefix(root) {
+                return relative.to_string_lossy().replace('\\', "/");
+            }
+        }
+        source.display_path.clone()
+    }
+}
+
+/// The git work tree holding `dir`, if any.
+pub fn repository_root(dir: &Path) -> Option<PathBuf> {
+    let output = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["rev-parse", "--show-toplevel"])
+        .output()
+        .ok()?;
+    if !output.status.success() {
+        return None;
+    }
+    let top = PathBuf::from(
+        String::from_utf8(output.stdout)
+            .ok()?
+            .trim_end_matches(['\n', '\r']),
+    );
+    Some(std::fs::canonicalize(&top).unwrap_or(top))
+}
 
 /// Writes a run's result in one format.
 pub trait Emitter {
-    fn emit(&self, result: &LintResult, out: &mut dyn WriteColor) -> io::Result<()>;
+    fn emit(&self, report: &Report<'_>, out: &mut dyn WriteColor) -> io::Result<()>;
 }
 
 /// The formats `--format` accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
-    /// rustc-style snippets with labels, notes and help.
+    /// rustc-style snippets with labels, notes, help and suggested fixes.
     Human,
     /// One line per diagnostic: `path:line:col: CODE [name] message`.
     Concise,
     /// One JSON object (the stable contract documented in the README).
     Json,
+    /// One JSON object per diagnostic, one per line.
+    JsonLines,
+    /// SARIF 2.1.0, as GitHub code scanning accepts it.
+    Sarif,
+    /// GitHub Actions workflow commands (annotations).
+    Github,
+    /// GitLab Code Quality report.
+    Gitlab,
+    /// JUnit XML.
+    Junit,
 }
 
 impl Format {
@@ -32,6 +92,16 @@ impl Format {
             Format::Human => Box::new(human::Human),
             Format::Concise => Box::new(concise::Concise),
             Format::Json => Box::new(json::Json),
+            Format::JsonLines => Box::new(json_lines::JsonLines),
+            Format::Sarif => Box::new(sarif::Sarif),
+            Format::Github => Box::new(github::Github),
+            Format::Gitlab => Box::new(gitlab::Gitlab),
+            Format::Junit => Box::new(junit::Junit),
         }
+    }
+
+    /// Formats meant for machines: no colour, nothing else on stdout.
+    pub fn is_machine(self) -> bool {
+        !matches!(self, Format::Human | Format::Concise | Format::Github)
     }
 }

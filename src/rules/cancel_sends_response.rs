@@ -34,7 +34,12 @@ impl Rule for CancelSendsResponse {
 
     fn check(&self, context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
         for send in context.graph.cancel_sends() {
-            out.push(diagnostic(&send, context.sources));
+            let mut d = diagnostic(&send, context.sources);
+            // Further messages are a MUST NOT only from 2026-07-28 on.
+            if context.settings.targets_only_2025() && d.message.contains("further message") {
+                d.severity = Severity::Warning;
+            }
+            out.push(d);
         }
     }
 }
@@ -193,5 +198,6 @@ fn diagnostic(send: &CancelSend<'_>, sources: &SourceMap) -> Diagnostic {
         notes,
         help: Some(help),
         fix: fix(send, sources),
+        context: None,
     }
 }

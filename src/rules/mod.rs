@@ -2,7 +2,9 @@
 //! rule's documentation is `rules/<CODE>-<name>.md` at the repository root, embedded here.
 
 pub mod cancel_sends_response;
+pub mod invalid_suppression;
 pub mod syntax_error;
+pub mod unused_suppression;
 
 use crate::analysis::crate_graph::CrateGraph;
 use crate::diagnostic::{Diagnostic, Severity};
@@ -39,6 +41,7 @@ pub enum FixAvailability {
 pub struct RuleContext<'a> {
     pub graph: &'a CrateGraph<'a>,
     pub sources: &'a SourceMap,
+    pub settings: &'a crate::config::Settings,
 }
 
 pub trait Rule: Sync {
@@ -51,6 +54,8 @@ pub fn registry() -> Vec<&'static dyn Rule> {
     vec![
         &syntax_error::SyntaxError,
         &cancel_sends_response::CancelSendsResponse,
+        &unused_suppression::UnusedSuppression,
+        &invalid_suppression::InvalidSuppression,
     ]
 }
 
@@ -59,4 +64,26 @@ pub fn find(code_or_name: &str) -> Option<&'static dyn Rule> {
     registry().into_iter().find(|rule| {
         rule.meta().code.eq_ignore_ascii_case(code_or_name) || rule.meta().name == code_or_name
     })
+}
+
+/// The table `--list-rules` prints.
+pub fn table() -> String {
+    let mut out = String::from("Code    Name                      Default  Fix        Summary\n");
+    for rule in registry() {
+        let m = rule.meta();
+        let fix = match m.fix {
+            FixAvailability::None => "no",
+            FixAvailability::Sometimes => "sometimes",
+            FixAvailability::Always => "yes",
+        };
+        out.push_str(&format!(
+            "{:<7} {:<25} {:<8} {:<10} {}\n",
+            m.code,
+            m.name,
+            m.default_severity.as_str(),
+            fix,
+            m.summary
+        ));
+    }
+    out
 }

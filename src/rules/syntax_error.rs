@@ -42,5 +42,6 @@ pub fn diagnostic(
         notes: vec!["the rest of the files were still linted; this one was not analysed".into()],
         help,
         fix: None,
+        context: None,
     }
 }

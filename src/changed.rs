@@ -1,0 +1,54 @@
+//! `--changed-since REF`: the files changed since a git revision (committed since, staged,
+//! unstaged, or untracked), so that a pull-request run reports only what the change touches.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
+    let output = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .output()
+        .map_err(|e| format!("could not run git: {e}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "`git {}` failed: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&output.stderr).trim()
+        ));
+    }
+    Ok(output.stdout)
+}
+
+/// The files changed since `revision`, as canonical paths.
+pub fn changed_files(cwd: &Path, revision: &str) -> Result<HashSet<PathBuf>, String> {
+    let top = git(cwd, &["rev-parse", "--show-toplevel"])?;
+    let top = PathBuf::from(
+        String::from_utf8_lossy(&top)
+            .trim_end_matches(['\n', '\r'])
+            .to_string(),
+    );
+    git(
+        cwd,
+        &[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            &format!("{revision}^{{commit}}"),
+        ],
+    )
+    .map_err(|_| format!("`{revision}` is not a git revision"))?;
+    let mut files = HashSet::new();
+    for listing in [
+        git(&top, &["diff", "--name-only", "-z", revision, "--"])?,
+        git(&top, &["ls-files", "--others", "--exclude-standard", "-z"])?,
+    ] {
+        for name in listing.split(|b| *b == 0).filter(|n| !n.is_empty()) {
+            let path = top.join(String::from_utf8_lossy(name).as_ref());
+            files.insert(std::fs::canonicalize(&path).unwrap_or(path));
+        }
+    }
+    Ok(files)
+}

@@ -1,0 +1,525 @@
+//! Configuration: `mcp-lint.toml` or `.mcp-lint.toml`, or `[workspace.metadata.mcp-lint]` /
+//! `[package.metadata.mcp-lint]` in `Cargo.toml`, joined with the command line's levels into the
+//! [`Settings`] of a run.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use serde::{Deserialize, Serialize};
+use toml::Spanned;
+
+use crate::analysis::vocabulary::Vocabulary;
+use crate::diagnostic::Severity;
+use crate::rules;
+
+/// What a rule is set to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    Allow,
+    Warn,
+    Deny,
+}
+
+/// The MCP protocol versions a server targets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize, Serialize)]
+pub enum ProtocolVersion {
+    #[serde(rename = "2025-11-25")]
+    V2025_11_25,
+    #[serde(rename = "2026-07-28")]
+    V2026_07_28,
+}
+
+/// The configuration file's contents.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Config {
+    /// Rule levels, by code or name.
+    #[serde(default)]
+    pub rules: BTreeMap<Spanned<String>, Level>,
+    /// Paths (globs, relative to the configuration's directory) never linted.
+    #[serde(default)]
+    pub exclude: Vec<Spanned<String>>,
+    /// Rule levels for some paths.
+    #[serde(default)]
+    pub overrides: Vec<Override>,
+    /// More names for the analysis.
+    #[serde(default)]
+    pub vocabulary: VocabularyConfig,
+    /// The protocol versions the server targets (default: both).
+    #[serde(default)]
+    pub protocol_versions: Option<Vec<ProtocolVersion>>,
+    /// Suppression comments must give a reason (`-- reason`).
+    #[serde(default)]
+    pub require_suppression_reason: bool,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Override {
+    pub paths: Vec<Spanned<String>>,
+    #[serde(default)]
+    pub rules: BTreeMap<Spanned<String>, Level>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct VocabularyConfig {
+    #[serde(default)]
+    pub sink_calls: Vec<String>,
+    #[serde(default)]
+    pub sink_paths: Vec<String>,
+    #[serde(default)]
+    pub cancel_hooks: Vec<String>,
+    #[serde(default)]
+    pub cancel_notifications: Vec<String>,
+    #[serde(default)]
+    pub request_tokens: Vec<String>,
+    #[serde(default)]
+    pub shutdown_tokens: Vec<String>,
+    #[serde(default)]
+    pub guards: Vec<String>,
+}
+
+/// A configuration error, with the file and the byte range it is about, for a spanned report.
+#[derive(Debug, Clone)]
+pub struct ConfigError {
+    pub path: PathBuf,
+    pub text: String,
+    pub span: Option<std::ops::Range<usize>>,
+    pub message: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path.display(), self.message)
+    }
+}
+
+/// Where the configuration came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConfigSource {
+    File(PathBuf),
+    CargoMetadata(PathBuf),
+    Default,
+}
+
+/// Rule levels given on the command line, in the order given.
+pub type CommandLineLevels = Vec<(Level, String)>;
+
+/// Everything a run is configured with.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub source: ConfigSource,
+    /// Glob patterns are relative to this directory.
+    pub root: PathBuf,
+    pub vocabulary: Vocabulary,
+    levels: BTreeMap<&'static str, Level>,
+    overrides: Vec<(GlobSet, Vec<String>, BTreeMap<&'static str, Level>)>,
+    exclude: GlobSet,
+    exclude_patterns: Vec<String>,
+    command_line: BTreeMap<&'static str, Level>,
+    pub protocol_versions: Vec<ProtocolVersion>,
+    pub require_suppression_reason: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            source: ConfigSource::Default,
+            root: PathBuf::from("."),
+            vocabulary: Vocabulary::default(),
+            levels: BTreeMap::new(),
+            overrides: Vec::new(),
+            exclude: GlobSet::empty(),
+            exclude_patterns: Vec::new(),
+            command_line: BTreeMap::new(),
+            protocol_versions: vec![ProtocolVersion::V2025_11_25, ProtocolVersion::V2026_07_28],
+            require_suppression_reason: false,
+        }
+    }
+}
+
+/// The rule codes a level names: a code, a name, or `all`.
+fn codes_for(name: &str) -> Option<Vec<&'static str>> {
+    if name == "all" {
+        return Some(rules::registry().iter().map(|r| r.meta().code).collect());
+    }
+    rules::find(name).map(|r| vec![r.meta().code])
+}
+
+impl Settings {
+    /// The level a rule is set to for a file (relative to the current directory or absolute),
+    /// or `None` for the rule's default.
+    pub fn level(&self, code: &str, path: &Path) -> Option<Level> {
+        if let Some(level) = self.command_line.get(code) {
+            return Some(*level);
+        }
+        let relative = self.relative(path);
+        for (globs, _, levels) in self.overrides.iter().rev() {
+            if globs.is_match(&relative) {
+                if let Some(level) = levels.get(code) {
+                    return Some(*level);
+                }
+            }
+        }
+        self.levels.get(code).copied()
+    }
+
+    /// The severity a diagnostic of `code` gets for `path`, or `None` when the rule is allowed.
+    pub fn severity(&self, code: &str, default: Severity, path: &Path) -> Option<Severity> {
+        match self.level(code, path) {
+            Some(Level::Allow) => None,
+            Some(Level::Warn) => Some(Severity::Warning),
+            Some(Level::Deny) => Some(Severity::Error),
+            None => Some(default),
+        }
+    }
+
+    /// Whether a file is excluded from linting.
+    pub fn is_excluded(&self, path: &Path) -> bool {
+        !self.exclude_patterns.is_empty() && self.exclude.is_match(self.relative(path))
+    }
+
+    fn relative(&self, path: &Path) -> PathBuf {
+        let absolute = if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            std::env::current_dir()
+                .map(|d| d.join(path))
+                .unwrap_or_else(|_| path.to_path_buf())
+        };
+        let absolute = normalise(&absolute);
+        let root = normalise(&self.root);
+        absolute
+            .strip_prefix(&root)
+            .map(Path::to_path_buf)
+            .unwrap_or(absolute)
+    }
+
+    /// Whether only protocol 2025-11-25 is targeted.
+    pub fn targets_only_2025(&self) -> bool {
+        !self
+            .protocol_versions
+            .contains(&ProtocolVersion::V2026_07_28)
+    }
+
+    /// Apply command-line levels (`-A`, `-W`, `-D`), later ones winning.
+    pub fn apply_command_line(&mut self, levels: &CommandLineLevels) -> Result<(), String> {
+        for (level, name) in levels {
+            let codes = codes_for(name).ok_or_else(|| {
+                format!("unknown rule `{name}` (see `cargo mcp-lint --list-rules`)")
+            })?;
+            for code in codes {
+                self.command_line.insert(code, *level);
+            }
+        }
+        Ok(())
+    }
+
+    /// The effective settings, as TOML, for `--show-settings`.
+    pub fn show(&self) -> String {
+        #[derive(Serialize)]
+        #[serde(rename_all = "kebab-case")]
+        struct Shown<'a> {
+            source: String,
+            root: String,
+            rules: BTreeMap<String, String>,
+            exclude: &'a [String],
+            overrides: Vec<ShownOverride>,
+            protocol_versions: &'a [ProtocolVersion],
+            require_suppression_reason: bool,
+            vocabulary: &'a Vocabulary,
+        }
+        #[derive(Serialize)]
+        struct ShownOverride {
+            paths: Vec<String>,
+            rules: BTreeMap<String, String>,
+        }
+        let level_name = |level: Option<Level>, default: Severity| match level {
+            Some(Level::Allow) => "allow".to_string(),
+            Some(Level::Warn) => "warn".to_string(),
+            Some(Level::Deny) => "deny".to_string(),
+            None => match default {
+                Severity::Error => "deny (default)".to_string(),
+                _ => "warn (default)".to_string(),
+            },
+        };
+        let rules = rules::registry()
+            .iter()
+            .map(|r| {
+                let m = r.meta();
+                let level = self
+                    .command_line
+                    .get(m.code)
+                    .or(self.levels.get(m.code))
+                    .copied();
+                (
+                    format!("{} ({})", m.code, m.name),
+                    level_name(level, m.default_severity),
+                )
+            })
+            .collect();
+        let shown = Shown {
+            source: match &self.source {
+                ConfigSource::File(p) => p.display().to_string(),
+                ConfigSource::CargoMetadata(p) => format!("{} (metadata.mcp-lint)", p.display()),
+                ConfigSource::Default => "defaults (no configuration file found)".to_string(),
+            },
+            root: self.root.display().to_string(),
+            rules,
+            exclude: &self.exclude_patterns,
+            overrides: self
+                .overrides
+                .iter()
+                .map(|(_, paths, levels)| ShownOverride {
+                    paths: paths.clone(),
+                    rules: levels
+                        .iter()
+                        .map(|(code, level)| {
+                            (code.to_string(), level_name(Some(*level), Severity::Error))
+                        })
+                        .collect(),
+                })
+                .collect(),
+            protocol_versions: &self.protocol_versions,
+            require_suppression_reason: self.require_suppression_reason,
+            vocabulary: &self.vocabulary,
+        };
+        toml::to_string_pretty(&shown)
+            .unwrap_or_else(|e| format!("# cannot show the settings: {e}\n"))
+    }
+}
+
+/// `a/./b/../c` without touching the file system.
+fn normalise(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+#[derive(Deserialize)]
+struct Manifest {
+    package: Option<MetadataHolder>,
+    workspace: Option<MetadataHolder>,
+}
+
+#[derive(Deserialize)]
+struct MetadataHolder {
+    metadata: Option<Metadata>,
+}
+
+#[derive(Deserialize)]
+struct Metadata {
+    #[serde(rename = "mcp-lint")]
+    mcp_lint: Option<Config>,
+}
+
+const FILE_NAMES: &[&str] = &["mcp-lint.toml", ".mcp-lint.toml"];
+
+fn read(path: &Path) -> Result<String, ConfigError> {
+    std::fs::read_to_string(path).map_err(|e| ConfigError {
+        path: path.to_path_buf(),
+        text: String::new(),
+        span: None,
+        message: format!("cannot read the configuration: {e}"),
+    })
+}
+
+fn parse_config(path: &Path, text: &str) -> Result<Config, ConfigError> {
+    toml::from_str::<Config>(text).map_err(|e| ConfigError {
+        path: path.to_path_buf(),
+        text: text.to_string(),
+        span: e.span(),
+        message: e.message().to_string(),
+    })
+}
+
+fn parse_manifest(path: &Path, text: &str) -> Result<Option<Config>, ConfigError> {
+    let manifest: Manifest = toml::from_str(text).map_err(|e| ConfigError {
+        path: path.to_path_buf(),
+        text: text.to_string(),
+        span: e.span(),
+        message: e.message().to_string(),
+    })?;
+    let from =
+        |holder: Option<MetadataHolder>| holder.and_then(|h| h.metadata).and_then(|m| m.mcp_lint);
+    Ok(from(manifest.package).or_else(|| from(manifest.workspace)))
+}
+
+/// Find the configuration for a run started in `start`: the nearest directory (going up) with
+/// `mcp-lint.toml`, `.mcp-lint.toml`, or a `Cargo.toml` holding `metadata.mcp-lint`.
+pub fn discover(
+    start: &Path,
+) -> Result<Option<(ConfigSource, PathBuf, String, Config)>, ConfigError> {
+    for dir in start.ancestors() {
+        for name in FILE_NAMES {
+            let path = dir.join(name);
+            if path.is_file() {
+                let text = read(&path)?;
+                let config = parse_config(&path, &text)?;
+                return Ok(Some((
+                    ConfigSource::File(path.clone()),
+                    dir.to_path_buf(),
+                    text,
+                    config,
+                )));
+            }
+        }
+        let manifest = dir.join("Cargo.toml");
+        if manifest.is_file() {
+            let text = read(&manifest)?;
+            if text.contains("mcp-lint") {
+                if let Some(config) = parse_manifest(&manifest, &text)? {
+                    return Ok(Some((
+                        ConfigSource::CargoMetadata(manifest.clone()),
+                        dir.to_path_buf(),
+                        text,
+                        config,
+                    )));
+                }
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// Load an explicitly named configuration file (`--config`).
+pub fn load_file(path: &Path) -> Result<(ConfigSource, PathBuf, String, Config), ConfigError> {
+    let text = read(path)?;
+    let root = path
+        .parent()
+        .map(Path::to_path_buf)
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or_else(|| PathBuf::from("."));
+    let root = std::fs::canonicalize(&root).unwrap_or(root);
+    if path.file_name().is_some_and(|n| n == "Cargo.toml") {
+        let config = parse_manifest(path, &text)?.unwrap_or_default();
+        return Ok((
+            ConfigSource::CargoMetadata(path.to_path_buf()),
+            root,
+            text,
+            config,
+        ));
+    }
+    let config = parse_config(path, &text)?;
+    Ok((ConfigSource::File(path.to_path_buf()), root, text, config))
+}
+
+fn rule_levels(
+    path: &Path,
+    text: &str,
+    levels: &BTreeMap<Spanned<String>, Level>,
+) -> Result<BTreeMap<&'static str, Level>, ConfigError> {
+    let mut out = BTreeMap::new();
+    for (name, level) in levels {
+        let codes = codes_for(name.get_ref()).ok_or_else(|| ConfigError {
+            path: path.to_path_buf(),
+            text: text.to_string(),
+            span: Some(name.span()),
+            message: format!(
+                "unknown rule `{}` (see `cargo mcp-lint --list-rules`)",
+                name.get_ref()
+            ),
+        })?;
+        for code in codes {
+            out.insert(code, *level);
+        }
+    }
+    Ok(out)
+}
+
+fn globs(path: &Path, text: &str, patterns: &[Spanned<String>]) -> Result<GlobSet, ConfigError> {
+    let mut builder = GlobSetBuilder::new();
+    for pattern in patterns {
+        let glob = Glob::new(pattern.get_ref()).map_err(|e| ConfigError {
+            path: path.to_path_buf(),
+            text: text.to_string(),
+            span: Some(pattern.span()),
+            message: format!("invalid glob: {e}"),
+        })?;
+        builder.add(glob);
+        // `dir` also matches everything below it.
+        if let Ok(below) = Glob::new(&format!("{}/**", pattern.get_ref().trim_end_matches('/'))) {
+            builder.add(below);
+        }
+    }
+    builder.build().map_err(|e| ConfigError {
+        path: path.to_path_buf(),
+        text: text.to_string(),
+        span: None,
+        message: format!("invalid globs: {e}"),
+    })
+}
+
+/// Turn a loaded configuration into settings.
+pub fn settings_from(
+    source: ConfigSource,
+    root: PathBuf,
+    text: &str,
+    config: Config,
+) -> Result<Settings, ConfigError> {
+    let path = match &source {
+        ConfigSource::File(p) | ConfigSource::CargoMetadata(p) => p.clone(),
+        ConfigSource::Default => PathBuf::new(),
+    };
+    let levels = rule_levels(&path, text, &config.rules)?;
+    let exclude = globs(&path, text, &config.exclude)?;
+    let mut overrides = Vec::new();
+    for o in &config.overrides {
+        overrides.push((
+            globs(&path, text, &o.paths)?,
+            o.paths.iter().map(|p| p.get_ref().clone()).collect(),
+            rule_levels(&path, text, &o.rules)?,
+        ));
+    }
+    let v = config.vocabulary;
+    let root = std::fs::canonicalize(&root).unwrap_or(root);
+    Ok(Settings {
+        source,
+        root,
+        vocabulary: Vocabulary {
+            sink_calls: v.sink_calls,
+            sink_paths: v.sink_paths,
+            cancel_hooks: v.cancel_hooks,
+            cancel_notifications: v.cancel_notifications,
+            request_tokens: v.request_tokens,
+            shutdown_tokens: v.shutdown_tokens,
+            guards: v.guards,
+        },
+        levels,
+        overrides,
+        exclude,
+        exclude_patterns: config.exclude.iter().map(|p| p.get_ref().clone()).collect(),
+        command_line: BTreeMap::new(),
+        protocol_versions: config
+            .protocol_versions
+            .unwrap_or_else(|| vec![ProtocolVersion::V2025_11_25, ProtocolVersion::V2026_07_28]),
+        require_suppression_reason: config.require_suppression_reason,
+    })
+}
+
+/// Find and load the settings for a run started in `start` (or from `explicit`).
+pub fn load(start: &Path, explicit: Option<&Path>) -> Result<Settings, ConfigError> {
+    let found = match explicit {
+        Some(path) => Some(load_file(path)?),
+        None => discover(start)?,
+    };
+    match found {
+        Some((source, root, text, config)) => settings_from(source, root, &text, config),
+        None => Ok(Settings {
+            root: std::fs::canonicalize(start).unwrap_or_else(|_| start.to_path_buf()),
+            ..Settings::default()
+        }),
+    }
+}

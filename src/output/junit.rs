@@ -1,0 +1,88 @@
+//! `--format junit`: JUnit XML, one test suite per file with findings, one failing test case per
+//! diagnostic (or one passing case when nothing was found).
+
+use std::collections::BTreeMap;
+use std::io;
+
+use codespan_reporting::term::termcolor::WriteColor;
+use quick_xml::events::{BytesDecl, BytesText, Event};
+use quick_xml::Writer;
+
+use super::{Emitter, Report};
+
+pub struct Junit;
+
+impl Emitter for Junit {
+    fn emit(&self, report: &Report<'_>, out: &mut dyn WriteColor) -> io::Result<()> {
+        let result = report.result;
+        let mut by_file: BTreeMap<String, Vec<&crate::diagnostic::Diagnostic>> = BTreeMap::new();
+        for d in &result.diagnostics {
+            by_file
+                .entry(report.repository_path(d.file))
+                .or_default()
+                .push(d);
+        }
+        let total = result.diagnostics.len();
+        let mut writer = Writer::new_with_indent(Vec::new(), b' ', 2);
+        writer.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))?;
+        let tests = total.max(1).to_string();
+        let failures = total.to_string();
+        writer
+            .create_element("testsuites")
+            .with_attribute(("name", "cargo-mcp-lint"))
+            .with_attribute(("tests", tests.as_str()))
+            .with_attribute(("failures", failures.as_str()))
+            .write_inner_content(|w| {
+                if by_file.is_empty() {
+                    w.create_element("testsuite")
+                        .with_attribute(("name", "cargo-mcp-lint"))
+                        .with_attribute(("tests", "1"))
+                        .with_attribute(("failures", "0"))
+                        .write_inner_content(|w| {
+                            w.create_element("testcase")
+                                .with_attribute(("name", "no findings"))
+                                .with_attribute(("classname", "cargo-mcp-lint"))
+                                .write_empty()?;
+                            Ok(())
+                        })?;
+                    return Ok(());
+                }
+                for (path, diagnostics) in &by_file {
+                    let count = diagnostics.len().to_string();
+                    w.create_element("testsuite")
+                        .with_attribute(("name", path.as_str()))
+                        .with_attribute(("tests", count.as_str()))
+                        .with_attribute(("failures", count.as_str()))
+                        .write_inner_content(|w| {
+                            for d in diagnostics {
+                                let position = result
+                                    .sources
+                                    .get(d.file)
+                                    .map(|s| s.line_column(d.span.start))
+                                    .map(|p| format!("{}:{}", p.line, p.column))
+                                    .unwrap_or_default();
+                                let name = format!("{} [{}] {path}:{position}", d.code, d.name);
+                                let text = format!(
+                                    "{path}:{position}: {} [{}] {}",
+                                    d.code, d.name, d.message
+                                );
+                                w.create_element("testcase")
+                                    .with_attribute(("name", name.as_str()))
+                                    .with_attribute(("classname", path.as_str()))
+                                    .write_inner_content(|w| {
+                                        w.create_element("failure")
+                                            .with_attribute(("message", d.message.as_str()))
+                                            .with_attribute(("type", d.code))
+                                            .write_text_content(BytesText::new(&text))?;
+                                        Ok(())
+                                    })?;
+                            }
+                            Ok(())
+                        })?;
+                }
+                Ok(())
+            })?;
+        out.write_all(&writer.into_inner())?;
+        writeln!(out)
+    }
+}

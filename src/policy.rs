@@ -1,0 +1,207 @@
+//! What happens to the rules' diagnostics before they are reported: suppression comments
+//! (reporting unused and invalid ones), rule levels from the configuration and the command line,
+//! and the name of the enclosing function, which keys baselines.
+
+use std::collections::HashMap;
+
+use crate::analysis::facts::FileFacts;
+use crate::config::{Level, Settings};
+use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
+use crate::rules::{self, invalid_suppression, unused_suppression};
+use crate::source::{FileId, SourceMap};
+use crate::suppression::{self, Suppression};
+
+/// Whether a suppression's rule name (a code or a name) means `code`.
+fn names(name: &str, code: &str) -> bool {
+    rules::find(name).is_some_and(|r| r.meta().code == code)
+}
+
+fn report(
+    meta: &'static rules::RuleMeta,
+    file: FileId,
+    span: crate::source::ByteSpan,
+    message: String,
+) -> Diagnostic {
+    Diagnostic {
+        code: meta.code,
+        name: meta.name,
+        severity: meta.default_severity,
+        message,
+        file,
+        span,
+        labels: Vec::new(),
+        notes: Vec::new(),
+        help: None,
+        fix: None,
+        context: None,
+    }
+}
+
+/// Apply suppressions and levels, and name each diagnostic's enclosing function.
+pub fn apply(
+    settings: &Settings,
+    sources: &SourceMap,
+    facts: &[Option<FileFacts>],
+    diagnostics: Vec<Diagnostic>,
+) -> Vec<Diagnostic> {
+    // Suppressions of every file that has any.
+    let mut suppressions: HashMap<FileId, Vec<Suppression>> = HashMap::new();
+    for (id, source) in sources.iter() {
+        let items = facts
+            .get(id)
+            .and_then(|f| f.as_ref())
+            .map(|f| f.items.as_slice())
+            .unwrap_or(&[]);
+        let found = suppression::parse(source, items);
+        if !found.is_empty() {
+            suppressions.insert(id, found);
+        }
+    }
+    // used[file][suppression][rule]
+    let mut used: HashMap<FileId, Vec<Vec<bool>>> = suppressions
+        .iter()
+        .map(|(id, list)| {
+            (
+                *id,
+                list.iter().map(|s| vec![false; s.rules.len()]).collect(),
+            )
+        })
+        .collect();
+
+    let mut kept = Vec::with_capacity(diagnostics.len());
+    for diagnostic in diagnostics {
+        let line = sources
+            .get(diagnostic.file)
+            .map(|s| s.line_index(s.clamp_offset(diagnostic.span.start)))
+            .unwrap_or(0);
+        let mut suppressed = false;
+        if let Some(list) = suppressions.get(&diagnostic.file) {
+            for (index, s) in list.iter().enumerate() {
+                if line < s.lines.0 || line > s.lines.1 {
+                    continue;
+                }
+                for (rule, named) in s.rules.iter().enumerate() {
+                    if names(&named.name, diagnostic.code) {
+                        suppressed = true;
+                        if let Some(flags) = used.get_mut(&diagnostic.file) {
+                            flags[index][rule] = true;
+                        }
+                    }
+                }
+            }
+        }
+        if !suppressed {
+            kept.push(diagnostic);
+        }
+    }
+
+    // Unused and invalid suppressions.
+    let mut files: Vec<&FileId> = suppressions.keys().collect();
+    files.sort();
+    for &file in files {
+        let Some(source) = sources.get(file) else {
+            continue;
+        };
+        for (index, s) in suppressions[&file].iter().enumerate() {
+            let flags = &used[&file][index];
+            for named in &s.rules {
+                if rules::find(&named.name).is_none() {
+                    kept.push(report(
+                        &invalid_suppression::META,
+                        file,
+                        named.span,
+                        format!(
+                            "`{}` is not a rule: this suppression does nothing for it",
+                            named.name
+                        ),
+                    ));
+                }
+            }
+            if settings.require_suppression_reason && s.reason.is_none() {
+                let mut d = report(
+                    &invalid_suppression::META,
+                    file,
+                    s.comment,
+                    "this suppression gives no reason".into(),
+                );
+                d.help =
+                    Some("add `-- <why the rule does not apply here>` after the rule list".into());
+                kept.push(d);
+            }
+            let valid: Vec<(usize, &crate::suppression::NamedRule)> = s
+                .rules
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| rules::find(&r.name).is_some())
+                .collect();
+            // A rule that is off for this file makes its suppression moot, not unused.
+            let enabled = |name: &str| {
+                rules::find(name).is_some_and(|r| {
+                    settings.level(r.meta().code, &source.path) != Some(Level::Allow)
+                })
+            };
+            let unused: Vec<&str> = valid
+                .iter()
+                .filter(|(i, r)| !flags[*i] && enabled(&r.name))
+                .map(|(_, r)| r.name.as_str())
+                .collect();
+            if unused.is_empty() {
+                continue;
+            }
+            let whole = unused.len() == valid.len() && valid.len() == s.rules.len();
+            let message = if whole {
+                "this suppression suppresses nothing".to_string()
+            } else {
+                format!(
+                    "this suppression does not suppress `{}`",
+                    unused.join("`, `")
+                )
+            };
+            let mut d = report(&unused_suppression::META, file, s.comment, message);
+            if whole {
+                d.fix = Some(Fix {
+                    applicability: Applicability::Safe,
+                    message: "remove the unused suppression".into(),
+                    edits: vec![Edit {
+                        file,
+                        span: suppression::removal_span(source, s),
+                        replacement: String::new(),
+                    }],
+                });
+            } else {
+                d.help = Some(format!("remove `{}` from the list", unused.join("`, `")));
+            }
+            kept.push(d);
+        }
+    }
+
+    // Levels, then the enclosing function's name.
+    kept.into_iter()
+        .filter_map(|mut d| {
+            let path = sources.get(d.file).map(|s| s.path.as_path())?;
+            let default = rules::find(d.code)
+                .map(|r| r.meta().default_severity)
+                .unwrap_or(d.severity);
+            let severity = settings.severity(d.code, default, path)?;
+            // A rule may pick a severity below its default (MCP001's further messages under
+            // 2025-11-25); only an explicit level overrides it.
+            if settings.level(d.code, path).is_some() {
+                d.severity = severity;
+            }
+            d.context = facts
+                .get(d.file)
+                .and_then(|f| f.as_ref())
+                .and_then(|f| {
+                    f.functions
+                        .iter()
+                        .filter(|func| {
+                            func.item_span.start <= d.span.start
+                                && d.span.start < func.item_span.end
+                        })
+                        .min_by_key(|func| func.item_span.end - func.item_span.start)
+                })
+                .map(|func| func.name.clone());
+            Some(d)
+        })
+        .collect()
+}

@@ -1,0 +1,24 @@
+//! MCP901 `invalid-suppression`: a suppression comment that names an unknown rule, or gives no
+//! reason when the configuration requires one. Reported by the engine's suppression pass.
+
+use super::{FixAvailability, Rule, RuleContext, RuleMeta};
+use crate::diagnostic::{Diagnostic, Severity};
+
+pub static META: RuleMeta = RuleMeta {
+    code: "MCP901",
+    name: "invalid-suppression",
+    default_severity: Severity::Warning,
+    summary: "a suppression comment names an unknown rule or lacks a required reason",
+    fix: FixAvailability::None,
+    docs: include_str!("../../rules/MCP901-invalid-suppression.md"),
+};
+
+pub struct InvalidSuppression;
+
+impl Rule for InvalidSuppression {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, _: &RuleContext<'_>, _: &mut Vec<Diagnostic>) {}
+}

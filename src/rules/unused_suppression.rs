@@ -1,0 +1,24 @@
+//! MCP900 `unused-suppression`: a suppression comment that suppresses nothing. Reported by the
+//! engine's suppression pass; this file gives the code its name, level and documentation.
+
+use super::{FixAvailability, Rule, RuleContext, RuleMeta};
+use crate::diagnostic::{Diagnostic, Severity};
+
+pub static META: RuleMeta = RuleMeta {
+    code: "MCP900",
+    name: "unused-suppression",
+    default_severity: Severity::Warning,
+    summary: "a suppression comment suppresses nothing",
+    fix: FixAvailability::Sometimes,
+    docs: include_str!("../../rules/MCP900-unused-suppression.md"),
+};
+
+pub struct UnusedSuppression;
+
+impl Rule for UnusedSuppression {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, _: &RuleContext<'_>, _: &mut Vec<Diagnostic>) {}
+}

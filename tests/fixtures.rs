@@ -313,6 +313,21 @@ fn mcp000_fixtures() {
 }
 
 #[test]
+fn mcp900_fixtures() {
+    check_rule_fixtures("mcp900");
+}
+
+#[test]
+fn mcp900_fixes() {
+    check_rule_fixes("mcp900");
+}
+
+#[test]
+fn mcp901_fixtures() {
+    check_rule_fixtures("mcp901");
+}
+
+#[test]
 fn mcp001_fixes() {
     check_rule_fixes("mcp001");
 }

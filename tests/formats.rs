@@ -19,7 +19,10 @@ fn run_on_example(args: &[&str]) -> (i32, String) {
         .env_remove("GITHUB_ACTIONS")
         .output()
         .expect("binary runs");
-    (output.status.code().unwrap_or(-1), String::from_utf8_lossy(&output.stdout).into_owned())
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+    )
 }
 
 /// The SARIF 2.1.0 schema as the `serde-sarif` crate's sources carry it (a dev-dependency, so
@@ -31,14 +34,18 @@ fn sarif_schema() -> serde_json::Value {
         .args(["metadata", "--format-version", "1", "--offline"])
         .output()
         .expect("cargo metadata runs");
-    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).expect("metadata is JSON");
+    let metadata: serde_json::Value =
+        serde_json::from_slice(&output.stdout).expect("metadata is JSON");
     let manifest = metadata["packages"]
         .as_array()
         .and_then(|packages| packages.iter().find(|p| p["name"] == "serde-sarif"))
         .and_then(|p| p["manifest_path"].as_str())
         .map(PathBuf::from)
         .expect("serde-sarif is a dev-dependency");
-    let schema = manifest.parent().unwrap_or(Path::new(".")).join("src/schema.json");
+    let schema = manifest
+        .parent()
+        .unwrap_or(Path::new("."))
+        .join("src/schema.json");
     let text = std::fs::read_to_string(schema).expect("schema is readable");
     // The schema's `run.language` pattern has a lone `]`, which ECMAScript regular expressions
     // (the schema's dialect) read as a literal and Rust's regex engine rejects: escape it.
@@ -55,7 +62,10 @@ fn sarif_validates_against_the_official_schema() {
         .should_validate_formats(false)
         .build(&sarif_schema())
         .expect("the schema compiles");
-    let errors: Vec<String> = validator.iter_errors(&sarif).map(|e| format!("{e} at {}", e.instance_path())).collect();
+    let errors: Vec<String> = validator
+        .iter_errors(&sarif)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
     assert!(errors.is_empty(), "{errors:#?}");
     // The validator does reject what is not SARIF 2.1.0.
     let mut broken = sarif.clone();
@@ -70,12 +80,16 @@ fn sarif_validates_against_the_official_schema() {
     for result in results {
         let index = result["ruleIndex"].as_u64().expect("ruleIndex") as usize;
         assert_eq!(rules[index]["id"], result["ruleId"]);
-        let uri = result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].as_str().expect("uri");
+        let uri = result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+            .as_str()
+            .expect("uri");
         assert!(uri.starts_with("examples/seed-server/src/"), "{uri}");
         assert!(result["partialFingerprints"]["mcpLintFingerprint/v1"].is_string());
     }
     // The helper-mediated send carries the chain as related locations.
-    assert!(results.iter().any(|r| r["relatedLocations"].as_array().is_some_and(|l| l.len() == 2)));
+    assert!(results.iter().any(|r| r["relatedLocations"]
+        .as_array()
+        .is_some_and(|l| l.len() == 2)));
 }
 
 #[test]
@@ -101,7 +115,9 @@ fn json_lines() {
         .map(|l| serde_json::from_str(l).expect("each line is one JSON object"))
         .collect();
     assert_eq!(lines.len(), 3);
-    assert!(lines.iter().all(|d| d["code"] == "MCP001" && d["span"]["start"]["line"].is_u64()));
+    assert!(lines
+        .iter()
+        .all(|d| d["code"] == "MCP001" && d["span"]["start"]["line"].is_u64()));
 }
 
 #[test]
@@ -123,7 +139,12 @@ fn junit() {
 fn output_file_gets_the_format_and_the_terminal_gets_the_human_report() {
     let dir = tempfile::tempdir().expect("temp dir");
     let file = dir.path().join("report.sarif");
-    let (code, stdout) = run_on_example(&["--format", "sarif", "--output-file", file.to_str().expect("utf-8")]);
+    let (code, stdout) = run_on_example(&[
+        "--format",
+        "sarif",
+        "--output-file",
+        file.to_str().expect("utf-8"),
+    ]);
     assert_eq!(code, 1);
     assert!(stdout.contains("error[MCP001]"), "{stdout}");
     let sarif: serde_json::Value =
@@ -142,14 +163,22 @@ fn under_github_actions_the_human_report_and_annotations_both_print() {
         .expect("runs");
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("error[MCP001]"), "{stdout}");
-    assert_eq!(stdout.lines().filter(|l| l.starts_with("::error ")).count(), 3, "{stdout}");
+    assert_eq!(
+        stdout.lines().filter(|l| l.starts_with("::error ")).count(),
+        3,
+        "{stdout}"
+    );
 }
 
 #[test]
 fn github_escaping_cannot_be_forged() {
     let mut sources = SourceMap::default();
     let text = "fn f() {}\n".to_string();
-    let file = sources.add(SourceFile::new(PathBuf::from("dir,x/a:b.rs"), "dir,x/a:b.rs".into(), text));
+    let file = sources.add(SourceFile::new(
+        PathBuf::from("dir,x/a:b.rs"),
+        "dir,x/a:b.rs".into(),
+        text,
+    ));
     let diagnostic = Diagnostic {
         code: "MCP001",
         name: "cancel-sends-response",
@@ -170,12 +199,22 @@ fn github_escaping_cannot_be_forged() {
     let mut out = codespan_reporting::term::termcolor::NoColor::new(Vec::new());
     Format::Github
         .emitter()
-        .emit(&Report { result: &result, root: None }, &mut out)
+        .emit(
+            &Report {
+                result: &result,
+                root: None,
+            },
+            &mut out,
+        )
         .expect("written");
     let text = String::from_utf8(out.into_inner()).expect("utf-8");
     assert_eq!(
         text,
         "::error file=dir%2Cx/a%3Ab.rs,line=1,col=4,endLine=1,endColumn=5,title=MCP001 cancel-sends-response::a, b: c 100%25%0A::error file=forged.rs::owned%0D\n"
     );
-    assert_eq!(text.lines().count(), 1, "one command, whatever the message holds");
+    assert_eq!(
+        text.lines().count(),
+        1,
+        "one command, whatever the message holds"
+    );
 }

@@ -1,0 +1,275 @@
+//! Configuration files, command-line levels, baselines, rule docs listing, statistics and
+//! --changed-since, end to end.
+
+use std::path::Path;
+use std::process::Command;
+
+use assert_cmd::cargo::CommandCargoExt;
+
+const BUGGY: &str = r#"pub fn dispatch(method: &str, id: u64, out: &Sender<Value>) {
+    if method == "notifications/cancelled" {
+        let _ = out.send(json!({"jsonrpc": "2.0", "id": id, "error": {"code": 0, "message": "cancelled"}}));
+    }
+}
+"#;
+
+const CUSTOM_SINK: &str = r#"pub fn on_cancel(&self, id: u64) {
+    self.session.emit_answer(id, "cancelled");
+}
+"#;
+
+fn lint(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let output = Command::cargo_bin("cargo-mcp-lint")
+        .expect("binary")
+        .current_dir(dir)
+        .args(args)
+        .env_remove("GITHUB_ACTIONS")
+        .output()
+        .expect("runs");
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+fn project(config: Option<&str>) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir_all(dir.path().join("src")).expect("mkdir");
+    std::fs::write(dir.path().join("src/server.rs"), BUGGY).expect("write");
+    std::fs::write(dir.path().join("src/custom.rs"), CUSTOM_SINK).expect("write");
+    if let Some(config) = config {
+        std::fs::write(dir.path().join("mcp-lint.toml"), config).expect("write");
+    }
+    dir
+}
+
+fn codes(stdout: &str) -> Vec<String> {
+    stdout
+        .lines()
+        .filter(|l| l.contains(": MCP"))
+        .map(|l| l.to_string())
+        .collect()
+}
+
+#[test]
+fn a_config_file_turns_a_rule_off_or_to_a_warning() {
+    let dir = project(None);
+    let (code, stdout, _) = lint(dir.path(), &["src", "--format", "concise"]);
+    assert_eq!(code, 1);
+    assert_eq!(codes(&stdout).len(), 1, "{stdout}");
+
+    let off = project(Some("[rules]\nMCP001 = \"allow\"\n"));
+    let (code, stdout, stderr) = lint(off.path(), &["src", "--format", "concise"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(codes(&stdout).is_empty());
+
+    let warn = project(Some("[rules]\ncancel-sends-response = \"warn\"\n"));
+    let (code, stdout, _) = lint(warn.path(), &["src", "--format", "json"]);
+    assert_eq!(code, 1, "warnings are still findings");
+    let json: serde_json::Value = serde_json::from_str(&stdout).expect("json");
+    assert_eq!(json["diagnostics"][0]["severity"], "warning");
+}
+
+#[test]
+fn command_line_levels_override_the_config_in_order() {
+    let dir = project(Some("[rules]\nMCP001 = \"allow\"\n"));
+    let (code, _, _) = lint(dir.path(), &["src", "-D", "MCP001"]);
+    assert_eq!(code, 1);
+    let (code, _, _) = lint(
+        dir.path(),
+        &["src", "-D", "all", "-A", "cancel-sends-response"],
+    );
+    assert_eq!(code, 0);
+    let (code, stdout, _) = lint(
+        dir.path(),
+        &["src", "-A", "all", "-W", "MCP001", "--format", "json"],
+    );
+    assert_eq!(code, 1);
+    assert!(stdout.contains("\"severity\": \"warning\""), "{stdout}");
+    let (code, _, stderr) = lint(dir.path(), &["src", "-D", "MCP123"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("unknown rule `MCP123`"), "{stderr}");
+}
+
+#[test]
+fn a_custom_sink_name_produces_findings() {
+    let dir = project(None);
+    let (_, stdout, _) = lint(dir.path(), &["src", "--format", "concise"]);
+    assert!(!stdout.contains("custom.rs"), "{stdout}");
+    let taught = project(Some("[vocabulary]\nsink-calls = [\"emit_answer\"]\n"));
+    let (code, stdout, _) = lint(taught.path(), &["src", "--format", "concise"]);
+    assert_eq!(code, 1);
+    assert!(stdout.contains("src/custom.rs:2:5: MCP001"), "{stdout}");
+}
+
+#[test]
+fn excludes_and_per_path_overrides() {
+    let dir = project(Some(
+        "exclude = [\"src/custom.rs\"]\n\n[[overrides]]\npaths = [\"src/server.rs\"]\nrules = { MCP001 = \"allow\" }\n\n[vocabulary]\nsink-calls = [\"emit_answer\"]\n",
+    ));
+    let (code, stdout, stderr) = lint(dir.path(), &["src", "--format", "concise"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+}
+
+#[test]
+fn a_bad_config_is_a_spanned_error_with_exit_2() {
+    let dir = project(Some(
+        "[rules]\nMCP001 = \"deny\"\n\n[vocabulary]\nsink-call = [\"x\"]\n",
+    ));
+    let (code, _, stderr) = lint(dir.path(), &["src"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("invalid configuration"), "{stderr}");
+    assert!(
+        stderr.contains("mcp-lint.toml:5:1"),
+        "points at the line: {stderr}"
+    );
+    assert!(
+        stderr.contains("sink-call = [\"x\"]"),
+        "shows the config's own line: {stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+
+    let unknown_rule = project(Some("[rules]\nMCP042 = \"warn\"\n"));
+    let (code, _, stderr) = lint(unknown_rule.path(), &["src"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("unknown rule `MCP042`"), "{stderr}");
+    assert!(stderr.contains("mcp-lint.toml:2:1"), "{stderr}");
+
+    let bad_value = project(Some("[rules]\nMCP001 = \"loud\"\n"));
+    let (code, _, stderr) = lint(bad_value.path(), &["src"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("mcp-lint.toml:2:"), "{stderr}");
+}
+
+#[test]
+fn cargo_metadata_configuration() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(
+        dir.path().join("Cargo.toml"),
+        "[package]\nname = \"p\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[package.metadata.mcp-lint]\nrules = { MCP001 = \"warn\" }\n",
+    )
+    .expect("write");
+    std::fs::create_dir_all(dir.path().join("src")).expect("mkdir");
+    std::fs::write(dir.path().join("src/lib.rs"), BUGGY).expect("write");
+    let (code, stdout, stderr) = lint(dir.path(), &["--format", "json"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stdout.contains("\"severity\": \"warning\""), "{stdout}");
+    let (code, stdout, _) = lint(dir.path(), &["--show-settings"]);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("metadata.mcp-lint"), "{stdout}");
+    assert!(
+        stdout.contains("\"MCP001 (cancel-sends-response)\" = \"warn\""),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn baseline_hides_known_findings_but_not_new_ones() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/seed-server/src");
+    for entry in std::fs::read_dir(&example).expect("example") {
+        let entry = entry.expect("entry");
+        std::fs::copy(entry.path(), dir.path().join(entry.file_name())).expect("copy");
+    }
+    let (code, _, stderr) = lint(dir.path(), &[".", "--write-baseline", "baseline.json"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("Wrote 3 findings"), "{stderr}");
+    let (code, stdout, _) = lint(
+        dir.path(),
+        &[".", "--baseline", "baseline.json", "--format", "concise"],
+    );
+    assert_eq!(code, 0, "{stdout}");
+
+    // Insert lines above the old findings and add a new violation above them.
+    let path = dir.path().join("responder.rs");
+    let text = std::fs::read_to_string(&path).expect("read");
+    let new = "pub fn on_cancelled(out: &UnboundedSender<Value>, id: Value) {\n    let _ = out.send(json!({\"jsonrpc\": \"2.0\", \"id\": id, \"error\": {\"code\": 0, \"message\": \"x\"}}));\n}\n\n// padding\n// padding\n";
+    let at = text.find("pub struct RequestResponder").expect("anchor");
+    std::fs::write(&path, format!("{}{new}{}", &text[..at], &text[at..])).expect("write");
+    let (code, stdout, stderr) = lint(
+        dir.path(),
+        &[".", "--baseline", "baseline.json", "--format", "concise"],
+    );
+    assert_eq!(code, 1, "{stderr}");
+    let lines = codes(&stdout);
+    assert_eq!(lines.len(), 1, "only the new finding: {stdout}");
+    assert!(lines[0].contains("responder.rs"), "{stdout}");
+
+    // Fixing an old finding leaves a stale entry, which is counted.
+    let (_, _, _) = lint(dir.path(), &[".", "--fix", "--allow-no-vcs"]);
+    let (_, _, stderr) = lint(dir.path(), &[".", "--baseline", "baseline.json"]);
+    assert!(stderr.contains("no longer match"), "{stderr}");
+}
+
+#[test]
+fn explain_and_list_rules() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (code, stdout, _) = lint(dir.path(), &["--list-rules"]);
+    assert_eq!(code, 0);
+    for code in ["MCP000", "MCP001", "MCP900", "MCP901"] {
+        assert!(stdout.contains(code), "{stdout}");
+    }
+    let (code, stdout, _) = lint(dir.path(), &["--explain", "MCP001"]);
+    assert_eq!(code, 0);
+    assert!(
+        stdout.starts_with("# MCP001 `cancel-sends-response`"),
+        "{stdout}"
+    );
+    let (code, by_name, _) = lint(dir.path(), &["--explain", "cancel-sends-response"]);
+    assert_eq!(code, 0);
+    assert_eq!(by_name, stdout);
+    let (code, _, stderr) = lint(dir.path(), &["--explain", "MCP777"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("unknown rule"), "{stderr}");
+}
+
+#[test]
+fn statistics() {
+    let (code, stdout, _) = lint(
+        Path::new(env!("CARGO_MANIFEST_DIR")),
+        &["examples/seed-server", "--statistics"],
+    );
+    assert_eq!(code, 1);
+    assert!(
+        stdout.contains("    3  MCP001  cancel-sends-response         2       0"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("3  total; 2 fixable with --fix"),
+        "{stdout}"
+    );
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let ok = Command::new("git")
+        .current_dir(dir)
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .output()
+        .expect("git")
+        .status
+        .success();
+    assert!(ok, "git {args:?}");
+}
+
+#[test]
+fn changed_since_reports_only_changed_files() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    git(dir.path(), &["init", "-q"]);
+    std::fs::write(dir.path().join("old.rs"), BUGGY).expect("write");
+    git(dir.path(), &["add", "."]);
+    git(dir.path(), &["commit", "-q", "-m", "old"]);
+    std::fs::write(dir.path().join("new.rs"), BUGGY).expect("write");
+    let (code, stdout, stderr) = lint(
+        dir.path(),
+        &[".", "--changed-since", "HEAD", "--format", "concise"],
+    );
+    assert_eq!(code, 1, "{stderr}");
+    let lines = codes(&stdout);
+    assert_eq!(lines.len(), 1, "{stdout}");
+    assert!(lines[0].starts_with("new.rs:"), "{stdout}");
+    let (code, _, stderr) = lint(dir.path(), &[".", "--changed-since", "no-such-ref"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("not a git revision"), "{stderr}");
+}

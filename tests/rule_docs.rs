@@ -1,0 +1,145 @@
+//! Every rule has its documentation in `rules/`, with the fixed headings; each documented
+//! "Example" triggers the rule, each "Use instead" does not, and for fixable rules, fixing the
+//! example yields the "Use instead" text.
+
+use std::path::{Path, PathBuf};
+
+use cargo_mcp_lint::engine::{self, LintUnit, Overlay, UnitFile};
+use cargo_mcp_lint::fix::{self, FixOptions};
+use cargo_mcp_lint::rules::{self, FixAvailability};
+
+const HEADINGS: &[&str] = &[
+    "## What it does",
+    "## Why is this bad",
+    "## Example",
+    "## Use instead",
+    "## Fix safety",
+    "## Options",
+    "## References",
+];
+
+/// The first ```rust block after a heading.
+fn code_after(docs: &str, heading: &str) -> Option<String> {
+    let section = &docs[docs.find(heading)? + heading.len()..];
+    let start = section.find("```rust\n")? + "```rust\n".len();
+    let end = section[start..].find("```")?;
+    Some(section[start..start + end].to_string())
+}
+
+fn unit(path: &Path) -> Vec<LintUnit> {
+    vec![LintUnit {
+        name: "docs".into(),
+        files: vec![UnitFile {
+            path: path.to_path_buf(),
+            module: Vec::new(),
+            owns_directory: false,
+        }],
+        follow_modules: false,
+    }]
+}
+
+fn codes_found(text: &str) -> Vec<&'static str> {
+    let path = PathBuf::from("/docs/example.rs");
+    let mut overlay = Overlay::new();
+    overlay.insert(path.clone(), text.to_string());
+    engine::lint_with(&unit(&path), Path::new("/"), &overlay, &Default::default())
+        .diagnostics
+        .iter()
+        .map(|d| d.code)
+        .collect()
+}
+
+#[test]
+fn every_rule_has_its_documentation_file() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("rules");
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .expect("rules/ exists")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    let mut expected: Vec<String> = rules::registry()
+        .iter()
+        .map(|r| format!("{}-{}.md", r.meta().code, r.meta().name))
+        .collect();
+    expected.sort();
+    assert_eq!(
+        files, expected,
+        "one file per rule in rules/, named CODE-name.md"
+    );
+    for rule in rules::registry() {
+        let m = rule.meta();
+        let on_disk =
+            std::fs::read_to_string(dir.join(format!("{}-{}.md", m.code, m.name))).expect("read");
+        assert_eq!(
+            on_disk, m.docs,
+            "{}: the embedded docs are the file",
+            m.code
+        );
+        assert!(
+            m.docs.starts_with(&format!("# {} `{}`\n", m.code, m.name)),
+            "{}: title",
+            m.code
+        );
+        assert!(
+            m.docs.contains(&format!(
+                "- Default severity: {}",
+                m.default_severity.as_str()
+            )),
+            "{}",
+            m.code
+        );
+        let mut last = 0;
+        for heading in HEADINGS {
+            let at = m
+                .docs
+                .find(heading)
+                .unwrap_or_else(|| panic!("{}: missing {heading}", m.code));
+            assert!(at >= last, "{}: {heading} out of order", m.code);
+            last = at;
+        }
+    }
+}
+
+#[test]
+fn documented_examples_trigger_and_use_instead_does_not() {
+    for rule in rules::registry() {
+        let m = rule.meta();
+        let example = code_after(m.docs, "## Example")
+            .unwrap_or_else(|| panic!("{}: no Example code", m.code));
+        let instead = code_after(m.docs, "## Use instead")
+            .unwrap_or_else(|| panic!("{}: no Use instead code", m.code));
+        assert!(
+            codes_found(&example).contains(&m.code),
+            "{}: the Example does not trigger it",
+            m.code
+        );
+        assert!(
+            !codes_found(&instead).contains(&m.code),
+            "{}: the Use instead triggers it",
+            m.code
+        );
+
+        if m.fix != FixAvailability::None && m.code != "MCP000" {
+            let path = PathBuf::from("/docs/example.rs");
+            let mut overlay = Overlay::new();
+            overlay.insert(path.clone(), example.clone());
+            let run = fix::fix_from(
+                &unit(&path),
+                Path::new("/"),
+                FixOptions { unsafe_fixes: true },
+                overlay,
+                &Default::default(),
+            );
+            let fixed = run
+                .files
+                .first()
+                .map(|f| f.fixed.clone())
+                .unwrap_or(example.clone());
+            assert_eq!(
+                fixed, instead,
+                "{}: fixing the Example does not give the Use instead",
+                m.code
+            );
+        }
+    }
+}

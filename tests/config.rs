@@ -143,6 +143,36 @@ fn a_bad_config_is_a_spanned_error_with_exit_2() {
 }
 
 #[test]
+fn a_config_switch_requires_a_reason_in_suppressions() {
+    let dir = project(Some("require-suppression-reason = true\n"));
+    let text = BUGGY.replace(
+        "        let _ = out.send",
+        "        // mcp-lint: allow(MCP001)\n        let _ = out.send",
+    );
+    std::fs::write(dir.path().join("src/server.rs"), text).expect("write");
+    let (code, stdout, _) = lint(dir.path(), &["src", "--format", "concise"]);
+    assert_eq!(code, 1);
+    let lines = codes(&stdout);
+    assert_eq!(lines.len(), 1, "{stdout}");
+    assert!(
+        lines[0].contains("MCP901 [invalid-suppression] this suppression gives no reason"),
+        "{stdout}"
+    );
+
+    let plain = project(None);
+    std::fs::write(
+        plain.path().join("src/server.rs"),
+        BUGGY.replace(
+            "        let _ = out.send",
+            "        // mcp-lint: allow(MCP001)\n        let _ = out.send",
+        ),
+    )
+    .expect("write");
+    let (code, _, _) = lint(plain.path(), &["src"]);
+    assert_eq!(code, 0, "no reason needed by default");
+}
+
+#[test]
 fn cargo_metadata_configuration() {
     let dir = tempfile::tempdir().expect("temp dir");
     std::fs::write(

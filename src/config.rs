@@ -54,6 +54,16 @@ pub struct Config {
     /// Suppression comments must give a reason (`-- reason`).
     #[serde(default)]
     pub require_suppression_reason: bool,
+    /// The MCP SDK and version to assume, instead of reading them from Cargo.lock.
+    #[serde(default)]
+    pub sdk: Option<Spanned<SdkConfig>>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SdkConfig {
+    pub name: String,
+    pub version: String,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -81,6 +91,8 @@ pub struct VocabularyConfig {
     pub shutdown_tokens: Vec<String>,
     #[serde(default)]
     pub guards: Vec<String>,
+    #[serde(default)]
+    pub request_handlers: Vec<String>,
 }
 
 /// A configuration error, with the file and the byte range it is about, for a spanned report.
@@ -123,6 +135,8 @@ pub struct Settings {
     command_line: BTreeMap<&'static str, Level>,
     pub protocol_versions: Vec<ProtocolVersion>,
     pub require_suppression_reason: bool,
+    /// The SDK the configuration names (else it is read per package).
+    pub sdk: Option<crate::sdk::Sdk>,
 }
 
 impl Default for Settings {
@@ -138,6 +152,7 @@ impl Default for Settings {
             command_line: BTreeMap::new(),
             protocol_versions: vec![ProtocolVersion::V2025_11_25, ProtocolVersion::V2026_07_28],
             require_suppression_reason: false,
+            sdk: None,
         }
     }
 }
@@ -231,6 +246,7 @@ impl Settings {
             overrides: Vec<ShownOverride>,
             protocol_versions: &'a [ProtocolVersion],
             require_suppression_reason: bool,
+            sdk: String,
             vocabulary: &'a Vocabulary,
         }
         #[derive(Serialize)]
@@ -286,6 +302,10 @@ impl Settings {
                 .collect(),
             protocol_versions: &self.protocol_versions,
             require_suppression_reason: self.require_suppression_reason,
+            sdk: match &self.sdk {
+                Some(sdk) => format!("{sdk} (configuration)"),
+                None => "read from each package's Cargo.lock".to_string(),
+            },
             vocabulary: &self.vocabulary,
         };
         toml::to_string_pretty(&shown)
@@ -483,6 +503,19 @@ pub fn settings_from(
             rule_levels(&path, text, &o.rules)?,
         ));
     }
+    let sdk = match &config.sdk {
+        Some(spanned) => Some(
+            crate::sdk::from_config(&spanned.get_ref().name, &spanned.get_ref().version).map_err(
+                |message| ConfigError {
+                    path: path.clone(),
+                    text: text.to_string(),
+                    span: Some(spanned.span()),
+                    message,
+                },
+            )?,
+        ),
+        None => None,
+    };
     let v = config.vocabulary;
     let root = std::fs::canonicalize(&root).unwrap_or(root);
     Ok(Settings {
@@ -496,6 +529,7 @@ pub fn settings_from(
             request_tokens: v.request_tokens,
             shutdown_tokens: v.shutdown_tokens,
             guards: v.guards,
+            request_handlers: v.request_handlers,
         },
         levels,
         overrides,
@@ -506,6 +540,7 @@ pub fn settings_from(
             .protocol_versions
             .unwrap_or_else(|| vec![ProtocolVersion::V2025_11_25, ProtocolVersion::V2026_07_28]),
         require_suppression_reason: config.require_suppression_reason,
+        sdk,
     })
 }
 

@@ -22,6 +22,8 @@ pub struct LintUnit {
     pub files: Vec<UnitFile>,
     /// Follow `mod x;` declarations from the files (cargo mode: the files are target roots).
     pub follow_modules: bool,
+    /// The package's manifest, where its MCP SDK is read from.
+    pub manifest: Option<PathBuf>,
 }
 
 /// A file of a unit, with its module path inside the crate.
@@ -210,10 +212,15 @@ pub fn lint_with(
             .filter_map(|id| facts[id].as_ref().map(|f| (id, f)))
             .collect();
         let graph = CrateGraph::new(files);
+        let sdk = settings
+            .sdk
+            .clone()
+            .or_else(|| unit.manifest.as_deref().and_then(crate::sdk::detect));
         let context = RuleContext {
             graph: &graph,
             sources: &sources,
             settings,
+            sdk: sdk.as_ref(),
         };
         for rule in &rules {
             rule.check(&context, &mut diagnostics);

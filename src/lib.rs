@@ -18,5 +18,6 @@ pub mod fix;
 pub mod output;
 pub mod policy;
 pub mod rules;
+pub mod sdk;
 pub mod source;
 pub mod suppression;

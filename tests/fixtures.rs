@@ -36,6 +36,7 @@ fn unit(fixture: &Path) -> Vec<LintUnit> {
             })
             .collect(),
         follow_modules: false,
+        manifest: None,
     }]
 }
 

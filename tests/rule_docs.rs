@@ -35,6 +35,7 @@ fn unit(path: &Path) -> Vec<LintUnit> {
             owns_directory: false,
         }],
         follow_modules: false,
+        manifest: None,
     }]
 }
 

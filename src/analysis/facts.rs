@@ -97,6 +97,44 @@ pub struct SinkSite {
     /// fields, references, literals of structs, tuples and arrays, `json!`/`format!`, and
     /// conversions), so that removing the send removes nothing else.
     pub pure: bool,
+    /// The in-flight registries around the send, for the missing-guard analysis.
+    pub registry: RegistryContext,
+    /// When the send goes into a channel (`x_tx.send(..)`, through aliases such as
+    /// `let sink = x_tx.clone()`): the channel's name without its `_tx` suffix.
+    pub channel: Option<String>,
+}
+
+/// What a send knows of the in-flight registries (maps of request ids to tokens or tasks) around
+/// it: which ones the code leading to it touched, and which guard it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct RegistryContext {
+    /// Registries (by the name of the collection) used earlier in the enclosing blocks.
+    pub touched: Vec<String>,
+    /// Registries whose removal (or lookup) result guards the send:
+    /// `if let Some(..) = pool.remove(&id) { send }`, `let Some(..) = pool.remove(&id) else { .. }`.
+    pub guarded_by: Vec<String>,
+    /// Guarded otherwise: `if !token.is_cancelled() { send }`, or after a `select!` whose cancel
+    /// branch leaves nothing to send.
+    pub guarded: bool,
+    /// The send runs in a spawned task.
+    pub in_spawn: bool,
+}
+
+/// An in-flight registry that a cancel path removes a request from.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct RegistryRemoval {
+    pub collection: String,
+    pub span: ByteSpan,
+    pub origins: Vec<OriginId>,
+}
+
+/// A value a request handler returns on a cancel path (it becomes the response, unless the SDK
+/// drops responses for cancelled requests).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ReturnSite {
+    pub span: ByteSpan,
+    pub what: String,
+    pub origins: Vec<OriginId>,
 }
 
 /// How a call names its callee.
@@ -144,6 +182,16 @@ pub struct FunctionFacts {
     pub module: Vec<String>,
     /// Set when the whole function is a cancel path (a cancel hook).
     pub hook: Option<OriginId>,
+    /// Whether the function is a request handler whose return value becomes the response
+    /// (rmcp `#[tool]` fns and `ServerHandler` request methods, pmcp `ToolHandler::handle`,
+    /// rust-mcp-sdk `handle_*_request`, configured names).
+    pub handler: bool,
+    /// Values returned on a cancel path.
+    pub cancel_returns: Vec<ReturnSite>,
+    /// Channels this function drains (`x_rx.recv()`), by name without the `_rx` suffix.
+    pub drains: Vec<String>,
+    /// In-flight registries this function touches anywhere.
+    pub registries: Vec<String>,
     pub sinks: Vec<SinkSite>,
     pub calls: Vec<CallSite>,
 }
@@ -160,6 +208,10 @@ pub struct FileFacts {
     /// The spans of the file's items that a suppression comment can cover (functions, impls,
     /// traits, modules), attributes included.
     pub items: Vec<ByteSpan>,
+    /// In-flight registries that cancel paths remove requests from.
+    pub registry_removals: Vec<RegistryRemoval>,
+    /// `.abort()` calls on cancel paths (a task aborted on cancellation cannot answer).
+    pub cancel_aborts: Vec<Vec<OriginId>>,
 }
 
 /// Build the facts of a parsed file. `base` is added to every byte offset (it accounts for a
@@ -181,6 +233,12 @@ pub fn collect(
         functions: Vec::new(),
         origins: Vec::new(),
         removable: Vec::new(),
+        block_registries: Vec::new(),
+        registry_guards: Vec::new(),
+        guard_depth: 0,
+        spawn_depth: 0,
+        function_body_next: false,
+        sink_channel: None,
     };
     builder.visit_file(file);
     builder.facts
@@ -194,6 +252,8 @@ struct LocalInfo {
     further: bool,
     /// Response values built on a cancel path that reached this local.
     flows: Vec<FlowValue>,
+    /// Values produced on a cancel path (any value: for handlers' returns) held by this local.
+    cancel_values: Vec<FlowValue>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -210,6 +270,10 @@ struct FunctionState {
     cancelled_futures: Vec<String>,
     /// Response values produced on cancel arms, waiting for the `let` that receives them.
     pending_flows: Vec<FlowValue>,
+    /// Any values produced on cancel arms, waiting for the `let` or return that receives them.
+    pending_returns: Vec<FlowValue>,
+    /// Locals that are another value under a new name (`let sink = tx.clone()`).
+    aliases: HashMap<String, String>,
 }
 
 struct FactsBuilder<'v> {
@@ -226,6 +290,18 @@ struct FactsBuilder<'v> {
     origins: Vec<OriginId>,
     /// Expressions that could be removed whole, by the span of the send or call they carry.
     removable: Vec<(ByteSpan, Removal)>,
+    /// Per enclosing block: the in-flight registries its statements touched so far.
+    block_registries: Vec<Vec<String>>,
+    /// Registries whose removal result guards the current code.
+    registry_guards: Vec<String>,
+    /// How many guards (`!is_cancelled()`, a select! whose cancel branch sends nothing) hold here.
+    guard_depth: usize,
+    /// How many spawned tasks the current code is inside.
+    spawn_depth: usize,
+    /// The next block visited is a function's body (its tail is the function's value).
+    function_body_next: bool,
+    /// The channel of the send call being recorded, if it sends into one.
+    sink_channel: Option<String>,
 }
 
 /// How an `if` condition relates to cancellation.
@@ -269,6 +345,7 @@ impl<'v> FactsBuilder<'v> {
     fn enter_function(
         &mut self,
         item_span: ByteSpan,
+        attrs: &[syn::Attribute],
         sig: &syn::Signature,
         self_ty: Option<String>,
         trait_name: Option<String>,
@@ -276,6 +353,7 @@ impl<'v> FactsBuilder<'v> {
         let name = sig.ident.to_string();
         let has_receiver = sig.receiver().is_some();
         let name_span = self.span(&sig.ident);
+        let handler = is_request_handler(self.vocab, &name, attrs, trait_name.as_deref());
         let hook = if self.vocab.is_cancel_hook(&name, has_receiver) {
             Some(self.add_origin(
                 OriginKind::Hook,
@@ -304,29 +382,37 @@ impl<'v> FactsBuilder<'v> {
                 has_receiver,
                 module: self.module.clone(),
                 hook,
+                handler,
+                cancel_returns: Vec::new(),
+                drains: Vec::new(),
+                registries: Vec::new(),
                 sinks: Vec::new(),
                 calls: Vec::new(),
             },
             locals,
             cancelled_futures: Vec::new(),
             pending_flows: Vec::new(),
+            pending_returns: Vec::new(),
+            aliases: HashMap::new(),
         });
     }
 
     fn with_function(
         &mut self,
         item_span: ByteSpan,
+        attrs: &[syn::Attribute],
         sig: &syn::Signature,
         self_ty: Option<String>,
         trait_name: Option<String>,
         body: &syn::Block,
     ) {
         self.facts.items.push(item_span);
-        self.enter_function(item_span, sig, self_ty, trait_name);
+        self.enter_function(item_span, attrs, sig, self_ty, trait_name);
         let saved = std::mem::take(&mut self.origins);
         if let Some(hook) = self.functions.last().and_then(|f| f.facts.hook) {
             self.origins.push(hook);
         }
+        self.function_body_next = true;
         self.visit_block(body);
         self.origins = saved;
         if let Some(state) = self.functions.pop() {
@@ -344,9 +430,43 @@ impl<'v> FactsBuilder<'v> {
             .map(|(_, removal)| *removal)
     }
 
+    fn registry_context(&self) -> RegistryContext {
+        let mut touched: Vec<String> = Vec::new();
+        for block in &self.block_registries {
+            for name in block {
+                if !touched.contains(name) {
+                    touched.push(name.clone());
+                }
+            }
+        }
+        RegistryContext {
+            touched,
+            guarded_by: self.registry_guards.clone(),
+            guarded: self.guard_depth > 0,
+            in_spawn: self.spawn_depth > 0,
+        }
+    }
+
+    /// The channel a receiver expression names, through aliases: `sink` (bound from
+    /// `sink_proxy_tx.clone()`) gives `sink_proxy`.
+    fn channel_of(&self, receiver: &Expr) -> Option<String> {
+        let mut name = collection_name(receiver)?;
+        if let Some(state) = self.functions.last() {
+            for _ in 0..8 {
+                match state.aliases.get(&name) {
+                    Some(target) if *target != name => name = target.clone(),
+                    _ => break,
+                }
+            }
+        }
+        channel_base(&name, &["_tx", "_sender", "tx", "sender"])
+    }
+
     fn record_sink(&mut self, span: ByteSpan, kind: SinkKind, what: String, pure: bool) {
         let origins = self.origins.clone();
         let removal = self.removal_of(span);
+        let registry = self.registry_context();
+        let channel = self.sink_channel.take();
         if let Some(state) = self.current() {
             state.facts.sinks.push(SinkSite {
                 span,
@@ -356,6 +476,8 @@ impl<'v> FactsBuilder<'v> {
                 sent_at: None,
                 removal,
                 pure,
+                registry,
+                channel,
             });
         }
     }
@@ -392,6 +514,8 @@ impl<'v> FactsBuilder<'v> {
                     sent_at: Some(send_span),
                     removal: None,
                     pure: false,
+                    registry: RegistryContext::default(),
+                    channel: None,
                 };
                 if !state.facts.sinks.contains(&site) {
                     state.facts.sinks.push(site);
@@ -529,7 +653,18 @@ impl<'v> FactsBuilder<'v> {
             flows.extend(self.cancel_value(expr));
         }
         let cancelled_future = from.is_some_and(|e| self.is_request_cancelled_future(e));
+        let alias = match (pat, from.map(peel)) {
+            (Pat::Ident(_), Some(value @ (Expr::Path(_) | Expr::Field(_)))) => {
+                collection_name(value)
+            }
+            _ => None,
+        };
         let bindings = pattern_bindings(pat);
+        if let (Some(alias), [name]) = (alias, bindings.as_slice()) {
+            if let Some(state) = self.functions.last_mut() {
+                state.aliases.insert(name.clone(), alias);
+            }
+        }
         if let Some(state) = self.current() {
             for name in bindings {
                 if cancelled_future {
@@ -541,6 +676,7 @@ impl<'v> FactsBuilder<'v> {
                         response,
                         further,
                         flows: flows.clone(),
+                        cancel_values: Vec::new(),
                     },
                 );
             }
@@ -724,12 +860,62 @@ impl<'v> FactsBuilder<'v> {
         }
     }
 
+    /// `if token.is_cancelled() { return ..; }`: the code after it runs only for a request that
+    /// was not cancelled.
+    fn is_cancel_early_exit(&self, stmt: &Stmt) -> bool {
+        let Stmt::Expr(Expr::If(i), _) = stmt else {
+            return false;
+        };
+        let cancelled = matches!(
+            self.classify_condition(&i.cond),
+            Condition::Cancelled(OriginKind::IfCancelled, ..)
+        );
+        let diverges = match i.then_branch.stmts.last() {
+            Some(Stmt::Expr(e, _)) => {
+                matches!(e, Expr::Return(_) | Expr::Continue(_) | Expr::Break(_))
+            }
+            _ => false,
+        };
+        cancelled && diverges
+    }
+
+    /// A `select!` racing work against the request's token, whose cancel branch leaves nothing
+    /// to send: the code after it runs only for a request that was not cancelled.
+    fn starts_select_guard(&self, stmt: &Stmt) -> bool {
+        let mac = match stmt {
+            Stmt::Local(local) => match local.init.as_ref().map(|i| &*i.expr) {
+                Some(Expr::Macro(m)) => &m.mac,
+                _ => return false,
+            },
+            Stmt::Macro(m) => &m.mac,
+            Stmt::Expr(Expr::Macro(m), _) => &m.mac,
+            _ => return false,
+        };
+        if !super::syntax::is_select_macro(&macro_name(mac)) {
+            return false;
+        }
+        let Some(arms) = parse_select(mac) else {
+            return false;
+        };
+        arms.iter().any(|arm| {
+            arm.future
+                .as_ref()
+                .is_some_and(|f| self.is_request_cancelled_future(f))
+                && is_nothing_to_send(&arm.handler)
+        })
+    }
+
     // ----- statements and blocks -------------------------------------------------------------
 
     fn visit_stmts(&mut self, stmts: &[Stmt]) {
         let depth = self.origins.len();
+        let guards = self.registry_guards.len();
+        let guard_depth = self.guard_depth;
+        let function_body = std::mem::take(&mut self.function_body_next);
+        self.block_registries.push(Vec::new());
         for (index, stmt) in stmts.iter().enumerate() {
             let pending = self.functions.last().map_or(0, |f| f.pending_flows.len());
+            let pending_returns = self.functions.last().map_or(0, |f| f.pending_returns.len());
             let removable = self.removable.len();
             match stmt {
                 Stmt::Expr(expr, Some(_)) => {
@@ -756,14 +942,34 @@ impl<'v> FactsBuilder<'v> {
             }
             self.visit_stmt(stmt);
             self.removable.truncate(removable);
+            if function_body && index + 1 == stmts.len() {
+                if let Stmt::Expr(tail, None) = stmt {
+                    self.note_returned(tail, pending_returns);
+                }
+            }
             if let Some(state) = self.current() {
                 state.pending_flows.truncate(pending);
+                state.pending_returns.truncate(pending_returns);
             }
             if let Some((kind, span, label, condition)) = self.starts_cancel_path(stmt) {
                 let origin = self.add_origin(kind, span, label, condition);
                 self.origins.push(origin);
             }
+            // `let Some(..) = pool.remove(&id) else { .. };` guards the rest of the block.
+            if let Stmt::Local(local) = stmt {
+                if let Some(init) = local.init.as_ref().filter(|i| i.diverge.is_some()) {
+                    if let Some(collection) = registry_lookup(&init.expr) {
+                        self.registry_guards.push(collection);
+                    }
+                }
+            }
+            if self.starts_select_guard(stmt) || self.is_cancel_early_exit(stmt) {
+                self.guard_depth += 1;
+            }
         }
+        self.block_registries.pop();
+        self.registry_guards.truncate(guards);
+        self.guard_depth = guard_depth;
         self.origins.truncate(depth);
     }
 
@@ -775,8 +981,36 @@ impl<'v> FactsBuilder<'v> {
 
     fn visit_guarded(&mut self, f: impl FnOnce(&mut Self)) {
         let saved = std::mem::take(&mut self.origins);
+        self.guard_depth += 1;
         f(self);
+        self.guard_depth -= 1;
         self.origins = saved;
+    }
+
+    /// Visit code guarded by a registry's removal result.
+    fn visit_registry_guarded(&mut self, collection: Option<String>, f: impl FnOnce(&mut Self)) {
+        let pushed = collection.is_some();
+        if let Some(collection) = collection {
+            self.registry_guards.push(collection);
+        }
+        f(self);
+        if pushed {
+            self.registry_guards.pop();
+        }
+    }
+
+    /// Note that the current statement touches an in-flight registry.
+    fn touch_registry(&mut self, collection: String) {
+        if let Some(state) = self.functions.last_mut() {
+            if !state.facts.registries.contains(&collection) {
+                state.facts.registries.push(collection.clone());
+            }
+        }
+        if let Some(block) = self.block_registries.last_mut() {
+            if !block.contains(&collection) {
+                block.push(collection);
+            }
+        }
     }
 
     /// A response value built right here on a cancel path (for a local that receives it).
@@ -803,8 +1037,57 @@ impl<'v> FactsBuilder<'v> {
                 origins: origins.clone(),
             })
             .collect();
+        let returns: Vec<FlowValue> = tail_values(body)
+            .into_iter()
+            .filter(|value| !is_nothing_to_send(value))
+            .map(|value| FlowValue {
+                span: self.span(value),
+                what: describe_value(value),
+                origins: origins.clone(),
+            })
+            .collect();
         if let Some(state) = self.current() {
             state.pending_flows.extend(values);
+            state.pending_returns.extend(returns);
+        }
+    }
+
+    /// A value the function returns (its tail, or a `return`): record the cancel-path values it
+    /// carries (from cancel branches inside it since `pending`, from locals it names, or itself
+    /// when it is on a cancel path).
+    fn note_returned(&mut self, value: &Expr, pending: usize) {
+        let mut returned: Vec<FlowValue> = self
+            .functions
+            .last()
+            .map(|f| f.pending_returns[pending.min(f.pending_returns.len())..].to_vec())
+            .unwrap_or_default();
+        for ident in value_idents(value) {
+            if let Some(local) = self.local(&ident) {
+                returned.extend(local.cancel_values.iter().cloned());
+            }
+        }
+        if !self.origins.is_empty() {
+            for tail in tail_values(value) {
+                if !is_nothing_to_send(tail) {
+                    returned.push(FlowValue {
+                        span: self.span(tail),
+                        what: describe_value(tail),
+                        origins: self.origins.clone(),
+                    });
+                }
+            }
+        }
+        if let Some(state) = self.current() {
+            for value in returned {
+                let site = ReturnSite {
+                    span: value.span,
+                    what: value.what,
+                    origins: value.origins,
+                };
+                if !state.facts.cancel_returns.contains(&site) {
+                    state.facts.cancel_returns.push(site);
+                }
+            }
         }
     }
 
@@ -857,6 +1140,11 @@ impl<'v> FactsBuilder<'v> {
     }
 
     fn visit_select(&mut self, arms: &[super::syntax::SelectArm]) {
+        let races_cancellation = arms.iter().any(|arm| {
+            arm.future
+                .as_ref()
+                .is_some_and(|f| self.is_request_cancelled_future(f))
+        });
         for arm in arms {
             if let Some(future) = &arm.future {
                 self.visit_expr(future);
@@ -883,7 +1171,14 @@ impl<'v> FactsBuilder<'v> {
                 if let (Some(pattern), Some(future)) = (&arm.pattern, &arm.future) {
                     self.bind(pattern, Some(future), Vec::new());
                 }
+                // A branch raced against the request's cancellation runs only if it won.
+                if races_cancellation {
+                    self.guard_depth += 1;
+                }
                 self.visit_arm_body(&arm.handler);
+                if races_cancellation {
+                    self.guard_depth -= 1;
+                }
             }
         }
     }
@@ -931,12 +1226,187 @@ impl<'v> FactsBuilder<'v> {
     }
 }
 
+/// Calls that register a request in, or retire it from, an in-flight registry. (Looking one up
+/// does not count: answering a `tasks/cancel` request looks up another request.)
+const REGISTRY_TOUCH: &[&str] = &[
+    "insert",
+    "remove",
+    "take",
+    "remove_entry",
+    "swap_remove",
+    "shift_remove",
+];
+const REGISTRY_REMOVE: &[&str] = &[
+    "remove",
+    "take",
+    "remove_entry",
+    "swap_remove",
+    "shift_remove",
+];
+
+/// The name of the collection an expression reaches: `self.in_flight.lock().await` gives
+/// `in_flight`, `local_ct_pool` gives `local_ct_pool`.
+fn collection_name(expr: &Expr) -> Option<String> {
+    match expr {
+        Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        Expr::Field(f) => match &f.member {
+            syn::Member::Named(ident) => Some(ident.to_string()),
+            syn::Member::Unnamed(_) => collection_name(&f.base),
+        },
+        Expr::MethodCall(m)
+            if matches!(
+                m.method.to_string().as_str(),
+                "lock"
+                    | "read"
+                    | "write"
+                    | "borrow"
+                    | "borrow_mut"
+                    | "unwrap"
+                    | "expect"
+                    | "as_mut"
+                    | "as_ref"
+            ) =>
+        {
+            collection_name(&m.receiver)
+        }
+        Expr::Await(a) => collection_name(&a.base),
+        Expr::Try(t) => collection_name(&t.expr),
+        Expr::Paren(p) => collection_name(&p.expr),
+        Expr::Reference(r) => collection_name(&r.expr),
+        _ => None,
+    }
+}
+
+/// `pool.remove(&id)` (or `get`, `contains_key`, possibly followed by `.is_some()`): the
+/// registry whose answer decides whether the request is still in flight.
+fn registry_lookup(expr: &Expr) -> Option<String> {
+    match expr {
+        Expr::MethodCall(m) if m.method == "is_some" && m.args.is_empty() => {
+            registry_lookup(&m.receiver)
+        }
+        Expr::MethodCall(m)
+            if matches!(
+                m.method.to_string().as_str(),
+                "remove"
+                    | "take"
+                    | "remove_entry"
+                    | "swap_remove"
+                    | "shift_remove"
+                    | "get"
+                    | "get_mut"
+                    | "contains_key"
+            ) && m.args.len() == 1 =>
+        {
+            collection_name(&m.receiver)
+        }
+        Expr::Paren(p) => registry_lookup(&p.expr),
+        Expr::Await(a) => registry_lookup(&a.base),
+        _ => None,
+    }
+}
+
+/// A channel's name without its end's suffix: `sink_proxy_tx` gives `sink_proxy`, `tx` gives `""`.
+fn channel_base(name: &str, suffixes: &[&str]) -> Option<String> {
+    suffixes
+        .iter()
+        .find_map(|suffix| name.strip_suffix(suffix))
+        .map(str::to_string)
+}
+
+/// Whether a pattern matches a response or error message variant: `JsonRpcMessage::Response(..)`.
+fn is_response_variant_pattern(pat: &Pat) -> bool {
+    let path = match pat {
+        Pat::TupleStruct(ts) => &ts.path,
+        Pat::Struct(st) => &st.path,
+        Pat::Path(p) => &p.path,
+        Pat::Or(or) => return or.cases.iter().any(is_response_variant_pattern),
+        _ => return false,
+    };
+    let segments = path_segments(path);
+    segments.len() >= 2
+        && matches!(
+            segments[segments.len() - 1].as_str(),
+            "Response" | "Error" | "Result"
+        )
+        && {
+            let ty = &segments[segments.len() - 2];
+            ty.contains("Message")
+                || ty.contains("JsonRpc")
+                || ty.contains("Jsonrpc")
+                || ty.contains("JSONRPC")
+        }
+}
+
+/// Whether a branch's value is "nothing to send": it diverges (`return`, `continue`, `break`),
+/// or is `()`, `None`, `Ok(None)` or a silent outcome.
+fn is_nothing_to_send(expr: &Expr) -> bool {
+    match expr {
+        Expr::Return(_) | Expr::Continue(_) | Expr::Break(_) => true,
+        Expr::Tuple(t) => t.elems.is_empty(),
+        Expr::Path(p) => p.path.segments.last().is_some_and(|s| {
+            matches!(
+                s.ident.to_string().as_str(),
+                "None" | "Silent" | "NoResponse" | "Ignore" | "Skip"
+            )
+        }),
+        Expr::Call(c) => {
+            matches!(&*c.func, Expr::Path(p) if p.path.is_ident("Ok") || p.path.is_ident("Some"))
+                && c.args.first().is_some_and(is_nothing_to_send)
+        }
+        Expr::Block(b) => match b.block.stmts.last() {
+            None => true,
+            Some(Stmt::Expr(e, None)) => is_nothing_to_send(e),
+            Some(_) => true,
+        },
+        Expr::Macro(m) => matches!(
+            macro_name(&m.mac).as_str(),
+            "unreachable" | "panic" | "todo"
+        ),
+        Expr::Paren(p) => is_nothing_to_send(&p.expr),
+        _ => false,
+    }
+}
+
 /// The value of a `#[path = ".."]` attribute.
 fn path_attribute(attrs: &[syn::Attribute]) -> Option<String> {
     attrs.iter().find_map(|attr| match &attr.meta {
         syn::Meta::NameValue(nv) if nv.path.is_ident("path") => str_literal(&nv.value),
         _ => None,
     })
+}
+
+/// Whether a function is a request handler whose return value becomes the response.
+fn is_request_handler(
+    vocabulary: &vocab::Vocabulary,
+    name: &str,
+    attrs: &[syn::Attribute],
+    trait_name: Option<&str>,
+) -> bool {
+    let tool_attribute = attrs
+        .iter()
+        .any(|a| a.path().segments.last().is_some_and(|s| s.ident == "tool"));
+    tool_attribute
+        || vocabulary.request_handlers.iter().any(|h| h == name)
+        || match trait_name {
+            Some("ServerHandler" | "ClientHandler") => {
+                !name.starts_with("on_") && name != "get_info"
+            }
+            Some("ToolHandler" | "PromptHandler" | "ResourceHandler") => name == "handle",
+            _ => false,
+        }
+        || (name.starts_with("handle_") && name.ends_with("_request"))
+}
+
+/// A short description of a value for messages: `Err(McpError::..)`.
+fn describe_value(expr: &Expr) -> String {
+    let text = quote::ToTokens::to_token_stream(expr).to_string();
+    let text: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let short: String = text.chars().take(40).collect();
+    if short.len() < text.len() {
+        format!("`{short}..`")
+    } else {
+        format!("`{short}`")
+    }
 }
 
 /// Whether the callee of a call is named like a sink (then it is a send, not a call to follow).
@@ -1078,7 +1548,18 @@ fn pattern_cancel_condition(v: &vocab::Vocabulary, pat: &Pat) -> Option<OriginCo
             }
         }
         Pat::TupleStruct(ts) => {
-            if v.is_cancel_notification_path(&path_segments(&ts.path)) {
+            let turbofish = ts
+                .path
+                .segments
+                .iter()
+                .any(|segment| match &segment.arguments {
+                    syn::PathArguments::AngleBracketed(args) => args.args.iter().any(|arg| {
+                        matches!(arg, syn::GenericArgument::Type(syn::Type::Path(t))
+                        if v.is_cancel_notification_path(&path_segments(&t.path)))
+                    }),
+                    _ => false,
+                });
+            if turbofish || v.is_cancel_notification_path(&path_segments(&ts.path)) {
                 Some(OriginCondition::Always)
             } else {
                 ts.elems.iter().find_map(|p| pattern_cancel_condition(v, p))
@@ -1108,6 +1589,29 @@ fn is_ok_pattern(pat: &Pat) -> bool {
 /// `x.try_into::<CancelledNotification>()`, `CancelledNotification::try_from(x)`,
 /// `serde_json::from_value::<CancelledNotification>(..)`.
 fn converts_to_cancel_notification(expr: &Expr) -> bool {
+    // A call that extracts the cancellation from a notification: `R::peer_cancelled_params(&n)`,
+    // `n.as_cancelled()`.
+    let callee = match strip_statement_wrappers(expr) {
+        Expr::Call(c) => match &*c.func {
+            Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+            _ => None,
+        },
+        Expr::MethodCall(m) => Some(m.method.to_string()),
+        _ => None,
+    };
+    if let Some(name) = callee {
+        let lower = name.to_ascii_lowercase();
+        if (lower.contains("cancelled") || lower.contains("cancellation"))
+            && !matches!(
+                lower.as_str(),
+                "cancelled" | "cancelled_owned" | "is_cancelled"
+            )
+            && !lower.contains("task")
+            && !lower.contains("token")
+        {
+            return true;
+        }
+    }
     let idents = expr_idents(expr);
     idents
         .iter()
@@ -1135,21 +1639,28 @@ impl<'ast> Visit<'ast> for FactsBuilder<'_> {
     fn visit_item_fn(&mut self, item: &'ast syn::ItemFn) {
         let saved = std::mem::take(&mut self.impls);
         let span = self.span(item);
-        self.with_function(span, &item.sig, None, None, &item.block);
+        self.with_function(span, &item.attrs, &item.sig, None, None, &item.block);
         self.impls = saved;
     }
 
     fn visit_impl_item_fn(&mut self, item: &'ast syn::ImplItemFn) {
         let (self_ty, trait_name) = self.impls.last().cloned().unwrap_or((None, None));
         let span = self.span(item);
-        self.with_function(span, &item.sig, self_ty, trait_name, &item.block);
+        self.with_function(
+            span,
+            &item.attrs,
+            &item.sig,
+            self_ty,
+            trait_name,
+            &item.block,
+        );
     }
 
     fn visit_trait_item_fn(&mut self, item: &'ast syn::TraitItemFn) {
         if let Some(block) = &item.default {
             let trait_name = self.impls.last().and_then(|(_, t)| t.clone());
             let span = self.span(item);
-            self.with_function(span, &item.sig, None, trait_name, block);
+            self.with_function(span, &item.attrs, &item.sig, None, trait_name, block);
         }
     }
 
@@ -1243,6 +1754,7 @@ impl<'ast> Visit<'ast> for FactsBuilder<'_> {
             return;
         };
         let pending = self.functions.last().map_or(0, |f| f.pending_flows.len());
+        let pending_returns = self.functions.last().map_or(0, |f| f.pending_returns.len());
         self.visit_expr(&init.expr);
         let flows = self
             .current()
@@ -1251,7 +1763,33 @@ impl<'ast> Visit<'ast> for FactsBuilder<'_> {
                     .split_off(pending.min(f.pending_flows.len()))
             })
             .unwrap_or_default();
+        let returns = self
+            .current()
+            .map(|f| {
+                f.pending_returns
+                    .split_off(pending_returns.min(f.pending_returns.len()))
+            })
+            .unwrap_or_default();
         self.bind(&local.pat, Some(&init.expr), flows);
+        let mut carried: Vec<FlowValue> = returns;
+        for ident in value_idents(&init.expr) {
+            if let Some(l) = self.local(&ident) {
+                carried.extend(l.cancel_values.iter().cloned());
+            }
+        }
+        if !carried.is_empty() {
+            let bindings = pattern_bindings(&local.pat);
+            if let Some(state) = self.current() {
+                for name in bindings {
+                    state
+                        .locals
+                        .entry(name)
+                        .or_default()
+                        .cancel_values
+                        .extend(carried.iter().cloned());
+                }
+            }
+        }
         if let Some((_, diverge)) = &init.diverge {
             self.visit_expr(diverge);
         }
@@ -1338,7 +1876,13 @@ impl<'ast> Visit<'ast> for FactsBuilder<'_> {
                 }
             }
             Condition::Plain => {
-                self.visit_block(&expr.then_branch);
+                let guard = match &*expr.cond {
+                    Expr::Let(l) if matches!(&*l.pat, Pat::TupleStruct(ts) if ts.path.is_ident("Some")) => {
+                        registry_lookup(&l.expr)
+                    }
+                    other => registry_lookup(other),
+                };
+                self.visit_registry_guarded(guard, |this| this.visit_block(&expr.then_branch));
                 if let Some((_, else_branch)) = &expr.else_branch {
                     self.visit_expr(else_branch);
                 }
@@ -1348,6 +1892,22 @@ impl<'ast> Visit<'ast> for FactsBuilder<'_> {
 
     fn visit_expr_match(&mut self, expr: &'ast syn::ExprMatch) {
         self.visit_expr(&expr.expr);
+        // `match &m { JsonRpcMessage::Response(..) => .. }`: `m` holds a response message.
+        if expr
+            .arms
+            .iter()
+            .any(|arm| is_response_variant_pattern(&arm.pat))
+        {
+            if let Expr::Path(p) = peel(&expr.expr) {
+                if let Some(ident) = p.path.get_ident() {
+                    let name = ident.to_string();
+                    if let Some(state) = self.current() {
+                        state.locals.entry(name).or_default().response = true;
+                    }
+                }
+            }
+        }
+        let lookup = registry_lookup(&expr.expr);
         let converts = converts_to_cancel_notification(&expr.expr);
         for arm in &expr.arms {
             let mut condition = pattern_cancel_condition(self.vocab, &arm.pat);
@@ -1381,7 +1941,32 @@ impl<'ast> Visit<'ast> for FactsBuilder<'_> {
                     if let Some((_, guard)) = &arm.guard {
                         self.visit_expr(guard);
                     }
-                    self.visit_arm_body(&arm.body);
+                    let guarded =
+                        matches!(&arm.pat, Pat::TupleStruct(ts) if ts.path.is_ident("Some"))
+                            .then(|| lookup.clone())
+                            .flatten();
+                    self.visit_registry_guarded(guarded, |this| this.visit_arm_body(&arm.body));
+                }
+            }
+        }
+    }
+
+    fn visit_expr_return(&mut self, expr: &'ast syn::ExprReturn) {
+        if let Some(value) = &expr.expr {
+            let pending = self.functions.last().map_or(0, |f| f.pending_returns.len());
+            self.visit_expr(value);
+            self.note_returned(value, pending);
+        }
+    }
+
+    fn visit_expr_try(&mut self, expr: &'ast syn::ExprTry) {
+        self.visit_expr(&expr.expr);
+        // `Err(..)?` on a cancel path returns the error from the function.
+        if !self.origins.is_empty() {
+            if let Expr::Call(call) = &*expr.expr {
+                if matches!(&*call.func, Expr::Path(p) if p.path.is_ident("Err")) {
+                    let pending = self.functions.last().map_or(0, |f| f.pending_returns.len());
+                    self.note_returned(&expr.expr, pending);
                 }
             }
         }
@@ -1399,12 +1984,51 @@ impl<'ast> Visit<'ast> for FactsBuilder<'_> {
         let args: Vec<&Expr> = call.args.iter().collect();
         let what = describe_call(Some(&call.receiver), &name);
         let pure = is_pure(&call.receiver) && call.args.iter().all(is_pure);
+        self.sink_channel = self.channel_of(&call.receiver);
         self.check_send_call(&name, span, &args, what, pure);
+        self.sink_channel = None;
+        if matches!(
+            name.as_str(),
+            "recv" | "try_recv" | "recv_async" | "blocking_recv" | "recv_many"
+        ) {
+            let drained = collection_name(&call.receiver)
+                .and_then(|n| channel_base(&n, &["_rx", "_receiver", "rx", "receiver"]));
+            if let (Some(drained), Some(state)) = (drained, self.functions.last_mut()) {
+                if !state.facts.drains.contains(&drained) {
+                    state.facts.drains.push(drained);
+                }
+            }
+        }
+        if REGISTRY_TOUCH.contains(&name.as_str()) {
+            if let Some(collection) = collection_name(&call.receiver) {
+                if REGISTRY_REMOVE.contains(&name.as_str()) && !self.origins.is_empty() {
+                    self.facts.registry_removals.push(RegistryRemoval {
+                        collection: collection.clone(),
+                        span,
+                        origins: self.origins.clone(),
+                    });
+                }
+                self.touch_registry(collection);
+            }
+        }
+        if name == "abort" && call.args.is_empty() && !self.origins.is_empty() {
+            self.facts.cancel_aborts.push(self.origins.clone());
+        }
+        let spawns = name == "spawn" || name == "spawn_local";
         if !is_send_name(self.vocab, &name) {
             let on_self = matches!(peel(&call.receiver), Expr::Path(p) if p.path.is_ident("self"));
             self.record_call(span, Callee::Method { name, on_self });
         }
-        visit::visit_expr_method_call(self, call);
+        self.visit_expr(&call.receiver);
+        if spawns {
+            self.spawn_depth += 1;
+        }
+        for arg in &call.args {
+            self.visit_expr(arg);
+        }
+        if spawns {
+            self.spawn_depth -= 1;
+        }
     }
 
     fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
@@ -1423,6 +2047,14 @@ impl<'ast> Visit<'ast> for FactsBuilder<'_> {
                 }
                 if !sink_path && !is_send_name(self.vocab, &name) {
                     self.record_call(span, Callee::Path(segments));
+                }
+                if matches!(name.as_str(), "spawn" | "spawn_local" | "spawn_blocking") {
+                    self.spawn_depth += 1;
+                    for arg in &call.args {
+                        self.visit_expr(arg);
+                    }
+                    self.spawn_depth -= 1;
+                    return;
                 }
             }
         }

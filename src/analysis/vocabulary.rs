@@ -316,6 +316,8 @@ pub struct Vocabulary {
     pub shutdown_tokens: Vec<String>,
     /// Guard expressions (for the missing-guard analysis).
     pub guards: Vec<String>,
+    /// More function names whose return value becomes a request's response.
+    pub request_handlers: Vec<String>,
 }
 
 impl Vocabulary {

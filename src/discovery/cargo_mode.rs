@@ -169,6 +169,7 @@ fn units_of(package: &Package) -> Vec<LintUnit> {
             name: format!("{} (lib)", package.name),
             files: library.clone(),
             follow_modules: true,
+            manifest: Some(package.manifest_path.clone().into_std_path_buf()),
         });
     }
     for target in &package.targets {
@@ -186,6 +187,7 @@ fn units_of(package: &Package) -> Vec<LintUnit> {
             name: format!("{} ({})", package.name, target.name),
             files,
             follow_modules: true,
+            manifest: Some(package.manifest_path.clone().into_std_path_buf()),
         });
     }
     units

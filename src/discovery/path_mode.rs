@@ -52,6 +52,7 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<LintUnit>, DiscoveryError> {
         name: "paths".into(),
         files,
         follow_modules: false,
+        manifest: paths.first().and_then(|p| crate::sdk::manifest_for(p)),
     }])
 }
 

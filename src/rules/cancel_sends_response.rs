@@ -2,11 +2,12 @@
 //! the client cancelled it, directly or through calls of the same crate.
 
 use super::{FixAvailability, Rule, RuleContext, RuleMeta};
-use crate::analysis::crate_graph::{CancelSend, Hop, SendHow};
+use crate::analysis::crate_graph::{CancelSend, HandlerReturn, Hop, MissingGuard, SendHow};
 use crate::analysis::facts::Removal;
 use crate::analysis::facts::SinkKind;
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Label, Severity};
 use crate::fix::edits::removal_edit;
+use crate::sdk::Sdk;
 use crate::source::SourceMap;
 
 pub static META: RuleMeta = RuleMeta {
@@ -41,6 +42,90 @@ impl Rule for CancelSendsResponse {
             }
             out.push(d);
         }
+        if let Some(sdk) = context.sdk.filter(|sdk| sdk.answers_cancelled_requests()) {
+            for handler_return in context.graph.handler_returns() {
+                out.push(handler_return_diagnostic(&handler_return, sdk));
+            }
+        }
+        for missing in context.graph.missing_guards() {
+            out.push(missing_guard_diagnostic(&missing));
+        }
+    }
+}
+
+/// Shape B: a request handler's value on a cancel path becomes the response.
+fn handler_return_diagnostic(found: &HandlerReturn<'_>, sdk: &Sdk) -> Diagnostic {
+    Diagnostic {
+        code: META.code,
+        name: META.name,
+        severity: META.default_severity,
+        message: format!(
+            "{} becomes the response to a cancelled request: `{}` is a request handler and {sdk} sends what it returns",
+            found.value.what, found.function.name
+        ),
+        file: found.file,
+        span: found.value.span,
+        labels: vec![
+            Label {
+                file: found.file,
+                span: found.origin.span,
+                message: found.origin.label.clone(),
+            },
+            Label {
+                file: found.file,
+                span: found.function.name_span,
+                message: format!("`{}` is a request handler: what it returns is sent as the response", found.function.name),
+            },
+        ],
+        notes: vec![
+            format!("{} (assumed from {})", sdk.explanation(), sdk.source),
+            SPEC_MUST_NOT.to_string(),
+            SPEC_SHOULD_NOT.to_string(),
+        ],
+        help: Some(sdk.help()),
+        fix: None,
+        context: None,
+    }
+}
+
+/// Shape C: a response write that does not check that the request is still in flight.
+fn missing_guard_diagnostic(found: &MissingGuard<'_>) -> Diagnostic {
+    Diagnostic {
+        code: META.code,
+        name: META.name,
+        severity: META.default_severity,
+        message: format!(
+            "{} writes a response without checking that the request was not cancelled meanwhile",
+            found.sink.what
+        ),
+        file: found.file,
+        span: found.sink.span,
+        labels: vec![
+            Label {
+                file: found.removal_file,
+                span: found.origin.span,
+                message: found.origin.label.clone(),
+            },
+            Label {
+                file: found.removal_file,
+                span: found.removal.span,
+                message: format!("on cancellation the request is removed from `{}` here", found.registry),
+            },
+        ],
+        notes: vec![
+            format!(
+                "`{}` holds the requests in flight; a response for a request no longer in it was cancelled",
+                found.registry
+            ),
+            SPEC_MUST_NOT.to_string(),
+            SPEC_SHOULD_NOT.to_string(),
+        ],
+        help: Some(format!(
+            "write the response only for a request still in flight: `let Some(..) = {}.remove(&id) else {{ continue }};` before the write, or check `!token.is_cancelled()`",
+            found.registry
+        )),
+        fix: None,
+        context: None,
     }
 }
 

@@ -42,6 +42,8 @@ pub struct RuleContext<'a> {
     pub graph: &'a CrateGraph<'a>,
     pub sources: &'a SourceMap,
     pub settings: &'a crate::config::Settings,
+    /// The MCP SDK the crate uses, if known.
+    pub sdk: Option<&'a crate::sdk::Sdk>,
 }
 
 pub trait Rule: Sync {

@@ -407,11 +407,13 @@ impl<'a> CrateGraph<'a> {
                 {
                     continue;
                 }
+                let covered = |name: &str, aborts: bool| {
+                    sink.registry.guarded_by.iter().any(|g| g == name)
+                        || (sink.registry.in_spawn && aborts)
+                        || self.is_registry_aware_channel(sink.channel.as_deref(), name)
+                };
                 let unguarded = registries.iter().find(|(name, _, _, _, aborts)| {
-                    sink.registry.touched.iter().any(|t| t == name)
-                        && !sink.registry.guarded_by.iter().any(|g| g == name)
-                        && !(sink.registry.in_spawn && *aborts)
-                        && !self.is_registry_aware_channel(sink.channel.as_deref(), name)
+                    sink.registry.touched.iter().any(|t| t == name) && !covered(name, *aborts)
                 });
                 if let Some((name, removal_file, removal, origin, _)) = unguarded {
                     found.push(MissingGuard {

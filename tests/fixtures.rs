@@ -5,9 +5,10 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use cargo_mcp_lint::config::{self, Settings};
 use cargo_mcp_lint::diagnostic::Applicability;
 use cargo_mcp_lint::discovery::path_mode;
-use cargo_mcp_lint::engine::{self, LintUnit, UnitFile};
+use cargo_mcp_lint::engine::{self, LintUnit, Overlay, UnitFile};
 use cargo_mcp_lint::fix::{self, FixOptions};
 use cargo_mcp_lint::rules::{self, FixAvailability};
 
@@ -38,6 +39,16 @@ fn unit(fixture: &Path) -> Vec<LintUnit> {
         follow_modules: false,
         manifest: None,
     }]
+}
+
+/// A directory fixture may carry an `mcp-lint.toml` (for example to name the SDK).
+fn settings_for(fixture: &Path) -> Settings {
+    let config = fixture.join("mcp-lint.toml");
+    if fixture.is_dir() && config.is_file() {
+        config::load(fixture, Some(&config)).expect("the fixture's configuration loads")
+    } else {
+        Settings::default()
+    }
 }
 
 fn rust_files(path: &Path) -> Vec<PathBuf> {
@@ -106,7 +117,12 @@ fn compared(rule_dir: &str, code: &str) -> bool {
 }
 
 fn actual(fixture: &Path, rule_dir: &str) -> (Findings, Vec<String>) {
-    let result = engine::lint(&unit(fixture), Path::new("/"));
+    let result = engine::lint_with(
+        &unit(fixture),
+        Path::new("/"),
+        &Overlay::new(),
+        &settings_for(fixture),
+    );
     let mut findings = Findings::new();
     let mut messages = Vec::new();
     for d in result
@@ -158,7 +174,8 @@ fn check_rule_fixes(rule_dir: &str) {
             .to_string_lossy()
             .into_owned();
 
-        let result = engine::lint(&units, Path::new("/"));
+        let settings = settings_for(&fixture);
+        let result = engine::lint_with(&units, Path::new("/"), &Overlay::new(), &settings);
         for d in &result.diagnostics {
             let declared = rules::find(d.code).expect("rule is registered").meta().fix;
             let consistent = match declared {
@@ -182,7 +199,13 @@ fn check_rule_fixes(rule_dir: &str) {
             }
         }
 
-        let run = fix::fix(&units, Path::new("/"), FixOptions::default());
+        let run = fix::fix_from(
+            &units,
+            Path::new("/"),
+            FixOptions::default(),
+            Overlay::new(),
+            &settings,
+        );
         if !run.problems.is_empty() {
             failures.push(format!("{name}: {}", run.problems.join("; ")));
         }
@@ -227,7 +250,7 @@ fn check_rule_fixes(rule_dir: &str) {
                         Path::new("/"),
                         FixOptions::default(),
                         overlay,
-                        &Default::default(),
+                        &settings,
                     );
                     if !again.files.is_empty() {
                         failures.push(format!(

@@ -943,8 +943,16 @@ impl<'v> FactsBuilder<'v> {
             self.visit_stmt(stmt);
             self.removable.truncate(removable);
             if function_body && index + 1 == stmts.len() {
-                if let Stmt::Expr(tail, None) = stmt {
-                    self.note_returned(tail, pending_returns);
+                match stmt {
+                    Stmt::Expr(tail, None) => self.note_returned(tail, pending_returns),
+                    Stmt::Macro(m) if m.semi_token.is_none() => {
+                        let tail = Expr::Macro(syn::ExprMacro {
+                            attrs: Vec::new(),
+                            mac: m.mac.clone(),
+                        });
+                        self.note_returned(&tail, pending_returns);
+                    }
+                    _ => {}
                 }
             }
             if let Some(state) = self.current() {

@@ -44,7 +44,11 @@ impl Rule for CancelSendsResponse {
         }
         if let Some(sdk) = context.sdk.filter(|sdk| sdk.answers_cancelled_requests()) {
             for handler_return in context.graph.handler_returns() {
-                out.push(handler_return_diagnostic(&handler_return, sdk));
+                out.push(handler_return_diagnostic(
+                    &handler_return,
+                    sdk,
+                    context.sources,
+                ));
             }
         }
         for missing in context.graph.missing_guards() {
@@ -53,15 +57,34 @@ impl Rule for CancelSendsResponse {
     }
 }
 
+/// Source text for a message: white space folded, at most 40 characters, in backticks.
+fn short(text: &str) -> String {
+    let folded = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let cut: String = folded.chars().take(40).collect();
+    if cut.len() < folded.len() {
+        format!("`{cut}..`")
+    } else {
+        format!("`{cut}`")
+    }
+}
+
 /// Shape B: a request handler's value on a cancel path becomes the response.
-fn handler_return_diagnostic(found: &HandlerReturn<'_>, sdk: &Sdk) -> Diagnostic {
+fn handler_return_diagnostic(
+    found: &HandlerReturn<'_>,
+    sdk: &Sdk,
+    sources: &SourceMap,
+) -> Diagnostic {
+    let what = sources
+        .get(found.file)
+        .map(|s| short(s.snippet(found.value.span)))
+        .unwrap_or_else(|| found.value.what.clone());
     Diagnostic {
         code: META.code,
         name: META.name,
         severity: META.default_severity,
         message: format!(
-            "{} becomes the response to a cancelled request: `{}` is a request handler and {sdk} sends what it returns",
-            found.value.what, found.function.name
+            "{what} becomes the response to a cancelled request: `{}` is a request handler and {sdk} sends what it returns",
+            found.function.name
         ),
         file: found.file,
         span: found.value.span,

@@ -4,8 +4,8 @@
 use std::collections::{HashMap, VecDeque};
 
 use super::facts::{
-    CallSite, Callee, CancelOrigin, FileFacts, FunctionFacts, OriginCondition, RegistryRemoval,
-    ReturnSite, SinkKind, SinkSite,
+    CallSite, Callee, CancelOrigin, FileFacts, FunctionFacts, OriginCondition, ReceiverType,
+    RegistryRemoval, ReturnSite, SinkKind, SinkSite,
 };
 use super::vocabulary as vocab;
 use crate::source::FileId;
@@ -62,6 +62,10 @@ pub struct CrateGraph<'a> {
     by_name: HashMap<&'a str, Vec<FunctionRef>>,
     /// For each function that sends (not on a cancel path of its own): how.
     next_hop: HashMap<FunctionRef, NextHop>,
+    /// (struct, field) to the field's type.
+    field_types: HashMap<(String, String), String>,
+    /// Functions that return a response message (directly or through the calls they return).
+    returns_response: std::collections::HashSet<FunctionRef>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -91,12 +95,21 @@ impl<'a> CrateGraph<'a> {
                     });
             }
         }
+        let mut field_types = HashMap::new();
+        for (_, facts) in &files {
+            for (owner, field, ty) in &facts.struct_fields {
+                field_types.insert((owner.clone(), field.clone()), ty.clone());
+            }
+        }
         let mut graph = CrateGraph {
             files,
             consts,
             by_name,
             next_hop: HashMap::new(),
+            field_types,
+            returns_response: std::collections::HashSet::new(),
         };
+        graph.compute_returns_response();
         graph.compute_summaries();
         graph
     }
@@ -194,7 +207,28 @@ impl<'a> CrateGraph<'a> {
                     same_module
                 }
             }
-            Callee::Method { name, on_self } => {
+            Callee::Method {
+                name,
+                on_self,
+                receiver,
+            } => {
+                let evident = match receiver {
+                    Some(ReceiverType::Named(ty)) => Some(ty.clone()),
+                    Some(ReceiverType::SelfField(field)) => caller_facts
+                        .self_ty
+                        .as_ref()
+                        .and_then(|owner| self.field_types.get(&(owner.clone(), field.clone())))
+                        .cloned(),
+                    None => None,
+                };
+                if let Some(ty) = evident {
+                    // The receiver's type is known: its methods, or nothing (a foreign type).
+                    return pick(&|f| f.has_receiver && f.self_ty.as_deref() == Some(ty.as_str()));
+                }
+                if matches!(receiver, Some(ReceiverType::SelfField(_))) {
+                    // A field whose type is not a struct of this crate (or is unknown).
+                    return Vec::new();
+                }
                 if *on_self {
                     let own = pick(&|f| {
                         f.has_receiver && f.self_ty.is_some() && f.self_ty == caller_facts.self_ty
@@ -221,6 +255,58 @@ impl<'a> CrateGraph<'a> {
         }
     }
 
+    /// Which functions return a response message: those that build one in their tail or a
+    /// `return`, and, to a fixed point, those that return what such a function returns.
+    fn compute_returns_response(&mut self) {
+        let functions: Vec<FunctionRef> = self.all_functions().collect();
+        let mut set: std::collections::HashSet<FunctionRef> = functions
+            .iter()
+            .copied()
+            .filter(|&f| self.function(f).returns_response)
+            .collect();
+        loop {
+            let before = set.len();
+            for &f in &functions {
+                if set.contains(&f) {
+                    continue;
+                }
+                let returns_one = self.function(f).returns_calls.iter().any(|callee| {
+                    let call = CallSite {
+                        span: Default::default(),
+                        callee: callee.clone(),
+                        origins: Vec::new(),
+                        removal: None,
+                    };
+                    self.resolve(f, &call).iter().any(|g| set.contains(g))
+                });
+                if returns_one {
+                    set.insert(f);
+                }
+            }
+            if set.len() == before {
+                break;
+            }
+        }
+        self.returns_response = set;
+    }
+
+    /// Whether a recorded send is a send: unconditional ones are; a send of a call's value is
+    /// one when the call returns a response.
+    fn sink_active(&self, f: FunctionRef, sink: &SinkSite) -> bool {
+        sink.if_returns_response.is_empty()
+            || sink.if_returns_response.iter().any(|callee| {
+                let call = CallSite {
+                    span: Default::default(),
+                    callee: callee.clone(),
+                    origins: Vec::new(),
+                    removal: None,
+                };
+                self.resolve(f, &call)
+                    .iter()
+                    .any(|g| self.returns_response.contains(g))
+            })
+    }
+
     fn all_functions(&self) -> impl Iterator<Item = FunctionRef> + '_ {
         self.files
             .iter()
@@ -240,11 +326,9 @@ impl<'a> CrateGraph<'a> {
         let functions: Vec<FunctionRef> = self.all_functions().collect();
         for &f in &functions {
             let facts = self.function(f);
-            if let Some(index) = facts
-                .sinks
-                .iter()
-                .position(|s| self.effective_origin(f.file, &s.origins).is_none())
-            {
+            if let Some(index) = facts.sinks.iter().position(|s| {
+                self.effective_origin(f.file, &s.origins).is_none() && self.sink_active(f, s)
+            }) {
                 self.next_hop.insert(f, NextHop::Sink(index));
                 queue.push_back(f);
             }
@@ -306,6 +390,9 @@ impl<'a> CrateGraph<'a> {
             let facts = self.function(f);
             let file = self.file_id(f);
             for sink in &facts.sinks {
+                if !self.sink_active(f, sink) {
+                    continue;
+                }
                 if let Some(origin) = self.effective_origin(f.file, &sink.origins) {
                     found.push(CancelSend {
                         file,
@@ -402,6 +489,7 @@ impl<'a> CrateGraph<'a> {
             let facts = self.function(f);
             for sink in &facts.sinks {
                 if sink.kind != SinkKind::Response
+                    || !self.sink_active(f, sink)
                     || sink.registry.guarded
                     || self.effective_origin(f.file, &sink.origins).is_some()
                 {

@@ -102,6 +102,9 @@ pub struct SinkSite {
     /// When the send goes into a channel (`x_tx.send(..)`, through aliases such as
     /// `let sink = x_tx.clone()`): the channel's name without its `_tx` suffix.
     pub channel: Option<String>,
+    /// A send that is a response send only if one of these calls (in its arguments) returns a
+    /// response; empty for a send known to send one.
+    pub if_returns_response: Vec<Callee>,
 }
 
 /// What a send knows of the in-flight registries (maps of request ids to tokens or tasks) around
@@ -142,8 +145,23 @@ pub struct ReturnSite {
 pub enum Callee {
     /// `foo(..)`, `module::foo(..)`, `Type::foo(..)`, `Self::foo(..)`.
     Path(Vec<String>),
-    /// `receiver.name(..)`; `on_self` when the receiver is `self` (or a field path is not).
-    Method { name: String, on_self: bool },
+    /// `receiver.name(..)`; `on_self` when the receiver is `self`.
+    Method {
+        name: String,
+        on_self: bool,
+        /// The receiver's type when the code makes it evident.
+        receiver: Option<ReceiverType>,
+    },
+}
+
+/// A method receiver's type, as far as the code shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum ReceiverType {
+    /// A named type (the last segment of its path): from a typed parameter or `let`, a struct
+    /// literal, or a `Type::constructor(..)` call.
+    Named(String),
+    /// A field of `self`, whose type the struct's definition gives.
+    SelfField(String),
 }
 
 /// A call of something that may be a function of the same crate.
@@ -192,6 +210,10 @@ pub struct FunctionFacts {
     pub drains: Vec<String>,
     /// In-flight registries this function touches anywhere.
     pub registries: Vec<String>,
+    /// The function returns a response message (its tail or a `return` builds one).
+    pub returns_response: bool,
+    /// Calls whose value the function returns (a response if theirs is).
+    pub returns_calls: Vec<Callee>,
     pub sinks: Vec<SinkSite>,
     pub calls: Vec<CallSite>,
 }
@@ -212,6 +234,8 @@ pub struct FileFacts {
     pub registry_removals: Vec<RegistryRemoval>,
     /// `.abort()` calls on cancel paths (a task aborted on cancellation cannot answer).
     pub cancel_aborts: Vec<Vec<OriginId>>,
+    /// Field types of the file's structs: (struct, field, type's last path segment).
+    pub struct_fields: Vec<(String, String, String)>,
 }
 
 /// Build the facts of a parsed file. `base` is added to every byte offset (it accounts for a
@@ -239,6 +263,7 @@ pub fn collect(
         spawn_depth: 0,
         function_body_next: false,
         sink_channel: None,
+        sink_condition: Vec::new(),
     };
     builder.visit_file(file);
     builder.facts
@@ -274,6 +299,10 @@ struct FunctionState {
     pending_returns: Vec<FlowValue>,
     /// Locals that are another value under a new name (`let sink = tx.clone()`).
     aliases: HashMap<String, String>,
+    /// Locals whose type the code makes evident.
+    local_types: HashMap<String, String>,
+    /// Locals built from calls (`let reply = self.reply_for(id)`), for deferred response sends.
+    built_from: HashMap<String, Vec<Callee>>,
 }
 
 struct FactsBuilder<'v> {
@@ -302,6 +331,8 @@ struct FactsBuilder<'v> {
     function_body_next: bool,
     /// The channel of the send call being recorded, if it sends into one.
     sink_channel: Option<String>,
+    /// The condition of the send being recorded (calls that must return a response).
+    sink_condition: Vec<Callee>,
 }
 
 /// How an `if` condition relates to cancellation.
@@ -365,9 +396,14 @@ impl<'v> FactsBuilder<'v> {
             None
         };
         let mut locals = HashMap::new();
+        let mut local_types = HashMap::new();
         for input in &sig.inputs {
             if let syn::FnArg::Typed(arg) = input {
-                for binding in pattern_bindings(&arg.pat) {
+                let bindings = pattern_bindings(&arg.pat);
+                if let (Some(ty), [name]) = (type_name(&arg.ty), bindings.as_slice()) {
+                    local_types.insert(name.clone(), ty);
+                }
+                for binding in bindings {
                     locals.insert(binding, LocalInfo::default());
                 }
             }
@@ -386,6 +422,8 @@ impl<'v> FactsBuilder<'v> {
                 cancel_returns: Vec::new(),
                 drains: Vec::new(),
                 registries: Vec::new(),
+                returns_response: false,
+                returns_calls: Vec::new(),
                 sinks: Vec::new(),
                 calls: Vec::new(),
             },
@@ -394,6 +432,8 @@ impl<'v> FactsBuilder<'v> {
             pending_flows: Vec::new(),
             pending_returns: Vec::new(),
             aliases: HashMap::new(),
+            local_types,
+            built_from: HashMap::new(),
         });
     }
 
@@ -467,6 +507,7 @@ impl<'v> FactsBuilder<'v> {
         let removal = self.removal_of(span);
         let registry = self.registry_context();
         let channel = self.sink_channel.take();
+        let condition = std::mem::take(&mut self.sink_condition);
         if let Some(state) = self.current() {
             state.facts.sinks.push(SinkSite {
                 span,
@@ -478,6 +519,7 @@ impl<'v> FactsBuilder<'v> {
                 pure,
                 registry,
                 channel,
+                if_returns_response: condition,
             });
         }
     }
@@ -516,6 +558,7 @@ impl<'v> FactsBuilder<'v> {
                     pure: false,
                     registry: RegistryContext::default(),
                     channel: None,
+                    if_returns_response: Vec::new(),
                 };
                 if !state.facts.sinks.contains(&site) {
                     state.facts.sinks.push(site);
@@ -663,6 +706,28 @@ impl<'v> FactsBuilder<'v> {
         if let (Some(alias), [name]) = (alias, bindings.as_slice()) {
             if let Some(state) = self.functions.last_mut() {
                 state.aliases.insert(name.clone(), alias);
+            }
+        }
+        let evident_type = match pat {
+            Pat::Type(typed) => type_name(&typed.ty),
+            _ => from.and_then(constructed_type),
+        };
+        let built = from.map(|e| self.value_calls(e)).unwrap_or_default();
+        if let [name] = bindings.as_slice() {
+            if let Some(state) = self.functions.last_mut() {
+                match evident_type {
+                    Some(ty) => {
+                        state.local_types.insert(name.clone(), ty);
+                    }
+                    None => {
+                        state.local_types.remove(name);
+                    }
+                }
+                if built.is_empty() {
+                    state.built_from.remove(name);
+                } else {
+                    state.built_from.insert(name.clone(), built);
+                }
             }
         }
         if let Some(state) = self.current() {
@@ -879,6 +944,91 @@ impl<'v> FactsBuilder<'v> {
         cancelled && diverges
     }
 
+    /// The calls whose value an expression is or carries through conversions, and the calls
+    /// that locals it names were built from: `error_reply(id)`, `serde_json::to_string(&reply)`
+    /// with `let reply = self.reply_for(id)`.
+    fn value_calls(&self, expr: &Expr) -> Vec<Callee> {
+        let mut calls = Vec::new();
+        let value = peel(expr);
+        match value {
+            Expr::Call(c) => {
+                if let Expr::Path(p) = &*c.func {
+                    let segments = path_segments(&p.path);
+                    if !segments
+                        .iter()
+                        .any(|s| s == "Some" || s == "Ok" || s == "Err")
+                    {
+                        calls.push(Callee::Path(segments));
+                    }
+                }
+                for arg in &c.args {
+                    calls.extend(self.value_calls(arg));
+                }
+            }
+            Expr::MethodCall(m) => {
+                let on_self = matches!(peel(&m.receiver), Expr::Path(p) if p.path.is_ident("self"));
+                calls.push(Callee::Method {
+                    name: m.method.to_string(),
+                    on_self,
+                    receiver: self.receiver_type(&m.receiver),
+                });
+                calls.extend(self.value_calls(&m.receiver));
+            }
+            Expr::Path(p) => {
+                if let Some(ident) = p.path.get_ident() {
+                    if let Some(state) = self.functions.last() {
+                        if let Some(built) = state.built_from.get(&ident.to_string()) {
+                            calls.extend(built.iter().cloned());
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        calls
+    }
+
+    /// The type of a method call's receiver, when the code makes it evident.
+    fn receiver_type(&self, receiver: &Expr) -> Option<ReceiverType> {
+        match peel(receiver) {
+            Expr::Path(p) => {
+                let ident = p.path.get_ident()?.to_string();
+                if ident == "self" {
+                    return None;
+                }
+                self.functions
+                    .last()
+                    .and_then(|f| f.local_types.get(&ident))
+                    .map(|t| ReceiverType::Named(t.clone()))
+            }
+            Expr::Field(f) => match (&*f.base, &f.member) {
+                (Expr::Path(p), syn::Member::Named(field)) if p.path.is_ident("self") => {
+                    Some(ReceiverType::SelfField(field.to_string()))
+                }
+                _ => None,
+            },
+            Expr::MethodCall(m)
+                if m.args.is_empty()
+                    && matches!(
+                        m.method.to_string().as_str(),
+                        "lock"
+                            | "read"
+                            | "write"
+                            | "unwrap"
+                            | "as_ref"
+                            | "as_mut"
+                            | "borrow"
+                            | "borrow_mut"
+                    ) =>
+            {
+                self.receiver_type(&m.receiver)
+            }
+            Expr::Await(a) => self.receiver_type(&a.base),
+            Expr::Try(t) => self.receiver_type(&t.expr),
+            _ => None,
+        }
+    }
+
     /// A `select!` racing work against the request's token, whose cancel branch leaves nothing
     /// to send: the code after it runs only for a request that was not cancelled.
     fn starts_select_guard(&self, stmt: &Stmt) -> bool {
@@ -1064,6 +1214,21 @@ impl<'v> FactsBuilder<'v> {
     /// carries (from cancel branches inside it since `pending`, from locals it names, or itself
     /// when it is on a cancel path).
     fn note_returned(&mut self, value: &Expr, pending: usize) {
+        let returns_response = tail_values(value)
+            .into_iter()
+            .any(|v| self.is_response_valued(v));
+        let returned_calls: Vec<Callee> = tail_values(value)
+            .into_iter()
+            .flat_map(|v| self.value_calls(v))
+            .collect();
+        if let Some(state) = self.current() {
+            state.facts.returns_response |= returns_response;
+            for call in returned_calls {
+                if !state.facts.returns_calls.contains(&call) {
+                    state.facts.returns_calls.push(call);
+                }
+            }
+        }
         let mut returned: Vec<FlowValue> = self
             .functions
             .last()
@@ -1226,6 +1391,13 @@ impl<'v> FactsBuilder<'v> {
                 self.record_sink(span, SinkKind::Response, what, pure);
             } else if args.iter().any(|a| self.is_further_message(a)) {
                 self.record_sink(span, SinkKind::FurtherMessage, what, pure);
+            } else {
+                // `tx.send(error_reply(id))`: a response send if a called function returns one.
+                let calls: Vec<Callee> = args.iter().flat_map(|a| self.value_calls(a)).collect();
+                if !calls.is_empty() {
+                    self.sink_condition = calls;
+                    self.record_sink(span, SinkKind::Response, what, pure);
+                }
             }
             if self.origins.is_empty() {
                 self.record_flows(args, span);
@@ -1309,6 +1481,60 @@ fn registry_lookup(expr: &Expr) -> Option<String> {
         }
         Expr::Paren(p) => registry_lookup(&p.expr),
         Expr::Await(a) => registry_lookup(&a.base),
+        _ => None,
+    }
+}
+
+/// The last path segment of a type, through references and smart pointers:
+/// `&Arc<Mutex<Session>>` gives `Session`.
+fn type_name(ty: &syn::Type) -> Option<String> {
+    match ty {
+        syn::Type::Reference(r) => type_name(&r.elem),
+        syn::Type::Paren(p) => type_name(&p.elem),
+        syn::Type::Group(g) => type_name(&g.elem),
+        syn::Type::Path(p) => {
+            let last = p.path.segments.last()?;
+            let name = last.ident.to_string();
+            if matches!(
+                name.as_str(),
+                "Arc" | "Rc" | "Box" | "Mutex" | "RwLock" | "RefCell" | "Cell"
+            ) {
+                if let syn::PathArguments::AngleBracketed(args) = &last.arguments {
+                    if let Some(syn::GenericArgument::Type(inner)) = args.args.first() {
+                        return type_name(inner);
+                    }
+                }
+            }
+            Some(name)
+        }
+        _ => None,
+    }
+}
+
+/// The type a value is evidently built as: `Session { .. }`, `Session::new(..)`,
+/// `Arc::new(Session::new(..))`.
+fn constructed_type(expr: &Expr) -> Option<String> {
+    match peel(expr) {
+        Expr::Struct(s) => s.path.segments.last().map(|s| s.ident.to_string()),
+        Expr::Call(c) => match &*c.func {
+            Expr::Path(p) => {
+                let segments = path_segments(&p.path);
+                if segments.len() >= 2 {
+                    let ty = &segments[segments.len() - 2];
+                    if matches!(
+                        ty.as_str(),
+                        "Arc" | "Rc" | "Box" | "Mutex" | "RwLock" | "RefCell"
+                    ) {
+                        return c.args.first().and_then(constructed_type);
+                    }
+                    if ty.chars().next().is_some_and(|ch| ch.is_ascii_uppercase()) && ty != "Self" {
+                        return Some(ty.clone());
+                    }
+                }
+                None
+            }
+            _ => None,
+        },
         _ => None,
     }
 }
@@ -1724,6 +1950,17 @@ impl<'ast> Visit<'ast> for FactsBuilder<'_> {
         }
     }
 
+    fn visit_item_struct(&mut self, item: &'ast syn::ItemStruct) {
+        let name = item.ident.to_string();
+        for field in &item.fields {
+            if let (Some(ident), Some(ty)) = (&field.ident, type_name(&field.ty)) {
+                self.facts
+                    .struct_fields
+                    .push((name.clone(), ident.to_string(), ty));
+            }
+        }
+    }
+
     fn visit_item_const(&mut self, item: &'ast syn::ItemConst) {
         if let Some(value) = str_literal(&item.expr) {
             self.facts
@@ -2025,7 +2262,15 @@ impl<'ast> Visit<'ast> for FactsBuilder<'_> {
         let spawns = name == "spawn" || name == "spawn_local";
         if !is_send_name(self.vocab, &name) {
             let on_self = matches!(peel(&call.receiver), Expr::Path(p) if p.path.is_ident("self"));
-            self.record_call(span, Callee::Method { name, on_self });
+            let receiver = self.receiver_type(&call.receiver);
+            self.record_call(
+                span,
+                Callee::Method {
+                    name,
+                    on_self,
+                    receiver,
+                },
+            );
         }
         self.visit_expr(&call.receiver);
         if spawns {

@@ -1,5 +1,10 @@
 use std::process::ExitCode;
 
+// Parsing allocates many small nodes on two threads: mimalloc's thread-local heaps make that
+// markedly cheaper than the system allocator.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     std::panic::set_hook(Box::new(|info| {
         eprintln!(

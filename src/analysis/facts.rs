@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use syn::spanned::Spanned;
+use super::spans::Bounds;
 use syn::visit::{self, Visit};
 use syn::{Expr, Macro, Pat, Stmt};
 
@@ -346,9 +346,11 @@ enum Condition {
 }
 
 impl<'v> FactsBuilder<'v> {
-    fn span(&self, node: &impl Spanned) -> ByteSpan {
-        let range = node.span().byte_range();
-        ByteSpan::new(range.start + self.base, range.end + self.base)
+    fn span(&self, node: &impl Bounds) -> ByteSpan {
+        let (first, last) = node.bounds();
+        let start = first.byte_range().start;
+        let end = last.byte_range().end.max(start);
+        ByteSpan::new(start + self.base, end + self.base)
     }
 
     fn current(&mut self) -> Option<&mut FunctionState> {

@@ -2,6 +2,7 @@
 
 pub mod crate_graph;
 pub mod facts;
+pub mod spans;
 pub mod syntax;
 pub mod vocabulary;
 

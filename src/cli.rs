@@ -60,6 +60,11 @@ pub struct Args {
     #[arg(long)]
     pub statistics: bool,
 
+    /// Parse every file, also those the pre-filter shows cannot matter to any rule (syntax
+    /// errors are then reported in every file).
+    #[arg(long)]
+    pub all_files: bool,
+
     /// Path to Cargo.toml (cargo mode).
     #[arg(long, value_name = "PATH", help_heading = "Package selection")]
     pub manifest_path: Option<PathBuf>,
@@ -298,6 +303,7 @@ pub fn run(raw: Vec<std::ffi::OsString>) -> ExitCode {
     if let Err(message) = settings.apply_command_line(&command_line_levels(&matches)) {
         return fail(&message);
     }
+    settings.analyse_every_file = args.all_files;
     if args.show_settings {
         print!("{}", settings.show());
         return ExitCode::SUCCESS;

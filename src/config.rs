@@ -137,6 +137,9 @@ pub struct Settings {
     pub require_suppression_reason: bool,
     /// The SDK the configuration names (else it is read per package).
     pub sdk: Option<crate::sdk::Sdk>,
+    /// Parse every file, not only those the pre-filter wants (`--all-files`): syntax errors
+    /// are then reported in every file.
+    pub analyse_every_file: bool,
 }
 
 impl Default for Settings {
@@ -153,6 +156,7 @@ impl Default for Settings {
             protocol_versions: vec![ProtocolVersion::V2025_11_25, ProtocolVersion::V2026_07_28],
             require_suppression_reason: false,
             sdk: None,
+            analyse_every_file: false,
         }
     }
 }
@@ -541,6 +545,7 @@ pub fn settings_from(
             .unwrap_or_else(|| vec![ProtocolVersion::V2025_11_25, ProtocolVersion::V2026_07_28]),
         require_suppression_reason: config.require_suppression_reason,
         sdk,
+        analyse_every_file: false,
     })
 }
 

@@ -54,19 +54,37 @@ const PARSER_STACK: usize = 256 * 1024 * 1024;
 
 enum FileOutcome {
     Facts(FileFacts),
+    /// Read, but holds nothing the analysis needs (see [`crate::prefilter`]).
+    Skipped,
     Failed(Diagnostic),
 }
 
 /// The analysed files of a run, each analysed once however many units list it.
-#[derive(Default)]
 struct Analysed {
     ids: HashMap<PathBuf, FileId>,
     sources: SourceMap,
     facts: Vec<Option<FileFacts>>,
+    /// Files read but not parsed, by id: the unit file they came from.
+    skipped: HashMap<FileId, UnitFile>,
     diagnostics: Vec<Diagnostic>,
+    pool: Option<rayon::ThreadPool>,
 }
 
 impl Analysed {
+    fn new() -> Self {
+        Analysed {
+            ids: HashMap::new(),
+            sources: SourceMap::default(),
+            facts: Vec::new(),
+            skipped: HashMap::new(),
+            diagnostics: Vec::new(),
+            pool: rayon::ThreadPoolBuilder::new()
+                .stack_size(PARSER_STACK)
+                .build()
+                .ok(),
+        }
+    }
+
     fn key(path: &Path) -> PathBuf {
         std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
     }
@@ -75,50 +93,110 @@ impl Analysed {
         self.ids.get(&Self::key(path)).copied()
     }
 
-    /// Analyse the files not analysed yet, in parallel.
-    fn analyse(
-        &mut self,
-        files: Vec<&UnitFile>,
-        cwd: &Path,
-        overlay: &Overlay,
-        vocabulary: &Vocabulary,
-    ) {
-        let mut fresh: Vec<(PathBuf, &UnitFile)> = Vec::new();
-        for file in files {
+    fn run<T: Send>(&self, work: impl FnOnce() -> T + Send) -> T {
+        match &self.pool {
+            Some(pool) => pool.install(work),
+            None => work(),
+        }
+    }
+
+    /// Read the files not read yet (in parallel) and parse those the pre-filter wants.
+    fn analyse(&mut self, files: Vec<(&UnitFile, bool)>, run: &Run<'_>) {
+        let mut seen = std::collections::HashSet::new();
+        let mut fresh: Vec<(PathBuf, &UnitFile, bool)> = Vec::new();
+        for (file, follows) in files {
             let key = Self::key(&file.path);
-            if !self.ids.contains_key(&key) && !fresh.iter().any(|(k, _)| *k == key) {
-                fresh.push((key, file));
+            if !self.ids.contains_key(&key) && seen.insert(key.clone()) {
+                fresh.push((key, file, follows));
             }
         }
         let first = self.sources.len();
-        let analyse = |(offset, (_, file)): (usize, &(PathBuf, &UnitFile))| {
-            analyse_file(
-                first + offset,
-                file,
-                cwd,
-                overlay.get(&file.path),
-                vocabulary,
-            )
-        };
-        let outcomes: Vec<(SourceFile, FileOutcome)> = match rayon::ThreadPoolBuilder::new()
-            .stack_size(PARSER_STACK)
-            .build()
-        {
-            Ok(pool) => pool.install(|| fresh.par_iter().enumerate().map(analyse).collect()),
-            Err(_) => fresh.iter().enumerate().map(analyse).collect(),
-        };
-        for ((key, _), (source, outcome)) in fresh.into_iter().zip(outcomes) {
+        let outcomes: Vec<(SourceFile, FileOutcome)> = self.run(|| {
+            fresh
+                .par_iter()
+                .enumerate()
+                .map(|(offset, (_, file, follows))| {
+                    analyse_file(first + offset, file, run, |text| {
+                        run.prefilter.wants(text, *follows)
+                    })
+                })
+                .collect()
+        });
+        for ((key, file, _), (source, outcome)) in fresh.into_iter().zip(outcomes) {
             let id = self.sources.add(source);
             self.ids.insert(key, id);
-            match outcome {
-                FileOutcome::Facts(f) => self.facts.push(Some(f)),
-                FileOutcome::Failed(d) => {
-                    self.diagnostics.push(d);
-                    self.facts.push(None);
-                }
-            }
+            self.record(id, file, outcome);
         }
     }
+
+    fn record(&mut self, id: FileId, file: &UnitFile, outcome: FileOutcome) {
+        let slot = match outcome {
+            FileOutcome::Facts(f) => {
+                self.skipped.remove(&id);
+                Some(f)
+            }
+            FileOutcome::Skipped => {
+                self.skipped.insert(id, file.clone());
+                None
+            }
+            FileOutcome::Failed(d) => {
+                self.skipped.remove(&id);
+                self.diagnostics.push(d);
+                None
+            }
+        };
+        if id < self.facts.len() {
+            self.facts[id] = slot;
+        } else {
+            self.facts.push(slot);
+        }
+    }
+
+    /// Parse the skipped files that hold any of `needles`.
+    fn parse_skipped_matching(&mut self, needles: &[String], run: &Run<'_>) -> usize {
+        let Ok(automaton) = aho_corasick::AhoCorasick::new(needles) else {
+            return 0;
+        };
+        let mut send_words: Vec<String> = crate::prefilter::SEND_WORDS
+            .iter()
+            .map(|w| w.to_string())
+            .collect();
+        send_words.extend(run.vocabulary.sink_calls.iter().cloned());
+        send_words.extend(run.vocabulary.sink_paths.iter().cloned());
+        let Ok(sends) = aho_corasick::AhoCorasick::new(&send_words) else {
+            return 0;
+        };
+        let wanted = |text: &str| automaton.is_match(text) && sends.is_match(text);
+        let skipped: Vec<(FileId, UnitFile)> = self
+            .skipped
+            .iter()
+            .map(|(id, f)| (*id, f.clone()))
+            .collect();
+        let outcomes: Vec<(FileId, UnitFile, SourceFile, FileOutcome)> = self.run(|| {
+            skipped
+                .into_par_iter()
+                .filter_map(|(id, file)| {
+                    let (source, outcome) = analyse_file(id, &file, run, wanted);
+                    (!matches!(outcome, FileOutcome::Skipped))
+                        .then_some((id, file, source, outcome))
+                })
+                .collect()
+        });
+        let parsed = outcomes.len();
+        for (id, file, source, outcome) in outcomes {
+            self.sources.replace(id, source);
+            self.record(id, &file, outcome);
+        }
+        parsed
+    }
+}
+
+/// What every file of a run is analysed with.
+struct Run<'a> {
+    cwd: &'a Path,
+    overlay: &'a Overlay,
+    vocabulary: &'a Vocabulary,
+    prefilter: crate::prefilter::Prefilter,
 }
 
 /// Texts to lint in place of what is on disk, by the path the unit names (the fixer's edits).
@@ -140,11 +218,23 @@ pub fn lint_with(
     for unit in &mut units {
         unit.files.retain(|f| !settings.is_excluded(&f.path));
     }
-    let mut analysed = Analysed::default();
+    let run = Run {
+        cwd,
+        overlay,
+        vocabulary: &settings.vocabulary,
+        prefilter: crate::prefilter::Prefilter::new(
+            &settings.vocabulary,
+            settings.analyse_every_file,
+        ),
+    };
+    let mut analysed = Analysed::new();
     let mut expanded = vec![0usize; units.len()];
     loop {
-        let wanted: Vec<&UnitFile> = units.iter().flat_map(|u| u.files.iter()).collect();
-        analysed.analyse(wanted, cwd, overlay, &settings.vocabulary);
+        let wanted: Vec<(&UnitFile, bool)> = units
+            .iter()
+            .flat_map(|u| u.files.iter().map(move |f| (f, u.follow_modules)))
+            .collect();
+        analysed.analyse(wanted, &run);
         let mut grew = false;
         for (unit, cursor) in units.iter_mut().zip(expanded.iter_mut()) {
             if !unit.follow_modules {
@@ -191,11 +281,38 @@ pub fn lint_with(
         }
     }
 
+    // Parse the skipped files that what was parsed points at, until nothing new turns up.
+    let mut looked_for: std::collections::HashSet<String> = std::collections::HashSet::new();
+    loop {
+        let needles: Vec<String> = crate::prefilter::follow_up_needles(
+            analysed.facts.iter().flatten(),
+            &settings.vocabulary,
+        )
+        .into_iter()
+        .filter(|n| !looked_for.contains(n))
+        .collect();
+        if needles.is_empty() || analysed.skipped.is_empty() {
+            break;
+        }
+        looked_for.extend(needles.iter().cloned());
+        let parsed = analysed.parse_skipped_matching(&needles, &run);
+        if std::env::var_os("MCP_LINT_DEBUG").is_some() {
+            eprintln!(
+                "wave: {} needles, {} files parsed, {} still skipped: {:?}",
+                needles.len(),
+                parsed,
+                analysed.skipped.len(),
+                needles.iter().take(30).collect::<Vec<_>>()
+            );
+        }
+    }
+
     let Analysed {
         ids,
         sources,
         facts,
         mut diagnostics,
+        ..
     } = analysed;
     let rules = rules::registry();
     for unit in &units {
@@ -260,12 +377,11 @@ fn sort_and_dedup(diagnostics: &mut Vec<Diagnostic>, sources: &SourceMap) {
 fn analyse_file(
     id: FileId,
     file: &UnitFile,
-    cwd: &Path,
-    replacement: Option<&String>,
-    vocabulary: &Vocabulary,
+    run: &Run<'_>,
+    wanted: impl Fn(&str) -> bool,
 ) -> (SourceFile, FileOutcome) {
-    let shown = display_path(&file.path, cwd);
-    let read = match replacement {
+    let shown = display_path(&file.path, run.cwd);
+    let read = match run.overlay.get(&file.path) {
         Some(text) => Ok(text.clone().into_bytes()),
         None => std::fs::read(&file.path),
     };
@@ -297,8 +413,14 @@ fn analyse_file(
             return (source, outcome);
         }
     };
+    if !wanted(&text) {
+        return (
+            SourceFile::new(file.path.clone(), shown, String::new()),
+            FileOutcome::Skipped,
+        );
+    }
     let outcome = match std::panic::catch_unwind(|| {
-        crate::analysis::analyse_text(&text, file.module.clone(), vocabulary)
+        crate::analysis::analyse_text(&text, file.module.clone(), run.vocabulary)
     }) {
         Ok(Ok(facts)) => FileOutcome::Facts(facts),
         Ok(Err(failure)) => FileOutcome::Failed(syntax_error::diagnostic(

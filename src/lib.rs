@@ -17,6 +17,7 @@ pub mod fingerprint;
 pub mod fix;
 pub mod output;
 pub mod policy;
+pub mod prefilter;
 pub mod rules;
 pub mod sdk;
 pub mod source;

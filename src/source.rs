@@ -111,6 +111,13 @@ impl SourceMap {
         self.files.len() - 1
     }
 
+    /// Put a new reading of a file in place (a skipped file parsed later).
+    pub fn replace(&mut self, id: FileId, file: SourceFile) {
+        if let Some(slot) = self.files.get_mut(id) {
+            *slot = file;
+        }
+    }
+
     pub fn get(&self, id: FileId) -> Option<&SourceFile> {
         self.files.get(id)
     }

@@ -257,7 +257,7 @@ fn module_tree_follows_rustc_rules() {
 #[test]
 fn syntax_error_in_one_file_does_not_stop_the_others() {
     let dir = tempfile::tempdir().expect("temp dir");
-    write(dir.path(), "broken.rs", "fn f( {\n");
+    write(dir.path(), "broken.rs", "fn on_cancelled( {\n");
     write(dir.path(), "server.rs", BUGGY);
     let (code, stdout, _) = lint(dir.path(), &[".", "--format", "concise"]);
     assert_eq!(code, 1);
@@ -269,6 +269,24 @@ fn syntax_error_in_one_file_does_not_stop_the_others() {
     );
     assert!(
         lines[1].starts_with("server.rs:") && lines[1].contains("MCP001"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn files_that_cannot_matter_are_not_parsed_unless_all_files_is_given() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    write(dir.path(), "unrelated.rs", "fn f( {\n");
+    write(dir.path(), "server.rs", BUGGY);
+    let (_, stdout, _) = lint(dir.path(), &[".", "--format", "concise"]);
+    assert!(
+        !stdout.contains("unrelated.rs"),
+        "the pre-filter skips it: {stdout}"
+    );
+    let (code, stdout, _) = lint(dir.path(), &[".", "--format", "concise", "--all-files"]);
+    assert_eq!(code, 1);
+    assert!(
+        stdout.contains("unrelated.rs:1:") && stdout.contains("MCP000"),
         "{stdout}"
     );
 }

@@ -1,0 +1,240 @@
+//! The byte-level pre-filter: a file that cannot contribute to any finding or summary is never
+//! parsed. A file is parsed when it holds a word of a cancel path (`cancelled`, `fn cancel`,
+//! `on_cancel`, `handle_cancel`, `cancellation`, configured hook and notification names), a
+//! suppression comment, or, in cargo mode, a `mod x;` declaration (to follow the module tree).
+//! Later waves parse the skipped files that define a function a cancel path may call, use an
+//! in-flight registry that a cancel path retires requests from, or name a constant that holds
+//! the cancellation method (see `follow_up_needles`).
+
+use std::collections::{BTreeSet, HashSet};
+
+use aho_corasick::AhoCorasick;
+
+use crate::analysis::facts::{Callee, FileFacts, OriginCondition};
+use crate::analysis::vocabulary::{Vocabulary, COMMON_METHODS};
+
+/// Words without which a file holds no cancel path and no suppression.
+const NEEDLES: &[&str] = &[
+    "cancelled",
+    "Cancelled",
+    "CANCELLED",
+    "fn cancel",
+    "on_cancel",
+    "handle_cancel",
+    "ancellation",
+    "mcp-lint:",
+];
+
+/// Words without which a file holds no send: the follow-up waves parse only files with one.
+pub const SEND_WORDS: &[&str] = &[
+    "send", "respond", "reply", "write", "notify", "print", "progress",
+];
+
+/// How many calls deep the follow-up waves look for the functions a cancel path calls.
+pub const MAX_CHAIN_DEPTH: usize = 2;
+
+/// Decides which files are parsed.
+pub struct Prefilter {
+    automaton: Option<AhoCorasick>,
+    everything: bool,
+}
+
+impl Prefilter {
+    /// The pre-filter for a run; `everything` turns it off (every file is parsed).
+    pub fn new(vocabulary: &Vocabulary, everything: bool) -> Self {
+        let mut needles: Vec<String> = NEEDLES.iter().map(|s| s.to_string()).collect();
+        needles.extend(vocabulary.cancel_hooks.iter().cloned());
+        needles.extend(vocabulary.cancel_notifications.iter().cloned());
+        Prefilter {
+            automaton: AhoCorasick::new(&needles).ok(),
+            everything,
+        }
+    }
+
+    /// Whether a file's text must be parsed. `follows_modules`: its `mod x;` declarations are
+    /// needed to find the rest of the crate.
+    pub fn wants(&self, text: &str, follows_modules: bool) -> bool {
+        self.everything
+            || self.automaton.as_ref().is_none_or(|a| a.is_match(text))
+            || (follows_modules && declares_modules(text))
+    }
+}
+
+/// Whether a text may declare an out-of-line module (`mod name;`).
+pub fn declares_modules(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut from = 0;
+    while let Some(found) = text[from..].find("mod") {
+        let at = from + found;
+        from = at + 3;
+        let before_ok =
+            at == 0 || !(bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_');
+        if !before_ok || !bytes.get(at + 3).is_some_and(|b| b.is_ascii_whitespace()) {
+            continue;
+        }
+        let mut i = at + 3;
+        while bytes.get(i).is_some_and(|b| b.is_ascii_whitespace()) {
+            i += 1;
+        }
+        let ident_start = i;
+        while bytes
+            .get(i)
+            .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
+        {
+            i += 1;
+        }
+        if i == ident_start {
+            continue;
+        }
+        while bytes.get(i).is_some_and(|b| b.is_ascii_whitespace()) {
+            i += 1;
+        }
+        if bytes.get(i) == Some(&b';') {
+            return true;
+        }
+    }
+    false
+}
+
+/// The name of a callee worth looking for: a function of the crate could answer to it. Tuple
+/// struct and variant constructors, and the names std gives everything (`new`, `clone`, `get`,
+/// ...), are not.
+fn callee_name(callee: &Callee) -> Option<&str> {
+    let name = match callee {
+        Callee::Path(segments) => segments.last().map(String::as_str)?,
+        Callee::Method { name, .. } => name.as_str(),
+    };
+    let lowercase = name.starts_with(|c: char| c.is_ascii_lowercase() || c == '_');
+    (lowercase && !COMMON_METHODS.contains(&name)).then_some(name)
+}
+
+/// Whether a site lies on a cancel path as far as the parsed files tell: an origin that always
+/// holds, or a constant known (or named) to hold the cancellation method.
+fn on_cancel_path(file: &FileFacts, origins: &[usize], cancel_consts: &HashSet<&str>) -> bool {
+    origins
+        .iter()
+        .filter_map(|id| file.origins.get(*id))
+        .any(|origin| match &origin.condition {
+            OriginCondition::Always => true,
+            OriginCondition::ConstNamed(name) => {
+                cancel_consts.contains(name.as_str())
+                    || crate::analysis::vocabulary::is_cancel_const_name(name)
+            }
+        })
+}
+
+/// What the parsed files say must be looked for in the skipped ones: definitions (`fn name`) of
+/// the functions cancel paths call (to a fixed point through the functions so found), the
+/// in-flight registries cancel paths retire requests from, and constants holding the
+/// cancellation method.
+pub fn follow_up_needles<'a>(
+    facts: impl Iterator<Item = &'a FileFacts> + Clone,
+    vocabulary: &Vocabulary,
+) -> BTreeSet<String> {
+    let mut needles = BTreeSet::new();
+    let mut chain: HashSet<String> = HashSet::new();
+    let mut cancel_consts: HashSet<&str> = HashSet::new();
+    for file in facts.clone() {
+        for (name, value) in &file.string_consts {
+            if vocabulary.is_cancel_method(value) {
+                needles.insert(name.clone());
+                cancel_consts.insert(name.as_str());
+            }
+        }
+    }
+    for file in facts.clone() {
+        for removal in &file.registry_removals {
+            needles.insert(removal.collection.clone());
+        }
+        for function in &file.functions {
+            for call in function
+                .calls
+                .iter()
+                .filter(|c| on_cancel_path(file, &c.origins, &cancel_consts))
+            {
+                chain.extend(callee_name(&call.callee).map(str::to_string));
+            }
+            for sink in function
+                .sinks
+                .iter()
+                .filter(|s| on_cancel_path(file, &s.origins, &cancel_consts))
+            {
+                chain.extend(
+                    sink.if_returns_response
+                        .iter()
+                        .filter_map(callee_name)
+                        .map(str::to_string),
+                );
+            }
+        }
+    }
+    // Follow the chain a few calls deep: a send further away from the cancel path than that is
+    // reported only when the files in between were parsed for another reason.
+    let mut frontier: HashSet<String> = chain.clone();
+    for _ in 1..MAX_CHAIN_DEPTH {
+        let mut found: HashSet<String> = HashSet::new();
+        for file in facts.clone() {
+            for function in file.functions.iter().filter(|f| frontier.contains(&f.name)) {
+                found.extend(
+                    function
+                        .calls
+                        .iter()
+                        .filter_map(|c| callee_name(&c.callee))
+                        .map(str::to_string),
+                );
+                found.extend(
+                    function
+                        .returns_calls
+                        .iter()
+                        .filter_map(callee_name)
+                        .map(str::to_string),
+                );
+                for sink in &function.sinks {
+                    found.extend(
+                        sink.if_returns_response
+                            .iter()
+                            .filter_map(callee_name)
+                            .map(str::to_string),
+                    );
+                }
+            }
+        }
+        found.retain(|name| !chain.contains(name));
+        if found.is_empty() {
+            break;
+        }
+        chain.extend(found.iter().cloned());
+        frontier = found;
+    }
+    for name in chain {
+        needles.insert(format!("fn {name}("));
+        needles.insert(format!("fn {name}<"));
+    }
+    needles
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_module_declarations() {
+        assert!(declares_modules("mod a;"));
+        assert!(declares_modules("pub mod server ;\n"));
+        assert!(declares_modules("#[path = \"x.rs\"]\nmod  x;"));
+        assert!(!declares_modules("mod a { fn f() {} }"));
+        assert!(!declares_modules("let model = 1; // a mode;"));
+        assert!(!declares_modules("use crate::module;"));
+    }
+
+    #[test]
+    fn wants_cancel_words() {
+        let filter = Prefilter::new(&Vocabulary::default(), false);
+        assert!(filter.wants("fn f(ct: T) { ct.cancelled().await; }", false));
+        assert!(filter.wants("// mcp-lint: allow(MCP001)", false));
+        assert!(!filter.wants("fn f() { tx.send(1); }", false));
+        assert!(filter.wants("mod a;", true));
+        assert!(!filter.wants("mod a;", false));
+        assert!(Prefilter::new(&Vocabulary::default(), true).wants("", false));
+    }
+}

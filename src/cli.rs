@@ -65,6 +65,15 @@ pub struct Args {
     #[arg(long)]
     pub all_files: bool,
 
+    /// Do not read or write the facts cache (target/mcp-lint/ under the configuration's
+    /// directory, or the current one).
+    #[arg(long)]
+    pub no_cache: bool,
+
+    /// Print no progress bar.
+    #[arg(short, long)]
+    pub quiet: bool,
+
     /// Path to Cargo.toml (cargo mode).
     #[arg(long, value_name = "PATH", help_heading = "Package selection")]
     pub manifest_path: Option<PathBuf>,
@@ -304,6 +313,9 @@ pub fn run(raw: Vec<std::ffi::OsString>) -> ExitCode {
         return fail(&message);
     }
     settings.analyse_every_file = args.all_files;
+    if !args.no_cache {
+        settings.cache_directory = Some(settings.root.join("target").join("mcp-lint"));
+    }
     if args.show_settings {
         print!("{}", settings.show());
         return ExitCode::SUCCESS;

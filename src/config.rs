@@ -140,6 +140,8 @@ pub struct Settings {
     /// Parse every file, not only those the pre-filter wants (`--all-files`): syntax errors
     /// are then reported in every file.
     pub analyse_every_file: bool,
+    /// Where the facts cache lives (`None`: no cache).
+    pub cache_directory: Option<PathBuf>,
 }
 
 impl Default for Settings {
@@ -157,6 +159,7 @@ impl Default for Settings {
             require_suppression_reason: false,
             sdk: None,
             analyse_every_file: false,
+            cache_directory: None,
         }
     }
 }
@@ -546,6 +549,7 @@ pub fn settings_from(
         require_suppression_reason: config.require_suppression_reason,
         sdk,
         analyse_every_file: false,
+        cache_directory: None,
     })
 }
 

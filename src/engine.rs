@@ -197,6 +197,7 @@ struct Run<'a> {
     overlay: &'a Overlay,
     vocabulary: &'a Vocabulary,
     prefilter: crate::prefilter::Prefilter,
+    cache: Option<crate::cache::Cache>,
 }
 
 /// Texts to lint in place of what is on disk, by the path the unit names (the fixer's edits).
@@ -226,6 +227,10 @@ pub fn lint_with(
             &settings.vocabulary,
             settings.analyse_every_file,
         ),
+        cache: settings
+            .cache_directory
+            .as_deref()
+            .map(|dir| crate::cache::Cache::open(dir, &settings.vocabulary)),
     };
     let mut analysed = Analysed::new();
     let mut expanded = vec![0usize; units.len()];
@@ -305,6 +310,10 @@ pub fn lint_with(
                 needles.iter().take(30).collect::<Vec<_>>()
             );
         }
+    }
+
+    if let Some(cache) = run.cache {
+        cache.save();
     }
 
     let Analysed {
@@ -419,9 +428,38 @@ fn analyse_file(
             FileOutcome::Skipped,
         );
     }
-    let outcome = match std::panic::catch_unwind(|| {
-        crate::analysis::analyse_text(&text, file.module.clone(), run.vocabulary)
-    }) {
+    let entry = run
+        .cache
+        .as_ref()
+        .map(|_| crate::cache::entry_key(&text, &file.module));
+    let cached = match (&run.cache, &entry) {
+        (Some(cache), Some(entry)) => cache.get(entry),
+        _ => None,
+    };
+    let analysed = match cached {
+        Some(crate::cache::Cached::Facts(facts)) => Ok(Ok(facts)),
+        Some(crate::cache::Cached::SyntaxError(span, message)) => {
+            Ok(Err(crate::analysis::ParseFailure { span, message }))
+        }
+        None => {
+            let fresh = std::panic::catch_unwind(|| {
+                crate::analysis::analyse_text(&text, file.module.clone(), run.vocabulary)
+            });
+            if let (Some(cache), Some(entry), Ok(result)) = (&run.cache, entry, &fresh) {
+                cache.remember(
+                    entry,
+                    match result {
+                        Ok(facts) => crate::cache::Cached::Facts(facts.clone()),
+                        Err(failure) => {
+                            crate::cache::Cached::SyntaxError(failure.span, failure.message.clone())
+                        }
+                    },
+                );
+            }
+            fresh
+        }
+    };
+    let outcome = match analysed {
         Ok(Ok(facts)) => FileOutcome::Facts(facts),
         Ok(Err(failure)) => FileOutcome::Failed(syntax_error::diagnostic(
             id,

@@ -6,7 +6,19 @@ use std::path::PathBuf;
 pub type FileId = usize;
 
 /// A half-open byte range into one file's text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 pub struct ByteSpan {
     pub start: usize,
     pub end: usize,

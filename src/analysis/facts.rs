@@ -21,7 +21,7 @@ use crate::source::ByteSpan;
 pub type OriginId = usize;
 
 /// How a cancel path starts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum OriginKind {
     /// A function that handles the cancellation notification (`on_cancelled`, `cancel(&self)`).
     Hook,
@@ -38,7 +38,7 @@ pub enum OriginKind {
 }
 
 /// When an origin holds: always, or only if a constant of the crate holds the cancellation method.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum OriginCondition {
     Always,
     /// The arm matched a constant by this name; it is a cancel path if the constant's value is
@@ -47,7 +47,7 @@ pub enum OriginCondition {
 }
 
 /// Where a cancel path starts.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct CancelOrigin {
     pub kind: OriginKind,
     pub span: ByteSpan,
@@ -57,7 +57,7 @@ pub struct CancelOrigin {
 }
 
 /// What a sink sends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum SinkKind {
     /// A JSON-RPC response or error.
     Response,
@@ -66,7 +66,7 @@ pub enum SinkKind {
 }
 
 /// How a send (or a call) could be taken out of the code.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Removal {
     /// The send is a whole statement (with `let _ =`, `.await`, `?`, `.ok()`, `.unwrap()` and the
     /// like around it): remove `span`, the statement.
@@ -74,12 +74,30 @@ pub enum Removal {
     /// The send is the value of a block or of an arm: replace `span` with `replacement`.
     Value {
         span: ByteSpan,
-        replacement: &'static str,
+        replacement: UnitValue,
     },
 }
 
+/// The unit value that takes a removed value's place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum UnitValue {
+    /// `()`, for a block's value.
+    Unit,
+    /// `{}`, for an arm's value.
+    EmptyBlock,
+}
+
+impl UnitValue {
+    pub fn text(self) -> &'static str {
+        match self {
+            UnitValue::Unit => "()",
+            UnitValue::EmptyBlock => "{}",
+        }
+    }
+}
+
 /// A place that sends a message.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct SinkSite {
     /// The send expression (or, for a value that flows into a later send, the expression that
     /// built the value).
@@ -109,7 +127,7 @@ pub struct SinkSite {
 
 /// What a send knows of the in-flight registries (maps of request ids to tokens or tasks) around
 /// it: which ones the code leading to it touched, and which guard it.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct RegistryContext {
     /// Registries (by the name of the collection) used earlier in the enclosing blocks.
     pub touched: Vec<String>,
@@ -124,7 +142,7 @@ pub struct RegistryContext {
 }
 
 /// An in-flight registry that a cancel path removes a request from.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct RegistryRemoval {
     pub collection: String,
     pub span: ByteSpan,
@@ -133,7 +151,7 @@ pub struct RegistryRemoval {
 
 /// A value a request handler returns on a cancel path (it becomes the response, unless the SDK
 /// drops responses for cancelled requests).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct ReturnSite {
     pub span: ByteSpan,
     pub what: String,
@@ -141,7 +159,7 @@ pub struct ReturnSite {
 }
 
 /// How a call names its callee.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Callee {
     /// `foo(..)`, `module::foo(..)`, `Type::foo(..)`, `Self::foo(..)`.
     Path(Vec<String>),
@@ -155,7 +173,7 @@ pub enum Callee {
 }
 
 /// A method receiver's type, as far as the code shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum ReceiverType {
     /// A named type (the last segment of its path): from a typed parameter or `let`, a struct
     /// literal, or a `Type::constructor(..)` call.
@@ -165,7 +183,7 @@ pub enum ReceiverType {
 }
 
 /// A call of something that may be a function of the same crate.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct CallSite {
     pub span: ByteSpan,
     pub callee: Callee,
@@ -185,7 +203,7 @@ impl CallSite {
 }
 
 /// One function, method or trait default method, with what it does.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FunctionFacts {
     pub name: String,
     pub name_span: ByteSpan,
@@ -219,7 +237,7 @@ pub struct FunctionFacts {
 }
 
 /// Everything the rules need to know about one file.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FileFacts {
     pub functions: Vec<FunctionFacts>,
     pub origins: Vec<CancelOrigin>,
@@ -1077,7 +1095,7 @@ impl<'v> FactsBuilder<'v> {
                     expr,
                     Removal::Value {
                         span: self.span(expr),
-                        replacement: "()",
+                        replacement: UnitValue::Unit,
                     },
                 ),
                 Stmt::Local(local) if matches!(local.pat, Pat::Wild(_)) => {
@@ -1366,7 +1384,7 @@ impl<'v> FactsBuilder<'v> {
                 body,
                 Removal::Value {
                     span: self.span(body),
-                    replacement: "{}",
+                    replacement: UnitValue::EmptyBlock,
                 },
             );
         }

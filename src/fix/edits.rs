@@ -11,7 +11,7 @@ pub fn removal_edit(file: FileId, text: &str, removal: Removal) -> Edit {
         Removal::Value { span, replacement } => Edit {
             file,
             span,
-            replacement: replacement.to_string(),
+            replacement: replacement.text().to_string(),
         },
         Removal::Statement(span) => Edit {
             file,

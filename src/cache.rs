@@ -1,0 +1,152 @@
+//! The on-disk cache of per-file facts: an unchanged file is not parsed again. Entries are keyed
+//! by the file's content (and its module path); the whole cache is keyed by the tool's version
+//! and the analysis vocabulary, so a new version or another configuration starts afresh. Only the
+//! entries a run used are written back, so the cache does not grow without bound.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+
+use crate::analysis::facts::FileFacts;
+use crate::analysis::vocabulary::Vocabulary;
+use crate::source::ByteSpan;
+
+/// What analysing a file's text gave.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Cached {
+    Facts(FileFacts),
+    /// The text does not parse: the error's span and message.
+    SyntaxError(ByteSpan, String),
+}
+
+#[derive(Serialize, Deserialize)]
+struct CacheFile {
+    key: String,
+    entries: Vec<([u8; 32], Cached)>,
+}
+
+/// The cache of one run.
+pub struct Cache {
+    path: PathBuf,
+    key: String,
+    entries: HashMap<[u8; 32], Cached>,
+    used: Mutex<HashMap<[u8; 32], Cached>>,
+}
+
+/// The key of a whole cache: the tool's version and the vocabulary (the configuration that
+/// shapes facts).
+pub fn cache_key(version: &str, vocabulary: &Vocabulary) -> String {
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(version.as_bytes());
+    hasher.update(&[0]);
+    hasher.update(&postcard::to_allocvec(vocabulary).unwrap_or_default());
+    format!("{version}-{}", &hasher.finalize().to_hex()[..16])
+}
+
+/// The key of a file's entry: its text and its module path.
+pub fn entry_key(text: &str, module: &[String]) -> [u8; 32] {
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(text.as_bytes());
+    for segment in module {
+        hasher.update(&[0]);
+        hasher.update(segment.as_bytes());
+    }
+    *hasher.finalize().as_bytes()
+}
+
+impl Cache {
+    /// Open the cache in `directory` (read what is there, if it matches).
+    pub fn open(directory: &Path, vocabulary: &Vocabulary) -> Cache {
+        let key = cache_key(env!("CARGO_PKG_VERSION"), vocabulary);
+        let path = directory.join("facts-v1.bin");
+        let entries = std::fs::read(&path)
+            .ok()
+            .and_then(|bytes| postcard::from_bytes::<CacheFile>(&bytes).ok())
+            .filter(|file| file.key == key)
+            .map(|file| file.entries.into_iter().collect())
+            .unwrap_or_default();
+        Cache {
+            path,
+            key,
+            entries,
+            used: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The cached outcome of a text, if any.
+    pub fn get(&self, entry: &[u8; 32]) -> Option<Cached> {
+        let found = self.entries.get(entry).cloned();
+        if let Some(found) = &found {
+            self.remember(*entry, found.clone());
+        }
+        found
+    }
+
+    /// Remember a text's outcome (to be written back).
+    pub fn remember(&self, entry: [u8; 32], outcome: Cached) {
+        if let Ok(mut used) = self.used.lock() {
+            used.insert(entry, outcome);
+        }
+    }
+
+    /// Write the entries this run used (atomically; a failure only costs the next run time).
+    pub fn save(self) {
+        let Ok(used) = self.used.into_inner() else {
+            return;
+        };
+        if used.is_empty() && self.entries.is_empty() {
+            return;
+        }
+        let unchanged =
+            used.len() == self.entries.len() && used.keys().all(|k| self.entries.contains_key(k));
+        if unchanged {
+            return;
+        }
+        let file = CacheFile {
+            key: self.key,
+            entries: used.into_iter().collect(),
+        };
+        let Ok(bytes) = postcard::to_allocvec(&file) else {
+            return;
+        };
+        let Some(directory) = self.path.parent() else {
+            return;
+        };
+        if std::fs::create_dir_all(directory).is_err() {
+            return;
+        }
+        if let Ok(mut temporary) = tempfile::NamedTempFile::new_in(directory) {
+            use std::io::Write;
+            if temporary.write_all(&bytes).is_ok() {
+                let _ = temporary.persist(&self.path);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_change_with_version_vocabulary_content_and_module() {
+        let plain = Vocabulary::default();
+        let taught = Vocabulary {
+            sink_calls: vec!["emit".into()],
+            ..Vocabulary::default()
+        };
+        assert_ne!(cache_key("0.1.0", &plain), cache_key("0.2.0", &plain));
+        assert_ne!(cache_key("0.1.0", &plain), cache_key("0.1.0", &taught));
+        assert_eq!(
+            cache_key("0.1.0", &plain),
+            cache_key("0.1.0", &Vocabulary::default())
+        );
+        assert_ne!(entry_key("fn a() {}", &[]), entry_key("fn b() {}", &[]));
+        assert_ne!(
+            entry_key("fn a() {}", &[]),
+            entry_key("fn a() {}", &["m".into()])
+        );
+    }
+}

@@ -75,6 +75,15 @@ impl Cache {
         }
     }
 
+    /// How many entries were read from disk.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
     /// The cached outcome of a text, if any.
     pub fn get(&self, entry: &[u8; 32]) -> Option<Cached> {
         let found = self.entries.get(entry).cloned();

@@ -337,7 +337,12 @@ pub fn run(raw: Vec<std::ffi::OsString>) -> ExitCode {
         }
     }
 
-    let mut result = crate::engine::lint_with(&units, &cwd, &Default::default(), &settings);
+    let progress = Progress::new(&args);
+    let mut result =
+        crate::engine::lint_observed(&units, &cwd, &Default::default(), &settings, &|| {
+            progress.tick()
+        });
+    progress.finish();
     if let Some(revision) = &args.changed_since {
         match crate::changed::changed_files(&cwd, revision) {
             Ok(changed) => result.diagnostics.retain(|d| {
@@ -406,6 +411,53 @@ pub fn run(raw: Vec<std::ffi::OsString>) -> ExitCode {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// A progress line on stderr, shown only for runs that last more than about a second, and never
+/// when stderr is not a terminal, with `--quiet`, or when stdout carries a machine format.
+struct Progress {
+    bar: Option<indicatif::ProgressBar>,
+    shown: std::sync::atomic::AtomicBool,
+}
+
+impl Progress {
+    fn new(args: &Args) -> Self {
+        let wanted = !args.quiet
+            && io::stderr().is_terminal()
+            && !args.format.is_some_and(Format::is_machine);
+        let bar = wanted.then(|| {
+            let bar = indicatif::ProgressBar::with_draw_target(
+                None,
+                indicatif::ProgressDrawTarget::hidden(),
+            );
+            if let Ok(style) = indicatif::ProgressStyle::with_template(
+                "{spinner} linting: {pos} files read ({elapsed})",
+            ) {
+                bar.set_style(style);
+            }
+            bar
+        });
+        Progress {
+            bar,
+            shown: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    fn tick(&self) {
+        let Some(bar) = &self.bar else { return };
+        bar.inc(1);
+        if bar.elapsed() > std::time::Duration::from_secs(1)
+            && !self.shown.swap(true, std::sync::atomic::Ordering::Relaxed)
+        {
+            bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
     }
 }
 

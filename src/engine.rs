@@ -193,6 +193,7 @@ impl Analysed {
 
 /// What every file of a run is analysed with.
 struct Run<'a> {
+    on_file: &'a (dyn Fn() + Sync),
     cwd: &'a Path,
     overlay: &'a Overlay,
     vocabulary: &'a Vocabulary,
@@ -215,11 +216,23 @@ pub fn lint_with(
     overlay: &Overlay,
     settings: &Settings,
 ) -> LintResult {
+    lint_observed(units, cwd, overlay, settings, &|| {})
+}
+
+/// [`lint_with`], calling `on_file` (from any thread) each time a file has been read.
+pub fn lint_observed(
+    units: &[LintUnit],
+    cwd: &Path,
+    overlay: &Overlay,
+    settings: &Settings,
+    on_file: &(dyn Fn() + Sync),
+) -> LintResult {
     let mut units: Vec<LintUnit> = units.to_vec();
     for unit in &mut units {
         unit.files.retain(|f| !settings.is_excluded(&f.path));
     }
     let run = Run {
+        on_file,
         cwd,
         overlay,
         vocabulary: &settings.vocabulary,
@@ -389,6 +402,7 @@ fn analyse_file(
     run: &Run<'_>,
     wanted: impl Fn(&str) -> bool,
 ) -> (SourceFile, FileOutcome) {
+    (run.on_file)();
     let shown = display_path(&file.path, run.cwd);
     let read = match run.overlay.get(&file.path) {
         Some(text) => Ok(text.clone().into_bytes()),

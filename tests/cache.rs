@@ -1,0 +1,161 @@
+//! The facts cache never changes results, and is invalidated by any change of file content,
+//! configuration (vocabulary) or tool version.
+
+use std::path::{Path, PathBuf};
+
+use cargo_mcp_lint::analysis::vocabulary::Vocabulary;
+use cargo_mcp_lint::cache::{self, Cache};
+use cargo_mcp_lint::config::Settings;
+use cargo_mcp_lint::discovery::path_mode;
+use cargo_mcp_lint::engine::{self, LintResult, Overlay};
+
+fn summary(result: &LintResult) -> Vec<String> {
+    result
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let path = result
+                .sources
+                .get(d.file)
+                .map(|s| s.display_path.clone())
+                .unwrap_or_default();
+            format!(
+                "{path}:{}:{} {} {}",
+                d.span.start, d.span.end, d.code, d.message
+            )
+        })
+        .collect()
+}
+
+fn lint(paths: &[PathBuf], cache_directory: Option<&Path>) -> LintResult {
+    let mut settings = Settings::default();
+    settings.cache_directory = cache_directory.map(Path::to_path_buf);
+    let units = path_mode::discover(paths).expect("discover");
+    engine::lint_with(&units, Path::new("/"), &Overlay::new(), &settings)
+}
+
+#[test]
+fn the_cache_never_changes_results() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let cache = tempfile::tempdir().expect("temp dir");
+    let mut compared = 0;
+    for rule in std::fs::read_dir(&root).expect("fixtures") {
+        let rule = rule.expect("entry").path();
+        let without = lint(std::slice::from_ref(&rule), None);
+        let cold = lint(std::slice::from_ref(&rule), Some(cache.path()));
+        let warm = lint(std::slice::from_ref(&rule), Some(cache.path()));
+        assert_eq!(
+            summary(&cold),
+            summary(&without),
+            "{}: cold cache",
+            rule.display()
+        );
+        assert_eq!(
+            summary(&warm),
+            summary(&without),
+            "{}: warm cache",
+            rule.display()
+        );
+        compared += without.diagnostics.len();
+    }
+    assert!(
+        compared > 50,
+        "the fixtures hold findings to compare: {compared}"
+    );
+    assert!(
+        std::fs::read_dir(cache.path())
+            .expect("cache written")
+            .count()
+            > 0,
+        "the cache was written"
+    );
+}
+
+#[test]
+fn a_content_change_invalidates_the_entry() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cache = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("server.rs");
+    std::fs::write(
+        &file,
+        "fn on_cancelled(&self) {\n    self.send_error(0, \"Request cancelled\");\n}\n",
+    )
+    .expect("write");
+    assert_eq!(
+        lint(std::slice::from_ref(&file), Some(cache.path()))
+            .diagnostics
+            .len(),
+        1
+    );
+    assert_eq!(
+        lint(std::slice::from_ref(&file), Some(cache.path()))
+            .diagnostics
+            .len(),
+        1,
+        "warm"
+    );
+    std::fs::write(
+        &file,
+        "fn on_cancelled(&self) {\n    self.token.cancel();\n}\n",
+    )
+    .expect("write");
+    assert_eq!(
+        lint(&[file], Some(cache.path())).diagnostics.len(),
+        0,
+        "the edit is seen"
+    );
+}
+
+#[test]
+fn a_vocabulary_change_invalidates_the_cache() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cache_dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("server.rs");
+    std::fs::write(
+        &file,
+        "fn on_cancelled(&self) {\n    self.emit_answer(0);\n}\n",
+    )
+    .expect("write");
+    assert!(lint(std::slice::from_ref(&file), Some(cache_dir.path()))
+        .diagnostics
+        .is_empty());
+    let mut settings = Settings::default();
+    settings.cache_directory = Some(cache_dir.path().to_path_buf());
+    settings.vocabulary = Vocabulary {
+        sink_calls: vec!["emit_answer".into()],
+        ..Vocabulary::default()
+    };
+    let units = path_mode::discover(&[file]).expect("discover");
+    let result = engine::lint_with(&units, Path::new("/"), &Overlay::new(), &settings);
+    assert_eq!(
+        result.diagnostics.len(),
+        1,
+        "the configured sink is seen despite the cache"
+    );
+}
+
+#[test]
+fn a_cache_of_another_version_or_vocabulary_is_not_read() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let plain = Vocabulary::default();
+    let cache = Cache::open(dir.path(), &plain);
+    cache.remember(
+        [7; 32],
+        cache::Cached::SyntaxError(Default::default(), "x".into()),
+    );
+    cache.save();
+    assert_eq!(Cache::open(dir.path(), &plain).len(), 1, "read back");
+    let taught = Vocabulary {
+        cancel_hooks: vec!["on_abort".into()],
+        ..Vocabulary::default()
+    };
+    assert!(
+        Cache::open(dir.path(), &taught).is_empty(),
+        "another vocabulary"
+    );
+    assert_ne!(
+        cache::cache_key("0.1.0", &plain),
+        cache::cache_key("0.1.1", &plain),
+        "another version"
+    );
+}

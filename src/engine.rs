@@ -154,7 +154,7 @@ impl Analysed {
 
     /// Parse the skipped files that hold any of `needles`.
     fn parse_skipped_matching(&mut self, needles: &[String], run: &Run<'_>) -> usize {
-        let Ok(automaton) = aho_corasick::AhoCorasick::new(needles) else {
+        let Some(automaton) = crate::prefilter::automaton(needles) else {
             return 0;
         };
         let mut send_words: Vec<String> = crate::prefilter::SEND_WORDS
@@ -163,7 +163,7 @@ impl Analysed {
             .collect();
         send_words.extend(run.vocabulary.sink_calls.iter().cloned());
         send_words.extend(run.vocabulary.sink_paths.iter().cloned());
-        let Ok(sends) = aho_corasick::AhoCorasick::new(&send_words) else {
+        let Some(sends) = crate::prefilter::automaton(&send_words) else {
             return 0;
         };
         let wanted = |text: &str| automaton.is_match(text) && sends.is_match(text);

@@ -46,7 +46,7 @@ impl Prefilter {
         needles.extend(vocabulary.cancel_hooks.iter().cloned());
         needles.extend(vocabulary.cancel_notifications.iter().cloned());
         Prefilter {
-            automaton: AhoCorasick::new(&needles).ok(),
+            automaton: automaton(&needles),
             everything,
         }
     }
@@ -58,6 +58,15 @@ impl Prefilter {
             || self.automaton.as_ref().is_none_or(|a| a.is_match(text))
             || (follows_modules && declares_modules(text))
     }
+}
+
+/// A fast multi-needle searcher (a DFA: the needle sets are small).
+pub fn automaton<S: AsRef<[u8]>>(needles: &[S]) -> Option<AhoCorasick> {
+    AhoCorasick::builder()
+        .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+        .build(needles)
+        .or_else(|_| AhoCorasick::new(needles))
+        .ok()
 }
 
 /// Whether a text may declare an out-of-line module (`mod name;`).

@@ -64,6 +64,10 @@ pub struct CrateGraph<'a> {
     next_hop: HashMap<FunctionRef, NextHop>,
     /// (struct, field) to the field's type.
     field_types: HashMap<(String, String), String>,
+    /// (implementing type, name) to the methods and associated functions.
+    by_type: HashMap<(&'a str, &'a str), Vec<FunctionRef>>,
+    /// Name to the free functions.
+    free_by_name: HashMap<&'a str, Vec<FunctionRef>>,
     /// Functions that return a response message (directly or through the calls they return).
     returns_response: std::collections::HashSet<FunctionRef>,
 }
@@ -78,6 +82,8 @@ impl<'a> CrateGraph<'a> {
     pub fn new(files: Vec<(FileId, &'a FileFacts)>) -> Self {
         let mut consts: HashMap<&str, Vec<&str>> = HashMap::new();
         let mut by_name: HashMap<&str, Vec<FunctionRef>> = HashMap::new();
+        let mut by_type: HashMap<(&str, &str), Vec<FunctionRef>> = HashMap::new();
+        let mut free_by_name: HashMap<&str, Vec<FunctionRef>> = HashMap::new();
         for (index, (_, facts)) in files.iter().enumerate() {
             for (name, value) in &facts.string_consts {
                 consts
@@ -86,13 +92,19 @@ impl<'a> CrateGraph<'a> {
                     .push(value.as_str());
             }
             for (function, f) in facts.functions.iter().enumerate() {
-                by_name
-                    .entry(f.name.as_str())
-                    .or_default()
-                    .push(FunctionRef {
-                        file: index,
-                        function,
-                    });
+                let r = FunctionRef {
+                    file: index,
+                    function,
+                };
+                by_name.entry(f.name.as_str()).or_default().push(r);
+                match (&f.self_ty, &f.trait_name) {
+                    (Some(ty), _) => by_type
+                        .entry((ty.as_str(), f.name.as_str()))
+                        .or_default()
+                        .push(r),
+                    (None, None) => free_by_name.entry(f.name.as_str()).or_default().push(r),
+                    (None, Some(_)) => {}
+                }
             }
         }
         let mut field_types = HashMap::new();
@@ -107,6 +119,8 @@ impl<'a> CrateGraph<'a> {
             by_name,
             next_hop: HashMap::new(),
             field_types,
+            by_type,
+            free_by_name,
             returns_response: std::collections::HashSet::new(),
         };
         graph.compute_returns_response();
@@ -170,12 +184,16 @@ impl<'a> CrateGraph<'a> {
                         } else {
                             Some(qualifier.clone())
                         };
-                        let found = pick(&|f| {
-                            f.self_ty == ty
-                                || (qualifier == "Self"
-                                    && f.trait_name.is_some()
-                                    && f.trait_name == caller_facts.trait_name)
-                        });
+                        let mut found: Vec<FunctionRef> = ty
+                            .as_deref()
+                            .and_then(|ty| self.by_type.get(&(ty, call.name())))
+                            .cloned()
+                            .unwrap_or_default();
+                        if qualifier == "Self" && caller_facts.trait_name.is_some() {
+                            found.extend(pick(&|f| {
+                                f.self_ty.is_none() && f.trait_name == caller_facts.trait_name
+                            }));
+                        }
                         if !found.is_empty() || qualifier == "Self" {
                             return found;
                         }
@@ -195,7 +213,11 @@ impl<'a> CrateGraph<'a> {
                         });
                     }
                 }
-                let free = pick(&|f| f.self_ty.is_none() && f.trait_name.is_none());
+                let free = self
+                    .free_by_name
+                    .get(call.name())
+                    .cloned()
+                    .unwrap_or_default();
                 let same_module: Vec<FunctionRef> = free
                     .iter()
                     .copied()
@@ -223,16 +245,33 @@ impl<'a> CrateGraph<'a> {
                 };
                 if let Some(ty) = evident {
                     // The receiver's type is known: its methods, or nothing (a foreign type).
-                    return pick(&|f| f.has_receiver && f.self_ty.as_deref() == Some(ty.as_str()));
+                    return self
+                        .by_type
+                        .get(&(ty.as_str(), name.as_str()))
+                        .map(|refs| {
+                            refs.iter()
+                                .copied()
+                                .filter(|&r| self.function(r).has_receiver)
+                                .collect()
+                        })
+                        .unwrap_or_default();
                 }
                 if matches!(receiver, Some(ReceiverType::SelfField(_))) {
                     // A field whose type is not a struct of this crate (or is unknown).
                     return Vec::new();
                 }
                 if *on_self {
-                    let own = pick(&|f| {
-                        f.has_receiver && f.self_ty.is_some() && f.self_ty == caller_facts.self_ty
-                    });
+                    let own: Vec<FunctionRef> = caller_facts
+                        .self_ty
+                        .as_deref()
+                        .and_then(|ty| self.by_type.get(&(ty, name.as_str())))
+                        .map(|refs| {
+                            refs.iter()
+                                .copied()
+                                .filter(|&r| self.function(r).has_receiver)
+                                .collect()
+                        })
+                        .unwrap_or_default();
                     if !own.is_empty() {
                         return own;
                     }

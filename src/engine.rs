@@ -154,7 +154,7 @@ impl Analysed {
 
     /// Parse the skipped files that hold any of `needles`.
     fn parse_skipped_matching(&mut self, needles: &[String], run: &Run<'_>) -> usize {
-        let Some(automaton) = crate::prefilter::automaton(needles) else {
+        let Some(automaton) = crate::prefilter::NeedleSearch::new(needles) else {
             return 0;
         };
         let mut send_words: Vec<String> = crate::prefilter::SEND_WORDS
@@ -313,16 +313,7 @@ pub fn lint_observed(
             break;
         }
         looked_for.extend(needles.iter().cloned());
-        let parsed = analysed.parse_skipped_matching(&needles, &run);
-        if std::env::var_os("MCP_LINT_DEBUG").is_some() {
-            eprintln!(
-                "wave: {} needles, {} files parsed, {} still skipped: {:?}",
-                needles.len(),
-                parsed,
-                analysed.skipped.len(),
-                needles.iter().take(30).collect::<Vec<_>>()
-            );
-        }
+        analysed.parse_skipped_matching(&needles, &run);
     }
 
     if let Some(cache) = run.cache {

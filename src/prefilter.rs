@@ -4,13 +4,14 @@
 //! suppression comment, or, in cargo mode, a `mod x;` declaration (to follow the module tree).
 //! Later waves parse the skipped files that define a function a cancel path may call, use an
 //! in-flight registry that a cancel path retires requests from, or name a constant that holds
-//! the cancellation method (see `follow_up_needles`).
+//! the cancellation method (see `follow_up_needles`); only cancel paths in files that speak MCP
+//! or JSON-RPC are followed this way.
 
 use std::collections::{BTreeSet, HashSet};
 
 use aho_corasick::AhoCorasick;
 
-use crate::analysis::facts::{Callee, FileFacts, OriginCondition};
+use crate::analysis::facts::{Callee, FileFacts, OriginCondition, ReceiverType};
 use crate::analysis::vocabulary::{Vocabulary, COMMON_METHODS};
 
 /// Words without which a file holds no cancel path and no suppression.
@@ -141,8 +142,9 @@ pub fn follow_up_needles<'a>(
     vocabulary: &Vocabulary,
 ) -> BTreeSet<String> {
     let mut needles = BTreeSet::new();
-    let mut chain: HashSet<String> = HashSet::new();
     let mut cancel_consts: HashSet<&str> = HashSet::new();
+    let mut field_types: std::collections::HashMap<(&str, &str), &str> =
+        std::collections::HashMap::new();
     for file in facts.clone() {
         for (name, value) in &file.string_consts {
             if vocabulary.is_cancel_method(value) {
@@ -150,10 +152,56 @@ pub fn follow_up_needles<'a>(
                 cancel_consts.insert(name.as_str());
             }
         }
+        for (owner, field, ty) in &file.struct_fields {
+            field_types.insert((owner.as_str(), field.as_str()), ty.as_str());
+        }
     }
+    // A called function: its name, and the type it belongs to when the call shows it.
+    let key = |callee: &Callee,
+               caller: &crate::analysis::facts::FunctionFacts|
+     -> Option<(String, Option<String>)> {
+        let name = callee_name(callee)?.to_string();
+        let ty = match callee {
+            Callee::Path(segments) if segments.len() >= 2 => {
+                let qualifier = &segments[segments.len() - 2];
+                if qualifier == "Self" {
+                    caller.self_ty.clone()
+                } else if qualifier.starts_with(|c: char| c.is_ascii_uppercase()) {
+                    Some(qualifier.clone())
+                } else {
+                    None
+                }
+            }
+            Callee::Method {
+                receiver: Some(ReceiverType::Named(ty)),
+                ..
+            } => Some(ty.clone()),
+            Callee::Method {
+                receiver: Some(ReceiverType::SelfField(field)),
+                ..
+            } => caller
+                .self_ty
+                .as_deref()
+                .and_then(|owner| field_types.get(&(owner, field.as_str())))
+                .map(|t| t.to_string()),
+            Callee::Method { on_self: true, .. } => caller.self_ty.clone(),
+            // A method on a value of unknown type resolves only to a method whose name is
+            // unique in the crate: not worth a search through every file.
+            Callee::Method { .. } => return None,
+            _ => None,
+        };
+        Some((name, ty))
+    };
+    let mut chain: HashSet<(String, Option<String>)> = HashSet::new();
     for file in facts.clone() {
+        if !file.mentions_mcp {
+            // Cancel paths in code that does not speak MCP (a runtime's own task cancellation)
+            // are not followed into other files.
+            continue;
+        }
         for removal in &file.registry_removals {
-            needles.insert(removal.collection.clone());
+            // The code that registers requests in it (and may answer them).
+            needles.insert(format!("{}{COMPANION}insert(", removal.collection));
         }
         for function in &file.functions {
             for call in function
@@ -161,7 +209,7 @@ pub fn follow_up_needles<'a>(
                 .iter()
                 .filter(|c| on_cancel_path(file, &c.origins, &cancel_consts))
             {
-                chain.extend(callee_name(&call.callee).map(str::to_string));
+                chain.extend(key(&call.callee, function));
             }
             for sink in function
                 .sinks
@@ -171,55 +219,94 @@ pub fn follow_up_needles<'a>(
                 chain.extend(
                     sink.if_returns_response
                         .iter()
-                        .filter_map(callee_name)
-                        .map(str::to_string),
+                        .filter_map(|c| key(c, function)),
                 );
             }
         }
     }
     // Follow the chain a few calls deep: a send further away from the cancel path than that is
     // reported only when the files in between were parsed for another reason.
-    let mut frontier: HashSet<String> = chain.clone();
+    let mut frontier: HashSet<String> = chain.iter().map(|(name, _)| name.clone()).collect();
     for _ in 1..MAX_CHAIN_DEPTH {
-        let mut found: HashSet<String> = HashSet::new();
+        let mut found: HashSet<(String, Option<String>)> = HashSet::new();
         for file in facts.clone() {
             for function in file.functions.iter().filter(|f| frontier.contains(&f.name)) {
                 found.extend(
                     function
                         .calls
                         .iter()
-                        .filter_map(|c| callee_name(&c.callee))
-                        .map(str::to_string),
+                        .filter_map(|c| key(&c.callee, function)),
                 );
                 found.extend(
                     function
                         .returns_calls
                         .iter()
-                        .filter_map(callee_name)
-                        .map(str::to_string),
+                        .filter_map(|c| key(c, function)),
                 );
                 for sink in &function.sinks {
                     found.extend(
                         sink.if_returns_response
                             .iter()
-                            .filter_map(callee_name)
-                            .map(str::to_string),
+                            .filter_map(|c| key(c, function)),
                     );
                 }
             }
         }
-        found.retain(|name| !chain.contains(name));
+        found.retain(|k| !chain.contains(k));
         if found.is_empty() {
             break;
         }
-        chain.extend(found.iter().cloned());
-        frontier = found;
+        frontier = found.iter().map(|(name, _)| name.clone()).collect();
+        chain.extend(found);
     }
-    for name in chain {
-        needles.insert(format!("fn {name}("));
-        needles.insert(format!("fn {name}<"));
+    for (name, ty) in chain {
+        let companion = ty.map(|t| format!("{COMPANION}{t}")).unwrap_or_default();
+        needles.insert(format!("fn {name}({companion}"));
+        needles.insert(format!("fn {name}<{companion}"));
     }
     needles
+}
+
+/// Separates a needle from a word the file must also hold (the type a method belongs to).
+pub const COMPANION: char = '\u{0}';
+
+/// A searcher for follow-up needles: a file matches when it holds a needle and, where the needle
+/// has one, its companion word.
+pub struct NeedleSearch {
+    automaton: AhoCorasick,
+    companions: Vec<Vec<Option<String>>>,
+}
+
+impl NeedleSearch {
+    pub fn new(needles: &[String]) -> Option<NeedleSearch> {
+        let mut patterns: Vec<String> = Vec::new();
+        let mut companions: Vec<Vec<Option<String>>> = Vec::new();
+        for needle in needles {
+            let (pattern, companion) = match needle.split_once(COMPANION) {
+                Some((p, c)) => (p.to_string(), Some(c.to_string())),
+                None => (needle.clone(), None),
+            };
+            match patterns.iter().position(|p| *p == pattern) {
+                Some(i) => companions[i].push(companion),
+                None => {
+                    patterns.push(pattern);
+                    companions.push(vec![companion]);
+                }
+            }
+        }
+        Some(NeedleSearch {
+            automaton: automaton(&patterns)?,
+            companions,
+        })
+    }
+
+    pub fn is_match(&self, text: &str) -> bool {
+        self.automaton.find_iter(text).any(|m| {
+            self.companions[m.pattern().as_usize()]
+                .iter()
+                .any(|c| c.as_deref().is_none_or(|c| text.contains(c)))
+        })
+    }
 }
 
 #[cfg(test)]

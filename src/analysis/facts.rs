@@ -254,6 +254,8 @@ pub struct FileFacts {
     pub cancel_aborts: Vec<Vec<OriginId>>,
     /// Field types of the file's structs: (struct, field, type's last path segment).
     pub struct_fields: Vec<(String, String, String)>,
+    /// The file speaks MCP or JSON-RPC (it names `jsonrpc`, an MCP SDK or MCP types).
+    pub mentions_mcp: bool,
 }
 
 /// Build the facts of a parsed file. `base` is added to every byte offset (it accounts for a
@@ -2264,7 +2266,8 @@ impl<'ast> Visit<'ast> for FactsBuilder<'_> {
                 }
             }
         }
-        if REGISTRY_TOUCH.contains(&name.as_str()) {
+        // A registry is keyed by request: `Option::take()` and friends (no key) are not one.
+        if REGISTRY_TOUCH.contains(&name.as_str()) && !call.args.is_empty() {
             if let Some(collection) = collection_name(&call.receiver) {
                 if REGISTRY_REMOVE.contains(&name.as_str()) && !self.origins.is_empty() {
                     self.facts.registry_removals.push(RegistryRemoval {

@@ -31,6 +31,27 @@ pub fn code_start(text: &str) -> usize {
     start
 }
 
+/// Words of code that speaks MCP or JSON-RPC.
+const MCP_WORDS: &[&str] = &[
+    "jsonrpc",
+    "JsonRpc",
+    "Jsonrpc",
+    "JSONRPC",
+    "rmcp",
+    "mcp",
+    "Mcp",
+    "MCP",
+    "notifications/",
+    "CallToolResult",
+    "RequestId",
+    "ErrorData",
+];
+
+/// Whether a text speaks MCP or JSON-RPC.
+pub fn mentions_mcp(text: &str) -> bool {
+    MCP_WORDS.iter().any(|w| text.contains(w))
+}
+
 /// Parse a file's text and build its facts.
 pub fn analyse_text(
     text: &str,
@@ -46,7 +67,11 @@ pub fn analyse_text(
             message: error.to_string(),
         }
     });
-    let result = parsed.map(|file| facts::collect(&file, start, module, vocabulary));
+    let result = parsed.map(|file| {
+        let mut facts = facts::collect(&file, start, module, vocabulary);
+        facts.mentions_mcp = mentions_mcp(text);
+        facts
+    });
     // Spans are no longer needed: free the thread's span table so memory stays flat.
     proc_macro2::extra::invalidate_current_thread_spans();
     result

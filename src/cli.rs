@@ -623,8 +623,18 @@ fn apply_fixes(
     for problem in &run.problems {
         let _ = writeln!(io::stderr(), "error: {problem}");
     }
+    // Only files inside what was asked for are written: the named paths, or the packages.
+    let roots: Vec<PathBuf> = if args.paths.is_empty() {
+        units
+            .iter()
+            .filter_map(|u| u.manifest.as_deref().and_then(Path::parent))
+            .map(Path::to_path_buf)
+            .collect()
+    } else {
+        args.paths.iter().map(|p| cwd.join(p)).collect()
+    };
     for file in &run.files {
-        match crate::fix::write::write_fixed(&file.path, &file.original, &file.fixed) {
+        match crate::fix::write::write_fixed(&file.path, &file.original, &file.fixed, &roots) {
             Ok(()) => applied += file.applied,
             Err(error) => {
                 failed = true;

@@ -57,6 +57,9 @@ pub struct Config {
     /// The MCP SDK and version to assume, instead of reading them from Cargo.lock.
     #[serde(default)]
     pub sdk: Option<Spanned<SdkConfig>>,
+    /// Files larger than this many MiB are reported and not analysed (default 8).
+    #[serde(default)]
+    pub max_file_size_mib: Option<u64>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -142,7 +145,12 @@ pub struct Settings {
     pub analyse_every_file: bool,
     /// Where the facts cache lives (`None`: no cache).
     pub cache_directory: Option<PathBuf>,
+    /// Files larger than this (bytes) are reported and not analysed.
+    pub max_file_size: u64,
 }
+
+/// The default file size limit: 8 MiB.
+pub const DEFAULT_MAX_FILE_SIZE: u64 = 8 * 1024 * 1024;
 
 impl Default for Settings {
     fn default() -> Self {
@@ -160,6 +168,7 @@ impl Default for Settings {
             sdk: None,
             analyse_every_file: false,
             cache_directory: None,
+            max_file_size: DEFAULT_MAX_FILE_SIZE,
         }
     }
 }
@@ -550,6 +559,9 @@ pub fn settings_from(
         sdk,
         analyse_every_file: false,
         cache_directory: None,
+        max_file_size: config
+            .max_file_size_mib
+            .map_or(DEFAULT_MAX_FILE_SIZE, |mib| mib.saturating_mul(1024 * 1024)),
     })
 }
 

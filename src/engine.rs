@@ -194,6 +194,7 @@ impl Analysed {
 /// What every file of a run is analysed with.
 struct Run<'a> {
     on_file: &'a (dyn Fn() + Sync),
+    max_file_size: u64,
     cwd: &'a Path,
     overlay: &'a Overlay,
     vocabulary: &'a Vocabulary,
@@ -233,6 +234,7 @@ pub fn lint_observed(
     }
     let run = Run {
         on_file,
+        max_file_size: settings.max_file_size,
         cwd,
         overlay,
         vocabulary: &settings.vocabulary,
@@ -395,6 +397,30 @@ fn analyse_file(
 ) -> (SourceFile, FileOutcome) {
     (run.on_file)();
     let shown = display_path(&file.path, run.cwd);
+    if run.overlay.get(&file.path).is_none() {
+        if let Ok(metadata) = std::fs::metadata(&file.path) {
+            if metadata.len() > run.max_file_size {
+                let source = SourceFile::new(file.path.clone(), shown, String::new());
+                let message = format!(
+                    "this file is {} MiB, larger than the {} MiB limit, so it was not analysed",
+                    metadata.len() / (1024 * 1024),
+                    run.max_file_size / (1024 * 1024)
+                );
+                let help = Some(
+                    "raise `max-file-size-mib` in the configuration to analyse it".to_string(),
+                );
+                return (
+                    source,
+                    FileOutcome::Failed(syntax_error::diagnostic(
+                        id,
+                        ByteSpan::default(),
+                        message,
+                        help,
+                    )),
+                );
+            }
+        }
+    }
     let read = match run.overlay.get(&file.path) {
         Some(text) => Ok(text.clone().into_bytes()),
         None => std::fs::read(&file.path),
@@ -469,7 +495,7 @@ fn analyse_file(
         Ok(Err(failure)) => FileOutcome::Failed(syntax_error::diagnostic(
             id,
             failure.span,
-            format!("this file does not parse: {}", failure.message),
+            failure.message,
             None,
         )),
         Err(_) => FileOutcome::Failed(syntax_error::diagnostic(

@@ -307,7 +307,7 @@ fn a_file_changed_on_disk_meanwhile_is_not_written() {
     // Someone edits the file between the lint and the write.
     let edited = format!("{BUGGY}// a concurrent edit\n");
     std::fs::write(&path, &edited).expect("write");
-    let outcome = write::write_fixed(&planned.path, &planned.original, &planned.fixed);
+    let outcome = write::write_fixed(&planned.path, &planned.original, &planned.fixed, &[]);
     assert!(
         matches!(outcome, Err(write::WriteError::ChangedOnDisk)),
         "{outcome:?}"
@@ -316,6 +316,6 @@ fn a_file_changed_on_disk_meanwhile_is_not_written() {
 
     // Unchanged: written.
     std::fs::write(&path, BUGGY).expect("write");
-    write::write_fixed(&planned.path, &planned.original, &planned.fixed).expect("written");
+    write::write_fixed(&planned.path, &planned.original, &planned.fixed, &[]).expect("written");
     assert_eq!(std::fs::read_to_string(&path).expect("read"), planned.fixed);
 }

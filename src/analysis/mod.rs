@@ -2,6 +2,7 @@
 
 pub mod crate_graph;
 pub mod facts;
+pub mod nesting;
 pub mod spans;
 pub mod syntax;
 pub mod vocabulary;
@@ -60,11 +61,20 @@ pub fn analyse_text(
 ) -> Result<facts::FileFacts, ParseFailure> {
     let start = code_start(text);
     let code = &text[start..];
+    if let Some(depth) = nesting::too_deep(code) {
+        return Err(ParseFailure {
+            span: ByteSpan::new(start, start),
+            message: format!(
+                "this file nests {depth} levels deep, beyond the {} levels the analysis reads, so it was not analysed",
+                nesting::MAX_NESTING
+            ),
+        });
+    }
     let parsed = syn::parse_file(code).map_err(|error| {
         let range = error.span().byte_range();
         ParseFailure {
             span: ByteSpan::new(range.start + start, range.end + start),
-            message: error.to_string(),
+            message: format!("this file does not parse: {error}"),
         }
     });
     let result = parsed.map(|file| {

@@ -67,6 +67,9 @@ impl FixRun {
 /// Whether a text parses as a Rust file.
 pub fn parses(text: &str) -> bool {
     let start = crate::analysis::code_start(text);
+    if crate::analysis::nesting::too_deep(&text[start..]).is_some() {
+        return false;
+    }
     let parsed = syn::parse_file(&text[start..]).is_ok();
     proc_macro2::extra::invalidate_current_thread_spans();
     parsed

@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 pub enum WriteError {
     /// The file changed on disk since it was read: the fix is not applied to it.
     ChangedOnDisk,
+    /// The file (through a symbolic link) lies outside the linted roots: it is not written.
+    OutsideRoots(PathBuf),
     Io(std::io::Error),
 }
 
@@ -20,6 +22,11 @@ impl fmt::Display for WriteError {
                 f.write_str("it changed on disk while it was being fixed; it was left as it is")
             }
             WriteError::Io(error) => write!(f, "it could not be written: {error}"),
+            WriteError::OutsideRoots(target) => write!(
+                f,
+                "it is `{}`, outside the linted directories, so it was not written",
+                target.display()
+            ),
         }
     }
 }
@@ -36,9 +43,21 @@ fn target_of(path: &Path) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
-/// Replace the file's content with `fixed`, if it still holds `original`.
-pub fn write_fixed(path: &Path, original: &str, fixed: &str) -> Result<(), WriteError> {
+/// Replace the file's content with `fixed`, if it still holds `original`, and only if the real
+/// file (symbolic links resolved) lies inside one of `roots` (also resolved; none: anywhere).
+pub fn write_fixed(
+    path: &Path,
+    original: &str,
+    fixed: &str,
+    roots: &[PathBuf],
+) -> Result<(), WriteError> {
     let target = target_of(path);
+    if !roots.is_empty() && !roots.iter().any(|root| target.starts_with(target_of(root))) {
+        return Err(WriteError::OutsideRoots(target));
+    }
+    if !std::fs::symlink_metadata(&target).is_ok_and(|m| m.is_file()) {
+        return Err(WriteError::Io(std::io::Error::other("not a regular file")));
+    }
     let current = std::fs::read(&target)?;
     if current != original.as_bytes() {
         return Err(WriteError::ChangedOnDisk);

@@ -19,12 +19,12 @@ impl Emitter for Concise {
             writeln!(
                 out,
                 "{}:{}:{}: {} [{}] {}",
-                file.display_path,
+                super::single_line_safe(&file.display_path),
                 start.line,
                 start.column,
                 diagnostic.code,
                 diagnostic.name,
-                diagnostic.message
+                super::single_line_safe(&diagnostic.message)
             )?;
         }
         Ok(())

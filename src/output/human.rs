@@ -10,6 +10,7 @@ use codespan_reporting::term::{self};
 
 use super::{Emitter, Report};
 use crate::diagnostic::{Diagnostic, Fix, Severity};
+use crate::engine::LintResult;
 use crate::fix::edits::apply_edits;
 use crate::source::{ByteSpan, SourceMap};
 
@@ -89,9 +90,59 @@ fn rendered(sources: &SourceMap, d: &Diagnostic) -> Rendered<usize> {
         .with_notes(notes)
 }
 
+/// The sources and diagnostics with terminal-unsafe characters replaced (same byte lengths).
+fn safe_copy(result: &LintResult) -> Option<LintResult> {
+    let risky = result.sources.iter().any(|(_, s)| {
+        matches!(super::terminal_safe(&s.text), std::borrow::Cow::Owned(_))
+            || super::single_line_safe(&s.display_path) != s.display_path
+    }) || result.diagnostics.iter().any(|d| {
+        matches!(super::terminal_safe(&d.message), std::borrow::Cow::Owned(_))
+            || d.labels
+                .iter()
+                .any(|l| matches!(super::terminal_safe(&l.message), std::borrow::Cow::Owned(_)))
+    });
+    if !risky {
+        return None;
+    }
+    let mut sources = SourceMap::default();
+    for (_, s) in result.sources.iter() {
+        sources.add(crate::source::SourceFile::new(
+            s.path.clone(),
+            super::single_line_safe(&s.display_path),
+            super::terminal_safe(&s.text).into_owned(),
+        ));
+    }
+    let diagnostics = result
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let mut d = d.clone();
+            d.message = super::terminal_safe(&d.message).into_owned();
+            for label in &mut d.labels {
+                label.message = super::terminal_safe(&label.message).into_owned();
+            }
+            d.notes = d
+                .notes
+                .iter()
+                .map(|n| super::terminal_safe(n).into_owned())
+                .collect();
+            d.help = d
+                .help
+                .as_deref()
+                .map(|h| super::terminal_safe(h).into_owned());
+            d
+        })
+        .collect();
+    Some(LintResult {
+        sources,
+        diagnostics,
+    })
+}
+
 impl Emitter for Human {
     fn emit(&self, report: &Report<'_>, out: &mut dyn WriteColor) -> io::Result<()> {
-        let result = report.result;
+        let safe = safe_copy(report.result);
+        let result = safe.as_ref().unwrap_or(report.result);
         let files = SourceFiles(&result.sources);
         let config = term::Config::default();
         for d in &result.diagnostics {

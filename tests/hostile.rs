@@ -1,0 +1,463 @@
+//! Hostile inputs: whatever a contributor puts in the tree, the gate neither crashes, hangs,
+//! writes outside the tree, runs code, nor lets text from the tree forge its report.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use assert_cmd::cargo::CommandCargoExt;
+
+const BUGGY: &str = "pub fn on_cancelled(&self, id: u64) {\n    self.send_error(id, 0, \"Request cancelled\");\n}\n";
+
+fn lint(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let output = Command::cargo_bin("cargo-mcp-lint")
+        .expect("binary")
+        .current_dir(dir)
+        .args(args)
+        .env_remove("GITHUB_ACTIONS")
+        .output()
+        .expect("runs");
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+fn assert_no_crash(code: i32, stderr: &str) {
+    assert!((0..=2).contains(&code), "exit {code}: {stderr}");
+    assert!(
+        !stderr.contains("panicked")
+            && !stderr.contains("overflow")
+            && !stderr.contains("RUST_BACKTRACE"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn deep_nesting_is_reported_not_crashed_on() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let n = 100_000;
+    let cases = [
+        (
+            "parens.rs",
+            format!(
+                "fn f() {{ let x = {}1{}; }}\n",
+                "(".repeat(n),
+                ")".repeat(n)
+            ),
+        ),
+        (
+            "blocks.rs",
+            format!("fn f() {}{}\n", "{".repeat(n), "}".repeat(n)),
+        ),
+        (
+            "brackets.rs",
+            format!("fn f() {{ let x = {}{}; }}\n", "[".repeat(n), "]".repeat(n)),
+        ),
+        (
+            "types.rs",
+            format!("type T = {}u8{};\n", "Vec<".repeat(n), ">".repeat(n)),
+        ),
+        (
+            "closures.rs",
+            format!("fn f() {{ let c = {}1; }}\n", "|| ".repeat(n)),
+        ),
+        (
+            "unary.rs",
+            format!("fn f() {{ let x = {}true; }}\n", "!".repeat(n)),
+        ),
+        (
+            "macros.rs",
+            format!("fn f() {{ {}{}; }}\n", "m!(".repeat(n), ")".repeat(n)),
+        ),
+    ];
+    for (name, text) in &cases {
+        std::fs::write(dir.path().join(name), text).expect("write");
+    }
+    std::fs::write(dir.path().join("server.rs"), BUGGY).expect("write");
+    let (code, stdout, stderr) = lint(
+        dir.path(),
+        &[".", "--all-files", "--format", "concise", "--no-cache"],
+    );
+    assert_no_crash(code, &stderr);
+    assert_eq!(code, 1);
+    for (name, _) in &cases {
+        assert!(
+            stdout.lines().any(|l| l.starts_with(&format!("{name}:1:1: MCP000")) && l.contains("levels deep")),
+            "{name}: {stdout}"
+        );
+    }
+    assert!(
+        stdout.contains("server.rs:2:5: MCP001"),
+        "the other files are still linted: {stdout}"
+    );
+}
+
+#[test]
+fn a_huge_file_is_reported_and_skipped() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let line = "// on_cancelled padding padding padding padding padding padding padding padding\n";
+    let huge = line.repeat(50 * 1024 * 1024 / line.len() + 1);
+    std::fs::write(dir.path().join("huge.rs"), huge).expect("write");
+    std::fs::write(dir.path().join("server.rs"), BUGGY).expect("write");
+    let (code, stdout, stderr) = lint(dir.path(), &[".", "--format", "concise", "--no-cache"]);
+    assert_no_crash(code, &stderr);
+    assert!(
+        stdout.contains("huge.rs:1:1: MCP000") && stdout.contains("MiB limit"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("server.rs:2:5: MCP001"), "{stdout}");
+    std::fs::write(dir.path().join("mcp-lint.toml"), "max-file-size-mib = 64\n").expect("write");
+    let (_, stdout, _) = lint(dir.path(), &[".", "--format", "concise", "--no-cache"]);
+    assert!(
+        !stdout.contains("huge.rs"),
+        "the limit is configurable: {stdout}"
+    );
+}
+
+#[test]
+fn odd_bytes_and_line_endings() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    std::fs::write(
+        d.join("not_utf8.rs"),
+        b"fn on_cancelled() { let s = \"\xff\xfe\"; }\n",
+    )
+    .expect("write");
+    std::fs::write(d.join("nul.rs"), "fn on_cancelled() { let a = 1;\0 }\n").expect("write");
+    let binary: Vec<u8> = (0..4096u32)
+        .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+        .collect();
+    std::fs::write(d.join("binary.rs"), binary).expect("write");
+    std::fs::write(d.join("empty.rs"), "").expect("write");
+    std::fs::write(d.join("bom_only.rs"), "\u{feff}").expect("write");
+    std::fs::write(d.join("mixed.rs"), "// mixed\r\nfn x() {}\n\r\npub fn on_cancelled(&self, id: u64) {\r\n    self.send_error(id, 0, \"x\");\n}\r\n").expect("write");
+    let long = format!(
+        "fn on_cancelled() {{ let s = \"{}\"; }}\n",
+        "x".repeat(2 * 1024 * 1024)
+    );
+    std::fs::write(d.join("long_line.rs"), long).expect("write");
+    let (code, stdout, stderr) = lint(d, &[".", "--format", "concise", "--no-cache"]);
+    assert_no_crash(code, &stderr);
+    assert!(
+        stdout.contains("not_utf8.rs:1:") && stdout.contains("not valid UTF-8"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("binary.rs:1:") && stdout.contains("MCP000"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("nul.rs:1:") && stdout.contains("MCP000"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("mixed.rs:5:5: MCP001"),
+        "lines count across CRLF and LF: {stdout}"
+    );
+    for quiet in ["empty.rs", "bom_only.rs", "long_line.rs"] {
+        assert!(!stdout.contains(quiet), "{quiet}: {stdout}");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn links_dirs_and_odd_names() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    std::os::unix::fs::symlink(d.join("loop_b.rs"), d.join("loop_a.rs")).expect("link");
+    std::os::unix::fs::symlink(d.join("loop_a.rs"), d.join("loop_b.rs")).expect("link");
+    std::fs::create_dir_all(d.join("dir.rs")).expect("mkdir");
+    std::fs::write(d.join("dir.rs/inner.rs"), BUGGY).expect("write");
+    let odd = std::ffi::OsStr::from_bytes(b"odd\xffname.rs");
+    std::fs::write(d.join(odd), BUGGY).expect("write");
+    let (code, stdout, stderr) = lint(d, &[".", "--format", "concise", "--no-cache"]);
+    assert_no_crash(code, &stderr);
+    assert_eq!(code, 1);
+    assert!(stdout.contains("dir.rs/inner.rs:2:5: MCP001"), "{stdout}");
+    assert!(
+        stdout.contains("odd\u{fffd}name.rs:2:5: MCP001"),
+        "{stdout}"
+    );
+    // Naming a link loop is a clear error.
+    let (code, _, stderr) = lint(d, &["loop_a.rs"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.starts_with("error: cannot read `loop_a.rs`"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_file_deleted_between_discovery_and_reading() {
+    use cargo_mcp_lint::discovery::path_mode;
+    use cargo_mcp_lint::engine;
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("gone.rs"), BUGGY).expect("write");
+    std::fs::write(dir.path().join("server.rs"), BUGGY).expect("write");
+    let units = path_mode::discover(&[dir.path().to_path_buf()]).expect("discover");
+    std::fs::remove_file(dir.path().join("gone.rs")).expect("remove");
+    let result = engine::lint(&units, dir.path());
+    let messages: Vec<String> = result
+        .diagnostics
+        .iter()
+        .map(|d| {
+            format!(
+                "{} {} {}",
+                result
+                    .sources
+                    .get(d.file)
+                    .map(|s| s.display_path.clone())
+                    .unwrap_or_default(),
+                d.code,
+                d.message
+            )
+        })
+        .collect();
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.starts_with("gone.rs MCP000 could not read this file")),
+        "{messages:?}"
+    );
+    assert!(
+        messages.iter().any(|m| m.starts_with("server.rs MCP001")),
+        "{messages:?}"
+    );
+}
+
+#[test]
+fn fifty_thousand_small_files() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for i in 0..50_000 {
+        let sub = dir.path().join(format!("d{}", i / 1000));
+        if i % 1000 == 0 {
+            std::fs::create_dir_all(&sub).expect("mkdir");
+        }
+        std::fs::write(sub.join(format!("f{i}.rs")), "fn f() {}\n").expect("write");
+    }
+    std::fs::write(dir.path().join("server.rs"), BUGGY).expect("write");
+    let (code, stdout, stderr) = lint(dir.path(), &[".", "--format", "json", "--no-cache"]);
+    assert_no_crash(code, &stderr);
+    let json: serde_json::Value = serde_json::from_str(&stdout).expect("json");
+    assert_eq!(json["summary"]["files"], 50_001);
+    assert_eq!(json["summary"]["diagnostics"], 1);
+}
+
+fn package(dir: &Path, lib: &str) {
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        "[package]\nname = \"p\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    )
+    .expect("write");
+    std::fs::create_dir_all(dir.join("src")).expect("mkdir");
+    std::fs::write(dir.join("src/lib.rs"), lib).expect("write");
+}
+
+#[test]
+fn module_cycles_and_missing_modules() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    package(
+        dir.path(),
+        "mod a;\nmod missing;\n#[path = \"lib.rs\"]\nmod again;\n",
+    );
+    std::fs::write(
+        dir.path().join("src/a.rs"),
+        format!("#[path = \"../src/a.rs\"]\nmod itself;\n{BUGGY}"),
+    )
+    .expect("write");
+    let output = Command::cargo_bin("cargo-mcp-lint")
+        .expect("binary")
+        .current_dir(dir.path())
+        .args(["--format", "concise", "--no-cache"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("runs");
+    let waited = wait_with_timeout(output, Duration::from_secs(60));
+    let (code, stdout, stderr) = waited.expect("no hang");
+    assert_no_crash(code, &stderr);
+    assert_eq!(
+        stdout.lines().filter(|l| l.contains("MCP001")).count(),
+        1,
+        "{stdout}"
+    );
+}
+
+fn wait_with_timeout(
+    mut child: std::process::Child,
+    limit: Duration,
+) -> Option<(i32, String, String)> {
+    let start = std::time::Instant::now();
+    loop {
+        if let Ok(Some(_)) = child.try_wait() {
+            let output = child.wait_with_output().ok()?;
+            return Some((
+                output.status.code().unwrap_or(-1),
+                String::from_utf8_lossy(&output.stdout).into_owned(),
+                String::from_utf8_lossy(&output.stderr).into_owned(),
+            ));
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn build_scripts_and_proc_macros_never_run() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    package(dir.path(), BUGGY);
+    let marker = dir.path().join("build-script-ran");
+    std::fs::write(
+        dir.path().join("build.rs"),
+        format!(
+            "fn main() {{ std::fs::write({:?}, \"ran\").unwrap(); }}\n",
+            marker
+        ),
+    )
+    .expect("write");
+    let (code, _, stderr) = lint(dir.path(), &["--no-cache"]);
+    assert_eq!(code, 1, "{stderr}");
+    let (_, _, _) = lint(dir.path(), &["--fix", "--allow-no-vcs", "--no-cache"]);
+    assert!(!marker.exists(), "the build script must never run");
+}
+
+#[cfg(unix)]
+#[test]
+fn fix_never_writes_through_a_link_outside_the_root() {
+    let outside = tempfile::tempdir().expect("temp dir");
+    let target = outside.path().join("victim.rs");
+    std::fs::write(&target, BUGGY).expect("write");
+    let dir = tempfile::tempdir().expect("temp dir");
+    package(dir.path(), "mod linked;\n");
+    std::os::unix::fs::symlink(&target, dir.path().join("src/linked.rs")).expect("link");
+    let (code, stdout, stderr) = lint(
+        dir.path(),
+        &[
+            "--fix",
+            "--allow-no-vcs",
+            "--no-cache",
+            "--format",
+            "concise",
+        ],
+    );
+    assert_eq!(code, 2, "{stdout}{stderr}");
+    assert!(
+        stderr.contains("outside the linted directories"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&target).expect("read"),
+        BUGGY,
+        "untouched"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn source_text_cannot_forge_annotations_or_terminal_escapes() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let name = std::ffi::OsStr::from_bytes(b"evil\n::error file=forged.rs,line=1::owned\x1b[2J.rs");
+    let text = "pub fn on_cancelled(&self, id: u64) {\n    self.send_error(id, 0, \"\u{1b}[31mred\u{1b}]0;title\u{7}\");\n}\n";
+    std::fs::write(dir.path().join(name), text).expect("write");
+    let (code, stdout, _) = lint(dir.path(), &[".", "--format", "github", "--no-cache"]);
+    assert_eq!(code, 1);
+    let commands: Vec<&str> = stdout.lines().filter(|l| l.starts_with("::")).collect();
+    assert_eq!(commands.len(), 1, "one annotation, no forged one: {stdout}");
+    assert!(
+        !stdout
+            .lines()
+            .any(|l| l.starts_with("::error file=forged.rs")),
+        "{stdout}"
+    );
+    for format in ["human", "concise"] {
+        let (_, stdout, _) = lint(
+            dir.path(),
+            &[".", "--format", format, "--color", "never", "--no-cache"],
+        );
+        assert!(
+            !stdout.contains('\u{1b}') && !stdout.contains('\u{7}'),
+            "{format}: no control characters reach the terminal: {stdout:?}"
+        );
+        assert!(stdout.contains("MCP001"), "{format}: {stdout}");
+    }
+}
+
+#[test]
+fn errors_a_user_can_cause_are_one_clear_line() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for args in [
+        vec!["--format", "nope"],
+        vec!["does-not-exist.rs"],
+        vec!["--manifest-path", "nowhere/Cargo.toml"],
+        vec!["--config", "missing.toml", "."],
+        vec!["--baseline", "missing.json", "."],
+        vec!["-D", "MCP404", "."],
+    ] {
+        let (code, _, stderr) = lint(dir.path(), &args);
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        assert!(stderr.contains("error"), "{args:?}: {stderr}");
+        assert!(
+            !stderr.contains("panicked") && !stderr.contains("backtrace"),
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn killing_a_fix_run_leaves_every_file_whole() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let count = 400;
+    let original = |i: usize| format!("// file {i}\n{BUGGY}\n// tail {i}\n");
+    let fixed = |i: usize| {
+        format!("// file {i}\npub fn on_cancelled(&self, id: u64) {{\n}}\n\n// tail {i}\n")
+    };
+    let paths: Vec<PathBuf> = (0..count)
+        .map(|i| dir.path().join(format!("f{i}.rs")))
+        .collect();
+    for delay_ms in [5u64, 15, 30, 60, 120] {
+        for (i, path) in paths.iter().enumerate() {
+            std::fs::write(path, original(i)).expect("write");
+        }
+        let mut child = Command::cargo_bin("cargo-mcp-lint")
+            .expect("binary")
+            .current_dir(dir.path())
+            .args([".", "--fix", "--allow-no-vcs", "--no-cache", "-q"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("runs");
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        let _ = child.kill();
+        let _ = child.wait();
+        for (i, path) in paths.iter().enumerate() {
+            let now = std::fs::read_to_string(path).expect("read");
+            assert!(
+                now == original(i) || now == fixed(i),
+                "killed after {delay_ms} ms: f{i}.rs is torn: {now:?}"
+            );
+        }
+    }
+    // Run to completion: every file fixed, no temporary file left.
+    let (code, _, stderr) = lint(dir.path(), &[".", "--fix", "--allow-no-vcs", "--no-cache"]);
+    assert_eq!(code, 0, "{stderr}");
+    for (i, path) in paths.iter().enumerate() {
+        assert_eq!(std::fs::read_to_string(path).expect("read"), fixed(i));
+    }
+    let leftovers = std::fs::read_dir(dir.path())
+        .expect("read dir")
+        .filter_map(Result::ok)
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with(".mcp-lint-fix-")
+        })
+        .count();
+    assert_eq!(leftovers, 0);
+}

@@ -47,11 +47,11 @@ pub fn apply(
     // Suppressions of every file that has any.
     let mut suppressions: HashMap<FileId, Vec<Suppression>> = HashMap::new();
     for (id, source) in sources.iter() {
-        let items = facts
-            .get(id)
-            .and_then(|f| f.as_ref())
-            .map(|f| f.items.as_slice())
-            .unwrap_or(&[]);
+        // Only analysed files: in a file that does not parse, what a suppression would
+        // suppress is unknown.
+        let Some(items) = facts.get(id).and_then(|f| f.as_ref()).map(|f| f.items.as_slice()) else {
+            continue;
+        };
         let found = suppression::parse(source, items);
         if !found.is_empty() {
             suppressions.insert(id, found);

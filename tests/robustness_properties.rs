@@ -1,0 +1,97 @@
+//! Property tests of the fuzz targets' invariants, in the normal suite: linting any text never
+//! panics, and fixing any text either changes nothing or yields a file that parses and that a
+//! second run leaves alone.
+
+use std::path::{Path, PathBuf};
+
+use cargo_mcp_lint::config::Settings;
+use cargo_mcp_lint::engine::{lint_with, LintUnit, Overlay, UnitFile};
+use cargo_mcp_lint::fix::{fix_from, parses, FixOptions};
+use proptest::prelude::*;
+
+fn unit(path: &Path) -> LintUnit {
+    LintUnit {
+        name: "property".into(),
+        files: vec![UnitFile {
+            path: path.to_path_buf(),
+            module: Vec::new(),
+            owns_directory: true,
+        }],
+        follow_modules: false,
+        manifest: None,
+    }
+}
+
+/// Text built from pieces of MCP server code, so that generated inputs reach the analysis.
+fn rust_like() -> impl Strategy<Value = String> {
+    let pieces = prop::sample::select(vec![
+        "fn on_cancelled(&self) {",
+        "}",
+        "{",
+        "(",
+        ")",
+        ";",
+        "\n",
+        " ",
+        "self.send_error(id, 0, \"x\")",
+        "tokio::select! {",
+        "_ = ct.cancelled() =>",
+        "out.send(json!({\"jsonrpc\": \"2.0\", \"id\": id, \"error\": {}}))",
+        "match m {",
+        "\"notifications/cancelled\" =>",
+        "let _ =",
+        ".await",
+        "?",
+        "if ct.is_cancelled()",
+        "return Err(e);",
+        "// mcp-lint: allow(MCP001)",
+        "#[tool]",
+        "async fn call(&self, ct: CancellationToken) ->",
+        "\r\n",
+        "\u{feff}",
+        "mod x;",
+        "'a",
+        "r#\"",
+        "\"",
+        "/*",
+        "*/",
+        "impl S {",
+        "x.remove(&id)",
+        "Ok(None)",
+    ]);
+    prop::collection::vec(pieces, 0..60).prop_map(|parts| parts.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn linting_never_panics(text in rust_like()) {
+        let path = PathBuf::from("/property/input.rs");
+        let mut overlay = Overlay::new();
+        overlay.insert(path.clone(), text);
+        let mut settings = Settings::default();
+        settings.analyse_every_file = true;
+        let result = lint_with(&[unit(&path)], Path::new("/"), &overlay, &settings);
+        for d in &result.diagnostics {
+            prop_assert!(d.span.start <= d.span.end);
+        }
+    }
+
+    #[test]
+    fn fixing_yields_parsing_and_stable_files(text in rust_like()) {
+        let path = PathBuf::from("/property/input.rs");
+        let mut overlay = Overlay::new();
+        overlay.insert(path.clone(), text);
+        let options = FixOptions { unsafe_fixes: true };
+        let run = fix_from(&[unit(&path)], Path::new("/"), options, overlay, &Settings::default());
+        prop_assert!(run.problems.is_empty(), "{:?}", run.problems);
+        if let Some(fixed) = run.files.first() {
+            prop_assert!(parses(&fixed.fixed));
+            let mut again = Overlay::new();
+            again.insert(path.clone(), fixed.fixed.clone());
+            let second = fix_from(&[unit(&path)], Path::new("/"), options, again, &Settings::default());
+            prop_assert!(second.files.is_empty());
+        }
+    }
+}

@@ -167,6 +167,16 @@ impl Analysed {
             return 0;
         };
         let wanted = |text: &str| automaton.is_match(text) && sends.is_match(text);
+        // The stdout writers (MCP002) need no send word: their needles stand alone.
+        let stdout_writers = crate::prefilter::NeedleSearch::new(
+            &needles
+                .iter()
+                .filter(|n| crate::prefilter::is_stdout_needle(n))
+                .cloned()
+                .collect::<Vec<_>>(),
+        );
+        let wanted =
+            |text: &str| wanted(text) || stdout_writers.as_ref().is_some_and(|s| s.is_match(text));
         let skipped: Vec<(FileId, UnitFile)> = self
             .skipped
             .iter()

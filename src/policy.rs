@@ -49,7 +49,11 @@ pub fn apply(
     for (id, source) in sources.iter() {
         // Only analysed files: in a file that does not parse, what a suppression would
         // suppress is unknown.
-        let Some(items) = facts.get(id).and_then(|f| f.as_ref()).map(|f| f.items.as_slice()) else {
+        let Some(items) = facts
+            .get(id)
+            .and_then(|f| f.as_ref())
+            .map(|f| f.items.as_slice())
+        else {
             continue;
         };
         let found = suppression::parse(source, items);

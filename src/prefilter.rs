@@ -24,6 +24,20 @@ const NEEDLES: &[&str] = &[
     "handle_cancel",
     "ancellation",
     "mcp-lint:",
+    // A stdio server's transport (MCP002 then looks at what else writes to stdout).
+    "stdin()",
+    "stdio()",
+    "StdioTransport",
+];
+
+/// What writes to stdout: parsed in a run that serves MCP over stdio.
+const STDOUT_NEEDLES: &[&str] = &[
+    "println!",
+    "print!",
+    "stdout()",
+    "tracing_subscriber",
+    "fmt()",
+    "fmt::layer",
 ];
 
 /// Words without which a file holds no send: the follow-up waves parse only files with one.
@@ -59,6 +73,11 @@ impl Prefilter {
             || self.automaton.as_ref().is_none_or(|a| a.is_match(text))
             || (follows_modules && declares_modules(text))
     }
+}
+
+/// Whether a follow-up needle looks for a stdout writer.
+pub fn is_stdout_needle(needle: &str) -> bool {
+    STDOUT_NEEDLES.contains(&needle)
 }
 
 /// A fast multi-needle searcher (a DFA: the needle sets are small).
@@ -142,6 +161,9 @@ pub fn follow_up_needles<'a>(
     vocabulary: &Vocabulary,
 ) -> BTreeSet<String> {
     let mut needles = BTreeSet::new();
+    if facts.clone().any(|f| f.serves_stdio && f.mentions_mcp) {
+        needles.extend(STDOUT_NEEDLES.iter().map(|n| n.to_string()));
+    }
     let mut cancel_consts: HashSet<&str> = HashSet::new();
     let mut field_types: std::collections::HashMap<(&str, &str), &str> =
         std::collections::HashMap::new();

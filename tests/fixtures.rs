@@ -337,6 +337,16 @@ fn mcp000_fixtures() {
 }
 
 #[test]
+fn mcp002_fixtures() {
+    check_rule_fixtures("mcp002");
+}
+
+#[test]
+fn mcp002_fixes() {
+    check_rule_fixes("mcp002");
+}
+
+#[test]
 fn mcp900_fixtures() {
     check_rule_fixtures("mcp900");
 }

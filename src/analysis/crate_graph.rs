@@ -128,6 +128,11 @@ impl<'a> CrateGraph<'a> {
         graph
     }
 
+    /// The crate's files and their facts.
+    pub fn files(&self) -> &[(FileId, &'a FileFacts)] {
+        &self.files
+    }
+
     fn function(&self, r: FunctionRef) -> &'a FunctionFacts {
         &self.files[r.file].1.functions[r.function]
     }

@@ -149,6 +149,34 @@ pub struct RegistryRemoval {
     pub origins: Vec<OriginId>,
 }
 
+/// What writes to stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum StdoutKind {
+    /// `println!`: the fix is `eprintln!`.
+    Println,
+    /// `print!`: the fix is `eprint!`.
+    Print,
+    /// A `stdout()` handle (written to).
+    Handle,
+    /// A `tracing_subscriber` fmt subscriber or layer with no `.with_writer(..)`: it logs to
+    /// stdout. The fix inserts `.with_writer(std::io::stderr)` after the builder call.
+    TracingFmt,
+    /// `tracing_subscriber::fmt::init()`: the fix spells out the builder with a writer.
+    TracingFmtInit,
+}
+
+/// A write to stdout (the MCP stdio transport's channel).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct StdoutWrite {
+    pub kind: StdoutKind,
+    /// The write (the macro, the `stdout()` call, the builder call).
+    pub span: ByteSpan,
+    /// The span the fix edits: the macro's name, the builder call, the `init` call.
+    pub fix_span: ByteSpan,
+    /// Inside test code (`#[cfg(test)]`, `#[test]`).
+    pub in_test: bool,
+}
+
 /// A value a request handler returns on a cancel path (it becomes the response, unless the SDK
 /// drops responses for cancelled requests).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -226,6 +254,11 @@ pub struct FunctionFacts {
     pub cancel_returns: Vec<ReturnSite>,
     /// Channels this function drains (`x_rx.recv()`), by name without the `_rx` suffix.
     pub drains: Vec<String>,
+    /// Writes to stdout in this function.
+    pub stdout_writes: Vec<StdoutWrite>,
+    /// The function serialises JSON (`serde_json::to_string`, `to_vec`, `to_writer`): a
+    /// transport's write site, whose stdout writes are the protocol's own.
+    pub serializes_json: bool,
     /// In-flight registries this function touches anywhere.
     pub registries: Vec<String>,
     /// The function returns a response message (its tail or a `return` builds one).
@@ -256,6 +289,9 @@ pub struct FileFacts {
     pub struct_fields: Vec<(String, String, String)>,
     /// The file speaks MCP or JSON-RPC (it names `jsonrpc`, an MCP SDK or MCP types).
     pub mentions_mcp: bool,
+    /// The file serves over stdio: it reads `stdin()`, calls a `stdio()` transport, or names
+    /// `StdioTransport`.
+    pub serves_stdio: bool,
 }
 
 /// Build the facts of a parsed file. `base` is added to every byte offset (it accounts for a
@@ -284,6 +320,8 @@ pub fn collect(
         function_body_next: false,
         sink_channel: None,
         sink_condition: Vec::new(),
+        test_depth: 0,
+        chain_methods: Vec::new(),
     };
     builder.visit_file(file);
     builder.facts
@@ -353,6 +391,10 @@ struct FactsBuilder<'v> {
     sink_channel: Option<String>,
     /// The condition of the send being recorded (calls that must return a response).
     sink_condition: Vec<Callee>,
+    /// How many test items (`#[cfg(test)]`, `#[test]`) enclose the current code.
+    test_depth: usize,
+    /// The methods applied to the current receiver chain (for `.with_writer(..)`).
+    chain_methods: Vec<String>,
 }
 
 /// How an `if` condition relates to cancellation.
@@ -443,6 +485,8 @@ impl<'v> FactsBuilder<'v> {
                 handler,
                 cancel_returns: Vec::new(),
                 drains: Vec::new(),
+                stdout_writes: Vec::new(),
+                serializes_json: false,
                 registries: Vec::new(),
                 returns_response: false,
                 returns_calls: Vec::new(),
@@ -555,6 +599,18 @@ impl<'v> FactsBuilder<'v> {
                 callee,
                 origins,
                 removal,
+            });
+        }
+    }
+
+    fn record_stdout(&mut self, kind: StdoutKind, span: ByteSpan, fix_span: ByteSpan) {
+        let in_test = self.test_depth > 0;
+        if let Some(state) = self.current() {
+            state.facts.stdout_writes.push(StdoutWrite {
+                kind,
+                span,
+                fix_span,
+                in_test,
             });
         }
     }
@@ -1290,6 +1346,17 @@ impl<'v> FactsBuilder<'v> {
 
     fn visit_macro_call(&mut self, mac: &Macro, span: ByteSpan) {
         let name = macro_name(mac);
+        if name == "println" || name == "print" {
+            if let Some(last) = mac.path.segments.last() {
+                let fix_span = self.span(&last.ident);
+                let kind = if name == "println" {
+                    StdoutKind::Println
+                } else {
+                    StdoutKind::Print
+                };
+                self.record_stdout(kind, span, fix_span);
+            }
+        }
         if vocab::QUIET_MACROS.contains(&name.as_str()) || name == "json" {
             return;
         }
@@ -1375,6 +1442,59 @@ impl<'v> FactsBuilder<'v> {
                     self.guard_depth -= 1;
                 }
             }
+        }
+    }
+
+    /// `stdout()`, `tracing_subscriber::fmt()` and friends; `serde_json::to_string`.
+    fn check_stdout_call(&mut self, segments: &[String], call: &syn::ExprCall) {
+        let joined = segments.join("::");
+        let last = segments.last().map(String::as_str).unwrap_or("");
+        if segments.first().is_some_and(|s| s == "serde_json")
+            && matches!(
+                last,
+                "to_string"
+                    | "to_vec"
+                    | "to_writer"
+                    | "to_string_pretty"
+                    | "to_writer_pretty"
+                    | "to_vec_pretty"
+            )
+        {
+            if let Some(state) = self.current() {
+                state.facts.serializes_json = true;
+            }
+        }
+        let span = self.span(call);
+        if last == "stdout"
+            && call.args.is_empty()
+            && (segments.len() == 1 || joined.ends_with("io::stdout"))
+        {
+            // Written to directly: `stdout().write_all(..)` (a `flush` or `lock` alone writes
+            // nothing).
+            let writes = self.chain_methods.iter().any(|m| {
+                matches!(
+                    m.as_str(),
+                    "write_all" | "write" | "write_fmt" | "write_str" | "write_vectored"
+                )
+            });
+            if writes {
+                self.record_stdout(StdoutKind::Handle, span, span);
+            }
+            return;
+        }
+        let with_writer = self
+            .chain_methods
+            .iter()
+            .any(|m| m == "with_writer" || m == "with_ansi_writer");
+        let is_fmt_root = joined == "tracing_subscriber::fmt"
+            || joined.ends_with("fmt::Subscriber::builder")
+            || joined == "tracing_subscriber::fmt::layer"
+            || joined == "fmt::layer"
+            || (joined == "fmt" && call.args.is_empty());
+        if is_fmt_root && !with_writer {
+            self.record_stdout(StdoutKind::TracingFmt, span, span);
+        } else if joined == "tracing_subscriber::fmt::init" || joined == "fmt::init" {
+            self.record_stdout(StdoutKind::TracingFmtInit, span, span);
         }
     }
 
@@ -1559,6 +1679,23 @@ fn constructed_type(expr: &Expr) -> Option<String> {
         },
         _ => None,
     }
+}
+
+/// `#[test]`, `#[cfg(test)]` (and `#[tokio::test]`).
+fn is_test_item(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|attr| {
+        let last = attr
+            .path()
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
+        last == "test"
+            || (attr.path().is_ident("cfg")
+                && quote::ToTokens::to_token_stream(&attr.meta)
+                    .to_string()
+                    .contains("test"))
+    })
 }
 
 /// A channel's name without its end's suffix: `sink_proxy_tx` gives `sink_proxy`, `tx` gives `""`.
@@ -1895,7 +2032,10 @@ impl<'ast> Visit<'ast> for FactsBuilder<'_> {
     fn visit_item_fn(&mut self, item: &'ast syn::ItemFn) {
         let saved = std::mem::take(&mut self.impls);
         let span = self.span(item);
+        let test = is_test_item(&item.attrs);
+        self.test_depth += usize::from(test);
         self.with_function(span, &item.attrs, &item.sig, None, None, &item.block);
+        self.test_depth -= usize::from(test);
         self.impls = saved;
     }
 
@@ -1953,13 +2093,16 @@ impl<'ast> Visit<'ast> for FactsBuilder<'_> {
         let path_attr = path_attribute(&item.attrs);
         let span = self.span(item);
         self.facts.items.push(span);
+        let test = is_test_item(&item.attrs);
         match &item.content {
             Some((_, items)) => {
                 self.module.push(name.clone());
                 self.inline_modules.push(InlineModule { name, path_attr });
+                self.test_depth += usize::from(test);
                 for nested in items {
                     self.visit_item(nested);
                 }
+                self.test_depth -= usize::from(test);
                 self.inline_modules.pop();
                 self.module.pop();
             }
@@ -2295,7 +2438,10 @@ impl<'ast> Visit<'ast> for FactsBuilder<'_> {
                 },
             );
         }
+        self.chain_methods.push(call.method.to_string());
         self.visit_expr(&call.receiver);
+        self.chain_methods.pop();
+        let chain = std::mem::take(&mut self.chain_methods);
         if spawns {
             self.spawn_depth += 1;
         }
@@ -2305,11 +2451,13 @@ impl<'ast> Visit<'ast> for FactsBuilder<'_> {
         if spawns {
             self.spawn_depth -= 1;
         }
+        self.chain_methods = chain;
     }
 
     fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
         if let Expr::Path(func) = &*call.func {
             let segments = path_segments(&func.path);
+            self.check_stdout_call(&segments, call);
             if let Some(name) = segments.last().cloned() {
                 let span = self.span(call);
                 let args: Vec<&Expr> = call.args.iter().collect();

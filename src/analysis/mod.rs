@@ -53,6 +53,12 @@ pub fn mentions_mcp(text: &str) -> bool {
     MCP_WORDS.iter().any(|w| text.contains(w))
 }
 
+/// Whether a text serves MCP over stdio: it reads stdin, calls a `stdio()` transport, or names
+/// `StdioTransport`.
+pub fn serves_stdio(text: &str) -> bool {
+    text.contains("stdin()") || text.contains("stdio()") || text.contains("StdioTransport")
+}
+
 /// Parse a file's text and build its facts.
 pub fn analyse_text(
     text: &str,
@@ -80,6 +86,7 @@ pub fn analyse_text(
     let result = parsed.map(|file| {
         let mut facts = facts::collect(&file, start, module, vocabulary);
         facts.mentions_mcp = mentions_mcp(text);
+        facts.serves_stdio = serves_stdio(text);
         facts
     });
     // Spans are no longer needed: free the thread's span table so memory stays flat.

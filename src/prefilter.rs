@@ -38,6 +38,7 @@ const STDOUT_NEEDLES: &[&str] = &[
     "tracing_subscriber",
     "fmt()",
     "fmt::layer",
+    "_pretty",
 ];
 
 /// Words without which a file holds no send: the follow-up waves parse only files with one.

@@ -347,6 +347,16 @@ fn mcp002_fixes() {
 }
 
 #[test]
+fn mcp007_fixtures() {
+    check_rule_fixtures("mcp007");
+}
+
+#[test]
+fn mcp007_fixes() {
+    check_rule_fixes("mcp007");
+}
+
+#[test]
 fn mcp900_fixtures() {
     check_rule_fixtures("mcp900");
 }

@@ -259,6 +259,11 @@ pub struct FunctionFacts {
     /// The function serialises JSON (`serde_json::to_string`, `to_vec`, `to_writer`): a
     /// transport's write site, whose stdout writes are the protocol's own.
     pub serializes_json: bool,
+    /// The function names stdout (a `stdout()` handle, `println!`, `print!`).
+    pub touches_stdout: bool,
+    /// Pretty-printing serialiser calls (`serde_json::to_string_pretty`): the span of the
+    /// function's name in the path, for MCP007.
+    pub pretty_json: Vec<ByteSpan>,
     /// In-flight registries this function touches anywhere.
     pub registries: Vec<String>,
     /// The function returns a response message (its tail or a `return` builds one).
@@ -487,6 +492,8 @@ impl<'v> FactsBuilder<'v> {
                 drains: Vec::new(),
                 stdout_writes: Vec::new(),
                 serializes_json: false,
+                touches_stdout: false,
+                pretty_json: Vec::new(),
                 registries: Vec::new(),
                 returns_response: false,
                 returns_calls: Vec::new(),
@@ -1347,6 +1354,9 @@ impl<'v> FactsBuilder<'v> {
     fn visit_macro_call(&mut self, mac: &Macro, span: ByteSpan) {
         let name = macro_name(mac);
         if name == "println" || name == "print" {
+            if let Some(state) = self.current() {
+                state.facts.touches_stdout = true;
+            }
             if let Some(last) = mac.path.segments.last() {
                 let fix_span = self.span(&last.ident);
                 let kind = if name == "println" {
@@ -1460,8 +1470,16 @@ impl<'v> FactsBuilder<'v> {
                     | "to_vec_pretty"
             )
         {
+            let pretty = last.ends_with("_pretty");
+            let name_span = match &*call.func {
+                Expr::Path(p) => p.path.segments.last().map(|s| self.span(&s.ident)),
+                _ => None,
+            };
             if let Some(state) = self.current() {
                 state.facts.serializes_json = true;
+                if let (true, Some(name_span)) = (pretty, name_span) {
+                    state.facts.pretty_json.push(name_span);
+                }
             }
         }
         let span = self.span(call);
@@ -1469,6 +1487,9 @@ impl<'v> FactsBuilder<'v> {
             && call.args.is_empty()
             && (segments.len() == 1 || joined.ends_with("io::stdout"))
         {
+            if let Some(state) = self.current() {
+                state.facts.touches_stdout = true;
+            }
             // Written to directly: `stdout().write_all(..)` (a `flush` or `lock` alone writes
             // nothing).
             let writes = self.chain_methods.iter().any(|m| {

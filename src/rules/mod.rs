@@ -3,6 +3,7 @@
 
 pub mod cancel_sends_response;
 pub mod invalid_suppression;
+pub mod stdio_embedded_newline;
 pub mod stdio_stdout_pollution;
 pub mod syntax_error;
 pub mod unused_suppression;
@@ -58,6 +59,7 @@ pub fn registry() -> Vec<&'static dyn Rule> {
         &syntax_error::SyntaxError,
         &cancel_sends_response::CancelSendsResponse,
         &stdio_stdout_pollution::StdioStdoutPollution,
+        &stdio_embedded_newline::StdioEmbeddedNewline,
         &unused_suppression::UnusedSuppression,
         &invalid_suppression::InvalidSuppression,
     ]

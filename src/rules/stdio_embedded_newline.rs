@@ -1,0 +1,70 @@
+//! MCP007 `stdio-embedded-newline`: a stdio transport that writes pretty-printed JSON breaks the
+//! newline-delimited framing.
+
+use super::{FixAvailability, Rule, RuleContext, RuleMeta};
+use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
+
+pub static META: RuleMeta = RuleMeta {
+    code: "MCP007",
+    name: "stdio-embedded-newline",
+    default_severity: Severity::Error,
+    summary: "a stdio transport writes pretty-printed JSON, whose newlines break the framing",
+    fix: FixAvailability::Always,
+    docs: include_str!("../../rules/MCP007-stdio-embedded-newline.md"),
+};
+
+const SPEC: &str =
+    "MCP stdio transport (2025-11-25 basic/transports, 2026-07-28 basic/transports/stdio): \
+messages are delimited by newlines, and MUST NOT contain embedded newlines";
+
+pub struct StdioEmbeddedNewline;
+
+impl Rule for StdioEmbeddedNewline {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+        let files = context.graph.files();
+        let serves_stdio = files.iter().any(|(_, f)| f.serves_stdio);
+        let speaks_mcp = context.sdk.is_some() || files.iter().any(|(_, f)| f.mentions_mcp);
+        if !serves_stdio || !speaks_mcp {
+            return;
+        }
+        for (file, facts) in files {
+            for function in facts.functions.iter().filter(|f| f.touches_stdout) {
+                for span in &function.pretty_json {
+                    let name = context
+                        .sources
+                        .get(*file)
+                        .map(|s| s.snippet(*span).to_string())
+                        .unwrap_or_default();
+                    let plain = name.trim_end_matches("_pretty").to_string();
+                    out.push(Diagnostic {
+                        code: META.code,
+                        name: META.name,
+                        severity: META.default_severity,
+                        message: format!(
+                            "`serde_json::{name}` puts newlines inside a message written to the stdio transport"
+                        ),
+                        file: *file,
+                        span: *span,
+                        labels: Vec::new(),
+                        notes: vec![SPEC.to_string()],
+                        help: Some(format!("serialise each message on one line with `serde_json::{plain}`")),
+                        fix: Some(Fix {
+                            applicability: Applicability::Safe,
+                            message: format!("use `{plain}`"),
+                            edits: vec![Edit {
+                                file: *file,
+                                span: *span,
+                                replacement: plain,
+                            }],
+                        }),
+                        context: None,
+                    });
+                }
+            }
+        }
+    }
+}

@@ -1379,7 +1379,17 @@ impl<'v> FactsBuilder<'v> {
         if vocab::WRITE_MACROS.contains(&name.as_str()) {
             if let Some(MacroBody::Exprs(args)) = parse_macro_body(&mac.tokens) {
                 let skip = if name.starts_with("print") { 1 } else { 2 };
-                let payload: Vec<&Expr> = args.iter().skip(skip).collect();
+                // Identifiers captured inside the format string (`println!("{reply}")`) are
+                // arguments too.
+                let captured: Vec<Expr> = args
+                    .get(skip - 1)
+                    .and_then(str_literal)
+                    .map(|format| inline_captures(&format))
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter_map(|ident| syn::parse_str::<Expr>(&ident).ok())
+                    .collect();
+                let payload: Vec<&Expr> = args.iter().skip(skip).chain(captured.iter()).collect();
                 for arg in &args {
                     self.visit_expr(arg);
                 }
@@ -1700,6 +1710,28 @@ fn constructed_type(expr: &Expr) -> Option<String> {
         },
         _ => None,
     }
+}
+
+/// The identifiers a format string captures inline: `"{reply} {id:?}"` gives `reply`, `id`.
+fn inline_captures(format: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut rest = format;
+    while let Some(open) = rest.find('{') {
+        rest = &rest[open + 1..];
+        if rest.starts_with('{') {
+            rest = &rest[1..];
+            continue;
+        }
+        let end = rest.find(['}', ':']).unwrap_or(rest.len());
+        let name = rest[..end].trim();
+        if !name.is_empty()
+            && name.chars().all(|c| c.is_alphanumeric() || c == '_')
+            && !name.starts_with(|c: char| c.is_ascii_digit())
+        {
+            found.push(name.to_string());
+        }
+    }
+    found
 }
 
 /// `#[test]`, `#[cfg(test)]` (and `#[tokio::test]`).

@@ -41,6 +41,9 @@ const STDOUT_NEEDLES: &[&str] = &[
     "_pretty",
 ];
 
+/// Where error codes are built (MCP006): parsed in a run that speaks MCP.
+const ERROR_CODE_NEEDLES: &[&str] = &["ErrorCode(", "\"code\"", "code: -", "code: 0"];
+
 /// Words without which a file holds no send: the follow-up waves parse only files with one.
 pub const SEND_WORDS: &[&str] = &[
     "send", "respond", "reply", "write", "notify", "print", "progress",
@@ -52,6 +55,8 @@ pub const MAX_CHAIN_DEPTH: usize = 2;
 /// Decides which files are parsed.
 pub struct Prefilter {
     automaton: Option<AhoCorasick>,
+    /// Error codes (MCP006) matter in files that speak MCP.
+    error_codes: Option<AhoCorasick>,
     everything: bool,
 }
 
@@ -63,6 +68,7 @@ impl Prefilter {
         needles.extend(vocabulary.cancel_notifications.iter().cloned());
         Prefilter {
             automaton: automaton(&needles),
+            error_codes: automaton(ERROR_CODE_NEEDLES),
             everything,
         }
     }
@@ -73,12 +79,14 @@ impl Prefilter {
         self.everything
             || self.automaton.as_ref().is_none_or(|a| a.is_match(text))
             || (follows_modules && declares_modules(text))
+            || (self.error_codes.as_ref().is_some_and(|a| a.is_match(text))
+                && crate::analysis::mentions_mcp(text))
     }
 }
 
 /// Whether a follow-up needle looks for a stdout writer.
 pub fn is_stdout_needle(needle: &str) -> bool {
-    STDOUT_NEEDLES.contains(&needle)
+    STDOUT_NEEDLES.contains(&needle) || ERROR_CODE_NEEDLES.contains(&needle)
 }
 
 /// A fast multi-needle searcher (a DFA: the needle sets are small).
@@ -162,6 +170,10 @@ pub fn follow_up_needles<'a>(
     vocabulary: &Vocabulary,
 ) -> BTreeSet<String> {
     let mut needles = BTreeSet::new();
+    if facts.clone().any(|f| f.mentions_mcp) {
+        // Error codes (MCP006) in code that speaks MCP.
+        needles.extend(ERROR_CODE_NEEDLES.iter().map(|n| n.to_string()));
+    }
     if facts.clone().any(|f| f.serves_stdio && f.mentions_mcp) {
         needles.extend(STDOUT_NEEDLES.iter().map(|n| n.to_string()));
     }

@@ -78,7 +78,7 @@ fn a_content_change_invalidates_the_entry() {
     let file = dir.path().join("server.rs");
     std::fs::write(
         &file,
-        "fn on_cancelled(&self) {\n    self.send_error(0, \"Request cancelled\");\n}\n",
+        "fn on_cancelled(&self) {\n    self.send_error(-32800, \"Request cancelled\");\n}\n",
     )
     .expect("write");
     assert_eq!(

@@ -10,7 +10,7 @@ const BUGGY: &str = r#"
 pub fn dispatch(method: &str, id: u64, out: &Sender<Value>) {
     match method {
         "notifications/cancelled" => {
-            let _ = out.send(json!({"jsonrpc": "2.0", "id": id, "error": {"code": 0, "message": "cancelled"}}));
+            let _ = out.send(json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32800, "message": "cancelled"}}));
         }
         _ => {}
     }

@@ -8,7 +8,7 @@ use assert_cmd::cargo::CommandCargoExt;
 
 const BUGGY: &str = r#"pub fn dispatch(method: &str, id: u64, out: &Sender<Value>) {
     if method == "notifications/cancelled" {
-        let _ = out.send(json!({"jsonrpc": "2.0", "id": id, "error": {"code": 0, "message": "cancelled"}}));
+        let _ = out.send(json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32800, "message": "cancelled"}}));
     }
 }
 "#;
@@ -204,7 +204,7 @@ fn baseline_hides_known_findings_but_not_new_ones() {
     }
     let (code, _, stderr) = lint(dir.path(), &[".", "--write-baseline", "baseline.json"]);
     assert_eq!(code, 0, "{stderr}");
-    assert!(stderr.contains("Wrote 3 findings"), "{stderr}");
+    assert!(stderr.contains("Wrote 4 findings"), "{stderr}");
     let (code, stdout, _) = lint(
         dir.path(),
         &[".", "--baseline", "baseline.json", "--format", "concise"],
@@ -214,7 +214,7 @@ fn baseline_hides_known_findings_but_not_new_ones() {
     // Insert lines above the old findings and add a new violation above them.
     let path = dir.path().join("responder.rs");
     let text = std::fs::read_to_string(&path).expect("read");
-    let new = "pub fn on_cancelled(out: &UnboundedSender<Value>, id: Value) {\n    let _ = out.send(json!({\"jsonrpc\": \"2.0\", \"id\": id, \"error\": {\"code\": 0, \"message\": \"x\"}}));\n}\n\n// padding\n// padding\n";
+    let new = "pub fn on_cancelled(out: &UnboundedSender<Value>, id: Value) {\n    let _ = out.send(json!({\"jsonrpc\": \"2.0\", \"id\": id, \"error\": {\"code\": -32800, \"message\": \"x\"}}));\n}\n\n// padding\n// padding\n";
     let at = text.find("pub struct RequestResponder").expect("anchor");
     std::fs::write(&path, format!("{}{new}{}", &text[..at], &text[at..])).expect("write");
     let (code, stdout, stderr) = lint(
@@ -266,7 +266,11 @@ fn statistics() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("3  total; 2 fixable with --fix"),
+        stdout.contains("    1  MCP006  bad-error-code                0       0"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("4  total; 2 fixable with --fix"),
         "{stdout}"
     );
 }

@@ -347,6 +347,11 @@ fn mcp002_fixes() {
 }
 
 #[test]
+fn mcp006_fixtures() {
+    check_rule_fixtures("mcp006");
+}
+
+#[test]
 fn mcp007_fixtures() {
     check_rule_fixtures("mcp007");
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use assert_cmd::cargo::CommandCargoExt;
 
-const BUGGY: &str = "pub fn on_cancelled(&self, id: u64) {\n    self.send_error(id, 0, \"Request cancelled\");\n}\n";
+const BUGGY: &str = "pub fn on_cancelled(&self, id: u64) {\n    self.send_error(id, -32800, \"Request cancelled\");\n}\n";
 
 fn lint(dir: &Path, args: &[&str]) -> (i32, String, String) {
     let output = Command::cargo_bin("cargo-mcp-lint")
@@ -132,7 +132,7 @@ fn odd_bytes_and_line_endings() {
     std::fs::write(d.join("binary.rs"), binary).expect("write");
     std::fs::write(d.join("empty.rs"), "").expect("write");
     std::fs::write(d.join("bom_only.rs"), "\u{feff}").expect("write");
-    std::fs::write(d.join("mixed.rs"), "// mixed\r\nfn x() {}\n\r\npub fn on_cancelled(&self, id: u64) {\r\n    self.send_error(id, 0, \"x\");\n}\r\n").expect("write");
+    std::fs::write(d.join("mixed.rs"), "// mixed\r\nfn x() {}\n\r\npub fn on_cancelled(&self, id: u64) {\r\n    self.send_error(id, -32800, \"x\");\n}\r\n").expect("write");
     let long = format!(
         "fn on_cancelled() {{ let s = \"{}\"; }}\n",
         "x".repeat(2 * 1024 * 1024)
@@ -364,7 +364,7 @@ fn source_text_cannot_forge_annotations_or_terminal_escapes() {
     use std::os::unix::ffi::OsStrExt;
     let dir = tempfile::tempdir().expect("temp dir");
     let name = std::ffi::OsStr::from_bytes(b"evil\n::error file=forged.rs,line=1::owned\x1b[2J.rs");
-    let text = "pub fn on_cancelled(&self, id: u64) {\n    self.send_error(id, 0, \"\u{1b}[31mred\u{1b}]0;title\u{7}\");\n}\n";
+    let text = "pub fn on_cancelled(&self, id: u64) {\n    self.send_error(id, -32800, \"\u{1b}[31mred\u{1b}]0;title\u{7}\");\n}\n";
     std::fs::write(dir.path().join(name), text).expect("write");
     let (code, stdout, _) = lint(dir.path(), &[".", "--format", "github", "--no-cache"]);
     assert_eq!(code, 1);

@@ -297,6 +297,9 @@ pub struct FileFacts {
     /// The file serves over stdio: it reads `stdin()`, calls a `stdio()` transport, or names
     /// `StdioTransport`.
     pub serves_stdio: bool,
+    /// Integer literals used as JSON-RPC error codes: `ErrorCode(-32001)`, `code: 0` in an error
+    /// struct, `"code": 0` in a `json!` error, `send_error(id, 0, ..)`.
+    pub error_codes: Vec<(ByteSpan, i64)>,
 }
 
 /// Build the facts of a parsed file. `base` is added to every byte offset (it accounts for a
@@ -1353,6 +1356,9 @@ impl<'v> FactsBuilder<'v> {
 
     fn visit_macro_call(&mut self, mac: &Macro, span: ByteSpan) {
         let name = macro_name(mac);
+        if name == "json" {
+            self.json_error_codes(mac.tokens.clone(), false);
+        }
         if name == "println" || name == "print" {
             if let Some(state) = self.current() {
                 state.facts.touches_stdout = true;
@@ -1461,6 +1467,60 @@ impl<'v> FactsBuilder<'v> {
                 if races_cancellation {
                     self.guard_depth -= 1;
                 }
+            }
+        }
+    }
+
+    /// `"code": <lit>` inside the `"error"` object of a `json!` literal.
+    fn json_error_codes(&mut self, tokens: proc_macro2::TokenStream, in_error: bool) {
+        use proc_macro2::TokenTree;
+        let trees: Vec<TokenTree> = tokens.into_iter().collect();
+        for (i, tree) in trees.iter().enumerate() {
+            match tree {
+                TokenTree::Group(group) => {
+                    let key_is_error = i >= 2
+                        && matches!(&trees[i - 1], TokenTree::Punct(p) if p.as_char() == ':')
+                        && matches!(&trees[i - 2], TokenTree::Literal(l) if l.to_string() == "\"error\"");
+                    self.json_error_codes(group.stream(), key_is_error);
+                }
+                TokenTree::Literal(key) if in_error && key.to_string() == "\"code\"" => {
+                    if !matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':')
+                    {
+                        continue;
+                    }
+                    let (negative, at) = match trees.get(i + 2) {
+                        Some(TokenTree::Punct(p)) if p.as_char() == '-' => (true, i + 3),
+                        _ => (false, i + 2),
+                    };
+                    if let Some(TokenTree::Literal(value)) = trees.get(at) {
+                        if let Ok(parsed) = value.to_string().parse::<i64>() {
+                            let range = value.span().byte_range();
+                            let start = if negative {
+                                trees[i + 2].span().byte_range().start
+                            } else {
+                                range.start
+                            };
+                            let span = ByteSpan::new(start + self.base, range.end + self.base);
+                            self.facts
+                                .error_codes
+                                .push((span, if negative { -parsed } else { parsed }));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// `ErrorCode(<lit>)`, `send_error(id, <lit>, ..)`, `error_response(id, <lit>, ..)`.
+    fn check_error_code_call<'e>(&mut self, name: &str, args: impl Iterator<Item = &'e Expr>) {
+        if name != "ErrorCode" && !is_error_call(name) {
+            return;
+        }
+        if let Some(arg) = args.into_iter().find(|a| int_literal(a).is_some()) {
+            if let Some(value) = int_literal(arg) {
+                let span = self.span(arg);
+                self.facts.error_codes.push((span, value));
             }
         }
     }
@@ -1710,6 +1770,27 @@ fn constructed_type(expr: &Expr) -> Option<String> {
         },
         _ => None,
     }
+}
+
+/// An integer literal, possibly negated: `-32602`, `0`.
+fn int_literal(expr: &Expr) -> Option<i64> {
+    match expr {
+        Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) => i.base10_parse::<i64>().ok(),
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => int_literal(&u.expr).map(|v| -v),
+        Expr::Paren(p) => int_literal(&p.expr),
+        Expr::Group(g) => int_literal(&g.expr),
+        Expr::Cast(c) => int_literal(&c.expr),
+        _ => None,
+    }
+}
+
+/// Calls whose integer-literal argument is an error code.
+fn is_error_call(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.contains("error") || lower == "reply_err" || lower == "with_code"
 }
 
 /// The identifiers a format string captures inline: `"{reply} {id:?}"` gives `reply`, `id`.
@@ -2491,6 +2572,7 @@ impl<'ast> Visit<'ast> for FactsBuilder<'_> {
                 },
             );
         }
+        self.check_error_code_call(&call.method.to_string(), call.args.iter());
         self.chain_methods.push(call.method.to_string());
         self.visit_expr(&call.receiver);
         self.chain_methods.pop();
@@ -2511,6 +2593,10 @@ impl<'ast> Visit<'ast> for FactsBuilder<'_> {
         if let Expr::Path(func) = &*call.func {
             let segments = path_segments(&func.path);
             self.check_stdout_call(&segments, call);
+            self.check_error_code_call(
+                segments.last().map(String::as_str).unwrap_or(""),
+                call.args.iter(),
+            );
             if let Some(name) = segments.last().cloned() {
                 let span = self.span(call);
                 let args: Vec<&Expr> = call.args.iter().collect();
@@ -2536,6 +2622,26 @@ impl<'ast> Visit<'ast> for FactsBuilder<'_> {
             }
         }
         visit::visit_expr_call(self, call);
+    }
+
+    fn visit_expr_struct(&mut self, expr: &'ast syn::ExprStruct) {
+        let type_name = expr
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
+        if type_name.contains("Error") {
+            for field in &expr.fields {
+                if matches!(&field.member, syn::Member::Named(m) if m == "code") {
+                    if let Some(value) = int_literal(&field.expr) {
+                        let span = self.span(&field.expr);
+                        self.facts.error_codes.push((span, value));
+                    }
+                }
+            }
+        }
+        visit::visit_expr_struct(self, expr);
     }
 
     fn visit_expr_closure(&mut self, closure: &'ast syn::ExprClosure) {

@@ -1,6 +1,7 @@
 //! The rules: each reads the crate-wide facts and reports diagnostics. One rule per file; each
 //! rule's documentation is `rules/<CODE>-<name>.md` at the repository root, embedded here.
 
+pub mod bad_error_code;
 pub mod cancel_sends_response;
 pub mod invalid_suppression;
 pub mod stdio_embedded_newline;
@@ -59,6 +60,7 @@ pub fn registry() -> Vec<&'static dyn Rule> {
         &syntax_error::SyntaxError,
         &cancel_sends_response::CancelSendsResponse,
         &stdio_stdout_pollution::StdioStdoutPollution,
+        &bad_error_code::BadErrorCode,
         &stdio_embedded_newline::StdioEmbeddedNewline,
         &unused_suppression::UnusedSuppression,
         &invalid_suppression::InvalidSuppression,

@@ -1,0 +1,92 @@
+//! MCP006 `bad-error-code`: JSON-RPC error codes that mean nothing (`0`) or that the JSON-RPC and
+//! MCP specifications reserve.
+
+use super::{FixAvailability, Rule, RuleContext, RuleMeta};
+use crate::config::ProtocolVersion;
+use crate::diagnostic::{Diagnostic, Severity};
+
+pub static META: RuleMeta = RuleMeta {
+    code: "MCP006",
+    name: "bad-error-code",
+    default_severity: Severity::Warning,
+    summary: "an error code is 0, or one the JSON-RPC or MCP specification reserves",
+    fix: FixAvailability::None,
+    docs: include_str!("../../rules/MCP006-bad-error-code.md"),
+};
+
+/// What is wrong with a code, if anything: the message, the severity and the specification's
+/// words.
+fn judge(code: i64, versions: &[ProtocolVersion]) -> Option<(String, Severity, &'static str)> {
+    let targets_2026 = versions.contains(&ProtocolVersion::V2026_07_28);
+    let targets_2025 = versions.contains(&ProtocolVersion::V2025_11_25);
+    const RESERVED: &str = "JSON-RPC 2.0 section 5.1: codes from -32768 to -32000 are reserved for pre-defined errors; those not defined are reserved for future use";
+    const MCP_RANGE: &str = "MCP 2026-07-28 (basic/index, Error Codes): implementations MUST NOT emit a code in -32020..-32099 that the specification does not define, nor the retired -32002 and -32042";
+    match code {
+        0 => Some((
+            "error code 0 means nothing: it is the fingerprint of answering a cancelled request (the Python SDK's `Request cancelled`)".into(),
+            Severity::Warning,
+            "JSON-RPC 2.0 and MCP define no code 0; use a standard code (-32600..-32603, -32700) or an application code outside -32768..-32000",
+        )),
+        -32700 | -32600 | -32601 | -32602 | -32603 => None,
+        -32002 | -32042 if targets_2025 => None,
+        -32002 | -32042 => Some((
+            format!("error code {code} was retired in MCP 2026-07-28"),
+            Severity::Error,
+            MCP_RANGE,
+        )),
+        -32022..=-32020 => None,
+        -32099..=-32023 if targets_2026 => Some((
+            format!("error code {code} lies in the range MCP reserves for codes it defines, and it defines none there"),
+            Severity::Error,
+            MCP_RANGE,
+        )),
+        -32019..=-32000 => None,
+        -32768..=-32000 => Some((
+            format!("error code {code} is reserved by JSON-RPC and defined by neither JSON-RPC nor MCP"),
+            Severity::Warning,
+            RESERVED,
+        )),
+        _ => None,
+    }
+}
+
+pub struct BadErrorCode;
+
+impl Rule for BadErrorCode {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+        let files = context.graph.files();
+        let speaks_mcp = context.sdk.is_some() || files.iter().any(|(_, f)| f.mentions_mcp);
+        if !speaks_mcp {
+            return;
+        }
+        for (file, facts) in files {
+            for (span, code) in &facts.error_codes {
+                let Some((message, severity, note)) =
+                    judge(*code, &context.settings.protocol_versions)
+                else {
+                    continue;
+                };
+                out.push(Diagnostic {
+                    code: META.code,
+                    name: META.name,
+                    severity,
+                    message,
+                    file: *file,
+                    span: *span,
+                    labels: Vec::new(),
+                    notes: vec![note.to_string()],
+                    help: Some(
+                        "use a standard code (-32602 invalid params, -32603 internal error, ...) or an application code outside -32768..-32000"
+                            .into(),
+                    ),
+                    fix: None,
+                    context: None,
+                });
+            }
+        }
+    }
+}

@@ -24,6 +24,8 @@ pub struct LintUnit {
     pub follow_modules: bool,
     /// The package's manifest, where its MCP SDK is read from.
     pub manifest: Option<PathBuf>,
+    /// A test or bench target (cargo mode).
+    pub test_target: bool,
 }
 
 /// A file of a unit, with its module path inside the crate.
@@ -363,6 +365,8 @@ pub fn lint_observed(
             sources: &sources,
             settings,
             sdk: sdk.as_ref(),
+            is_target: unit.follow_modules,
+            is_test_target: unit.test_target,
         };
         for rule in &rules {
             rule.check(&context, &mut diagnostics);

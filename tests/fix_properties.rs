@@ -89,6 +89,7 @@ fn units(path: &Path) -> Vec<LintUnit> {
         }],
         follow_modules: false,
         manifest: None,
+        test_target: false,
     }]
 }
 

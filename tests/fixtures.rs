@@ -38,6 +38,7 @@ fn unit(fixture: &Path) -> Vec<LintUnit> {
             .collect(),
         follow_modules: false,
         manifest: None,
+        test_target: false,
     }]
 }
 

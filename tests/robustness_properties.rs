@@ -19,6 +19,7 @@ fn unit(path: &Path) -> LintUnit {
         }],
         follow_modules: false,
         manifest: None,
+        test_target: false,
     }
 }
 

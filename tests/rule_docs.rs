@@ -36,6 +36,7 @@ fn unit(path: &Path) -> Vec<LintUnit> {
         }],
         follow_modules: false,
         manifest: None,
+        test_target: false,
     }]
 }
 

@@ -23,6 +23,7 @@ fuzz_target!(|data: &[u8]| {
         }],
         follow_modules: false,
         manifest: None,
+        test_target: false,
     };
     let settings = Settings::default();
     let mut overlay = Overlay::new();

@@ -23,6 +23,7 @@ fuzz_target!(|data: &[u8]| {
         }],
         follow_modules: false,
         manifest: None,
+        test_target: false,
     };
     let mut settings = Settings::default();
     settings.analyse_every_file = true;

@@ -170,6 +170,7 @@ fn units_of(package: &Package) -> Vec<LintUnit> {
             files: library.clone(),
             follow_modules: true,
             manifest: Some(package.manifest_path.clone().into_std_path_buf()),
+            test_target: false,
         });
     }
     for target in &package.targets {
@@ -188,6 +189,10 @@ fn units_of(package: &Package) -> Vec<LintUnit> {
             files,
             follow_modules: true,
             manifest: Some(package.manifest_path.clone().into_std_path_buf()),
+            test_target: target
+                .kind
+                .iter()
+                .any(|k| matches!(k, TargetKind::Test | TargetKind::Bench)),
         });
     }
     units

@@ -53,6 +53,7 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<LintUnit>, DiscoveryError> {
         files,
         follow_modules: false,
         manifest: paths.first().and_then(|p| crate::sdk::manifest_for(p)),
+        test_target: false,
     }])
 }
 

@@ -47,6 +47,24 @@ pub struct RuleContext<'a> {
     pub settings: &'a crate::config::Settings,
     /// The MCP SDK the crate uses, if known.
     pub sdk: Option<&'a crate::sdk::Sdk>,
+    /// The unit is a cargo target (its first file is the target's root), not a set of paths.
+    pub is_target: bool,
+    /// The unit is a test or bench target (test code throughout).
+    pub is_test_target: bool,
+}
+
+impl RuleContext<'_> {
+    /// Whether stdout is the protocol stream for code in `file`: the file itself serves stdio,
+    /// or it belongs to a target whose root file does. Test and bench targets never count.
+    pub fn stdout_is_protocol(&self, file: crate::source::FileId) -> bool {
+        if self.is_test_target {
+            return false;
+        }
+        let files = self.graph.files();
+        let own = files.iter().any(|(id, f)| *id == file && f.serves_stdio);
+        let root = self.is_target && files.first().is_some_and(|(_, f)| f.serves_stdio);
+        own || root
+    }
 }
 
 pub trait Rule: Sync {

@@ -28,12 +28,14 @@ impl Rule for StdioStdoutPollution {
 
     fn check(&self, context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
         let files = context.graph.files();
-        let serves_stdio = files.iter().any(|(_, f)| f.serves_stdio);
         let speaks_mcp = context.sdk.is_some() || files.iter().any(|(_, f)| f.mentions_mcp);
-        if !serves_stdio || !speaks_mcp {
+        if !speaks_mcp {
             return;
         }
-        for (file, facts) in files {
+        for (file, facts) in files
+            .iter()
+            .filter(|(file, _)| context.stdout_is_protocol(*file))
+        {
             for function in &facts.functions {
                 // The transport's own write site serialises the messages it writes.
                 if function.serializes_json {

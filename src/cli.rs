@@ -127,6 +127,11 @@ pub struct Args {
     )]
     pub deny: Vec<String>,
 
+    /// The MCP protocol version(s) the server targets (2025-11-25, 2026-07-28; repeatable),
+    /// instead of the configuration's `protocol-versions` (default: both).
+    #[arg(long = "protocol-version", value_name = "VERSION", value_parser = ["2025-11-25", "2026-07-28"], help_heading = "Rules")]
+    pub protocol_versions: Vec<String>,
+
     /// Use this configuration file instead of looking for mcp-lint.toml, .mcp-lint.toml or
     /// Cargo.toml metadata.
     #[arg(long, value_name = "PATH", help_heading = "Rules")]
@@ -313,6 +318,16 @@ pub fn run(raw: Vec<std::ffi::OsString>) -> ExitCode {
         return fail(&message);
     }
     settings.analyse_every_file = args.all_files;
+    if !args.protocol_versions.is_empty() {
+        settings.protocol_versions = args
+            .protocol_versions
+            .iter()
+            .map(|v| match v.as_str() {
+                "2025-11-25" => config::ProtocolVersion::V2025_11_25,
+                _ => config::ProtocolVersion::V2026_07_28,
+            })
+            .collect();
+    }
     if !args.no_cache {
         settings.cache_directory = Some(settings.root.join("target").join("mcp-lint"));
     }

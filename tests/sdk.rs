@@ -178,3 +178,42 @@ fn further_messages_are_warnings_when_only_2025_11_25_is_targeted() {
     .expect("write");
     assert_eq!(lint(dir.path())["diagnostics"][0]["severity"], "warning");
 }
+
+#[test]
+fn the_protocol_version_flag_overrides_the_configuration() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(
+        dir.path().join("server.rs"),
+        "async fn call_tool(ct: CancellationToken, peer: Peer) {\n    ct.cancelled().await;\n    peer.notify_progress(progress).await;\n}\n",
+    )
+    .expect("write");
+    std::fs::write(
+        dir.path().join("mcp-lint.toml"),
+        "protocol-versions = [\"2026-07-28\"]\n",
+    )
+    .expect("write");
+    let severity = |args: &[&str]| {
+        let output = Command::cargo_bin("cargo-mcp-lint")
+            .expect("binary")
+            .current_dir(dir.path())
+            .args(["server.rs", "--format", "json"])
+            .args(args)
+            .output()
+            .expect("runs");
+        let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
+        json["diagnostics"][0]["severity"].clone()
+    };
+    assert_eq!(severity(&[]), "error");
+    assert_eq!(severity(&["--protocol-version", "2025-11-25"]), "warning");
+    let output = Command::cargo_bin("cargo-mcp-lint")
+        .expect("binary")
+        .current_dir(dir.path())
+        .args(["server.rs", "--protocol-version", "2024-01-01"])
+        .output()
+        .expect("runs");
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "an unknown version is a usage error"
+    );
+}

@@ -261,6 +261,11 @@ pub fn lint_observed(
     };
     let mut analysed = Analysed::new();
     let mut expanded = vec![0usize; units.len()];
+    // Per unit, the files it holds (canonical paths), so a module is added once.
+    let mut members: Vec<std::collections::HashSet<PathBuf>> = units
+        .iter()
+        .map(|u| u.files.iter().map(|f| Analysed::key(&f.path)).collect())
+        .collect();
     loop {
         let wanted: Vec<(&UnitFile, bool)> = units
             .iter()
@@ -268,7 +273,11 @@ pub fn lint_observed(
             .collect();
         analysed.analyse(wanted, &run);
         let mut grew = false;
-        for (unit, cursor) in units.iter_mut().zip(expanded.iter_mut()) {
+        for ((unit, cursor), members) in units
+            .iter_mut()
+            .zip(expanded.iter_mut())
+            .zip(members.iter_mut())
+        {
             if !unit.follow_modules {
                 continue;
             }
@@ -289,9 +298,8 @@ pub fn lint_observed(
                     let Some(child) = module_tree::resolve(&module_file, decl) else {
                         continue;
                     };
-                    let key = Analysed::key(&child.path);
                     if settings.is_excluded(&child.path)
-                        || unit.files.iter().any(|f| Analysed::key(&f.path) == key)
+                        || !members.insert(Analysed::key(&child.path))
                     {
                         continue;
                     }

@@ -121,7 +121,8 @@ pub fn fix_from(
     let mut files: HashMap<PathBuf, FixedFile> = HashMap::new();
     let mut frozen: HashSet<PathBuf> = HashSet::new();
     let mut problems = Vec::new();
-    for round in 0..=MAX_ROUNDS {
+    let mut round = 0;
+    loop {
         let result = lint_with(units, cwd, &overlay, settings);
         let chosen = choose(&result, options, &frozen);
         if chosen.is_empty() {
@@ -135,6 +136,7 @@ pub fn fix_from(
             ));
             return finish(result, files, problems);
         }
+        round += 1;
         // Per file: its edits, how many fixes touch it, and their rules.
         let mut by_file: HashMap<usize, (Vec<&Edit>, usize, BTreeSet<&'static str>)> =
             HashMap::new();
@@ -184,9 +186,6 @@ pub fn fix_from(
             overlay.insert(source.path.clone(), fixed_text);
         }
     }
-    // The loop returns from its last round; this is not reached.
-    let result = lint_with(units, cwd, &overlay, settings);
-    finish(result, files, problems)
 }
 
 fn finish(

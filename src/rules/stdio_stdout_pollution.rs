@@ -86,12 +86,7 @@ fn diagnostic(file: usize, kind: StdoutKind, span: ByteSpan, fix_span: ByteSpan)
         span,
         labels: Vec::new(),
         notes: vec![SPEC.to_string()],
-        help: Some(match kind {
-            StdoutKind::Handle => {
-                "write logs to stderr; only the transport writes to stdout".to_string()
-            }
-            _ => "write logs to stderr; only the transport writes to stdout".to_string(),
-        }),
+        help: Some("write logs to stderr; only the transport writes to stdout".to_string()),
         fix: fix.map(|(message, span, replacement)| Fix {
             applicability: Applicability::Safe,
             message: message.to_string(),

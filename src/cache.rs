@@ -16,7 +16,7 @@ use crate::source::ByteSpan;
 /// What analysing a file's text gave.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Cached {
-    Facts(FileFacts),
+    Facts(Box<FileFacts>),
     /// The text does not parse: the error's span and message.
     SyntaxError(ByteSpan, String),
 }
@@ -35,11 +35,16 @@ pub struct Cache {
     used: Mutex<HashMap<[u8; 32], Cached>>,
 }
 
-/// The key of a whole cache: the tool's version and the vocabulary (the configuration that
-/// shapes facts).
+/// The shape of the cached facts: raise it whenever `FileFacts` (or anything in it) changes, so
+/// that a cache written by an older build of the same version is not read as the new shape.
+const FACTS_SHAPE: u32 = 2;
+
+/// The key of a whole cache: the tool's version, the facts' shape and the vocabulary (the
+/// configuration that shapes facts).
 pub fn cache_key(version: &str, vocabulary: &Vocabulary) -> String {
     let mut hasher = blake3::Hasher::new();
     hasher.update(version.as_bytes());
+    hasher.update(&FACTS_SHAPE.to_le_bytes());
     hasher.update(&[0]);
     hasher.update(&postcard::to_allocvec(vocabulary).unwrap_or_default());
     format!("{version}-{}", &hasher.finalize().to_hex()[..16])

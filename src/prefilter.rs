@@ -44,6 +44,23 @@ const STDOUT_NEEDLES: &[&str] = &[
 /// Where error codes are built (MCP006): parsed in a run that speaks MCP.
 const ERROR_CODE_NEEDLES: &[&str] = &["ErrorCode(", "\"code\"", "code: -", "code: 0"];
 
+/// Where methods are dispatched and messages answered without an id (MCP003, MCP004): parsed in
+/// a run that speaks MCP.
+const DISPATCH_NEEDLES: &[&str] = &[
+    "\"initialize\"",
+    "\"tools/",
+    "\"notifications/",
+    "\"ping\"",
+    "\"id\": null",
+    "\"id\":null",
+    "Value::Null",
+    "id: None",
+];
+
+/// Marks a follow-up needle that is searched for alone: a file holding it is parsed even without
+/// a send word.
+pub const STANDALONE: char = '\u{1}';
+
 /// Words without which a file holds no send: the follow-up waves parse only files with one.
 pub const SEND_WORDS: &[&str] = &[
     "send", "respond", "reply", "write", "notify", "print", "progress",
@@ -55,7 +72,7 @@ pub const MAX_CHAIN_DEPTH: usize = 2;
 /// Decides which files are parsed.
 pub struct Prefilter {
     automaton: Option<AhoCorasick>,
-    /// Error codes (MCP006) matter in files that speak MCP.
+    /// Error codes (MCP006) and method dispatch (MCP003, MCP004) matter in files that speak MCP.
     error_codes: Option<AhoCorasick>,
     everything: bool,
 }
@@ -68,7 +85,12 @@ impl Prefilter {
         needles.extend(vocabulary.cancel_notifications.iter().cloned());
         Prefilter {
             automaton: automaton(&needles),
-            error_codes: automaton(ERROR_CODE_NEEDLES),
+            error_codes: automaton(
+                &ERROR_CODE_NEEDLES
+                    .iter()
+                    .chain(DISPATCH_NEEDLES)
+                    .collect::<Vec<_>>(),
+            ),
             everything,
         }
     }
@@ -86,7 +108,9 @@ impl Prefilter {
 
 /// Whether a follow-up needle looks for a stdout writer.
 pub fn is_stdout_needle(needle: &str) -> bool {
-    STDOUT_NEEDLES.contains(&needle) || ERROR_CODE_NEEDLES.contains(&needle)
+    STDOUT_NEEDLES.contains(&needle)
+        || ERROR_CODE_NEEDLES.contains(&needle)
+        || needle.starts_with(STANDALONE)
 }
 
 /// A fast multi-needle searcher (a DFA: the needle sets are small).
@@ -176,6 +200,24 @@ pub fn follow_up_needles<'a>(
     }
     if facts.clone().any(|f| f.serves_stdio && f.mentions_mcp) {
         needles.extend(STDOUT_NEEDLES.iter().map(|n| n.to_string()));
+    }
+    // A dispatcher's callers and the functions its catch-all calls: where the message's `id`
+    // may be tested (MCP003).
+    for file in facts.clone() {
+        for dispatcher in &file.dispatch.dispatchers {
+            if let Some((name, _)) = &dispatcher.function {
+                needles.insert(format!("{STANDALONE}{name}("));
+            }
+            let callees = dispatcher
+                .catch_all
+                .iter()
+                .flat_map(|c| &c.calls)
+                .chain(dispatcher.arms.iter().flat_map(|a| &a.calls));
+            for callee in callees {
+                needles.insert(format!("{STANDALONE}fn {callee}("));
+                needles.insert(format!("{STANDALONE}fn {callee}<"));
+            }
+        }
     }
     let mut cancel_consts: HashSet<&str> = HashSet::new();
     let mut field_types: std::collections::HashMap<(&str, &str), &str> =
@@ -317,9 +359,10 @@ impl NeedleSearch {
         let mut patterns: Vec<String> = Vec::new();
         let mut companions: Vec<Vec<Option<String>>> = Vec::new();
         for needle in needles {
+            let needle = needle.trim_start_matches(STANDALONE);
             let (pattern, companion) = match needle.split_once(COMPANION) {
                 Some((p, c)) => (p.to_string(), Some(c.to_string())),
-                None => (needle.clone(), None),
+                None => (needle.to_string(), None),
             };
             match patterns.iter().position(|p| *p == pattern) {
                 Some(i) => companions[i].push(companion),

@@ -45,11 +45,17 @@ pub fn parse(source: &SourceFile, items: &[ByteSpan]) -> Vec<Suppression> {
         return Vec::new();
     }
     let starts = source.line_starts();
+    let comments = line_comment_starts(text);
     let mut found = Vec::new();
     for (line, &start) in starts.iter().enumerate() {
         let end = starts.get(line + 1).copied().unwrap_or(text.len());
         let line_text = text[start..end].trim_end_matches(['\n', '\r']);
-        let Some(slashes) = line_text.find("//") else {
+        // The line's comment: `//` outside strings and block comments.
+        let Some(slashes) = comments
+            .iter()
+            .find(|&&at| at >= start && at < start + line_text.len())
+            .map(|&at| at - start)
+        else {
             continue;
         };
         let after = &line_text[slashes + 2..];
@@ -118,6 +124,83 @@ pub fn parse(source: &SourceFile, items: &[ByteSpan]) -> Vec<Suppression> {
     found
 }
 
+/// Where the file's line comments (`//`) start: outside string and character literals and
+/// block comments, which may hold `//` too.
+fn line_comment_starts(text: &str) -> Vec<usize> {
+    let bytes = text.as_bytes();
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                found.push(i);
+                i = text[i..].find('\n').map_or(bytes.len(), |n| i + n + 1);
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                // Block comments nest.
+                let mut depth = 0usize;
+                while i < bytes.len() {
+                    if bytes[i] == b'/' && bytes.get(i + 1) == Some(&b'*') {
+                        depth += 1;
+                        i += 2;
+                    } else if bytes[i] == b'*' && bytes.get(i + 1) == Some(&b'/') {
+                        depth -= 1;
+                        i += 2;
+                        if depth == 0 {
+                            break;
+                        }
+                    } else {
+                        i += 1;
+                    }
+                }
+            }
+            b'r' if !bytes[..i]
+                .last()
+                .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
+                && matches!(bytes.get(i + 1), Some(b'"' | b'#')) =>
+            {
+                // A raw string: `r"..."`, `r#"..."#`.
+                let hashes = bytes[i + 1..].iter().take_while(|b| **b == b'#').count();
+                let open = i + 1 + hashes;
+                if bytes.get(open) != Some(&b'"') {
+                    i += 1;
+                    continue;
+                }
+                let closing = format!("\"{}", "#".repeat(hashes));
+                i = text[open + 1..]
+                    .find(&closing)
+                    .map_or(bytes.len(), |n| open + 1 + n + closing.len());
+            }
+            b'"' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            b'\'' => {
+                // A character literal (`'a'`, `'\n'`), or a lifetime or label (`'a`).
+                if bytes.get(i + 1) == Some(&b'\\') {
+                    i += 2;
+                    while i < bytes.len() && bytes[i] != b'\'' && bytes[i] != b'\n' {
+                        i += 1;
+                    }
+                    i += 1;
+                } else {
+                    let width = text[i + 1..].chars().next().map_or(1, char::len_utf8);
+                    if bytes.get(i + 1 + width) == Some(&b'\'') {
+                        i += 2 + width;
+                    } else {
+                        i += 1;
+                    }
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    found
+}
+
 /// The span that removing a suppression comment takes: its whole line when it stands alone,
 /// else the comment and the blanks before it.
 pub fn removal_span(source: &SourceFile, suppression: &Suppression) -> ByteSpan {
@@ -170,6 +253,14 @@ mod tests {
         let item = ByteSpan::new(text.find("#[inline]").unwrap_or(0), text.len() - 1);
         let found = parse(&s, &[item]);
         assert_eq!(found[0].lines, (1, 4));
+    }
+
+    #[test]
+    fn comments_in_strings_and_block_comments_are_not_suppressions() {
+        let s = source("/* // mcp-lint: allow(MCP001) */\nconst A: &str = \"// mcp-lint: allow(MCP001)\";\nconst B: &str = r#\"// mcp-lint: allow(MCP001)\"#;\nconst C: char = '\"'; // mcp-lint: allow(MCP002)\n");
+        let found = parse(&s, &[]);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].rules[0].name, "MCP002");
     }
 
     #[test]

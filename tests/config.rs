@@ -204,7 +204,7 @@ fn baseline_hides_known_findings_but_not_new_ones() {
     }
     let (code, _, stderr) = lint(dir.path(), &[".", "--write-baseline", "baseline.json"]);
     assert_eq!(code, 0, "{stderr}");
-    assert!(stderr.contains("Wrote 4 findings"), "{stderr}");
+    assert!(stderr.contains("Wrote 6 findings"), "{stderr}");
     let (code, stdout, _) = lint(
         dir.path(),
         &[".", "--baseline", "baseline.json", "--format", "concise"],
@@ -270,7 +270,11 @@ fn statistics() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("4  total; 2 fixable with --fix"),
+        stdout.contains("    1  MCP004  ping-not-answered             1       0"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("6  total; 4 fixable with --fix"),
         "{stdout}"
     );
 }

@@ -126,13 +126,23 @@ fn fixing_the_example_removes_the_direct_sends_and_keeps_the_helper_finding() {
     let left = findings(&stdout);
     assert_eq!(
         left,
-        vec!["src/main.rs:83:25"],
+        vec!["src/main.rs:85:25"],
         "only the helper-mediated send is left: {stdout}"
     );
     let main = std::fs::read_to_string(dir.join("src/main.rs")).expect("read");
     assert!(
         !main.contains("\"tool call cancelled\""),
         "the select! arm send is gone"
+    );
+    assert!(
+        main.contains(
+            "\"ping\" => self.answer(id, json!({})),\n            _ => self.answer_err(id, -32601"
+        ),
+        "ping is answered: {main}"
+    );
+    assert!(
+        main.contains("eprintln!(\"seed-server {} ready on stdio\""),
+        "the banner goes to stderr: {main}"
     );
     let responder = std::fs::read_to_string(dir.join("src/responder.rs")).expect("read");
     assert!(

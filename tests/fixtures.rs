@@ -386,3 +386,18 @@ fn mcp001_fixes() {
 fn mcp000_fixes() {
     check_rule_fixes("mcp000");
 }
+
+#[test]
+fn mcp003_fixtures() {
+    check_rule_fixtures("mcp003");
+}
+
+#[test]
+fn mcp004_fixtures() {
+    check_rule_fixtures("mcp004");
+}
+
+#[test]
+fn mcp004_fixes() {
+    check_rule_fixes("mcp004");
+}

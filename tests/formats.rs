@@ -76,7 +76,7 @@ fn sarif_validates_against_the_official_schema() {
     assert_eq!(run["tool"]["driver"]["name"], "cargo-mcp-lint");
     let rules = run["tool"]["driver"]["rules"].as_array().expect("rules");
     let results = run["results"].as_array().expect("results");
-    assert_eq!(results.len(), 4);
+    assert_eq!(results.len(), 6);
     for result in results {
         let index = result["ruleIndex"].as_u64().expect("ruleIndex") as usize;
         assert_eq!(rules[index]["id"], result["ruleId"]);
@@ -114,7 +114,7 @@ fn json_lines() {
         .lines()
         .map(|l| serde_json::from_str(l).expect("each line is one JSON object"))
         .collect();
-    assert_eq!(lines.len(), 4);
+    assert_eq!(lines.len(), 6);
     assert_eq!(lines.iter().filter(|d| d["code"] == "MCP001").count(), 3);
     assert!(lines.iter().all(|d| d["span"]["start"]["line"].is_u64()));
 }
@@ -164,7 +164,7 @@ fn under_github_actions_the_human_report_and_annotations_both_print() {
     assert!(stdout.contains("error[MCP001]"), "{stdout}");
     assert_eq!(
         stdout.lines().filter(|l| l.starts_with("::error ")).count(),
-        3,
+        5,
         "{stdout}"
     );
 }

@@ -45,6 +45,6 @@ fn json_output() {
         serde_json::from_str(&stdout).expect("stdout is one JSON object");
     assert_eq!(value["version"], 1);
     assert_eq!(value["tool"]["name"], "cargo-mcp-lint");
-    assert_eq!(value["summary"]["diagnostics"], 4);
+    assert_eq!(value["summary"]["diagnostics"], 6);
     insta::assert_json_snapshot!(value, {".tool.version" => "[version]"});
 }

@@ -300,6 +300,8 @@ pub struct FileFacts {
     /// Integer literals used as JSON-RPC error codes: `ErrorCode(-32001)`, `code: 0` in an error
     /// struct, `"code": 0` in a `json!` error, `send_error(id, 0, ..)`.
     pub error_codes: Vec<(ByteSpan, i64)>,
+    /// Hand-written method dispatchers and the `id` tests around them (MCP003, MCP004).
+    pub dispatch: super::dispatch::DispatchFacts,
 }
 
 /// Build the facts of a parsed file. `base` is added to every byte offset (it accounts for a
@@ -1816,7 +1818,7 @@ fn inline_captures(format: &str) -> Vec<String> {
 }
 
 /// `#[test]`, `#[cfg(test)]` (and `#[tokio::test]`).
-fn is_test_item(attrs: &[syn::Attribute]) -> bool {
+pub(crate) fn is_test_item(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(|attr| {
         let last = attr
             .path()

@@ -1,6 +1,7 @@
 //! The analysis engine: per-file facts ([`facts`]), joined crate-wide ([`crate_graph`]).
 
 pub mod crate_graph;
+pub mod dispatch;
 pub mod facts;
 pub mod nesting;
 pub mod spans;
@@ -87,6 +88,9 @@ pub fn analyse_text(
         let mut facts = facts::collect(&file, start, module, vocabulary);
         facts.mentions_mcp = mentions_mcp(text);
         facts.serves_stdio = serves_stdio(text);
+        if facts.mentions_mcp || text.contains("tools/") {
+            facts.dispatch = dispatch::collect(&file, start);
+        }
         facts
     });
     // Spans are no longer needed: free the thread's span table so memory stays flat.

@@ -4,6 +4,8 @@
 pub mod bad_error_code;
 pub mod cancel_sends_response;
 pub mod invalid_suppression;
+pub mod ping_not_answered;
+pub mod response_to_notification;
 pub mod stdio_embedded_newline;
 pub mod stdio_stdout_pollution;
 pub mod syntax_error;
@@ -54,6 +56,30 @@ pub struct RuleContext<'a> {
 }
 
 impl RuleContext<'_> {
+    /// Whether the unit serves MCP: it depends on an MCP SDK, holds a method dispatcher, or
+    /// builds JSON-RPC messages (`"jsonrpc"`, `"2.0"`) for MCP methods (`"initialize"`,
+    /// `"tools/list"`), the signature of a hand-written server. The protocol rules other than
+    /// MCP001 run only on such units, so ordinary crates of a workspace never get them.
+    pub fn serves_mcp(&self) -> bool {
+        let files = self.graph.files();
+        self.sdk.is_some()
+            || files
+                .iter()
+                .any(|(_, f)| !f.dispatch.dispatchers.is_empty())
+            || (files.iter().any(|(_, f)| f.dispatch.jsonrpc_literals)
+                && files.iter().any(|(_, f)| f.dispatch.mcp_method_literals))
+    }
+
+    /// The value of a string constant of the unit, by name.
+    pub fn string_const(&self, name: &str) -> Option<&str> {
+        self.graph.files().iter().find_map(|(_, f)| {
+            f.string_consts
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, v)| v.as_str())
+        })
+    }
+
     /// Whether stdout is the protocol stream for code in `file`: the file itself serves stdio,
     /// or it belongs to a target whose root file does. Test and bench targets never count.
     pub fn stdout_is_protocol(&self, file: crate::source::FileId) -> bool {
@@ -78,6 +104,8 @@ pub fn registry() -> Vec<&'static dyn Rule> {
         &syntax_error::SyntaxError,
         &cancel_sends_response::CancelSendsResponse,
         &stdio_stdout_pollution::StdioStdoutPollution,
+        &response_to_notification::ResponseToNotification,
+        &ping_not_answered::PingNotAnswered,
         &bad_error_code::BadErrorCode,
         &stdio_embedded_newline::StdioEmbeddedNewline,
         &unused_suppression::UnusedSuppression,

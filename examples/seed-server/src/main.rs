@@ -4,8 +4,10 @@
 //! line and dispatches; everything bound for stdout goes through the writer
 //! task in `transport`, and logs go to stderr.
 //!
-//! This is the cargo-mcp-lint demo: it carries three planted MCP001 bugs
-//! (responses sent for cancelled requests), each marked by a BUG comment naming MCP001.
+//! This is the cargo-mcp-lint demo: it carries planted bugs, each marked by a BUG
+//! comment naming its rule: three MCP001 (responses sent for cancelled requests),
+//! one MCP002 (a banner on stdout), one MCP004 (`ping` not answered) and one
+//! MCP006 (error code 0).
 
 mod responder;
 mod tools;
@@ -99,6 +101,7 @@ impl Server {
                     None => self.answer_err(Some(id), -32602, &format!("unknown task: {task_id}")),
                 }
             }
+            // BUG (MCP004): no "ping" arm: a client's ping falls into method-not-found.
             _ => self.answer_err(id, -32601, &format!("method not found: {method}")),
         }
     }
@@ -205,6 +208,8 @@ async fn main() {
         in_flight: InFlight::default(),
         shutdown: shutdown.clone(),
     };
+    // BUG (MCP002): a start-up banner on stdout, the protocol stream: the client reads it as a broken message.
+    println!("seed-server {} ready on stdio", env!("CARGO_PKG_VERSION"));
 
     let mut lines = BufReader::new(tokio::io::stdin()).lines();
     loop {

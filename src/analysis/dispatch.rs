@@ -1,0 +1,1052 @@
+//! Facts about hand-written JSON-RPC method dispatchers, for MCP003 (responses to notifications)
+//! and MCP004 (`ping` not answered): `match` expressions over method-name literals, the places that
+//! test whether a message has an `id`, responses built with a null `id`, and notification tests
+//! made on the method name's prefix.
+//!
+//! This is a pass of its own over the syntax tree: it reads the tree the cancel-path facts were
+//! built from, before the tree is dropped.
+
+use proc_macro2::{Delimiter, TokenStream, TokenTree};
+use quote::ToTokens;
+use serde::{Deserialize, Serialize};
+use syn::visit::Visit;
+use syn::{Expr, Pat};
+
+use super::spans::Bounds;
+use super::syntax::{macro_name, path_segments, str_literal};
+use crate::source::ByteSpan;
+
+/// One arm of a method dispatcher that names methods.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MethodArm {
+    /// The method names the arm's pattern lists (string literals, or the names of constants).
+    pub methods: Vec<String>,
+    /// Patterns that name a constant rather than a literal: resolved through `string_consts`.
+    pub constants: Vec<String>,
+    /// The arm's body.
+    pub body: ByteSpan,
+    /// Where the arm answers the message, if it visibly does: a response built or sent, or a
+    /// value returned for the caller to send.
+    pub responds: Option<ByteSpan>,
+    /// The simple names of the functions the arm's body calls.
+    pub calls: Vec<String>,
+    /// A `json!({..})` object in a body that is one expression with no other `json!`: the arm's
+    /// shape, from which an arm answering with an empty result can be written.
+    pub result_template: Option<ResultTemplate>,
+}
+
+/// An arm body that builds one JSON object, and how to make it answer with an empty result:
+/// replace `replace` (the whole `json!` macro, or the value of its `"result"` key when the macro
+/// builds the whole message) by `replacement`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResultTemplate {
+    pub body: ByteSpan,
+    pub replace: ByteSpan,
+    pub replacement: String,
+}
+
+/// The last arm of a dispatcher when it takes every other method (`_ =>`, `other =>`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CatchAllArm {
+    /// The whole arm (its pattern's start to its body's end).
+    pub span: ByteSpan,
+    pub body: ByteSpan,
+    /// The arm answers with method-not-found: `-32601`, a `METHOD_NOT_FOUND`-like name.
+    pub method_not_found: bool,
+    /// The simple names of the functions the arm's body calls.
+    pub calls: Vec<String>,
+}
+
+/// A `match` over method names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MethodDispatcher {
+    /// The `match` expression.
+    pub span: ByteSpan,
+    /// The enclosing function's name and span, if any.
+    pub function: Option<(String, ByteSpan)>,
+    /// The enclosing function's parameters: (name, type's last path segment).
+    pub params: Vec<(String, String)>,
+    pub arms: Vec<MethodArm>,
+    pub catch_all: Option<CatchAllArm>,
+}
+
+impl MethodDispatcher {
+    /// Whether an arm lists a method.
+    pub fn handles(&self, method: &str) -> bool {
+        self.arms
+            .iter()
+            .any(|arm| arm.methods.iter().any(|m| m == method))
+    }
+}
+
+/// A response whose `id` is null.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NullIdResponse {
+    pub span: ByteSpan,
+    /// Built where a message that did not parse is answered (an `Err` arm, a `map_err`
+    /// closure, a parse function, or with the parse-error and invalid-request codes), which is
+    /// where JSON-RPC allows a null `id`.
+    pub answers_parse_error: bool,
+}
+
+/// What a file says about method dispatch.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DispatchFacts {
+    pub dispatchers: Vec<MethodDispatcher>,
+    /// Where a message's `id` is tested for absence (`id.is_none()`, `if let Some(id) = msg.id`,
+    /// a `Notification` variant matched), with the enclosing function's span.
+    pub id_checks: Vec<(ByteSpan, Option<ByteSpan>)>,
+    /// `method.starts_with("notifications/")` tests, with the enclosing function's span.
+    pub prefix_checks: Vec<(ByteSpan, Option<ByteSpan>)>,
+    pub null_id_responses: Vec<NullIdResponse>,
+    /// The file holds the string literal `"ping"`.
+    pub mentions_ping: bool,
+    /// The file holds the string literals `"jsonrpc"` and `"2.0"`.
+    pub jsonrpc_literals: bool,
+    /// The file holds the string literal `"initialize"`, `"tools/list"` or `"tools/call"`.
+    pub mcp_method_literals: bool,
+}
+
+/// The names of MCP methods that make a `match` a method dispatcher.
+fn is_mcp_method(name: &str) -> bool {
+    matches!(name, "initialize" | "ping" | "initialized")
+        || [
+            "tools/",
+            "resources/",
+            "prompts/",
+            "notifications/",
+            "logging/",
+            "completion/",
+            "tasks/",
+            "server/",
+        ]
+        .iter()
+        .any(|prefix| name.starts_with(prefix))
+}
+
+/// Whether a method name is a notification's (by MCP's naming; the test that matters at run
+/// time is the missing `id`).
+pub fn is_notification_method(name: &str) -> bool {
+    name.starts_with("notifications/") || name == "initialized"
+}
+
+/// Build a file's dispatch facts.
+pub fn collect(file: &syn::File, base: usize) -> DispatchFacts {
+    let mut collector = Collector {
+        base,
+        facts: DispatchFacts::default(),
+        functions: Vec::new(),
+        parse_error_depth: 0,
+        seen_jsonrpc: false,
+        seen_two: false,
+    };
+    collector.visit_file(file);
+    collector.facts
+}
+
+struct FunctionScope {
+    name: String,
+    span: ByteSpan,
+    params: Vec<(String, String)>,
+}
+
+struct Collector {
+    base: usize,
+    facts: DispatchFacts,
+    functions: Vec<FunctionScope>,
+    /// How many enclosing constructs handle a message that did not parse.
+    parse_error_depth: usize,
+    seen_jsonrpc: bool,
+    seen_two: bool,
+}
+
+impl Collector {
+    fn span(&self, node: &impl Bounds) -> ByteSpan {
+        let (first, last) = node.bounds();
+        let start = first.byte_range().start;
+        let end = last.byte_range().end.max(start);
+        ByteSpan::new(start + self.base, end + self.base)
+    }
+
+    fn raw_span(&self, first: proc_macro2::Span, last: proc_macro2::Span) -> ByteSpan {
+        let start = first.byte_range().start;
+        let end = last.byte_range().end.max(start);
+        ByteSpan::new(start + self.base, end + self.base)
+    }
+
+    fn function_span(&self) -> Option<ByteSpan> {
+        self.functions.last().map(|f| f.span)
+    }
+
+    fn enter_function(&mut self, name: String, span: ByteSpan, sig: &syn::Signature) {
+        let params = sig
+            .inputs
+            .iter()
+            .filter_map(|input| match input {
+                syn::FnArg::Typed(typed) => {
+                    let name = match &*typed.pat {
+                        Pat::Ident(ident) => ident.ident.to_string(),
+                        _ => String::new(),
+                    };
+                    Some((name, type_name(&typed.ty)?))
+                }
+                syn::FnArg::Receiver(_) => None,
+            })
+            .collect();
+        let parse = name.contains("parse");
+        self.functions.push(FunctionScope { name, span, params });
+        if parse {
+            self.parse_error_depth += 1;
+        }
+    }
+
+    fn leave_function(&mut self) {
+        if let Some(scope) = self.functions.pop() {
+            if scope.name.contains("parse") {
+                self.parse_error_depth = self.parse_error_depth.saturating_sub(1);
+            }
+        }
+    }
+
+    fn in_parse_error<F: FnOnce(&mut Self)>(&mut self, yes: bool, f: F) {
+        if yes {
+            self.parse_error_depth += 1;
+        }
+        f(self);
+        if yes {
+            self.parse_error_depth -= 1;
+        }
+    }
+
+    fn dispatcher(&self, expr: &syn::ExprMatch) -> Option<MethodDispatcher> {
+        let mut arms = Vec::new();
+        let mut catch_all = None;
+        let count = expr.arms.len();
+        for (index, arm) in expr.arms.iter().enumerate() {
+            let mut methods = Vec::new();
+            let mut constants = Vec::new();
+            if method_patterns(&arm.pat, &mut methods, &mut constants) {
+                if arm.guard.is_some() {
+                    continue;
+                }
+                arms.push(MethodArm {
+                    methods,
+                    constants,
+                    body: self.span(&arm.body),
+                    responds: self.responds(&arm.body),
+                    calls: called_names(&arm.body),
+                    result_template: self.result_template(&arm.body),
+                });
+            } else if index + 1 == count && arm.guard.is_none() && is_catch_all(&arm.pat) {
+                let tokens = arm.body.to_token_stream();
+                catch_all = Some(CatchAllArm {
+                    span: ByteSpan::new(self.span(&arm.pat).start, self.span(&arm.body).end),
+                    body: self.span(&arm.body),
+                    method_not_found: names_method_not_found(tokens),
+                    calls: called_names(&arm.body),
+                });
+            }
+        }
+        let named = arms.iter().filter(|a| !a.methods.is_empty()).count();
+        let mcp = arms
+            .iter()
+            .flat_map(|a| &a.methods)
+            .any(|m| is_mcp_method(m));
+        if named < 2 || !mcp {
+            return None;
+        }
+        let scope = self.functions.last();
+        Some(MethodDispatcher {
+            span: self.raw_span(expr.match_token.span, expr.brace_token.span.close()),
+            function: scope.map(|f| (f.name.clone(), f.span)),
+            params: scope.map(|f| f.params.clone()).unwrap_or_default(),
+            arms,
+            catch_all,
+        })
+    }
+
+    /// Where an arm's body answers, if it visibly does.
+    fn responds(&self, body: &Expr) -> Option<ByteSpan> {
+        let mut finder = ResponseFinder {
+            collector: self,
+            found: None,
+        };
+        finder.visit_expr(body);
+        if finder.found.is_some() {
+            return finder.found;
+        }
+        // A value for the caller to send: the arm's value is something, not nothing.
+        let tail = tail_expr(body);
+        if is_quiet(tail) {
+            None
+        } else if value_producing(tail) {
+            Some(self.span(tail))
+        } else {
+            None
+        }
+    }
+
+    fn result_template(&self, body: &Expr) -> Option<ResultTemplate> {
+        let expr = match body {
+            Expr::Block(b) if b.block.stmts.len() == 1 => match &b.block.stmts[0] {
+                syn::Stmt::Expr(e, None) => e,
+                _ => return None,
+            },
+            Expr::Block(_) => return None,
+            other => other,
+        };
+        let mut macros = JsonMacros(Vec::new());
+        macros.visit_expr(expr);
+        let [mac] = macros.0.as_slice() else {
+            return None;
+        };
+        let trees: Vec<TokenTree> = mac.tokens.clone().into_iter().collect();
+        let [TokenTree::Group(object)] = trees.as_slice() else {
+            return None;
+        };
+        if object.delimiter() != Delimiter::Brace || has_block(expr) {
+            return None;
+        }
+        let (replace, replacement) = match value_of_key(&object.stream(), "result") {
+            // The macro builds the whole message: empty its result.
+            Some(value) => {
+                let first = value.first()?.span();
+                let last = value.last()?.span();
+                (self.raw_span(first, last), "{}".to_string())
+            }
+            None => {
+                let shape = super::syntax::json_shape(mac)?;
+                if shape.has_result_or_error || shape.method.is_some() {
+                    return None;
+                }
+                (
+                    self.span(*mac),
+                    format!("{}!({{}})", path_segments(&mac.path).join("::")),
+                )
+            }
+        };
+        Some(ResultTemplate {
+            body: self.span(expr),
+            replace,
+            replacement,
+        })
+    }
+
+    fn note_literal(&mut self, value: &str) {
+        match value {
+            "ping" => self.facts.mentions_ping = true,
+            "jsonrpc" => self.seen_jsonrpc = true,
+            "2.0" => self.seen_two = true,
+            "initialize" | "tools/list" | "tools/call" => self.facts.mcp_method_literals = true,
+            _ => {}
+        }
+        self.facts.jsonrpc_literals = self.seen_jsonrpc && self.seen_two;
+    }
+
+    fn note_token_literals(&mut self, tokens: &TokenStream) {
+        for tree in tokens.clone() {
+            match tree {
+                TokenTree::Literal(l) => {
+                    let text = l.to_string();
+                    if let Some(value) = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
+                        self.note_literal(value);
+                    }
+                }
+                TokenTree::Group(g) => self.note_token_literals(&g.stream()),
+                _ => {}
+            }
+        }
+    }
+
+    fn null_id_response(&mut self, span: ByteSpan, tokens: Option<TokenStream>) {
+        let parse_codes = tokens.is_some_and(names_parse_error_code);
+        self.facts.null_id_responses.push(NullIdResponse {
+            span,
+            answers_parse_error: self.parse_error_depth > 0 || parse_codes,
+        });
+    }
+}
+
+impl<'ast> Visit<'ast> for Collector {
+    fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
+        // Test code answers whatever it likes.
+        if !super::facts::is_test_item(&item.attrs) {
+            syn::visit::visit_item_mod(self, item);
+        }
+    }
+
+    fn visit_item_fn(&mut self, item: &'ast syn::ItemFn) {
+        if super::facts::is_test_item(&item.attrs) {
+            return;
+        }
+        self.enter_function(item.sig.ident.to_string(), self.span(item), &item.sig);
+        syn::visit::visit_item_fn(self, item);
+        self.leave_function();
+    }
+
+    fn visit_impl_item_fn(&mut self, item: &'ast syn::ImplItemFn) {
+        if super::facts::is_test_item(&item.attrs) {
+            return;
+        }
+        self.enter_function(item.sig.ident.to_string(), self.span(item), &item.sig);
+        syn::visit::visit_impl_item_fn(self, item);
+        self.leave_function();
+    }
+
+    fn visit_trait_item_fn(&mut self, item: &'ast syn::TraitItemFn) {
+        self.enter_function(item.sig.ident.to_string(), self.span(item), &item.sig);
+        syn::visit::visit_trait_item_fn(self, item);
+        self.leave_function();
+    }
+
+    fn visit_lit_str(&mut self, lit: &'ast syn::LitStr) {
+        self.note_literal(&lit.value());
+    }
+
+    fn visit_expr_match(&mut self, expr: &'ast syn::ExprMatch) {
+        if let Some(dispatcher) = self.dispatcher(expr) {
+            self.facts.dispatchers.push(dispatcher);
+        }
+        let on_id = ends_in_id(&expr.expr);
+        if (on_id && expr.arms.iter().any(|a| option_pattern(&a.pat).is_some()))
+            || expr.arms.iter().any(|a| names_notification_variant(&a.pat))
+        {
+            self.facts
+                .id_checks
+                .push((self.span(&*expr.expr), self.function_span()));
+        }
+        self.visit_expr(&expr.expr);
+        for arm in &expr.arms {
+            let error_arm = is_err_pattern(&arm.pat);
+            self.in_parse_error(error_arm, |this| this.visit_arm(arm));
+        }
+    }
+
+    fn visit_expr_if(&mut self, expr: &'ast syn::ExprIf) {
+        let parse_error = matches!(&*expr.cond, Expr::Let(l) if is_err_pattern(&l.pat));
+        self.visit_expr(&expr.cond);
+        self.in_parse_error(parse_error, |this| this.visit_block(&expr.then_branch));
+        if let Some((_, else_branch)) = &expr.else_branch {
+            self.visit_expr(else_branch);
+        }
+    }
+
+    fn visit_expr_let(&mut self, expr: &'ast syn::ExprLet) {
+        if (option_pattern(&expr.pat).is_some() && ends_in_id(&expr.expr))
+            || names_notification_variant(&expr.pat)
+        {
+            self.facts
+                .id_checks
+                .push((self.span(&*expr.expr), self.function_span()));
+        }
+        syn::visit::visit_expr_let(self, expr);
+    }
+
+    fn visit_local(&mut self, local: &'ast syn::Local) {
+        let Some(init) = &local.init else {
+            return syn::visit::visit_local(self, local);
+        };
+        if init.diverge.is_some()
+            && ((option_pattern(&local.pat).is_some() && ends_in_id(&init.expr))
+                || names_notification_variant(&local.pat))
+        {
+            self.facts
+                .id_checks
+                .push((self.span(&*init.expr), self.function_span()));
+        }
+        self.visit_pat(&local.pat);
+        self.visit_expr(&init.expr);
+        if let Some((_, diverge)) = &init.diverge {
+            let parses = calls_parser(&init.expr);
+            self.in_parse_error(parses, |this| this.visit_expr(diverge));
+        }
+    }
+
+    fn visit_expr_try(&mut self, expr: &'ast syn::ExprTry) {
+        // `msg.get("id")?`: a message without an id goes no further.
+        if ends_in_id(&expr.expr) {
+            self.facts
+                .id_checks
+                .push((self.span(&*expr.expr), self.function_span()));
+        }
+        syn::visit::visit_expr_try(self, expr);
+    }
+
+    fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+        let method = call.method.to_string();
+        match method.as_str() {
+            "is_none" | "is_some" | "is_null" if ends_in_id(&call.receiver) => {
+                self.facts
+                    .id_checks
+                    .push((self.span(call), self.function_span()));
+            }
+            "starts_with" => {
+                let prefix = call.args.first().and_then(str_literal);
+                if prefix.is_some_and(|p| p.starts_with("notifications")) {
+                    self.facts
+                        .prefix_checks
+                        .push((self.span(call), self.function_span()));
+                }
+            }
+            _ => {}
+        }
+        if responding_name(&method) && call.args.iter().any(is_null_id) {
+            let tokens = call.to_token_stream();
+            self.null_id_response(self.span(call), Some(tokens));
+        }
+        self.visit_expr(&call.receiver);
+        let handles_error = matches!(
+            method.as_str(),
+            "map_err" | "unwrap_or_else" | "or_else" | "map_or_else"
+        );
+        for arg in &call.args {
+            self.in_parse_error(handles_error, |this| this.visit_expr(arg));
+        }
+    }
+
+    fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+        let name = match &*call.func {
+            Expr::Path(p) => p
+                .path
+                .segments
+                .last()
+                .map(|s| s.ident.to_string())
+                .unwrap_or_default(),
+            _ => String::new(),
+        };
+        if responding_name(&name) && call.args.iter().any(is_null_id) {
+            let tokens = call.to_token_stream();
+            self.null_id_response(self.span(call), Some(tokens));
+        }
+        syn::visit::visit_expr_call(self, call);
+    }
+
+    fn visit_expr_struct(&mut self, expr: &'ast syn::ExprStruct) {
+        let named = |name: &str| {
+            expr.fields
+                .iter()
+                .find(|f| matches!(&f.member, syn::Member::Named(i) if i == name))
+        };
+        let null_id = named("id").is_some_and(|f| is_null_id(&f.expr));
+        if null_id && (named("result").is_some() || named("error").is_some()) {
+            let tokens = expr.to_token_stream();
+            let first = match (&expr.qself, expr.path.segments.first()) {
+                (Some(q), _) => q.lt_token.span,
+                (None, Some(segment)) => segment.ident.span(),
+                (None, None) => expr.brace_token.span.open(),
+            };
+            let span = self.raw_span(first, expr.brace_token.span.close());
+            self.null_id_response(span, Some(tokens));
+        }
+        syn::visit::visit_expr_struct(self, expr);
+    }
+
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        if macro_name(mac) == "json" && json_null_id_response(&mac.tokens) {
+            self.null_id_response(self.span(mac), Some(mac.tokens.clone()));
+        }
+        if macro_name(mac) == "matches" && tokens_name_notification_variant(&mac.tokens) {
+            self.facts
+                .id_checks
+                .push((self.span(mac), self.function_span()));
+        }
+        // Code inside macros (`json!`, `format!`) is visited only for its string literals.
+        self.note_token_literals(&mac.tokens);
+    }
+}
+
+/// Finds the first visible answer in an arm's body: a `json!` response, a struct with an `id`
+/// and a `result` or `error`, or a call whose name says it answers.
+struct ResponseFinder<'c> {
+    collector: &'c Collector,
+    found: Option<ByteSpan>,
+}
+
+impl<'ast> Visit<'ast> for ResponseFinder<'_> {
+    fn visit_expr(&mut self, expr: &'ast Expr) {
+        if self.found.is_some() {
+            return;
+        }
+        match expr {
+            Expr::Call(call) => {
+                if let Expr::Path(p) = &*call.func {
+                    let name = p
+                        .path
+                        .segments
+                        .last()
+                        .map(|s| s.ident.to_string())
+                        .unwrap_or_default();
+                    if responding_name(&name) {
+                        self.found = Some(self.collector.span(call));
+                        return;
+                    }
+                }
+            }
+            Expr::MethodCall(call) if responding_name(&call.method.to_string()) => {
+                self.found = Some(self.collector.span(call));
+                return;
+            }
+            Expr::Macro(m) => {
+                if let Some(shape) = super::syntax::json_shape(&m.mac) {
+                    if shape.has_result_or_error && shape.method.is_none() {
+                        self.found = Some(self.collector.span(&m.mac));
+                        return;
+                    }
+                }
+            }
+            Expr::Struct(s) => {
+                let has = |name: &str| {
+                    s.fields
+                        .iter()
+                        .any(|f| matches!(&f.member, syn::Member::Named(i) if i == name))
+                };
+                if has("id") && (has("result") || has("error")) {
+                    self.found = Some(self.collector.span(expr));
+                    return;
+                }
+            }
+            Expr::Closure(_) | Expr::Async(_) => return,
+            _ => {}
+        }
+        syn::visit::visit_expr(self, expr);
+    }
+
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+struct JsonMacros<'ast>(Vec<&'ast syn::Macro>);
+
+impl<'ast> Visit<'ast> for JsonMacros<'ast> {
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        if macro_name(mac) == "json" {
+            self.0.push(mac);
+        }
+    }
+}
+
+/// Whether an expression holds a block (statements whose names an arm could not borrow).
+fn has_block(expr: &Expr) -> bool {
+    struct Blocks(bool);
+    impl<'ast> Visit<'ast> for Blocks {
+        fn visit_block(&mut self, _: &'ast syn::Block) {
+            self.0 = true;
+        }
+    }
+    let mut blocks = Blocks(false);
+    blocks.visit_expr(expr);
+    blocks.0
+}
+
+/// The names a body calls (functions' and methods' last segments).
+fn called_names(body: &Expr) -> Vec<String> {
+    struct Calls(Vec<String>);
+    impl<'ast> Visit<'ast> for Calls {
+        fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+            if let Expr::Path(p) = &*call.func {
+                if let Some(last) = p.path.segments.last() {
+                    self.0.push(last.ident.to_string());
+                }
+            }
+            syn::visit::visit_expr_call(self, call);
+        }
+        fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+            self.0.push(call.method.to_string());
+            syn::visit::visit_expr_method_call(self, call);
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut calls = Calls(Vec::new());
+    calls.visit_expr(body);
+    calls.0.sort();
+    calls.0.dedup();
+    calls.0
+}
+
+/// A name that says its function answers a message.
+fn responding_name(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    ["respond", "response", "reply", "answer"]
+        .iter()
+        .any(|w| lower.contains(w))
+        || lower.starts_with("send_error")
+        || lower.starts_with("send_result")
+        || lower.ends_with("_error_msg")
+        || lower == "error_msg"
+        || lower == "result_msg"
+}
+
+/// The expression a block-bodied arm ends with.
+fn tail_expr(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Block(b) => match b.block.stmts.last() {
+            Some(syn::Stmt::Expr(tail, None)) => tail_expr(tail),
+            _ => expr,
+        },
+        Expr::Paren(p) => tail_expr(&p.expr),
+        _ => expr,
+    }
+}
+
+/// An arm value that answers nothing: `None`, `()`, `{}`, `Ok(())`, `Ok(None)`, `continue`,
+/// `return`, a block ending in a statement.
+fn is_quiet(expr: &Expr) -> bool {
+    match expr {
+        Expr::Block(b) => !matches!(b.block.stmts.last(), Some(syn::Stmt::Expr(_, None))),
+        Expr::Tuple(t) => t.elems.is_empty(),
+        Expr::Path(p) => p.path.is_ident("None"),
+        Expr::Continue(_) | Expr::Break(_) => true,
+        Expr::Return(r) => r.expr.as_deref().is_none_or(is_quiet),
+        Expr::Call(call) => {
+            let wrapper = matches!(&*call.func, Expr::Path(p) if p.path.is_ident("Ok"));
+            wrapper && call.args.len() == 1 && call.args.first().is_some_and(is_quiet)
+        }
+        _ => false,
+    }
+}
+
+/// An arm value that is a message for the caller to send: `Some(..)`, `Ok(..)`, a `json!`, a
+/// struct literal.
+fn value_producing(expr: &Expr) -> bool {
+    match expr {
+        Expr::Call(call) => {
+            matches!(&*call.func, Expr::Path(p) if p.path.is_ident("Some") || p.path.is_ident("Ok"))
+        }
+        Expr::Macro(m) => macro_name(&m.mac) == "json",
+        Expr::Struct(_) => true,
+        _ => false,
+    }
+}
+
+/// Collect a pattern's method names; false when it is not made of string literals and
+/// constants.
+fn method_patterns(pat: &Pat, methods: &mut Vec<String>, constants: &mut Vec<String>) -> bool {
+    match pat {
+        Pat::Lit(lit) => match &lit.lit {
+            syn::Lit::Str(s) => {
+                methods.push(s.value());
+                true
+            }
+            _ => false,
+        },
+        Pat::Or(or) => or
+            .cases
+            .iter()
+            .all(|case| method_patterns(case, methods, constants)),
+        Pat::Path(p) => {
+            let segments = path_segments(&p.path);
+            match segments.last() {
+                Some(last) if is_constant_name(last) => {
+                    constants.push(last.clone());
+                    true
+                }
+                _ => false,
+            }
+        }
+        Pat::Ident(ident)
+            if ident.subpat.is_none() && is_constant_name(&ident.ident.to_string()) =>
+        {
+            constants.push(ident.ident.to_string());
+            true
+        }
+        Pat::Paren(p) => method_patterns(&p.pat, methods, constants),
+        _ => false,
+    }
+}
+
+fn is_constant_name(name: &str) -> bool {
+    name.len() > 1
+        && name
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+}
+
+/// `_`, or a lowercase binding that takes anything.
+fn is_catch_all(pat: &Pat) -> bool {
+    match pat {
+        Pat::Wild(_) => true,
+        Pat::Ident(ident) => ident.subpat.is_none() && !is_constant_name(&ident.ident.to_string()),
+        _ => false,
+    }
+}
+
+/// `Some(..)` or `None` patterns.
+fn option_pattern(pat: &Pat) -> Option<()> {
+    match pat {
+        Pat::TupleStruct(ts) if ts.path.is_ident("Some") => Some(()),
+        Pat::Ident(i) if i.ident == "None" => Some(()),
+        Pat::Path(p) if p.path.is_ident("None") => Some(()),
+        _ => None,
+    }
+}
+
+fn is_err_pattern(pat: &Pat) -> bool {
+    match pat {
+        Pat::TupleStruct(ts) => ts.path.is_ident("Err"),
+        Pat::Or(or) => or.cases.iter().any(is_err_pattern),
+        _ => false,
+    }
+}
+
+/// A pattern naming a `Notification` variant or type (`Message::Notification(n)`): the code
+/// tells notifications from requests by their shape.
+fn names_notification_variant(pat: &Pat) -> bool {
+    let path = match pat {
+        Pat::TupleStruct(ts) => &ts.path,
+        Pat::Struct(s) => &s.path,
+        Pat::Path(p) => &p.path,
+        Pat::Or(or) => return or.cases.iter().any(names_notification_variant),
+        _ => return false,
+    };
+    path.segments.len() > 1
+        && path
+            .segments
+            .last()
+            .is_some_and(|s| s.ident.to_string().contains("Notification"))
+}
+
+fn tokens_name_notification_variant(tokens: &TokenStream) -> bool {
+    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    trees.windows(3).any(|w| {
+        matches!(
+            (&w[0], &w[1], &w[2]),
+            (TokenTree::Punct(a), TokenTree::Punct(b), TokenTree::Ident(i))
+                if a.as_char() == ':' && b.as_char() == ':' && i.to_string().contains("Notification")
+        )
+    })
+}
+
+/// Whether an expression reads a message's `id`: `msg.id`, `msg.get("id")`, `msg["id"]`, a
+/// local named `id` (through `.clone()`, `.as_ref()`, references).
+fn ends_in_id(expr: &Expr) -> bool {
+    match expr {
+        Expr::Field(f) => matches!(&f.member, syn::Member::Named(i) if i == "id"),
+        Expr::MethodCall(m) => match m.method.to_string().as_str() {
+            "get" => m.args.first().and_then(str_literal).as_deref() == Some("id"),
+            "clone" | "as_ref" | "as_deref" | "take" | "cloned" | "as_mut" => {
+                ends_in_id(&m.receiver)
+            }
+            _ => false,
+        },
+        Expr::Index(i) => str_literal(&i.index).as_deref() == Some("id"),
+        Expr::Path(p) => p.path.get_ident().is_some_and(|i| {
+            let name = i.to_string();
+            name == "id" || name.ends_with("_id")
+        }),
+        Expr::Reference(r) => ends_in_id(&r.expr),
+        Expr::Paren(p) => ends_in_id(&p.expr),
+        Expr::Group(g) => ends_in_id(&g.expr),
+        _ => false,
+    }
+}
+
+/// A null id: `None`, `Value::Null`, `Some(Value::Null)`, `json!(null)`.
+fn is_null_id(expr: &Expr) -> bool {
+    match expr {
+        Expr::Path(p) => {
+            p.path.is_ident("None") || p.path.segments.last().is_some_and(|s| s.ident == "Null")
+        }
+        Expr::Call(call) => {
+            matches!(&*call.func, Expr::Path(p) if p.path.is_ident("Some"))
+                && call.args.len() == 1
+                && call.args.first().is_some_and(|a| {
+                    matches!(a, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Null"))
+                })
+        }
+        Expr::Macro(m) => {
+            macro_name(&m.mac) == "json" && m.mac.tokens.to_string().trim() == "null"
+        }
+        Expr::Reference(r) => is_null_id(&r.expr),
+        _ => false,
+    }
+}
+
+/// A `json!` object with `"id": null` and a `result` or `error`.
+fn json_null_id_response(tokens: &TokenStream) -> bool {
+    let Some(object) = tokens.clone().into_iter().find_map(|tree| match tree {
+        TokenTree::Group(g) if g.delimiter() == Delimiter::Brace => Some(g.stream()),
+        _ => None,
+    }) else {
+        return false;
+    };
+    let trees: Vec<TokenTree> = object.into_iter().collect();
+    let key = |t: &TokenTree| match t {
+        TokenTree::Literal(l) => Some(l.to_string().trim_matches('"').to_string()),
+        _ => None,
+    };
+    let mut null_id = false;
+    let mut answers = false;
+    for (i, tree) in trees.iter().enumerate() {
+        let colon = matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':');
+        if !colon {
+            continue;
+        }
+        match key(tree).as_deref() {
+            Some("id") => {
+                // The value runs to the next top-level comma.
+                let value: Vec<String> = trees[i + 2..]
+                    .iter()
+                    .take_while(|t| !matches!(t, TokenTree::Punct(p) if p.as_char() == ','))
+                    .map(|t| t.to_string())
+                    .collect();
+                null_id = matches!(value.last().map(String::as_str), Some("null" | "Null"));
+            }
+            Some("result" | "error") => answers = true,
+            _ => {}
+        }
+    }
+    null_id && answers
+}
+
+/// The tokens of a key's value in a `json!` object's top level.
+fn value_of_key(object: &TokenStream, wanted: &str) -> Option<Vec<TokenTree>> {
+    let trees: Vec<TokenTree> = object.clone().into_iter().collect();
+    trees.iter().enumerate().find_map(|(i, tree)| {
+        let TokenTree::Literal(lit) = tree else {
+            return None;
+        };
+        let colon = matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':');
+        (colon && lit.to_string().trim_matches('"') == wanted).then(|| {
+            trees[i + 2..]
+                .iter()
+                .take_while(|t| !matches!(t, TokenTree::Punct(p) if p.as_char() == ','))
+                .cloned()
+                .collect()
+        })
+    })
+}
+
+/// Whether tokens hold `-32700` (parse error) or `-32600` (invalid request), or name them.
+fn names_parse_error_code(tokens: TokenStream) -> bool {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    trees.iter().enumerate().any(|(i, tree)| match tree {
+        TokenTree::Literal(l) => {
+            let text = l.to_string();
+            (text == "32700" || text == "32600")
+                && i > 0
+                && matches!(&trees[i - 1], TokenTree::Punct(p) if p.as_char() == '-')
+        }
+        TokenTree::Ident(ident) => {
+            let name = ident.to_string().to_ascii_lowercase();
+            name.contains("parse_error")
+                || name.contains("parseerror")
+                || name.contains("invalid_request")
+                || name.contains("invalidrequest")
+        }
+        TokenTree::Group(g) => names_parse_error_code(g.stream()),
+        _ => false,
+    })
+}
+
+/// Whether tokens hold `-32601` or a method-not-found name.
+fn names_method_not_found(tokens: TokenStream) -> bool {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    trees.iter().enumerate().any(|(i, tree)| match tree {
+        TokenTree::Literal(l) => {
+            let text = l.to_string();
+            (text == "32601"
+                && i > 0
+                && matches!(&trees[i - 1], TokenTree::Punct(p) if p.as_char() == '-'))
+                || {
+                    let lower = text.to_ascii_lowercase();
+                    lower.starts_with('"')
+                        && (lower.contains("method not found")
+                            || lower.contains("unknown method")
+                            || lower.contains("unsupported method")
+                            || lower.contains("method not supported"))
+                }
+        }
+        TokenTree::Ident(ident) => {
+            let name = ident.to_string().to_ascii_lowercase();
+            name.contains("method_not_found") || name.contains("methodnotfound")
+        }
+        TokenTree::Group(g) => names_method_not_found(g.stream()),
+        _ => false,
+    })
+}
+
+/// Whether an expression parses a message (`serde_json::from_str`, `.parse()`).
+fn calls_parser(expr: &Expr) -> bool {
+    called_names(expr).iter().any(|name| {
+        matches!(
+            name.as_str(),
+            "from_str" | "from_slice" | "from_value" | "from_reader" | "parse"
+        )
+    })
+}
+
+/// A type's last path segment, through references.
+fn type_name(ty: &syn::Type) -> Option<String> {
+    match ty {
+        syn::Type::Reference(r) => type_name(&r.elem),
+        syn::Type::Paren(p) => type_name(&p.elem),
+        syn::Type::Group(g) => type_name(&g.elem),
+        syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn facts(code: &str) -> DispatchFacts {
+        let file = syn::parse_file(code).expect("test code parses");
+        collect(&file, 0)
+    }
+
+    #[test]
+    fn finds_a_dispatcher_with_its_catch_all() {
+        let facts = facts(
+            r#"fn handle(method: &str, id: Option<Value>) -> Value {
+                match method {
+                    "initialize" => json!({"jsonrpc": "2.0", "id": id, "result": {}}),
+                    "tools/list" | "tools/call" => reply(id, json!({"tools": []})),
+                    "notifications/initialized" => Value::Null,
+                    _ => error(id, -32601, "method not found"),
+                }
+            }"#,
+        );
+        let [dispatcher] = facts.dispatchers.as_slice() else {
+            panic!("one dispatcher: {facts:?}");
+        };
+        assert!(dispatcher.handles("tools/call"));
+        assert!(!dispatcher.handles("ping"));
+        let catch_all = dispatcher.catch_all.as_ref().expect("a catch-all");
+        assert!(catch_all.method_not_found);
+        assert!(dispatcher.arms[0].responds.is_some());
+        assert!(dispatcher.arms[1].result_template.is_some());
+        assert!(dispatcher.arms[2].responds.is_none());
+        assert_eq!(dispatcher.params[1], ("id".into(), "Option".into()));
+    }
+
+    #[test]
+    fn a_match_over_other_strings_is_not_a_dispatcher() {
+        let facts = facts(r#"fn f(x: &str) { match x { "a" => 1, "b" => 2, _ => 3 }; }"#);
+        assert!(facts.dispatchers.is_empty());
+    }
+
+    #[test]
+    fn finds_id_checks_prefix_checks_and_null_ids() {
+        let facts = facts(
+            r#"fn f(msg: Msg) {
+                if msg.id.is_none() { return; }
+                if let Some(id) = msg.get("id") {}
+                if msg.method.starts_with("notifications/") {}
+                let a = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32601}});
+                let b = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700}});
+                match serde_json::from_str::<Msg>(line) {
+                    Err(e) => send(error_response(Value::Null, e)),
+                    Ok(m) => {}
+                }
+            }"#,
+        );
+        assert_eq!(facts.id_checks.len(), 2);
+        assert_eq!(facts.prefix_checks.len(), 1);
+        let parse: Vec<bool> = facts
+            .null_id_responses
+            .iter()
+            .map(|r| r.answers_parse_error)
+            .collect();
+        assert_eq!(parse, vec![false, true, true]);
+    }
+}

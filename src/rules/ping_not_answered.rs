@@ -1,0 +1,151 @@
+//! MCP004 `ping-not-answered`: a hand-written method dispatcher that answers `initialize` and
+//! `tools/*` but sends `ping` to its method-not-found catch-all.
+
+use super::{FixAvailability, Rule, RuleContext, RuleMeta};
+use crate::analysis::dispatch::{CatchAllArm, MethodDispatcher, ResultTemplate};
+use crate::config::ProtocolVersion;
+use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Label, Severity};
+use crate::source::{ByteSpan, FileId, SourceFile};
+
+pub static META: RuleMeta = RuleMeta {
+    code: "MCP004",
+    name: "ping-not-answered",
+    default_severity: Severity::Error,
+    summary: "a method dispatcher answers `ping` with method-not-found",
+    fix: FixAvailability::Sometimes,
+    docs: include_str!("../../rules/MCP004-ping-not-answered.md"),
+};
+
+const SPEC: &str =
+    "MCP 2025-11-25 (basic/utilities/ping): the receiver MUST respond promptly with an empty \
+response; a receiver that does not may be disconnected";
+
+pub struct PingNotAnswered;
+
+impl Rule for PingNotAnswered {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+        // `ping` is gone from 2026-07-28; servers for 2025-11-25 (alone or with 2026-07-28, on
+        // legacy connections) must answer it.
+        if !context
+            .settings
+            .protocol_versions
+            .contains(&ProtocolVersion::V2025_11_25)
+            || !context.serves_mcp()
+        {
+            return;
+        }
+        let files = context.graph.files();
+        // `"ping"` anywhere in the unit: answered before the dispatcher, or by a layer around it.
+        if files.iter().any(|(_, f)| f.dispatch.mentions_ping) {
+            return;
+        }
+        for (file, facts) in files {
+            for dispatcher in &facts.dispatch.dispatchers {
+                let Some(catch_all) = &dispatcher.catch_all else {
+                    continue;
+                };
+                let handles = |wanted: &dyn Fn(&str) -> bool| {
+                    dispatcher.arms.iter().any(|arm| {
+                        arm.methods.iter().any(|m| wanted(m))
+                            || arm
+                                .constants
+                                .iter()
+                                .filter_map(|c| context.string_const(c))
+                                .any(wanted)
+                    })
+                };
+                let is_server_dispatcher =
+                    handles(&|m| m == "initialize") && handles(&|m| m.starts_with("tools/"));
+                if !is_server_dispatcher || !catch_all.method_not_found {
+                    continue;
+                }
+                let source = context.sources.get(*file);
+                out.push(diagnostic(*file, dispatcher, catch_all, source));
+            }
+        }
+    }
+}
+
+fn diagnostic(
+    file: FileId,
+    dispatcher: &MethodDispatcher,
+    catch_all: &CatchAllArm,
+    source: Option<&SourceFile>,
+) -> Diagnostic {
+    let fix = source.and_then(|source| ping_arm_fix(file, dispatcher, catch_all.span, source));
+    let help = if fix.is_some() {
+        "answer `ping` with an empty result: add a `\"ping\"` arm before the catch-all".to_string()
+    } else {
+        "answer `ping` with an empty result (`{}`): add a `\"ping\"` arm before the catch-all that sends one"
+            .to_string()
+    };
+    Diagnostic {
+        code: META.code,
+        name: META.name,
+        severity: META.default_severity,
+        message: "`ping` falls into this method-not-found arm: the dispatcher never answers it"
+            .into(),
+        file,
+        span: catch_all.span,
+        labels: vec![Label {
+            file,
+            span: ByteSpan::new(dispatcher.span.start, dispatcher.span.start + "match".len()),
+            message: "this dispatcher answers `initialize` and `tools/*` but has no `ping` arm"
+                .into(),
+        }],
+        notes: vec![SPEC.to_string()],
+        help: Some(help),
+        fix,
+        context: None,
+    }
+}
+
+/// The fix: a `"ping"` arm before the catch-all, shaped like a sibling arm that answers with a
+/// `json!` object, with that object emptied.
+fn ping_arm_fix(
+    file: FileId,
+    dispatcher: &MethodDispatcher,
+    catch_all: ByteSpan,
+    source: &SourceFile,
+) -> Option<Fix> {
+    let template = dispatcher
+        .arms
+        .iter()
+        .filter(|arm| arm.methods.iter().all(|m| !m.starts_with("notifications/")))
+        .filter_map(|arm| arm.result_template.as_ref())
+        .min_by_key(|t| t.body.end - t.body.start)?;
+    let body = arm_text(template, source)?;
+    let text = &source.text;
+    let line_start = text[..catch_all.start.min(text.len())]
+        .rfind('\n')
+        .map_or(0, |i| i + 1);
+    let before = text.get(line_start..catch_all.start)?;
+    let insertion = if before.chars().all(char::is_whitespace) {
+        format!("\"ping\" => {body},\n{before}")
+    } else {
+        format!("\"ping\" => {body}, ")
+    };
+    Some(Fix {
+        applicability: Applicability::Safe,
+        message: format!("add `\"ping\" => {body},` before the catch-all"),
+        edits: vec![Edit {
+            file,
+            span: ByteSpan::new(catch_all.start, catch_all.start),
+            replacement: insertion,
+        }],
+    })
+}
+
+/// A sibling arm's body with its `json!` object emptied.
+fn arm_text(template: &ResultTemplate, source: &SourceFile) -> Option<String> {
+    let text = &source.text;
+    let head = text.get(template.body.start..template.replace.start)?;
+    let tail = text.get(template.replace.end..template.body.end)?;
+    let body = format!("{head}{}{tail}", template.replacement);
+    // A body over several lines is not copied: the arm would be hard to read.
+    (!body.contains('\n')).then_some(body)
+}

@@ -1,0 +1,331 @@
+//! MCP003 `response-to-notification`: a response or error written for a message that has no
+//! `id` (a notification).
+
+use std::collections::{HashMap, HashSet};
+
+use super::{FixAvailability, Rule, RuleContext, RuleMeta};
+use crate::analysis::dispatch::{is_notification_method, MethodArm, MethodDispatcher};
+use crate::analysis::facts::FileFacts;
+use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
+use crate::sdk::SdkName;
+use crate::source::{ByteSpan, FileId};
+
+pub static META: RuleMeta = RuleMeta {
+    code: "MCP003",
+    name: "response-to-notification",
+    default_severity: Severity::Error,
+    summary: "a response or error is sent for a notification (a message without an id)",
+    fix: FixAvailability::Sometimes,
+    docs: include_str!("../../rules/MCP003-response-to-notification.md"),
+};
+
+const SPEC: &str = "MCP basic/index (2025-11-25 and 2026-07-28): notifications are one-way messages and the \
+receiver MUST NOT send a response; JSON-RPC 2.0 section 4.1: a notification is a request without an `id`, \
+and the server MUST NOT reply to it";
+
+/// How many callers up the analysis looks for an `id` test.
+const CALLER_DEPTH: usize = 3;
+
+pub struct ResponseToNotification;
+
+impl Rule for ResponseToNotification {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+        if !context.serves_mcp() {
+            return;
+        }
+        let files = context.graph.files();
+        let calls = CallIndex::new(files);
+        // rmcp's service loop never answers a notification: only hand-built messages count.
+        let sdk_dispatches = context.sdk.is_some_and(|s| s.name == SdkName::Rmcp);
+        for (file, facts) in files {
+            if !sdk_dispatches {
+                for dispatcher in &facts.dispatch.dispatchers {
+                    check_dispatcher(context, &calls, *file, dispatcher, out);
+                }
+                for (span, function) in &facts.dispatch.prefix_checks {
+                    let name = function.and_then(|f| calls.name_of(*file, f));
+                    if name.is_some_and(|n| calls.checks_id_from(n, CALLER_DEPTH)) {
+                        continue;
+                    }
+                    out.push(prefix_diagnostic(*file, *span));
+                }
+            }
+            for response in &facts.dispatch.null_id_responses {
+                if !response.answers_parse_error {
+                    out.push(null_id_diagnostic(*file, response.span));
+                }
+            }
+        }
+    }
+}
+
+fn check_dispatcher(
+    context: &RuleContext<'_>,
+    calls: &CallIndex<'_>,
+    file: FileId,
+    dispatcher: &MethodDispatcher,
+    out: &mut Vec<Diagnostic>,
+) {
+    let function = dispatcher.function.as_ref().map(|(name, _)| name.as_str());
+    let checked_above = function.is_some_and(|f| calls.checks_id_from(f, CALLER_DEPTH));
+    if checked_above {
+        return;
+    }
+    let methods = |arm: &MethodArm| -> Vec<String> {
+        arm.methods
+            .iter()
+            .cloned()
+            .chain(
+                arm.constants
+                    .iter()
+                    .filter_map(|c| context.string_const(c))
+                    .map(str::to_string),
+            )
+            .collect()
+    };
+    for arm in &dispatcher.arms {
+        let names = methods(arm);
+        let Some(notification) = names.iter().find(|m| is_notification_method(m)) else {
+            continue;
+        };
+        // Answers on the cancellation's arm are MCP001's (the headline rule says more there).
+        if names
+            .iter()
+            .any(|m| context.settings.vocabulary.is_cancel_method(m))
+        {
+            continue;
+        }
+        let Some(span) = arm.responds else {
+            continue;
+        };
+        if calls.any_checks_id(&arm.calls) {
+            continue;
+        }
+        // A sibling notification arm that answers nothing shows what this one should do.
+        let quiet = dispatcher
+            .arms
+            .iter()
+            .find(|a| a.responds.is_none() && methods(a).iter().any(|m| is_notification_method(m)));
+        let fix = quiet.and_then(|q| {
+            let source = context.sources.get(file)?;
+            let text = source.text.get(q.body.start..q.body.end)?;
+            (!text.contains('\n')).then(|| Fix {
+                applicability: Applicability::DisplayOnly,
+                message: format!("answer nothing, as the other notification arms do: `{text}`"),
+                edits: vec![Edit {
+                    file,
+                    span: arm.body,
+                    replacement: text.to_string(),
+                }],
+            })
+        });
+        out.push(Diagnostic {
+            code: META.code,
+            name: META.name,
+            severity: META.default_severity,
+            message: format!(
+                "this arm answers `{notification}`, a notification: it must get no response"
+            ),
+            file,
+            span,
+            labels: Vec::new(),
+            notes: vec![SPEC.to_string()],
+            help: Some("handle the notification and send nothing back".into()),
+            fix,
+            context: None,
+        });
+    }
+    let Some(catch_all) = &dispatcher.catch_all else {
+        return;
+    };
+    if !catch_all.method_not_found
+        || calls.any_checks_id(&catch_all.calls)
+        || takes_typed_request(context, dispatcher)
+    {
+        return;
+    }
+    out.push(Diagnostic {
+        code: META.code,
+        name: META.name,
+        severity: META.default_severity,
+        message: "notifications this dispatcher does not list fall into this arm and get a method-not-found error"
+            .into(),
+        file,
+        span: catch_all.body,
+        labels: Vec::new(),
+        notes: vec![
+            SPEC.to_string(),
+            "nothing on the way to this dispatcher tests whether the message has an `id`".into(),
+        ],
+        help: Some(
+            "answer only messages with an `id`: wrap the write in `if let Some(id) = ..`, or return `None` for messages without one"
+                .into(),
+        ),
+        fix: None,
+        context: None,
+    });
+}
+
+/// Whether the dispatcher's function takes a request whose `id` is required: a parameter `id`
+/// of a type other than `Option`/`Value`, or a request struct whose `id` field is one. A
+/// notification never deserialises into such a request, so it never reaches the catch-all.
+fn takes_typed_request(context: &RuleContext<'_>, dispatcher: &MethodDispatcher) -> bool {
+    let optional = |ty: &str| matches!(ty, "Option" | "Value");
+    dispatcher.params.iter().any(|(name, ty)| {
+        if name == "id" {
+            return !optional(ty);
+        }
+        let field = context.graph.files().iter().find_map(|(_, f)| {
+            f.struct_fields
+                .iter()
+                .find(|(owner, field, _)| owner == ty && field == "id")
+                .map(|(_, _, field_ty)| field_ty.as_str())
+        });
+        match field {
+            Some(field_ty) => !optional(field_ty),
+            // A request type from another crate: its `id` is taken to be required.
+            None => ty.ends_with("Request") && ty != "Request",
+        }
+    })
+}
+
+fn prefix_diagnostic(file: FileId, span: ByteSpan) -> Diagnostic {
+    Diagnostic {
+        code: META.code,
+        name: META.name,
+        severity: Severity::Warning,
+        message: "a notification is told by the method's `notifications/` prefix, not by the missing `id`"
+            .into(),
+        file,
+        span,
+        labels: Vec::new(),
+        notes: vec![
+            SPEC.to_string(),
+            "a message without an `id` is a notification whatever its method; one with an unknown or unprefixed method would still be answered"
+                .into(),
+        ],
+        help: Some("test whether the message has an `id` (`msg.id.is_none()`) instead".into()),
+        fix: None,
+        context: None,
+    }
+}
+
+fn null_id_diagnostic(file: FileId, span: ByteSpan) -> Diagnostic {
+    Diagnostic {
+        code: META.code,
+        name: META.name,
+        severity: META.default_severity,
+        message: "a response with a null `id` outside parse-error handling answers a notification".into(),
+        file,
+        span,
+        labels: Vec::new(),
+        notes: vec![
+            SPEC.to_string(),
+            "JSON-RPC allows a null `id` only when the request's `id` could not be read (parse error -32700, invalid request -32600)"
+                .into(),
+        ],
+        help: Some("send nothing for a message without an `id`".into()),
+        fix: None,
+        context: None,
+    }
+}
+
+/// The unit's functions: which test a message's `id`, and who calls whom (by name).
+struct CallIndex<'a> {
+    checks_id: HashSet<&'a str>,
+    callers: HashMap<&'a str, Vec<&'a str>>,
+    callees: HashMap<&'a str, Vec<&'a str>>,
+    /// Each file's functions: (item span, name).
+    functions: HashMap<FileId, Vec<(ByteSpan, &'a str)>>,
+}
+
+impl<'a> CallIndex<'a> {
+    fn new(files: &[(FileId, &'a FileFacts)]) -> Self {
+        let mut index = CallIndex {
+            checks_id: HashSet::new(),
+            callers: HashMap::new(),
+            callees: HashMap::new(),
+            functions: HashMap::new(),
+        };
+        for (file, facts) in files {
+            let functions: Vec<(ByteSpan, &str)> = facts
+                .functions
+                .iter()
+                .map(|f| (f.item_span, f.name.as_str()))
+                .collect();
+            for function in &facts.functions {
+                for call in &function.calls {
+                    let callee = call.name();
+                    index
+                        .callers
+                        .entry(callee)
+                        .or_default()
+                        .push(function.name.as_str());
+                    index
+                        .callees
+                        .entry(function.name.as_str())
+                        .or_default()
+                        .push(callee);
+                }
+            }
+            for (check, _) in &facts.dispatch.id_checks {
+                if let Some(name) = innermost(&functions, *check) {
+                    index.checks_id.insert(name);
+                }
+            }
+            index.functions.insert(*file, functions);
+        }
+        index
+    }
+
+    /// The name of the function at `span` in `file`.
+    fn name_of(&self, file: FileId, span: ByteSpan) -> Option<&'a str> {
+        innermost(self.functions.get(&file)?, span)
+    }
+
+    /// Whether `function` or a caller of it (up to `depth` calls up) tests the `id`.
+    fn checks_id_from(&self, function: &str, depth: usize) -> bool {
+        let mut seen: HashSet<&str> = HashSet::new();
+        let mut frontier: Vec<&str> = vec![function];
+        for _ in 0..=depth {
+            let mut next = Vec::new();
+            for name in frontier {
+                if !seen.insert(name) {
+                    continue;
+                }
+                if self.checks_id.contains(name) {
+                    return true;
+                }
+                next.extend(self.callers.get(name).into_iter().flatten().copied());
+            }
+            frontier = next;
+        }
+        false
+    }
+
+    /// Whether one of the functions called (or a function they call) tests the `id`.
+    fn any_checks_id(&self, called: &[String]) -> bool {
+        called.iter().any(|name| {
+            self.checks_id.contains(name.as_str())
+                || self
+                    .callees
+                    .get(name.as_str())
+                    .into_iter()
+                    .flatten()
+                    .any(|callee| self.checks_id.contains(callee))
+        })
+    }
+}
+
+/// The innermost function whose item holds `span`.
+fn innermost<'a>(functions: &[(ByteSpan, &'a str)], span: ByteSpan) -> Option<&'a str> {
+    functions
+        .iter()
+        .filter(|(item, _)| item.start <= span.start && span.end <= item.end)
+        .min_by_key(|(item, _)| item.end - item.start)
+        .map(|(_, name)| *name)
+}

@@ -490,7 +490,7 @@ fn analyse_file(
         _ => None,
     };
     let analysed = match cached {
-        Some(crate::cache::Cached::Facts(facts)) => Ok(Ok(facts)),
+        Some(crate::cache::Cached::Facts(facts)) => Ok(Ok(*facts)),
         Some(crate::cache::Cached::SyntaxError(span, message)) => {
             Ok(Err(crate::analysis::ParseFailure { span, message }))
         }
@@ -502,7 +502,7 @@ fn analyse_file(
                 cache.remember(
                     entry,
                     match result {
-                        Ok(facts) => crate::cache::Cached::Facts(facts.clone()),
+                        Ok(facts) => crate::cache::Cached::Facts(Box::new(facts.clone())),
                         Err(failure) => {
                             crate::cache::Cached::SyntaxError(failure.span, failure.message.clone())
                         }

@@ -44,6 +44,17 @@ const STDOUT_NEEDLES: &[&str] = &[
 /// Where error codes are built (MCP006): parsed in a run that speaks MCP.
 const ERROR_CODE_NEEDLES: &[&str] = &["ErrorCode(", "\"code\"", "code: -", "code: 0"];
 
+/// Where progress is sent or its token built (MCP005): parsed in a run that speaks MCP.
+const PROGRESS_NEEDLES: &[&str] = &[
+    "notify_progress",
+    "send_progress",
+    "report_progress",
+    "notifications/progress",
+    "ProgressNotification",
+    "progressToken",
+    "ProgressToken",
+];
+
 /// Words without which a file holds no send: the follow-up waves parse only files with one.
 pub const SEND_WORDS: &[&str] = &[
     "send", "respond", "reply", "write", "notify", "print", "progress",
@@ -57,6 +68,8 @@ pub struct Prefilter {
     automaton: Option<AhoCorasick>,
     /// Error codes (MCP006) matter in files that speak MCP.
     error_codes: Option<AhoCorasick>,
+    /// Progress sends and tokens (MCP005) matter in files that speak MCP.
+    progress: Option<AhoCorasick>,
     everything: bool,
 }
 
@@ -69,6 +82,7 @@ impl Prefilter {
         Prefilter {
             automaton: automaton(&needles),
             error_codes: automaton(ERROR_CODE_NEEDLES),
+            progress: automaton(PROGRESS_NEEDLES),
             everything,
         }
     }
@@ -79,14 +93,18 @@ impl Prefilter {
         self.everything
             || self.automaton.as_ref().is_none_or(|a| a.is_match(text))
             || (follows_modules && declares_modules(text))
-            || (self.error_codes.as_ref().is_some_and(|a| a.is_match(text))
+            || ((self.error_codes.as_ref().is_some_and(|a| a.is_match(text))
+                || self.progress.as_ref().is_some_and(|a| a.is_match(text)))
                 && crate::analysis::mentions_mcp(text))
     }
 }
 
-/// Whether a follow-up needle looks for a stdout writer.
+/// Whether a follow-up needle stands alone (needs no send word beside it): it looks for a stdout
+/// writer, an error code or a progress send.
 pub fn is_stdout_needle(needle: &str) -> bool {
-    STDOUT_NEEDLES.contains(&needle) || ERROR_CODE_NEEDLES.contains(&needle)
+    STDOUT_NEEDLES.contains(&needle)
+        || ERROR_CODE_NEEDLES.contains(&needle)
+        || PROGRESS_NEEDLES.contains(&needle)
 }
 
 /// A fast multi-needle searcher (a DFA: the needle sets are small).
@@ -173,6 +191,8 @@ pub fn follow_up_needles<'a>(
     if facts.clone().any(|f| f.mentions_mcp) {
         // Error codes (MCP006) in code that speaks MCP.
         needles.extend(ERROR_CODE_NEEDLES.iter().map(|n| n.to_string()));
+        // Progress sends and tokens (MCP005) likewise.
+        needles.extend(PROGRESS_NEEDLES.iter().map(|n| n.to_string()));
     }
     if facts.clone().any(|f| f.serves_stdio && f.mentions_mcp) {
         needles.extend(STDOUT_NEEDLES.iter().map(|n| n.to_string()));

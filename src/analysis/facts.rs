@@ -300,6 +300,8 @@ pub struct FileFacts {
     /// Integer literals used as JSON-RPC error codes: `ErrorCode(-32001)`, `code: 0` in an error
     /// struct, `"code": 0` in a `json!` error, `send_error(id, 0, ..)`.
     pub error_codes: Vec<(ByteSpan, i64)>,
+    /// Progress sends that can outlive their request, and made-up progress tokens (MCP005).
+    pub progress: Vec<super::progress::ProgressFinding>,
 }
 
 /// Build the facts of a parsed file. `base` is added to every byte offset (it accounts for a

@@ -3,6 +3,7 @@
 pub mod crate_graph;
 pub mod facts;
 pub mod nesting;
+pub mod progress;
 pub mod spans;
 pub mod syntax;
 pub mod vocabulary;
@@ -87,6 +88,9 @@ pub fn analyse_text(
         let mut facts = facts::collect(&file, start, module, vocabulary);
         facts.mentions_mcp = mentions_mcp(text);
         facts.serves_stdio = serves_stdio(text);
+        if progress::might_apply(text) {
+            facts.progress = progress::collect(&file, start, vocabulary);
+        }
         facts
     });
     // Spans are no longer needed: free the thread's span table so memory stays flat.

@@ -4,6 +4,7 @@
 pub mod bad_error_code;
 pub mod cancel_sends_response;
 pub mod invalid_suppression;
+pub mod progress_after_completion;
 pub mod stdio_embedded_newline;
 pub mod stdio_stdout_pollution;
 pub mod syntax_error;
@@ -78,6 +79,7 @@ pub fn registry() -> Vec<&'static dyn Rule> {
         &syntax_error::SyntaxError,
         &cancel_sends_response::CancelSendsResponse,
         &stdio_stdout_pollution::StdioStdoutPollution,
+        &progress_after_completion::ProgressAfterCompletion,
         &bad_error_code::BadErrorCode,
         &stdio_embedded_newline::StdioEmbeddedNewline,
         &unused_suppression::UnusedSuppression,

@@ -388,4 +388,15 @@ mod tests {
         assert!(!filter.wants("mod a;", false));
         assert!(Prefilter::new(&Vocabulary::default(), true).wants("", false));
     }
+
+    #[test]
+    fn wants_progress_in_code_that_speaks_mcp() {
+        let filter = Prefilter::new(&Vocabulary::default(), false);
+        assert!(filter.wants(
+            "use rmcp::model::*; fn f() { peer.notify_progress(p); }",
+            false
+        ));
+        assert!(filter.wants(r#"json!({"method": "notifications/progress"})"#, false));
+        assert!(!filter.wants("fn f() { bar.notify_progress(50); }", false));
+    }
 }

@@ -183,8 +183,16 @@ impl Collector<'_> {
         span_of(self.base, node)
     }
 
-    fn with_function(&mut self, name: String, attrs: &[syn::Attribute], block: &syn::Block) {
+    fn with_function(
+        &mut self,
+        sig: &syn::Signature,
+        attrs: &[syn::Attribute],
+        block: &syn::Block,
+    ) {
+        let name = sig.ident.to_string();
         let mut scan = BodyScan::default();
+        // The signature too: a `task_id` parameter, a `CreateTaskResult` return type.
+        scan.visit_signature(sig);
         scan.visit_block(block);
         let self_ty_task = self
             .impls
@@ -284,7 +292,8 @@ impl Collector<'_> {
         let Some((span, what)) = task.send.or(task.value) else {
             return;
         };
-        let spawn = self.span(call);
+        // The callee (`tokio::spawn`): the whole call would repeat the task's body.
+        let spawn = self.span(&*call.func);
         self.push(ProgressIssue::Detached { spawn, handle }, span, what);
     }
 
@@ -375,16 +384,16 @@ impl Collector<'_> {
 
 impl<'ast> Visit<'ast> for Collector<'_> {
     fn visit_item_fn(&mut self, item: &'ast syn::ItemFn) {
-        self.with_function(item.sig.ident.to_string(), &item.attrs, &item.block);
+        self.with_function(&item.sig, &item.attrs, &item.block);
     }
 
     fn visit_impl_item_fn(&mut self, item: &'ast syn::ImplItemFn) {
-        self.with_function(item.sig.ident.to_string(), &item.attrs, &item.block);
+        self.with_function(&item.sig, &item.attrs, &item.block);
     }
 
     fn visit_trait_item_fn(&mut self, item: &'ast syn::TraitItemFn) {
         if let Some(block) = &item.default {
-            self.with_function(item.sig.ident.to_string(), &item.attrs, block);
+            self.with_function(&item.sig, &item.attrs, block);
         }
     }
 
@@ -921,5 +930,167 @@ impl TaskScan<'_> {
         } else {
             self.send(span, format!("`{name}!(..)`"));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn findings(code: &str) -> Vec<ProgressFinding> {
+        let file = syn::parse_file(code).expect("test code parses");
+        collect(&file, 0, &Vocabulary::default())
+    }
+
+    fn text<'a>(code: &'a str, finding: &ProgressFinding) -> &'a str {
+        &code[finding.span.start..finding.span.end]
+    }
+
+    const SEND: &str = "peer.notify_progress(ProgressNotificationParam { progress_token: token, progress: 1.0, total: None, message: None })";
+
+    fn handler(body: &str) -> String {
+        format!("async fn handle(peer: Peer, token: ProgressToken) -> Result<CallToolResult, ErrorData> {{ {body} Ok(CallToolResult::success(vec![])) }}")
+    }
+
+    #[test]
+    fn a_dropped_handle_is_reported_at_the_send() {
+        let code = handler(&format!(
+            "tokio::spawn(async move {{ let _ = {SEND}.await; }});"
+        ));
+        let found = findings(&code);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(text(&code, &found[0]).starts_with("peer.notify_progress("));
+        let ProgressIssue::Detached { spawn, handle } = &found[0].issue else {
+            panic!("{found:?}");
+        };
+        assert_eq!(&code[spawn.start..spawn.end], "tokio::spawn");
+        assert_eq!(*handle, None);
+        assert_eq!(found[0].function, "handle");
+        assert!(!found[0].task_context && !found[0].in_test);
+    }
+
+    #[test]
+    fn a_handle_used_again_is_waited_for() {
+        let spawn = format!("tokio::spawn(async move {{ let _ = {SEND}.await; }})");
+        let unused = findings(&handler(&format!("let h = {spawn}; let other = 1;")));
+        assert!(matches!(
+            &unused[..],
+            [ProgressFinding { issue: ProgressIssue::Detached { handle: Some(name), .. }, .. }] if name == "h"
+        ));
+        assert!(findings(&handler(&format!("let h = {spawn}; let _ = h.await;"))).is_empty());
+        assert!(findings(&handler(&format!("{spawn}.await.ok();"))).is_empty());
+        assert!(findings(&handler(&format!("tasks.push({spawn});"))).is_empty());
+        // The handle's name before the spawn does not count.
+        let before = findings(&handler(&format!("let h = 1; drop(h); let h = {spawn};")));
+        assert_eq!(before.len(), 1);
+    }
+
+    #[test]
+    fn a_task_without_progress_or_that_answers_is_not_reported() {
+        assert!(findings(&handler(
+            "tokio::spawn(async move { cache.refresh().await; });"
+        ))
+        .is_empty());
+        let answers = handler(&format!(
+            "tokio::spawn(async move {{ let _ = {SEND}.await; responder.respond(id, json!({{}})); }});"
+        ));
+        assert!(findings(&answers).is_empty());
+        let result = handler(&format!(
+            "tokio::spawn(async move {{ let _ = {SEND}.await; let _ = tx.send(CallToolResult::success(vec![])); }});"
+        ));
+        assert!(findings(&result).is_empty());
+    }
+
+    #[test]
+    fn a_progress_value_sent_through_a_local_is_reported_at_the_write() {
+        let code = handler(
+            r#"std::thread::spawn(move || { let note = json!({"method": "notifications/progress", "params": {"progressToken": token}}); let _ = writeln!(out, "{note}"); });"#,
+        );
+        let found = findings(&code);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            text(&code, &found[0]).starts_with("writeln!"),
+            "{}",
+            text(&code, &found[0])
+        );
+    }
+
+    #[test]
+    fn task_code_is_marked() {
+        let body = format!("tokio::spawn(async move {{ let _ = {SEND}.await; }});");
+        let by_name = format!("fn run_task(peer: Peer, token: ProgressToken) {{ {body} }}");
+        assert!(findings(&by_name)[0].task_context);
+        let by_type = format!("fn start(task_id: String) {{ {body} }}");
+        assert!(findings(&by_type)[0].task_context);
+        // `tokio::task::spawn` alone says nothing of MCP tasks.
+        let plain =
+            format!("fn start() {{ tokio::task::spawn(async move {{ let _ = {SEND}.await; }}); }}");
+        assert!(!findings(&plain)[0].task_context);
+    }
+
+    #[test]
+    fn test_code_is_marked() {
+        let code = format!(
+            "#[cfg(test)] mod tests {{ #[test] fn t() {{ tokio::spawn(async move {{ let _ = {SEND}.await; }}); }} }}"
+        );
+        let found = findings(&code);
+        assert_eq!(found.len(), 1);
+        assert!(found[0].in_test);
+    }
+
+    #[test]
+    fn made_up_tokens_are_reported_at_the_token() {
+        let code = r#"fn f(id: u64) {
+            let a = ProgressNotificationParam { progress_token: ProgressToken(NumberOrString::String("x".into())), progress: 1.0 };
+            let t = ProgressToken(NumberOrString::Number(7));
+            let b = ProgressNotificationParam { progress_token: t, progress: 1.0 };
+            let c = json!({"method": "notifications/progress", "params": {"progressToken": format!("call-{id}"), "progress": 1}});
+            let d = json!({"method": "notifications/progress", "params": {"progressToken": -3}});
+        }"#;
+        let found = findings(code);
+        let texts: Vec<&str> = found.iter().map(|f| text(code, f)).collect();
+        assert_eq!(
+            texts,
+            [
+                r#"ProgressToken(NumberOrString::String("x".into()))"#,
+                "ProgressToken(NumberOrString::Number(7))",
+                r#"format!("call-{id}")"#,
+                "-3",
+            ]
+        );
+        assert!(found
+            .iter()
+            .all(|f| f.issue == ProgressIssue::FabricatedToken));
+    }
+
+    #[test]
+    fn tokens_from_the_request_and_client_requests_are_not_reported() {
+        let code = r#"fn f(request: &Value, context: Ctx) {
+            let t = ProgressToken(NumberOrString::Number(7));
+            let t = context.meta.get_progress_token();
+            let b = ProgressNotificationParam { progress_token: t, progress: 1.0 };
+            let token = request["params"]["_meta"]["progressToken"].clone();
+            let c = json!({"method": "notifications/progress", "params": {"progressToken": token}});
+            let d = json!({"method": "tools/call", "params": {"_meta": {"progressToken": "mine"}}});
+            meta.set_progress_token(ProgressToken(NumberOrString::Number(1)));
+        }"#;
+        assert_eq!(findings(code), Vec::new());
+    }
+
+    #[test]
+    fn a_progress_method_argument_makes_the_json_a_notification() {
+        let code = r#"async fn f(s: &Session) { s.send_notification("notifications/progress", json!({"progressToken": "t"})).await; }"#;
+        let found = findings(code);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(text(code, &found[0]), "\"t\"");
+        let other = r#"async fn f(s: &Session) { s.send_notification("notifications/message", json!({"progressToken": "t"})).await; }"#;
+        assert!(findings(other).is_empty());
+    }
+
+    #[test]
+    fn might_apply_needs_a_progress_word() {
+        assert!(might_apply("peer.notify_progress(p)"));
+        assert!(might_apply("ProgressToken(x)"));
+        assert!(!might_apply("tokio::spawn(async move {})"));
     }
 }

@@ -17,7 +17,7 @@ pub static META: RuleMeta = RuleMeta {
 };
 
 const AFTER_COMPLETION: &str = "MCP 2025-11-25 basic/utilities/progress and 2026-07-28 basic/patterns/progress: Progress notifications MUST stop after completion";
-const ACTIVE_TOKENS: &str = "MCP 2025-11-25 basic/utilities/progress: Progress notifications MUST only reference tokens that were provided in an active request and are associated with an in-progress operation";
+const ACTIVE_TOKENS: &str = "MCP 2025-11-25 basic/utilities/progress (unchanged in 2026-07-28 basic/patterns/progress): Progress notifications MUST only reference tokens that were provided in an active request and are associated with an in-progress operation";
 
 pub struct ProgressAfterCompletion;
 
@@ -67,10 +67,12 @@ impl Rule for ProgressAfterCompletion {
                                 message: label,
                             }],
                             notes: vec![AFTER_COMPLETION.into()],
-                            help: Some(
+                            help: Some(if tasks_allowed {
                                 "await (or join) the task's handle before returning the response, or drain the progress channel before returning; a 2025-11-25 task-augmented request may keep sending progress until its task is terminal"
-                                    .into(),
-                            ),
+                            } else {
+                                "await (or join) the task's handle before returning the response, or drain the progress channel before returning"
+                            }
+                            .into()),
                             fix: None,
                             context: None,
                         }

@@ -16,6 +16,7 @@ use crate::source::ByteSpan;
 /// What analysing a file's text gave.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Cached {
+    /// Boxed: the facts are much larger than a syntax error.
     Facts(Box<FileFacts>),
     /// The text does not parse: the error's span and message.
     SyntaxError(ByteSpan, String),

@@ -61,6 +61,17 @@ const DISPATCH_NEEDLES: &[&str] = &[
 /// a send word.
 pub const STANDALONE: char = '\u{1}';
 
+/// Where progress is sent or its token built (MCP005): parsed in a run that speaks MCP.
+const PROGRESS_NEEDLES: &[&str] = &[
+    "notify_progress",
+    "send_progress",
+    "report_progress",
+    "notifications/progress",
+    "ProgressNotification",
+    "progressToken",
+    "ProgressToken",
+];
+
 /// Words without which a file holds no send: the follow-up waves parse only files with one.
 pub const SEND_WORDS: &[&str] = &[
     "send", "respond", "reply", "write", "notify", "print", "progress",
@@ -74,6 +85,8 @@ pub struct Prefilter {
     automaton: Option<AhoCorasick>,
     /// Error codes (MCP006) and method dispatch (MCP003, MCP004) matter in files that speak MCP.
     error_codes: Option<AhoCorasick>,
+    /// Progress sends and tokens (MCP005) matter in files that speak MCP.
+    progress: Option<AhoCorasick>,
     everything: bool,
 }
 
@@ -91,6 +104,7 @@ impl Prefilter {
                     .chain(DISPATCH_NEEDLES)
                     .collect::<Vec<_>>(),
             ),
+            progress: automaton(PROGRESS_NEEDLES),
             everything,
         }
     }
@@ -101,16 +115,19 @@ impl Prefilter {
         self.everything
             || self.automaton.as_ref().is_none_or(|a| a.is_match(text))
             || (follows_modules && declares_modules(text))
-            || (self.error_codes.as_ref().is_some_and(|a| a.is_match(text))
+            || ((self.error_codes.as_ref().is_some_and(|a| a.is_match(text))
+                || self.progress.as_ref().is_some_and(|a| a.is_match(text)))
                 && crate::analysis::mentions_mcp(text))
     }
 }
 
-/// Whether a follow-up needle looks for a stdout writer.
+/// Whether a follow-up needle stands alone (needs no send word beside it): it looks for a stdout
+/// writer, an error code or a progress send.
 pub fn is_stdout_needle(needle: &str) -> bool {
     STDOUT_NEEDLES.contains(&needle)
         || ERROR_CODE_NEEDLES.contains(&needle)
         || needle.starts_with(STANDALONE)
+        || PROGRESS_NEEDLES.contains(&needle)
 }
 
 /// A fast multi-needle searcher (a DFA: the needle sets are small).
@@ -197,6 +214,8 @@ pub fn follow_up_needles<'a>(
     if facts.clone().any(|f| f.mentions_mcp) {
         // Error codes (MCP006) in code that speaks MCP.
         needles.extend(ERROR_CODE_NEEDLES.iter().map(|n| n.to_string()));
+        // Progress sends and tokens (MCP005) likewise.
+        needles.extend(PROGRESS_NEEDLES.iter().map(|n| n.to_string()));
     }
     if facts.clone().any(|f| f.serves_stdio && f.mentions_mcp) {
         needles.extend(STDOUT_NEEDLES.iter().map(|n| n.to_string()));
@@ -410,5 +429,16 @@ mod tests {
         assert!(filter.wants("mod a;", true));
         assert!(!filter.wants("mod a;", false));
         assert!(Prefilter::new(&Vocabulary::default(), true).wants("", false));
+    }
+
+    #[test]
+    fn wants_progress_in_code_that_speaks_mcp() {
+        let filter = Prefilter::new(&Vocabulary::default(), false);
+        assert!(filter.wants(
+            "use rmcp::model::*; fn f() { peer.notify_progress(p); }",
+            false
+        ));
+        assert!(filter.wants(r#"json!({"method": "notifications/progress"})"#, false));
+        assert!(!filter.wants("fn f() { bar.notify_progress(50); }", false));
     }
 }

@@ -348,6 +348,16 @@ fn mcp002_fixes() {
 }
 
 #[test]
+fn mcp005_fixtures() {
+    check_rule_fixtures("mcp005");
+}
+
+#[test]
+fn mcp005_fixes() {
+    check_rule_fixes("mcp005");
+}
+
+#[test]
 fn mcp006_fixtures() {
     check_rule_fixtures("mcp006");
 }

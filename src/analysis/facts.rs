@@ -302,6 +302,8 @@ pub struct FileFacts {
     pub error_codes: Vec<(ByteSpan, i64)>,
     /// Hand-written method dispatchers and the `id` tests around them (MCP003, MCP004).
     pub dispatch: super::dispatch::DispatchFacts,
+    /// Progress sends that can outlive their request, and made-up progress tokens (MCP005).
+    pub progress: Vec<super::progress::ProgressFinding>,
 }
 
 /// Build the facts of a parsed file. `base` is added to every byte offset (it accounts for a

@@ -4,6 +4,7 @@ pub mod crate_graph;
 pub mod dispatch;
 pub mod facts;
 pub mod nesting;
+pub mod progress;
 pub mod spans;
 pub mod syntax;
 pub mod vocabulary;
@@ -90,6 +91,9 @@ pub fn analyse_text(
         facts.serves_stdio = serves_stdio(text);
         if facts.mentions_mcp || text.contains("tools/") {
             facts.dispatch = dispatch::collect(&file, start);
+        }
+        if progress::might_apply(text) {
+            facts.progress = progress::collect(&file, start, vocabulary);
         }
         facts
     });

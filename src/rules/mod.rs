@@ -5,6 +5,7 @@ pub mod bad_error_code;
 pub mod cancel_sends_response;
 pub mod invalid_suppression;
 pub mod ping_not_answered;
+pub mod progress_after_completion;
 pub mod response_to_notification;
 pub mod stdio_embedded_newline;
 pub mod stdio_stdout_pollution;
@@ -106,6 +107,7 @@ pub fn registry() -> Vec<&'static dyn Rule> {
         &stdio_stdout_pollution::StdioStdoutPollution,
         &response_to_notification::ResponseToNotification,
         &ping_not_answered::PingNotAnswered,
+        &progress_after_completion::ProgressAfterCompletion,
         &bad_error_code::BadErrorCode,
         &stdio_embedded_newline::StdioEmbeddedNewline,
         &unused_suppression::UnusedSuppression,

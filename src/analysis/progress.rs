@@ -1,0 +1,1096 @@
+//! Progress facts (MCP005): progress notifications that can outlive their request, and progress
+//! tokens made up instead of taken from the request.
+//!
+//! One pass over a file's syntax tree, separate from [`super::facts`]:
+//!
+//! * a spawned task (`tokio::spawn`, `tokio::task::spawn`, `std::thread::spawn`, ...) whose body
+//!   sends progress, whose handle the function drops (`tokio::spawn(..);`, `let _ = ..`) or binds
+//!   to a name it never uses again, and which does not answer the request itself;
+//! * a progress notification whose token is a literal or a `format!` (directly, or through a
+//!   local bound to one).
+//!
+//! Both are conservative: a handle that is used again in any way (awaited, joined, returned,
+//! stored, passed on) is taken to be waited for.
+
+use std::collections::HashMap;
+
+use proc_macro2::{TokenStream, TokenTree};
+use syn::visit::{self, Visit};
+use syn::{Expr, Pat, Stmt};
+
+use super::spans::Bounds;
+use super::syntax::{macro_name, path_segments};
+use super::vocabulary::{self as vocab, Vocabulary};
+use crate::source::ByteSpan;
+
+/// What is wrong with a progress send.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum ProgressIssue {
+    /// Progress sent from a spawned task that the function does not wait for.
+    Detached {
+        /// The spawn call.
+        spawn: ByteSpan,
+        /// The name the handle is bound to (and never used again); `None` when it is dropped.
+        handle: Option<String>,
+    },
+    /// A progress notification's token built from literals or `format!`.
+    FabricatedToken,
+}
+
+/// A progress send (or token) that MCP005 may report.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct ProgressFinding {
+    pub issue: ProgressIssue,
+    /// The progress send (detached), or the made-up token expression.
+    pub span: ByteSpan,
+    /// How the send or token reads, e.g. "`.notify_progress(..)`".
+    pub what: String,
+    /// The enclosing function's name (empty outside functions).
+    pub function: String,
+    /// The function deals with tasks (its name or type says `task`, or it names
+    /// `CreateTaskResult`, `TaskStatus`, `task_id`, `tasks/...`): a 2025-11-25 task-augmented
+    /// request may send progress after its `CreateTaskResult`.
+    pub task_context: bool,
+    /// Inside test code (`#[cfg(test)]`, `#[test]`).
+    pub in_test: bool,
+}
+
+/// Words in a text without which it holds nothing for this pass.
+pub const PROGRESS_WORDS: &[&str] = &["progress", "Progress"];
+
+/// Whether the pass can find anything in a text.
+pub fn might_apply(text: &str) -> bool {
+    PROGRESS_WORDS.iter().any(|w| text.contains(w))
+}
+
+/// Calls that send a progress notification by their name.
+const PROGRESS_CALLS: &[&str] = &[
+    "notify_progress",
+    "send_progress",
+    "report_progress",
+    "send_progress_notification",
+    "notify_progress_notification",
+];
+
+/// The progress notification's method.
+const PROGRESS_METHOD: &str = "notifications/progress";
+
+/// Functions whose call starts a task that can outlive the caller.
+const SPAWNS: &[&str] = &["spawn", "spawn_local", "spawn_blocking"];
+
+/// Identifiers that mark task-augmented request code (2025-11-25).
+const TASK_IDENTS: &[&str] = &[
+    "CreateTaskResult",
+    "TaskStatus",
+    "TaskState",
+    "TaskId",
+    "task_id",
+    "TaskSupport",
+];
+
+/// Result types of MCP requests: a task that builds one answers its request.
+const RESULT_TYPES: &[&str] = &[
+    "CallToolResult",
+    "ServerResult",
+    "GetPromptResult",
+    "ReadResourceResult",
+    "CompleteResult",
+];
+
+fn is_progress_call(name: &str) -> bool {
+    PROGRESS_CALLS.contains(&name)
+}
+
+/// Whether a type's name is a progress notification (or its parameters).
+fn is_progress_type(name: &str) -> bool {
+    name.contains("ProgressNotification")
+}
+
+/// Whether a struct literal of this type carries a progress notification's token.
+fn is_progress_params_type(name: &str) -> bool {
+    is_progress_type(name) || name == "ProgressParams" || name == "ProgressParam"
+}
+
+/// Build the progress facts of a parsed file. `base` is added to every byte offset.
+pub fn collect(file: &syn::File, base: usize, vocabulary: &Vocabulary) -> Vec<ProgressFinding> {
+    let mut collector = Collector {
+        vocab: vocabulary,
+        base,
+        out: Vec::new(),
+        functions: Vec::new(),
+        impls: Vec::new(),
+        test_depth: 0,
+    };
+    collector.visit_file(file);
+    collector.out
+}
+
+fn span_of(base: usize, node: &impl Bounds) -> ByteSpan {
+    let (first, last) = node.bounds();
+    let start = first.byte_range().start;
+    let end = last.byte_range().end.max(start);
+    ByteSpan::new(start + base, end + base)
+}
+
+fn token_span(base: usize, first: &TokenTree, last: &TokenTree) -> ByteSpan {
+    let start = first.span().byte_range().start;
+    let end = last.span().byte_range().end.max(start);
+    ByteSpan::new(start + base, end + base)
+}
+
+/// `#[test]`, `#[cfg(test)]` (and `#[tokio::test]`).
+fn is_test_item(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|attr| {
+        let last = attr
+            .path()
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
+        last == "test"
+            || (attr.path().is_ident("cfg")
+                && quote::ToTokens::to_token_stream(&attr.meta)
+                    .to_string()
+                    .contains("test"))
+    })
+}
+
+struct FnState {
+    name: String,
+    task_context: bool,
+    /// Every identifier of the body, with its start offset (for "is the handle used again").
+    idents: Vec<(String, usize)>,
+    /// Locals bound to a made-up token: name, the span of the value.
+    fabricated: HashMap<String, ByteSpan>,
+    /// How many spawned tasks the current code is inside.
+    spawn_depth: usize,
+    /// How many calls that name `notifications/progress` the current code is an argument of.
+    progress_call_depth: usize,
+}
+
+struct Collector<'v> {
+    vocab: &'v Vocabulary,
+    base: usize,
+    out: Vec<ProgressFinding>,
+    functions: Vec<FnState>,
+    /// Enclosing impls' self types.
+    impls: Vec<String>,
+    test_depth: usize,
+}
+
+impl Collector<'_> {
+    fn span(&self, node: &impl Bounds) -> ByteSpan {
+        span_of(self.base, node)
+    }
+
+    fn with_function(
+        &mut self,
+        sig: &syn::Signature,
+        attrs: &[syn::Attribute],
+        block: &syn::Block,
+    ) {
+        let name = sig.ident.to_string();
+        let mut scan = BodyScan::default();
+        // The signature too: a `task_id` parameter, a `CreateTaskResult` return type.
+        scan.visit_signature(sig);
+        scan.visit_block(block);
+        let self_ty_task = self
+            .impls
+            .last()
+            .is_some_and(|t| t.to_ascii_lowercase().contains("task"));
+        let task_context =
+            name.to_ascii_lowercase().contains("task") || self_ty_task || scan.mentions_tasks;
+        let test = is_test_item(attrs);
+        self.test_depth += usize::from(test);
+        self.functions.push(FnState {
+            name,
+            task_context,
+            idents: scan.idents,
+            fabricated: HashMap::new(),
+            spawn_depth: 0,
+            progress_call_depth: 0,
+        });
+        self.visit_block(block);
+        self.functions.pop();
+        self.test_depth -= usize::from(test);
+    }
+
+    fn push(&mut self, issue: ProgressIssue, span: ByteSpan, what: String) {
+        if self.out.iter().any(|f| f.span == span && f.issue == issue) {
+            return;
+        }
+        let (function, task_context) = self
+            .functions
+            .last()
+            .map(|f| (f.name.clone(), f.task_context))
+            .unwrap_or_default();
+        self.out.push(ProgressFinding {
+            issue,
+            span,
+            what,
+            function,
+            task_context,
+            in_test: self.test_depth > 0,
+        });
+    }
+
+    /// A statement that spawns a task and drops its handle (or binds it to a name never used
+    /// again): report the task's first progress send, unless the task answers the request.
+    fn check_spawn_statement(&mut self, stmt: &Stmt) {
+        let Some(state) = self.functions.last() else {
+            return;
+        };
+        if state.spawn_depth > 0 {
+            return;
+        }
+        let (call, handle) = match stmt {
+            Stmt::Expr(expr, Some(_)) => match spawn_call(expr) {
+                Some(call) => (call, None),
+                None => return,
+            },
+            Stmt::Local(local) => {
+                let Some(init) = &local.init else { return };
+                if init.diverge.is_some() {
+                    return;
+                }
+                let Some(call) = spawn_call(&init.expr) else {
+                    return;
+                };
+                match &local.pat {
+                    Pat::Wild(_) => (call, None),
+                    Pat::Ident(ident) if ident.subpat.is_none() => {
+                        let name = ident.ident.to_string();
+                        let after = self.span(stmt).end.saturating_sub(self.base);
+                        let used = state
+                            .idents
+                            .iter()
+                            .any(|(other, at)| *other == name && *at >= after);
+                        if used {
+                            return;
+                        }
+                        (call, Some(name))
+                    }
+                    _ => return,
+                }
+            }
+            _ => return,
+        };
+        let mut task = TaskScan {
+            base: self.base,
+            vocab: self.vocab,
+            send: None,
+            value: None,
+            answers: false,
+            progress_locals: Vec::new(),
+        };
+        for arg in &call.args {
+            task.visit_expr(arg);
+        }
+        if task.answers {
+            return;
+        }
+        let Some((span, what)) = task.send.or(task.value) else {
+            return;
+        };
+        // The callee (`tokio::spawn`): the whole call would repeat the task's body.
+        let spawn = self.span(&*call.func);
+        self.push(ProgressIssue::Detached { spawn, handle }, span, what);
+    }
+
+    /// Report a made-up token (an expression in a progress notification's token position).
+    fn check_token(&mut self, expr: &Expr) {
+        let Some(state) = self.functions.last() else {
+            if fabricated(expr, &HashMap::new()) == Some(Made::Here) {
+                let span = self.span(expr);
+                self.push(ProgressIssue::FabricatedToken, span, "this token".into());
+            }
+            return;
+        };
+        match fabricated(expr, &state.fabricated) {
+            Some(Made::Here) => {
+                let span = self.span(expr);
+                self.push(
+                    ProgressIssue::FabricatedToken,
+                    span,
+                    "this progress token".into(),
+                );
+            }
+            Some(Made::Local(name, span)) => self.push(
+                ProgressIssue::FabricatedToken,
+                span,
+                format!("the progress token `{name}`"),
+            ),
+            None => {}
+        }
+    }
+
+    /// `json!` with a `"progressToken"` in a progress notification.
+    fn check_json(&mut self, mac: &syn::Macro) {
+        if macro_name(mac) != "json" {
+            return;
+        }
+        let in_progress = self
+            .functions
+            .last()
+            .is_some_and(|f| f.progress_call_depth > 0)
+            || tokens_have_literal(&mac.tokens, PROGRESS_METHOD);
+        if !in_progress {
+            return;
+        }
+        let locals = self
+            .functions
+            .last()
+            .map(|f| f.fabricated.clone())
+            .unwrap_or_default();
+        let mut found = Vec::new();
+        json_tokens(self.base, mac.tokens.clone(), &locals, &mut found);
+        for (span, what) in found {
+            self.push(ProgressIssue::FabricatedToken, span, what);
+        }
+    }
+
+    fn visit_args_in_progress_call<'a>(&mut self, args: impl Iterator<Item = &'a Expr> + Clone) {
+        let names_method = args
+            .clone()
+            .any(|a| super::syntax::str_literal(a).as_deref() == Some(PROGRESS_METHOD));
+        if names_method {
+            if let Some(f) = self.functions.last_mut() {
+                f.progress_call_depth += 1;
+            }
+        }
+        for arg in args {
+            self.visit_expr(arg);
+        }
+        if names_method {
+            if let Some(f) = self.functions.last_mut() {
+                f.progress_call_depth -= 1;
+            }
+        }
+    }
+
+    fn enter_spawn(&mut self, spawns: bool, enter: bool) {
+        if !spawns {
+            return;
+        }
+        if let Some(f) = self.functions.last_mut() {
+            if enter {
+                f.spawn_depth += 1;
+            } else {
+                f.spawn_depth = f.spawn_depth.saturating_sub(1);
+            }
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for Collector<'_> {
+    fn visit_item_fn(&mut self, item: &'ast syn::ItemFn) {
+        self.with_function(&item.sig, &item.attrs, &item.block);
+    }
+
+    fn visit_impl_item_fn(&mut self, item: &'ast syn::ImplItemFn) {
+        self.with_function(&item.sig, &item.attrs, &item.block);
+    }
+
+    fn visit_trait_item_fn(&mut self, item: &'ast syn::TraitItemFn) {
+        if let Some(block) = &item.default {
+            self.with_function(&item.sig, &item.attrs, block);
+        }
+    }
+
+    fn visit_item_impl(&mut self, item: &'ast syn::ItemImpl) {
+        let self_ty = match &*item.self_ty {
+            syn::Type::Path(p) => p
+                .path
+                .segments
+                .last()
+                .map(|s| s.ident.to_string())
+                .unwrap_or_default(),
+            _ => String::new(),
+        };
+        let test = is_test_item(&item.attrs);
+        self.test_depth += usize::from(test);
+        self.impls.push(self_ty);
+        visit::visit_item_impl(self, item);
+        self.impls.pop();
+        self.test_depth -= usize::from(test);
+    }
+
+    fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
+        let test = is_test_item(&item.attrs);
+        self.test_depth += usize::from(test);
+        // A module's functions are not the enclosing function's.
+        let functions = std::mem::take(&mut self.functions);
+        visit::visit_item_mod(self, item);
+        self.functions = functions;
+        self.test_depth -= usize::from(test);
+    }
+
+    fn visit_block(&mut self, block: &'ast syn::Block) {
+        for stmt in &block.stmts {
+            self.check_spawn_statement(stmt);
+            self.visit_stmt(stmt);
+        }
+    }
+
+    fn visit_local(&mut self, local: &'ast syn::Local) {
+        visit::visit_local(self, local);
+        let Pat::Ident(ident) = &local.pat else {
+            return;
+        };
+        let name = ident.ident.to_string();
+        let span = local.init.as_ref().map(|init| self.span(&init.expr));
+        let Some(state) = self.functions.last_mut() else {
+            return;
+        };
+        let made = local
+            .init
+            .as_ref()
+            .and_then(|init| fabricated(&init.expr, &state.fabricated));
+        match (made, span) {
+            (Some(Made::Here), Some(span)) => {
+                state.fabricated.insert(name, span);
+            }
+            (Some(Made::Local(_, span)), _) => {
+                state.fabricated.insert(name, span);
+            }
+            _ => {
+                state.fabricated.remove(&name);
+            }
+        }
+    }
+
+    fn visit_expr_struct(&mut self, expr: &'ast syn::ExprStruct) {
+        let type_name = expr
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
+        if is_progress_params_type(&type_name) {
+            for field in &expr.fields {
+                if matches!(&field.member, syn::Member::Named(m) if m == "progress_token") {
+                    self.check_token(&field.expr);
+                }
+            }
+        }
+        visit::visit_expr_struct(self, expr);
+    }
+
+    fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+        let segments = match &*call.func {
+            Expr::Path(p) => path_segments(&p.path),
+            _ => Vec::new(),
+        };
+        let name = segments.last().map(String::as_str).unwrap_or("");
+        // `ProgressNotificationParam::new(token, ..)`
+        if segments.len() >= 2 && is_progress_params_type(&segments[segments.len() - 2]) {
+            if let Some(first) = call.args.first() {
+                self.check_token(first);
+            }
+        }
+        if is_progress_call(name) {
+            for arg in &call.args {
+                if wraps_progress_token(arg) {
+                    self.check_token(arg);
+                }
+            }
+        }
+        let spawns = SPAWNS.contains(&name);
+        self.visit_expr(&call.func);
+        self.enter_spawn(spawns, true);
+        self.visit_args_in_progress_call(call.args.iter());
+        self.enter_spawn(spawns, false);
+    }
+
+    fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+        if is_progress_call(&call.method.to_string()) {
+            for arg in &call.args {
+                if wraps_progress_token(arg) {
+                    self.check_token(arg);
+                }
+            }
+        }
+        self.visit_expr(&call.receiver);
+        self.visit_args_in_progress_call(call.args.iter());
+    }
+
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        self.check_json(mac);
+    }
+}
+
+/// The spawn call an expression is (through parentheses), if any.
+fn spawn_call(expr: &Expr) -> Option<&syn::ExprCall> {
+    match expr {
+        Expr::Paren(p) => spawn_call(&p.expr),
+        Expr::Group(g) => spawn_call(&g.expr),
+        Expr::Call(call) => {
+            let Expr::Path(func) = &*call.func else {
+                return None;
+            };
+            let last = func.path.segments.last()?.ident.to_string();
+            SPAWNS.contains(&last.as_str()).then_some(call)
+        }
+        _ => None,
+    }
+}
+
+/// How a token was made up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Made {
+    /// The expression itself is built from literals or `format!`.
+    Here,
+    /// It is a local bound to such a value (name, the value's span).
+    Local(String, ByteSpan),
+}
+
+/// Whether an expression wraps a progress token (`ProgressToken(..)`, `ProgressToken::from(..)`).
+fn wraps_progress_token(expr: &Expr) -> bool {
+    match expr {
+        Expr::Paren(p) => wraps_progress_token(&p.expr),
+        Expr::Group(g) => wraps_progress_token(&g.expr),
+        Expr::Reference(r) => wraps_progress_token(&r.expr),
+        Expr::Call(call) => match &*call.func {
+            Expr::Path(p) => p.path.segments.iter().any(|s| s.ident == "ProgressToken"),
+            _ => false,
+        },
+        Expr::MethodCall(m) => wraps_progress_token(&m.receiver),
+        _ => false,
+    }
+}
+
+/// Whether a token expression is made up from literals or `format!` (rather than taken from the
+/// request), through conversions and the token's constructors.
+fn fabricated(expr: &Expr, locals: &HashMap<String, ByteSpan>) -> Option<Made> {
+    match expr {
+        Expr::Lit(lit) => {
+            matches!(lit.lit, syn::Lit::Str(_) | syn::Lit::Int(_)).then_some(Made::Here)
+        }
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => {
+            matches!(&*u.expr, Expr::Lit(_)).then_some(Made::Here)
+        }
+        Expr::Macro(m) => {
+            matches!(macro_name(&m.mac).as_str(), "format" | "concat").then_some(Made::Here)
+        }
+        Expr::Paren(p) => fabricated(&p.expr, locals),
+        Expr::Group(g) => fabricated(&g.expr, locals),
+        Expr::Reference(r) => fabricated(&r.expr, locals),
+        Expr::Cast(c) => fabricated(&c.expr, locals),
+        Expr::Call(call) if call.args.len() == 1 => {
+            let Expr::Path(func) = &*call.func else {
+                return None;
+            };
+            let last = func.path.segments.last()?.ident.to_string();
+            let wrapper = matches!(
+                last.as_str(),
+                "ProgressToken" | "String" | "Number" | "Str" | "Int" | "from" | "new" | "Some"
+            );
+            let inner = fabricated(call.args.first()?, locals)?;
+            wrapper.then_some(inner)
+        }
+        Expr::MethodCall(m) if m.args.is_empty() => {
+            let conversion = matches!(
+                m.method.to_string().as_str(),
+                "into" | "to_string" | "to_owned" | "clone" | "into_boxed_str" | "to_str"
+            );
+            let inner = fabricated(&m.receiver, locals)?;
+            conversion.then_some(inner)
+        }
+        Expr::Path(p) => {
+            let name = p.path.get_ident()?.to_string();
+            let span = *locals.get(&name)?;
+            Some(Made::Local(name, span))
+        }
+        _ => None,
+    }
+}
+
+/// Whether a token stream holds a string literal with this value.
+fn tokens_have_literal(tokens: &TokenStream, value: &str) -> bool {
+    let quoted = format!("\"{value}\"");
+    tokens.clone().into_iter().any(|tree| match tree {
+        TokenTree::Literal(lit) => lit.to_string() == quoted,
+        TokenTree::Group(group) => tokens_have_literal(&group.stream(), value),
+        _ => false,
+    })
+}
+
+/// Made-up `"progressToken": <value>` entries in a `json!` body.
+fn json_tokens(
+    base: usize,
+    tokens: TokenStream,
+    locals: &HashMap<String, ByteSpan>,
+    out: &mut Vec<(ByteSpan, String)>,
+) {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    for (i, tree) in trees.iter().enumerate() {
+        match tree {
+            TokenTree::Group(group) => json_tokens(base, group.stream(), locals, out),
+            TokenTree::Literal(lit) if lit.to_string() == "\"progressToken\"" => {
+                if !matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':') {
+                    continue;
+                }
+                let value: Vec<&TokenTree> = trees[i + 2..]
+                    .iter()
+                    .take_while(|t| !matches!(t, TokenTree::Punct(p) if p.as_char() == ','))
+                    .collect();
+                let (Some(first), Some(last)) = (value.first(), value.last()) else {
+                    continue;
+                };
+                let made_here = match (first, value.get(1)) {
+                    (TokenTree::Literal(_), _) => true,
+                    (TokenTree::Punct(p), Some(TokenTree::Literal(_))) => p.as_char() == '-',
+                    (TokenTree::Ident(id), Some(TokenTree::Punct(p))) => {
+                        (id == "format" || id == "concat") && p.as_char() == '!'
+                    }
+                    _ => false,
+                };
+                if made_here {
+                    out.push((token_span(base, first, last), "this progress token".into()));
+                } else if let ([TokenTree::Ident(id)], Some(span)) =
+                    (value.as_slice(), locals.get(&first.to_string()))
+                {
+                    out.push((*span, format!("the progress token `{id}`")));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Identifiers of a function body (with offsets), and whether it deals with tasks.
+#[derive(Default)]
+struct BodyScan {
+    idents: Vec<(String, usize)>,
+    mentions_tasks: bool,
+}
+
+impl BodyScan {
+    fn tokens(&mut self, tokens: TokenStream) {
+        for tree in tokens {
+            match tree {
+                TokenTree::Ident(ident) => self.ident(&ident),
+                TokenTree::Group(group) => self.tokens(group.stream()),
+                TokenTree::Literal(lit) => self.literal(&lit.to_string()),
+                TokenTree::Punct(_) => {}
+            }
+        }
+    }
+
+    fn ident(&mut self, ident: &proc_macro2::Ident) {
+        let name = ident.to_string();
+        if TASK_IDENTS.contains(&name.as_str()) {
+            self.mentions_tasks = true;
+        }
+        self.idents.push((name, ident.span().byte_range().start));
+    }
+
+    fn literal(&mut self, text: &str) {
+        if text.contains("tasks/") || text.contains("\"taskId\"") {
+            self.mentions_tasks = true;
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for BodyScan {
+    fn visit_ident(&mut self, ident: &'ast proc_macro2::Ident) {
+        self.ident(ident);
+    }
+
+    fn visit_lit_str(&mut self, lit: &'ast syn::LitStr) {
+        self.literal(&format!("{:?}", lit.value()));
+    }
+
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        visit::visit_path(self, &mac.path);
+        self.tokens(mac.tokens.clone());
+    }
+}
+
+/// What a spawned task does: its first progress send, and whether it answers the request.
+struct TaskScan<'v> {
+    base: usize,
+    vocab: &'v Vocabulary,
+    /// A call that sends progress.
+    send: Option<(ByteSpan, String)>,
+    /// A progress notification value (when no send of it is recognised).
+    value: Option<(ByteSpan, String)>,
+    /// The task answers its request (it sends a response or builds a request's result), so the
+    /// request lasts as long as the task.
+    answers: bool,
+    /// Locals of the task bound to a progress notification.
+    progress_locals: Vec<String>,
+}
+
+impl TaskScan<'_> {
+    fn send(&mut self, span: ByteSpan, what: String) {
+        if self.send.is_none() {
+            self.send = Some((span, what));
+        }
+    }
+
+    fn value(&mut self, span: ByteSpan, what: String) {
+        if self.value.is_none() {
+            self.value = Some((span, what));
+        }
+    }
+
+    fn is_response_sink(&self, name: &str) -> bool {
+        self.vocab.is_sink_call(name)
+    }
+}
+
+/// Whether an expression carries a progress notification (its type or method, or a local bound
+/// to one).
+fn mentions_progress(expr: &Expr, locals: &[String]) -> bool {
+    struct Finder<'l>(bool, &'l [String]);
+    impl<'ast> Visit<'ast> for Finder<'_> {
+        fn visit_ident(&mut self, ident: &'ast proc_macro2::Ident) {
+            let name = ident.to_string();
+            if is_progress_type(&name) || self.1.contains(&name) {
+                self.0 = true;
+            }
+        }
+        fn visit_lit_str(&mut self, lit: &'ast syn::LitStr) {
+            if lit.value() == PROGRESS_METHOD {
+                self.0 = true;
+            }
+        }
+        fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+            if tokens_have_literal(&mac.tokens, PROGRESS_METHOD)
+                || tokens_name_progress(&mac.tokens, self.1)
+            {
+                self.0 = true;
+            }
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut finder = Finder(false, locals);
+    finder.visit_expr(expr);
+    finder.0
+}
+
+/// Whether a token stream names a progress notification or send (or a local bound to one).
+fn tokens_name_progress(tokens: &TokenStream, locals: &[String]) -> bool {
+    tokens.clone().into_iter().any(|tree| match tree {
+        TokenTree::Ident(ident) => {
+            let name = ident.to_string();
+            is_progress_type(&name) || is_progress_call(&name) || locals.contains(&name)
+        }
+        TokenTree::Group(group) => tokens_name_progress(&group.stream(), locals),
+        // `"{note}"`: a local named inside a format string.
+        TokenTree::Literal(lit) => {
+            let text = lit.to_string();
+            locals
+                .iter()
+                .any(|l| text.contains(&format!("{{{l}}}")) || text.contains(&format!("{{{l}:")))
+        }
+        _ => false,
+    })
+}
+
+/// Whether a token stream answers a request: a response sink's name, a request result type, or
+/// a JSON-RPC `"result"`/`"error"` member.
+fn tokens_answer(tokens: &TokenStream, vocab: &Vocabulary) -> bool {
+    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    trees.iter().enumerate().any(|(i, tree)| match tree {
+        TokenTree::Ident(ident) => {
+            let name = ident.to_string();
+            vocab.is_sink_call(&name) || RESULT_TYPES.contains(&name.as_str())
+        }
+        TokenTree::Literal(lit) => {
+            let text = lit.to_string();
+            (text == "\"result\"" || text == "\"error\"")
+                && matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':')
+        }
+        TokenTree::Group(group) => tokens_answer(&group.stream(), vocab),
+        _ => false,
+    })
+}
+
+impl<'ast> Visit<'ast> for TaskScan<'_> {
+    fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+        let name = call.method.to_string();
+        let sends_progress = vocab::TRANSPORT_CALLS.contains(&name.as_str())
+            && call
+                .args
+                .iter()
+                .any(|a| mentions_progress(a, &self.progress_locals));
+        if is_progress_call(&name) || sends_progress {
+            self.send(span_of(self.base, call), format!("`.{name}(..)`"));
+        }
+        if self.is_response_sink(&name) {
+            self.answers = true;
+        }
+        visit::visit_expr_method_call(self, call);
+    }
+
+    fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+        if let Expr::Path(func) = &*call.func {
+            let segments = path_segments(&func.path);
+            let name = segments.last().map(String::as_str).unwrap_or("");
+            let what = format!("`{}(..)`", segments.join("::"));
+            let sends_progress = vocab::TRANSPORT_CALLS.contains(&name)
+                && call
+                    .args
+                    .iter()
+                    .any(|a| mentions_progress(a, &self.progress_locals));
+            if is_progress_call(name) || sends_progress {
+                self.send(span_of(self.base, call), what);
+            } else if segments.iter().any(|s| is_progress_type(s)) {
+                self.value(span_of(self.base, call), what);
+            }
+            let ty = segments
+                .len()
+                .checked_sub(2)
+                .and_then(|i| segments.get(i))
+                .map(String::as_str)
+                .unwrap_or("");
+            if self.is_response_sink(name)
+                || vocab::is_response_constructor(ty, name)
+                || vocab::is_response_builder_name(name)
+                || segments.iter().any(|s| RESULT_TYPES.contains(&s.as_str()))
+            {
+                self.answers = true;
+            }
+        }
+        visit::visit_expr_call(self, call);
+    }
+
+    fn visit_expr_struct(&mut self, expr: &'ast syn::ExprStruct) {
+        let type_name = expr
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
+        if is_progress_type(&type_name) {
+            let start = expr
+                .path
+                .segments
+                .first()
+                .map(|s| s.ident.span())
+                .unwrap_or_else(|| expr.brace_token.span.open());
+            let start = start.byte_range().start;
+            let end = expr.brace_token.span.close().byte_range().end.max(start);
+            self.value(
+                ByteSpan::new(start + self.base, end + self.base),
+                format!("`{type_name} {{ .. }}`"),
+            );
+        }
+        if vocab::is_response_struct(&type_name) || RESULT_TYPES.contains(&type_name.as_str()) {
+            self.answers = true;
+        }
+        visit::visit_expr_struct(self, expr);
+    }
+
+    fn visit_expr_macro(&mut self, expr: &'ast syn::ExprMacro) {
+        self.scan_macro(&expr.mac, span_of(self.base, expr));
+    }
+
+    fn visit_stmt_macro(&mut self, stmt: &'ast syn::StmtMacro) {
+        self.scan_macro(&stmt.mac, span_of(self.base, &stmt.mac));
+    }
+
+    fn visit_ident(&mut self, ident: &'ast proc_macro2::Ident) {
+        if RESULT_TYPES.contains(&ident.to_string().as_str()) {
+            self.answers = true;
+        }
+    }
+
+    fn visit_local(&mut self, local: &'ast syn::Local) {
+        visit::visit_local(self, local);
+        if let (Pat::Ident(ident), Some(init)) = (&local.pat, &local.init) {
+            if mentions_progress(&init.expr, &self.progress_locals) {
+                self.progress_locals.push(ident.ident.to_string());
+            }
+        }
+    }
+
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+impl TaskScan<'_> {
+    fn scan_macro(&mut self, mac: &syn::Macro, span: ByteSpan) {
+        let name = macro_name(mac);
+        if vocab::QUIET_MACROS.contains(&name.as_str()) {
+            return;
+        }
+        if tokens_answer(&mac.tokens, self.vocab) {
+            self.answers = true;
+        }
+        let progress = tokens_have_literal(&mac.tokens, PROGRESS_METHOD)
+            || tokens_name_progress(&mac.tokens, &self.progress_locals);
+        if !progress {
+            return;
+        }
+        // `writeln!(out, ..)` and the like send; a `json!` is a value (sent somewhere).
+        if name == "json" {
+            self.value(span, format!("`{name}!(..)`"));
+        } else {
+            self.send(span, format!("`{name}!(..)`"));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn findings(code: &str) -> Vec<ProgressFinding> {
+        let file = syn::parse_file(code).expect("test code parses");
+        collect(&file, 0, &Vocabulary::default())
+    }
+
+    fn text<'a>(code: &'a str, finding: &ProgressFinding) -> &'a str {
+        &code[finding.span.start..finding.span.end]
+    }
+
+    const SEND: &str = "peer.notify_progress(ProgressNotificationParam { progress_token: token, progress: 1.0, total: None, message: None })";
+
+    fn handler(body: &str) -> String {
+        format!("async fn handle(peer: Peer, token: ProgressToken) -> Result<CallToolResult, ErrorData> {{ {body} Ok(CallToolResult::success(vec![])) }}")
+    }
+
+    #[test]
+    fn a_dropped_handle_is_reported_at_the_send() {
+        let code = handler(&format!(
+            "tokio::spawn(async move {{ let _ = {SEND}.await; }});"
+        ));
+        let found = findings(&code);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(text(&code, &found[0]).starts_with("peer.notify_progress("));
+        let ProgressIssue::Detached { spawn, handle } = &found[0].issue else {
+            panic!("{found:?}");
+        };
+        assert_eq!(&code[spawn.start..spawn.end], "tokio::spawn");
+        assert_eq!(*handle, None);
+        assert_eq!(found[0].function, "handle");
+        assert!(!found[0].task_context && !found[0].in_test);
+    }
+
+    #[test]
+    fn a_handle_used_again_is_waited_for() {
+        let spawn = format!("tokio::spawn(async move {{ let _ = {SEND}.await; }})");
+        let unused = findings(&handler(&format!("let h = {spawn}; let other = 1;")));
+        assert!(matches!(
+            &unused[..],
+            [ProgressFinding { issue: ProgressIssue::Detached { handle: Some(name), .. }, .. }] if name == "h"
+        ));
+        assert!(findings(&handler(&format!("let h = {spawn}; let _ = h.await;"))).is_empty());
+        assert!(findings(&handler(&format!("{spawn}.await.ok();"))).is_empty());
+        assert!(findings(&handler(&format!("tasks.push({spawn});"))).is_empty());
+        // The handle's name before the spawn does not count.
+        let before = findings(&handler(&format!("let h = 1; drop(h); let h = {spawn};")));
+        assert_eq!(before.len(), 1);
+    }
+
+    #[test]
+    fn a_task_without_progress_or_that_answers_is_not_reported() {
+        assert!(findings(&handler(
+            "tokio::spawn(async move { cache.refresh().await; });"
+        ))
+        .is_empty());
+        let answers = handler(&format!(
+            "tokio::spawn(async move {{ let _ = {SEND}.await; responder.respond(id, json!({{}})); }});"
+        ));
+        assert!(findings(&answers).is_empty());
+        let result = handler(&format!(
+            "tokio::spawn(async move {{ let _ = {SEND}.await; let _ = tx.send(CallToolResult::success(vec![])); }});"
+        ));
+        assert!(findings(&result).is_empty());
+    }
+
+    #[test]
+    fn a_progress_value_sent_through_a_local_is_reported_at_the_write() {
+        let code = handler(
+            r#"std::thread::spawn(move || { let note = json!({"method": "notifications/progress", "params": {"progressToken": token}}); let _ = writeln!(out, "{note}"); });"#,
+        );
+        let found = findings(&code);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            text(&code, &found[0]).starts_with("writeln!"),
+            "{}",
+            text(&code, &found[0])
+        );
+    }
+
+    #[test]
+    fn task_code_is_marked() {
+        let body = format!("tokio::spawn(async move {{ let _ = {SEND}.await; }});");
+        let by_name = format!("fn run_task(peer: Peer, token: ProgressToken) {{ {body} }}");
+        assert!(findings(&by_name)[0].task_context);
+        let by_type = format!("fn start(task_id: String) {{ {body} }}");
+        assert!(findings(&by_type)[0].task_context);
+        // `tokio::task::spawn` alone says nothing of MCP tasks.
+        let plain =
+            format!("fn start() {{ tokio::task::spawn(async move {{ let _ = {SEND}.await; }}); }}");
+        assert!(!findings(&plain)[0].task_context);
+    }
+
+    #[test]
+    fn test_code_is_marked() {
+        let code = format!(
+            "#[cfg(test)] mod tests {{ #[test] fn t() {{ tokio::spawn(async move {{ let _ = {SEND}.await; }}); }} }}"
+        );
+        let found = findings(&code);
+        assert_eq!(found.len(), 1);
+        assert!(found[0].in_test);
+    }
+
+    #[test]
+    fn made_up_tokens_are_reported_at_the_token() {
+        let code = r#"fn f(id: u64) {
+            let a = ProgressNotificationParam { progress_token: ProgressToken(NumberOrString::String("x".into())), progress: 1.0 };
+            let t = ProgressToken(NumberOrString::Number(7));
+            let b = ProgressNotificationParam { progress_token: t, progress: 1.0 };
+            let c = json!({"method": "notifications/progress", "params": {"progressToken": format!("call-{id}"), "progress": 1}});
+            let d = json!({"method": "notifications/progress", "params": {"progressToken": -3}});
+        }"#;
+        let found = findings(code);
+        let texts: Vec<&str> = found.iter().map(|f| text(code, f)).collect();
+        assert_eq!(
+            texts,
+            [
+                r#"ProgressToken(NumberOrString::String("x".into()))"#,
+                "ProgressToken(NumberOrString::Number(7))",
+                r#"format!("call-{id}")"#,
+                "-3",
+            ]
+        );
+        assert!(found
+            .iter()
+            .all(|f| f.issue == ProgressIssue::FabricatedToken));
+    }
+
+    #[test]
+    fn tokens_from_the_request_and_client_requests_are_not_reported() {
+        let code = r#"fn f(request: &Value, context: Ctx) {
+            let t = ProgressToken(NumberOrString::Number(7));
+            let t = context.meta.get_progress_token();
+            let b = ProgressNotificationParam { progress_token: t, progress: 1.0 };
+            let token = request["params"]["_meta"]["progressToken"].clone();
+            let c = json!({"method": "notifications/progress", "params": {"progressToken": token}});
+            let d = json!({"method": "tools/call", "params": {"_meta": {"progressToken": "mine"}}});
+            meta.set_progress_token(ProgressToken(NumberOrString::Number(1)));
+        }"#;
+        assert_eq!(findings(code), Vec::new());
+    }
+
+    #[test]
+    fn a_progress_method_argument_makes_the_json_a_notification() {
+        let code = r#"async fn f(s: &Session) { s.send_notification("notifications/progress", json!({"progressToken": "t"})).await; }"#;
+        let found = findings(code);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(text(code, &found[0]), "\"t\"");
+        let other = r#"async fn f(s: &Session) { s.send_notification("notifications/message", json!({"progressToken": "t"})).await; }"#;
+        assert!(findings(other).is_empty());
+    }
+
+    #[test]
+    fn might_apply_needs_a_progress_word() {
+        assert!(might_apply("peer.notify_progress(p)"));
+        assert!(might_apply("ProgressToken(x)"));
+        assert!(!might_apply("tokio::spawn(async move {})"));
+    }
+}

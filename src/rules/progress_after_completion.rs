@@ -1,0 +1,104 @@
+//! MCP005 `progress-after-completion`: progress notifications that can outlive their request
+//! (sent from a spawned task that the handler does not wait for), and progress tokens made up
+//! instead of taken from the request.
+
+use super::{FixAvailability, Rule, RuleContext, RuleMeta};
+use crate::analysis::progress::ProgressIssue;
+use crate::config::ProtocolVersion;
+use crate::diagnostic::{Diagnostic, Label, Severity};
+
+pub static META: RuleMeta = RuleMeta {
+    code: "MCP005",
+    name: "progress-after-completion",
+    default_severity: Severity::Warning,
+    summary: "progress can be sent after the request completed, or with a made-up token",
+    fix: FixAvailability::None,
+    docs: include_str!("../../rules/MCP005-progress-after-completion.md"),
+};
+
+const AFTER_COMPLETION: &str = "MCP 2025-11-25 basic/utilities/progress and 2026-07-28 basic/patterns/progress: Progress notifications MUST stop after completion";
+const ACTIVE_TOKENS: &str = "MCP 2025-11-25 basic/utilities/progress (unchanged in 2026-07-28 basic/patterns/progress): Progress notifications MUST only reference tokens that were provided in an active request and are associated with an in-progress operation";
+
+pub struct ProgressAfterCompletion;
+
+impl Rule for ProgressAfterCompletion {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+        let files = context.graph.files();
+        let speaks_mcp = context.sdk.is_some() || files.iter().any(|(_, f)| f.mentions_mcp);
+        if !speaks_mcp || context.is_test_target {
+            return;
+        }
+        // Task-augmented requests (2025-11-25 only) may send progress after their
+        // `CreateTaskResult`, until the task is terminal.
+        let tasks_allowed = context
+            .settings
+            .protocol_versions
+            .contains(&ProtocolVersion::V2025_11_25);
+        for (file, facts) in files {
+            for finding in facts.progress.iter().filter(|f| !f.in_test) {
+                let diagnostic = match &finding.issue {
+                    ProgressIssue::Detached { spawn, handle } => {
+                        if finding.task_context && tasks_allowed {
+                            continue;
+                        }
+                        let label = match handle {
+                            Some(name) => format!(
+                                "the task is spawned here; its handle `{name}` is never awaited or joined"
+                            ),
+                            None => "the task is spawned here and its handle is dropped".into(),
+                        };
+                        Diagnostic {
+                            code: META.code,
+                            name: META.name,
+                            severity: Severity::Warning,
+                            message: format!(
+                                "{} sends progress from a task the function does not wait for: it can run after the response",
+                                finding.what
+                            ),
+                            file: *file,
+                            span: finding.span,
+                            labels: vec![Label {
+                                file: *file,
+                                span: *spawn,
+                                message: label,
+                            }],
+                            notes: vec![AFTER_COMPLETION.into()],
+                            help: Some(if tasks_allowed {
+                                "await (or join) the task's handle before returning the response, or drain the progress channel before returning; a 2025-11-25 task-augmented request may keep sending progress until its task is terminal"
+                            } else {
+                                "await (or join) the task's handle before returning the response, or drain the progress channel before returning"
+                            }
+                            .into()),
+                            fix: None,
+                            context: None,
+                        }
+                    }
+                    ProgressIssue::FabricatedToken => Diagnostic {
+                        code: META.code,
+                        name: META.name,
+                        severity: Severity::Error,
+                        message: format!(
+                            "{} is made up: a progress notification must carry the token the request provided",
+                            finding.what
+                        ),
+                        file: *file,
+                        span: finding.span,
+                        labels: Vec::new(),
+                        notes: vec![ACTIVE_TOKENS.into()],
+                        help: Some(
+                            "take the token from the request's `_meta.progressToken` (rmcp: `context.meta.get_progress_token()`), and send no progress when the request carries none"
+                                .into(),
+                        ),
+                        fix: None,
+                        context: None,
+                    },
+                };
+                out.push(diagnostic);
+            }
+        }
+    }
+}

@@ -227,3 +227,55 @@ pub fn analyse_text(
     proc_macro2::extra::invalidate_current_thread_spans();
     result
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{serves_stdio, strip_comments};
+
+    #[test]
+    fn comments_are_blanked_and_literals_kept() {
+        let text = "let a = \"// not a comment\"; // stdin()\n/* outer /* inner */ stdio() */ let c = '\"'; let r = r#\"/* kept */\"#; fn f<'a>(x: &'a str) {}";
+        let code = strip_comments(text);
+        assert!(code.contains("\"// not a comment\""));
+        assert!(!code.contains("stdin()"));
+        assert!(!code.contains("stdio()"));
+        assert!(code.contains("let c = '\"';"));
+        assert!(code.contains("r#\"/* kept */\"#"));
+        assert!(code.contains("fn f<'a>(x: &'a str) {}"));
+    }
+
+    #[test]
+    fn unterminated_input_does_not_panic() {
+        for text in [
+            "/* open", "\"open", "r#\"open", "'", "'\\", "//", "b'", "é'", "'é",
+        ] {
+            let _ = strip_comments(text);
+            let _ = serves_stdio(text);
+        }
+    }
+
+    #[test]
+    fn servers_and_clients() {
+        assert!(serves_stdio("handler.serve(stdio()).await"));
+        assert!(serves_stdio("for line in io::stdin().lines() {}"));
+        assert!(serves_stdio("let t = StdioTransport::new();"));
+        // Only in documentation.
+        assert!(!serves_stdio(
+            "/// let t = StdioTransport::new();\nfn f() {}"
+        ));
+        // A client that launches its server as a child.
+        assert!(!serves_stdio(
+            "StdioTransport::create_with_server_launch(\"npx\", args, None, options)"
+        ));
+        assert!(!serves_stdio(
+            "TokioChildProcess::new(cmd); let input = tokio::io::stdin();"
+        ));
+        assert!(!serves_stdio(
+            "Command::new(\"srv\").stdin(Stdio::piped()); std::io::stdin().read_line(&mut s);"
+        ));
+        // A proxy that serves stdio and launches servers as children still serves.
+        assert!(serves_stdio(
+            "TokioChildProcess::new(cmd); proxy.serve(stdio())"
+        ));
+    }
+}

@@ -66,7 +66,7 @@ impl Cache {
     /// Open the cache in `directory` (read what is there, if it matches).
     pub fn open(directory: &Path, vocabulary: &Vocabulary) -> Cache {
         let key = cache_key(env!("CARGO_PKG_VERSION"), vocabulary);
-        let path = directory.join("facts-v1.bin");
+        let path = directory.join("facts-v2.bin");
         let entries = std::fs::read(&path)
             .ok()
             .and_then(|bytes| postcard::from_bytes::<CacheFile>(&bytes).ok())

@@ -38,6 +38,8 @@ const STDOUT_NEEDLES: &[&str] = &[
     "tracing_subscriber",
     "fmt()",
     "fmt::layer",
+    "FmtSubscriber",
+    "ConsoleAppender",
     "_pretty",
 ];
 

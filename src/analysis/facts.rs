@@ -163,6 +163,28 @@ pub enum StdoutKind {
     TracingFmt,
     /// `tracing_subscriber::fmt::init()`: the fix spells out the builder with a writer.
     TracingFmtInit,
+    /// A `tracing_subscriber` fmt subscriber or layer given a stdout writer
+    /// (`.with_writer(std::io::stdout)`): no automatic fix.
+    TracingFmtToStdout,
+    /// A `log4rs` `ConsoleAppender::builder()` with no `.target(..)`: it writes to stdout. The fix
+    /// inserts `.target(log4rs::append::console::Target::Stderr)` after the builder call.
+    Log4rsConsole,
+    /// A `log4rs` `ConsoleAppender` whose `.target(..)` is not `Target::Stderr`: no automatic fix.
+    Log4rsConsoleToStdout,
+}
+
+/// What a write to stdout writes, as far as the code shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum WriteContent {
+    /// A protocol message: serialised JSON (`serde_json::to_string(..)`, a local bound from it, a
+    /// `json!(..)`) alone in the format, or a format that spells out `"jsonrpc"`.
+    Message,
+    /// Something without text of its own (`println!("{}", x)`, `write_all(buf)`, a newline): a
+    /// message when the function serialises JSON.
+    Unlabelled,
+    /// Text of its own (`println!("listening on {addr}")`, `write_all(b"ready")`), or a logger:
+    /// never a protocol message.
+    Text,
 }
 
 /// A write to stdout (the MCP stdio transport's channel).
@@ -175,6 +197,10 @@ pub struct StdoutWrite {
     pub fix_span: ByteSpan,
     /// Inside test code (`#[cfg(test)]`, `#[test]`).
     pub in_test: bool,
+    /// Outside the path that serves: an `if`/`match` branch that does not serve while another
+    /// does, or a `--version`-style branch that returns or exits without serving.
+    pub off_path: bool,
+    pub content: WriteContent,
 }
 
 /// A value a request handler returns on a cancel path (it becomes the response, unless the SDK
@@ -261,7 +287,9 @@ pub struct FunctionFacts {
     pub serializes_json: bool,
     /// The function names stdout (a `stdout()` handle, `println!`, `print!`).
     pub touches_stdout: bool,
-    /// Pretty-printing serialiser calls (`serde_json::to_string_pretty`): the span of the
+    /// Pretty-printing serialiser calls (`serde_json::to_string_pretty`) whose output reaches
+    /// stdout as a message (an unlabelled `println!`/`writeln!` to stdout, directly or through a
+    /// local, or `to_writer_pretty(stdout(), ..)`), outside test code: the span of the
     /// function's name in the path, for MCP007.
     pub pretty_json: Vec<ByteSpan>,
     /// In-flight registries this function touches anywhere.
@@ -334,6 +362,9 @@ pub fn collect(
         sink_condition: Vec::new(),
         test_depth: 0,
         chain_methods: Vec::new(),
+        off_path: Vec::new(),
+        stdout_payload_depth: 0,
+        let_captures: Vec::new(),
     };
     builder.visit_file(file);
     builder.facts
@@ -373,6 +404,18 @@ struct FunctionState {
     local_types: HashMap<String, String>,
     /// Locals built from calls (`let reply = self.reply_for(id)`), for deferred response sends.
     built_from: HashMap<String, Vec<Callee>>,
+    /// Locals holding serialised JSON (`let line = serde_json::to_string(..)?`), with the
+    /// pretty-printing calls their value came from.
+    serialized_locals: HashMap<String, Vec<ByteSpan>>,
+    /// Locals holding a stdout handle (`let mut out = io::stdout().lock()`).
+    stdout_locals: Vec<String>,
+}
+
+/// What the initialiser of the `let` being visited serialises.
+#[derive(Default)]
+struct LetCapture {
+    serialized: bool,
+    pretty: Vec<ByteSpan>,
 }
 
 struct FactsBuilder<'v> {
@@ -407,6 +450,12 @@ struct FactsBuilder<'v> {
     test_depth: usize,
     /// The methods applied to the current receiver chain (for `.with_writer(..)`).
     chain_methods: Vec<String>,
+    /// Branches outside the path that serves (see [`StdoutWrite::off_path`]).
+    off_path: Vec<ByteSpan>,
+    /// How many stdout writes of a possible message enclose the current code.
+    stdout_payload_depth: usize,
+    /// The `let` initialisers being visited, innermost last.
+    let_captures: Vec<LetCapture>,
 }
 
 /// How an `if` condition relates to cancellation.
@@ -425,6 +474,11 @@ impl<'v> FactsBuilder<'v> {
         let start = first.byte_range().start;
         let end = last.byte_range().end.max(start);
         ByteSpan::new(start + self.base, end + self.base)
+    }
+
+    fn block_span(&self, block: &syn::Block) -> ByteSpan {
+        let range = block.brace_token.span.join().byte_range();
+        ByteSpan::new(range.start + self.base, range.end + self.base)
     }
 
     fn current(&mut self) -> Option<&mut FunctionState> {
@@ -514,6 +568,8 @@ impl<'v> FactsBuilder<'v> {
             aliases: HashMap::new(),
             local_types,
             built_from: HashMap::new(),
+            serialized_locals: HashMap::new(),
+            stdout_locals: Vec::new(),
         });
     }
 
@@ -617,15 +673,214 @@ impl<'v> FactsBuilder<'v> {
         }
     }
 
-    fn record_stdout(&mut self, kind: StdoutKind, span: ByteSpan, fix_span: ByteSpan) {
+    fn record_stdout(
+        &mut self,
+        kind: StdoutKind,
+        span: ByteSpan,
+        fix_span: ByteSpan,
+        content: WriteContent,
+    ) {
         let in_test = self.test_depth > 0;
+        let off_path = self
+            .off_path
+            .iter()
+            .any(|b| b.start <= span.start && span.end <= b.end);
         if let Some(state) = self.current() {
             state.facts.stdout_writes.push(StdoutWrite {
                 kind,
                 span,
                 fix_span,
                 in_test,
+                off_path,
+                content,
             });
+        }
+    }
+
+    /// A `println!` or `print!` (the fix edits the macro's name).
+    fn record_print(&mut self, mac: &Macro, name: &str, span: ByteSpan, content: WriteContent) {
+        if let Some(last) = mac.path.segments.last() {
+            let fix_span = self.span(&last.ident);
+            let kind = if name == "println" {
+                StdoutKind::Println
+            } else {
+                StdoutKind::Print
+            };
+            self.record_stdout(kind, span, fix_span, content);
+        }
+    }
+
+    /// Pretty-printing calls whose output reached stdout as a message (outside test code).
+    fn record_pretty(&mut self, spans: impl IntoIterator<Item = ByteSpan>) {
+        if self.test_depth > 0 {
+            return;
+        }
+        if let Some(state) = self.current() {
+            for span in spans {
+                if !state.facts.pretty_json.contains(&span) {
+                    state.facts.pretty_json.push(span);
+                }
+            }
+        }
+    }
+
+    /// The pretty-printing calls behind the serialised-JSON locals an expression writes
+    /// (`line`, `&line`, `line.as_bytes()`, a captured `{line}`).
+    fn pretty_behind(&self, expr: &Expr) -> Vec<ByteSpan> {
+        let Some(state) = self.functions.last() else {
+            return Vec::new();
+        };
+        match local_ident(expr) {
+            Some(name) => state
+                .serialized_locals
+                .get(&name)
+                .cloned()
+                .unwrap_or_default(),
+            None => Vec::new(),
+        }
+    }
+
+    /// Whether an expression is serialised JSON: a `serde_json::to_*` call, a `json!(..)`, or a
+    /// local bound from one.
+    fn is_serialized(&self, expr: &Expr) -> bool {
+        let core = unwrap_chain(expr);
+        match core {
+            Expr::Macro(m) => macro_name(&m.mac) == "json",
+            Expr::Call(call) => matches!(&*call.func, Expr::Path(p)
+                if p.path.segments.first().is_some_and(|s| s.ident == "serde_json")
+                    && p.path.segments.last().is_some_and(|s| s.ident.to_string().starts_with("to_"))),
+            _ => local_ident(core).is_some_and(|name| {
+                self.functions
+                    .last()
+                    .is_some_and(|f| f.serialized_locals.contains_key(&name))
+            }),
+        }
+    }
+
+    /// Whether an expression is a stdout handle: `stdout()`, `io::stdout().lock()`, a local
+    /// bound from one, `BufWriter::new(stdout())`, `&mut out`.
+    fn is_stdout_expr(&self, expr: &Expr) -> bool {
+        match expr {
+            Expr::Paren(p) => self.is_stdout_expr(&p.expr),
+            Expr::Group(g) => self.is_stdout_expr(&g.expr),
+            Expr::Reference(r) => self.is_stdout_expr(&r.expr),
+            Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "lock" | "by_ref") => {
+                self.is_stdout_expr(&m.receiver)
+            }
+            Expr::Call(call) => match &*call.func {
+                Expr::Path(p) => {
+                    let segments = path_segments(&p.path);
+                    let joined = segments.join("::");
+                    if call.args.is_empty() {
+                        segments.last().is_some_and(|l| l == "stdout")
+                            && (segments.len() == 1 || joined.ends_with("io::stdout"))
+                    } else {
+                        (joined.ends_with("BufWriter::new") || joined.ends_with("LineWriter::new"))
+                            && call.args.first().is_some_and(|a| self.is_stdout_expr(a))
+                    }
+                }
+                _ => false,
+            },
+            Expr::Path(p) => p.path.get_ident().is_some_and(|ident| {
+                let name = ident.to_string();
+                self.functions
+                    .last()
+                    .is_some_and(|f| f.stdout_locals.contains(&name))
+            }),
+            _ => false,
+        }
+    }
+
+    /// What a formatting write (`println!`, `writeln!(out, ..)`) writes: its format string and
+    /// the arguments after it.
+    fn format_content(&self, format: Option<&Expr>, args: &[Expr]) -> WriteContent {
+        let Some(format) = format else {
+            return WriteContent::Unlabelled;
+        };
+        let Some(text) = str_literal(format) else {
+            return WriteContent::Unlabelled;
+        };
+        if text.contains("jsonrpc") {
+            return WriteContent::Message;
+        }
+        if !format_text(&text).trim().is_empty() {
+            return WriteContent::Text;
+        }
+        let captured = inline_captures(&text);
+        let serialized = args.iter().any(|a| self.is_serialized(a))
+            || captured.iter().any(|name| {
+                self.functions
+                    .last()
+                    .is_some_and(|f| f.serialized_locals.contains_key(name))
+            });
+        if serialized {
+            WriteContent::Message
+        } else {
+            WriteContent::Unlabelled
+        }
+    }
+
+    /// What a byte write (`out.write_all(..)`) writes.
+    fn bytes_content(&self, arg: Option<&Expr>) -> WriteContent {
+        let Some(arg) = arg else {
+            return WriteContent::Unlabelled;
+        };
+        let literal = match unwrap_chain(arg) {
+            Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::ByteStr(b),
+                ..
+            }) => Some(String::from_utf8_lossy(&b.value()).into_owned()),
+            Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) => Some(s.value()),
+            _ => None,
+        };
+        match literal {
+            Some(text) if text.contains("jsonrpc") => WriteContent::Message,
+            Some(text) if text.trim().is_empty() => WriteContent::Unlabelled,
+            Some(_) => WriteContent::Text,
+            None if self.is_serialized(arg) => WriteContent::Message,
+            None => WriteContent::Unlabelled,
+        }
+    }
+
+    /// Mark the branches of an `if` that lie outside the path that serves.
+    fn note_off_path_if(&mut self, expr: &syn::ExprIf) {
+        let then_serves = reaches_serving_block(&expr.then_branch);
+        match &expr.else_branch {
+            Some((_, else_branch)) => {
+                let else_serves = reaches_serving(else_branch);
+                if else_serves && !then_serves {
+                    let span = self.block_span(&expr.then_branch);
+                    self.off_path.push(span);
+                } else if then_serves && !else_serves {
+                    let span = self.span(&**else_branch);
+                    self.off_path.push(span);
+                }
+            }
+            None => {
+                if !then_serves && diverges(&expr.then_branch) && is_cli_check(&expr.cond) {
+                    let span = self.block_span(&expr.then_branch);
+                    self.off_path.push(span);
+                }
+            }
+        }
+    }
+
+    /// Mark the arms of a `match` that lie outside the path that serves.
+    fn note_off_path_match(&mut self, expr: &syn::ExprMatch) {
+        let serves: Vec<bool> = expr
+            .arms
+            .iter()
+            .map(|arm| reaches_serving(&arm.body))
+            .collect();
+        let any = serves.iter().any(|s| *s);
+        for (arm, serves) in expr.arms.iter().zip(serves) {
+            if !serves && (any || (is_cli_check_pattern(&arm.pat) && diverges_expr(&arm.body))) {
+                let span = self.span(&*arm.body);
+                self.off_path.push(span);
+            }
         }
     }
 
@@ -1367,14 +1622,9 @@ impl<'v> FactsBuilder<'v> {
             if let Some(state) = self.current() {
                 state.facts.touches_stdout = true;
             }
-            if let Some(last) = mac.path.segments.last() {
-                let fix_span = self.span(&last.ident);
-                let kind = if name == "println" {
-                    StdoutKind::Println
-                } else {
-                    StdoutKind::Print
-                };
-                self.record_stdout(kind, span, fix_span);
+            // `println!()` has no body to parse: a bare newline.
+            if mac.tokens.is_empty() {
+                self.record_print(mac, &name, span, WriteContent::Unlabelled);
             }
         }
         if vocab::QUIET_MACROS.contains(&name.as_str()) || name == "json" {
@@ -1400,8 +1650,32 @@ impl<'v> FactsBuilder<'v> {
                     .filter_map(|ident| syn::parse_str::<Expr>(&ident).ok())
                     .collect();
                 let payload: Vec<&Expr> = args.iter().skip(skip).chain(captured.iter()).collect();
+                // A write to stdout: `println!`/`print!`, or `write!`/`writeln!` into a stdout
+                // handle.
+                let to_stdout = skip == 1 || args.first().is_some_and(|a| self.is_stdout_expr(a));
+                let content = to_stdout.then(|| {
+                    self.format_content(args.get(skip - 1), args.get(skip..).unwrap_or(&[]))
+                });
+                match content {
+                    Some(content) if skip == 1 => self.record_print(mac, &name, span, content),
+                    Some(WriteContent::Text) => {
+                        self.record_stdout(StdoutKind::Handle, span, span, WriteContent::Text)
+                    }
+                    _ => {}
+                }
+                let message = matches!(
+                    content,
+                    Some(WriteContent::Message | WriteContent::Unlabelled)
+                );
+                self.stdout_payload_depth += usize::from(message);
                 for arg in &args {
                     self.visit_expr(arg);
+                }
+                self.stdout_payload_depth -= usize::from(message);
+                if message {
+                    let pretty: Vec<ByteSpan> =
+                        payload.iter().flat_map(|a| self.pretty_behind(a)).collect();
+                    self.record_pretty(pretty);
                 }
                 let pure = args.iter().all(is_pure);
                 if payload.iter().any(|a| self.is_response_valued(a)) {
@@ -1417,6 +1691,9 @@ impl<'v> FactsBuilder<'v> {
                 if self.origins.is_empty() {
                     self.record_flows(&payload, span);
                 }
+            } else if (name == "println" || name == "print") && !mac.tokens.is_empty() {
+                // A body that does not read as expressions: report it as text.
+                self.record_print(mac, &name, span, WriteContent::Text);
             }
             return;
         }
@@ -1551,8 +1828,18 @@ impl<'v> FactsBuilder<'v> {
             };
             if let Some(state) = self.current() {
                 state.facts.serializes_json = true;
-                if let (true, Some(name_span)) = (pretty, name_span) {
-                    state.facts.pretty_json.push(name_span);
+            }
+            // `to_writer(out, ..)` writes; the others make a value.
+            let into_stdout = last.starts_with("to_writer")
+                && call.args.first().is_some_and(|a| self.is_stdout_expr(a));
+            if let Some(capture) = self.let_captures.last_mut() {
+                capture.serialized |= !last.starts_with("to_writer");
+            }
+            if let (true, Some(name_span)) = (pretty, name_span) {
+                if into_stdout || self.stdout_payload_depth > 0 {
+                    self.record_pretty([name_span]);
+                } else if let Some(capture) = self.let_captures.last_mut() {
+                    capture.pretty.push(name_span);
                 }
             }
         }
@@ -1564,32 +1851,37 @@ impl<'v> FactsBuilder<'v> {
             if let Some(state) = self.current() {
                 state.facts.touches_stdout = true;
             }
-            // Written to directly: `stdout().write_all(..)` (a `flush` or `lock` alone writes
-            // nothing).
-            let writes = self.chain_methods.iter().any(|m| {
-                matches!(
-                    m.as_str(),
-                    "write_all" | "write" | "write_fmt" | "write_str" | "write_vectored"
-                )
-            });
-            if writes {
-                self.record_stdout(StdoutKind::Handle, span, span);
-            }
+            // Writes through the handle are judged where they are made (`write_all(..)`,
+            // `writeln!(..)`); a `flush` or `lock` alone writes nothing.
             return;
         }
-        let with_writer = self
-            .chain_methods
-            .iter()
-            .any(|m| m == "with_writer" || m == "with_ansi_writer");
+        let text = WriteContent::Text;
         let is_fmt_root = joined == "tracing_subscriber::fmt"
             || joined.ends_with("fmt::Subscriber::builder")
+            || joined.ends_with("FmtSubscriber::builder")
             || joined == "tracing_subscriber::fmt::layer"
             || joined == "fmt::layer"
             || (joined == "fmt" && call.args.is_empty());
-        if is_fmt_root && !with_writer {
-            self.record_stdout(StdoutKind::TracingFmt, span, span);
+        if is_fmt_root {
+            // `with_writer_stdout`: the chain names a writer that is stdout.
+            if self.chain_methods.iter().any(|m| m == "with_writer_stdout") {
+                self.record_stdout(StdoutKind::TracingFmtToStdout, span, span, text);
+            } else if !self
+                .chain_methods
+                .iter()
+                .any(|m| m == "with_writer" || m == "with_ansi_writer")
+            {
+                self.record_stdout(StdoutKind::TracingFmt, span, span, text);
+            }
         } else if joined == "tracing_subscriber::fmt::init" || joined == "fmt::init" {
-            self.record_stdout(StdoutKind::TracingFmtInit, span, span);
+            self.record_stdout(StdoutKind::TracingFmtInit, span, span, text);
+        } else if joined.ends_with("ConsoleAppender::builder") && call.args.is_empty() {
+            // `target_stderr`: the chain sets `.target(Target::Stderr)`.
+            if self.chain_methods.iter().any(|m| m == "target") {
+                self.record_stdout(StdoutKind::Log4rsConsoleToStdout, span, span, text);
+            } else if !self.chain_methods.iter().any(|m| m == "target_stderr") {
+                self.record_stdout(StdoutKind::Log4rsConsole, span, span, text);
+            }
         }
     }
 
@@ -1817,6 +2109,164 @@ fn inline_captures(format: &str) -> Vec<String> {
         }
     }
     found
+}
+
+/// A value without the calls that only unwrap or view it: `x?`, `x.unwrap()`, `x.as_bytes()`,
+/// `&x`.
+fn unwrap_chain(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Paren(p) => unwrap_chain(&p.expr),
+        Expr::Group(g) => unwrap_chain(&g.expr),
+        Expr::Reference(r) => unwrap_chain(&r.expr),
+        Expr::Try(t) => unwrap_chain(&t.expr),
+        Expr::Await(a) => unwrap_chain(&a.base),
+        Expr::MethodCall(m)
+            if matches!(
+                m.method.to_string().as_str(),
+                "unwrap"
+                    | "expect"
+                    | "unwrap_or_default"
+                    | "unwrap_or"
+                    | "unwrap_or_else"
+                    | "as_bytes"
+                    | "as_str"
+                    | "as_slice"
+                    | "clone"
+                    | "to_string"
+            ) =>
+        {
+            unwrap_chain(&m.receiver)
+        }
+        other => other,
+    }
+}
+
+/// The local an expression writes, through [`unwrap_chain`]: `line`, `&line`, `line.as_bytes()`.
+fn local_ident(expr: &Expr) -> Option<String> {
+    match unwrap_chain(expr) {
+        Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+        _ => None,
+    }
+}
+
+/// A format string's own text: without its `{..}` placeholders (`{{` and `}}` are text).
+fn format_text(format: &str) -> String {
+    let mut text = String::new();
+    let mut chars = format.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '{' if chars.peek() == Some(&'{') => {
+                chars.next();
+                text.push('{');
+            }
+            '}' if chars.peek() == Some(&'}') => {
+                chars.next();
+                text.push('}');
+            }
+            '{' => {
+                for inner in chars.by_ref() {
+                    if inner == '}' {
+                        break;
+                    }
+                }
+            }
+            other => text.push(other),
+        }
+    }
+    text
+}
+
+/// A call that serves over stdio, by its name: `serve`, `serve_server`, `stdin`, and any name
+/// with `stdio` in it (`stdio()`, `run_stdio()`, `serve_stdio()`).
+fn is_serve_name(name: &str) -> bool {
+    name == "serve" || name == "serve_server" || name == "stdin" || name.contains("stdio")
+}
+
+/// Whether code reaches a call that serves over stdio (or names `StdioTransport`).
+struct ServingFinder(bool);
+
+impl<'ast> Visit<'ast> for ServingFinder {
+    fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+        if let Expr::Path(p) = &*call.func {
+            if p.path
+                .segments
+                .last()
+                .is_some_and(|s| is_serve_name(&s.ident.to_string()))
+            {
+                self.0 = true;
+            }
+        }
+        visit::visit_expr_call(self, call);
+    }
+    fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+        if is_serve_name(&call.method.to_string()) {
+            self.0 = true;
+        }
+        visit::visit_expr_method_call(self, call);
+    }
+    fn visit_path(&mut self, path: &'ast syn::Path) {
+        if path.segments.iter().any(|s| s.ident == "StdioTransport") {
+            self.0 = true;
+        }
+        visit::visit_path(self, path);
+    }
+    fn visit_macro(&mut self, mac: &'ast Macro) {
+        if let Some(body) = parse_macro_body(&mac.tokens) {
+            match body {
+                MacroBody::Exprs(exprs) => exprs.iter().for_each(|e| self.visit_expr(e)),
+                MacroBody::Stmts(stmts) => stmts.iter().for_each(|s| self.visit_stmt(s)),
+            }
+        }
+    }
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+fn reaches_serving(expr: &Expr) -> bool {
+    let mut finder = ServingFinder(false);
+    finder.visit_expr(expr);
+    finder.0
+}
+
+fn reaches_serving_block(block: &syn::Block) -> bool {
+    let mut finder = ServingFinder(false);
+    finder.visit_block(block);
+    finder.0
+}
+
+/// Whether a block ends by leaving the function or the process: its last statement is a
+/// `return` or an `exit(..)` call.
+fn diverges(block: &syn::Block) -> bool {
+    match block.stmts.last() {
+        Some(Stmt::Expr(expr, _)) => diverges_expr(expr),
+        _ => false,
+    }
+}
+
+fn diverges_expr(expr: &Expr) -> bool {
+    match expr {
+        Expr::Return(_) => true,
+        Expr::Block(b) => diverges(&b.block),
+        Expr::Call(call) => matches!(&*call.func, Expr::Path(p)
+            if p.path.segments.last().is_some_and(|s| s.ident == "exit")),
+        _ => false,
+    }
+}
+
+/// Whether tokens look at a command-line flag or sub-command: a string literal starting with
+/// `-` (`"--version"`, `"-h"`), or the word `version` or `help` (`cli.version`, `"help"`).
+fn tokens_check_cli(tokens: &str) -> bool {
+    tokens.contains("\"-")
+        || tokens
+            .split(|c: char| !c.is_alphanumeric() && c != '_')
+            .any(|word| word == "version" || word == "help")
+}
+
+fn is_cli_check(cond: &Expr) -> bool {
+    tokens_check_cli(&quote::ToTokens::to_token_stream(cond).to_string())
+}
+
+fn is_cli_check_pattern(pat: &Pat) -> bool {
+    tokens_check_cli(&quote::ToTokens::to_token_stream(pat).to_string())
 }
 
 /// `#[test]`, `#[cfg(test)]` (and `#[tokio::test]`).
@@ -2303,7 +2753,27 @@ impl<'ast> Visit<'ast> for FactsBuilder<'_> {
         };
         let pending = self.functions.last().map_or(0, |f| f.pending_flows.len());
         let pending_returns = self.functions.last().map_or(0, |f| f.pending_returns.len());
+        self.let_captures.push(LetCapture::default());
         self.visit_expr(&init.expr);
+        let capture = self.let_captures.pop().unwrap_or_default();
+        let stdout_handle = self.is_stdout_expr(&init.expr);
+        let aliased = local_ident(&init.expr)
+            .and_then(|name| self.functions.last()?.serialized_locals.get(&name).cloned());
+        if capture.serialized || stdout_handle || aliased.is_some() {
+            let bindings = pattern_bindings(&local.pat);
+            if let Some(state) = self.current() {
+                for name in bindings {
+                    if stdout_handle {
+                        state.stdout_locals.push(name.clone());
+                    }
+                    if capture.serialized || aliased.is_some() {
+                        let mut pretty = capture.pretty.clone();
+                        pretty.extend(aliased.iter().flatten().copied());
+                        state.serialized_locals.insert(name, pretty);
+                    }
+                }
+            }
+        }
         let flows = self
             .current()
             .map(|f| {
@@ -2390,6 +2860,7 @@ impl<'ast> Visit<'ast> for FactsBuilder<'_> {
     }
 
     fn visit_expr_if(&mut self, expr: &'ast syn::ExprIf) {
+        self.note_off_path_if(expr);
         self.visit_expr(&expr.cond);
         if let Expr::Let(l) = &*expr.cond {
             self.bind(&l.pat, Some(&l.expr), Vec::new());
@@ -2439,6 +2910,7 @@ impl<'ast> Visit<'ast> for FactsBuilder<'_> {
     }
 
     fn visit_expr_match(&mut self, expr: &'ast syn::ExprMatch) {
+        self.note_off_path_match(expr);
         self.visit_expr(&expr.expr);
         // `match &m { JsonRpcMessage::Response(..) => .. }`: `m` holds a response message.
         if expr
@@ -2577,16 +3049,55 @@ impl<'ast> Visit<'ast> for FactsBuilder<'_> {
             );
         }
         self.check_error_code_call(&call.method.to_string(), call.args.iter());
-        self.chain_methods.push(call.method.to_string());
+        let writes = matches!(
+            call.method.to_string().as_str(),
+            "write_all" | "write" | "write_fmt" | "write_str" | "write_vectored"
+        );
+        let mut message = false;
+        if writes && self.is_stdout_expr(&call.receiver) {
+            let content = self.bytes_content(call.args.first());
+            // A write straight into `stdout()` is judged with the function (the transport's
+            // write site serialises JSON); one through a local handle only when it is text,
+            // since the transport's helpers write the lines they are handed.
+            let direct = local_ident(&call.receiver).is_none();
+            if content == WriteContent::Text || direct {
+                self.record_stdout(StdoutKind::Handle, span, span, content);
+            }
+            message = content != WriteContent::Text;
+            if message {
+                let pretty: Vec<ByteSpan> = call
+                    .args
+                    .iter()
+                    .flat_map(|a| self.pretty_behind(a))
+                    .collect();
+                self.record_pretty(pretty);
+            }
+        }
+        let args_text = || {
+            call.args
+                .iter()
+                .map(|a| quote::ToTokens::to_token_stream(a).to_string())
+                .collect::<String>()
+        };
+        let marker = match call.method.to_string().as_str() {
+            "with_writer" | "with_ansi_writer" if args_text().contains("stdout") => {
+                "with_writer_stdout".to_string()
+            }
+            "target" if args_text().contains("Stderr") => "target_stderr".to_string(),
+            other => other.to_string(),
+        };
+        self.chain_methods.push(marker);
         self.visit_expr(&call.receiver);
         self.chain_methods.pop();
         let chain = std::mem::take(&mut self.chain_methods);
         if spawns {
             self.spawn_depth += 1;
         }
+        self.stdout_payload_depth += usize::from(message);
         for arg in &call.args {
             self.visit_expr(arg);
         }
+        self.stdout_payload_depth -= usize::from(message);
         if spawns {
             self.spawn_depth -= 1;
         }

@@ -55,10 +55,144 @@ pub fn mentions_mcp(text: &str) -> bool {
     MCP_WORDS.iter().any(|w| text.contains(w))
 }
 
-/// Whether a text serves MCP over stdio: it reads stdin, calls a `stdio()` transport, or names
-/// `StdioTransport`.
+/// Whether a text serves MCP over stdio: it reads `stdin()`, calls a `stdio()` transport, or names
+/// `StdioTransport`, in its code (comments, doc comments included, do not count).
+///
+/// A file that launches an MCP server as a child process and talks to it over the child's pipes
+/// (rmcp's `TokioChildProcess`, rust-mcp-sdk's `StdioTransport::create_with_server_launch`,
+/// `Command` with `.stdin(Stdio::piped())`) is a client that owns its own stdout: there only a
+/// transport on the process's own stdio counts (`stdio()`, `StdioTransport::new(..)`), and
+/// neither a `stdin()` read (a prompt for the user) nor the name `StdioTransport` does.
 pub fn serves_stdio(text: &str) -> bool {
-    text.contains("stdin()") || text.contains("stdio()") || text.contains("StdioTransport")
+    let code = strip_comments(text);
+    if code.contains("stdio()") {
+        return true;
+    }
+    if launches_stdio_child(&code) {
+        return code.contains("StdioTransport::new(");
+    }
+    code.contains("stdin()") || code.contains("StdioTransport")
+}
+
+/// Whether code launches a child process with piped stdio, the client side of the stdio
+/// transport.
+fn launches_stdio_child(code: &str) -> bool {
+    const LAUNCHES: &[&str] = &[
+        "TokioChildProcess",
+        "create_with_server_launch",
+        "stdin(Stdio::piped())",
+        "stdin(std::process::Stdio::piped())",
+        "stdin(process::Stdio::piped())",
+    ];
+    LAUNCHES.iter().any(|needle| code.contains(needle))
+}
+
+/// The text with its comments (`//` to the end of the line, nested `/* */`) blanked out; string,
+/// raw string, byte string and character literals are kept as they are.
+pub fn strip_comments(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                let mut depth = 0usize;
+                while i < bytes.len() {
+                    if bytes[i] == b'/' && bytes.get(i + 1) == Some(&b'*') {
+                        depth += 1;
+                        i += 2;
+                    } else if bytes[i] == b'*' && bytes.get(i + 1) == Some(&b'/') {
+                        depth -= 1;
+                        i += 2;
+                        if depth == 0 {
+                            break;
+                        }
+                    } else {
+                        i += 1;
+                    }
+                }
+                out.push(b' ');
+            }
+            b'r' if is_raw_string_start(bytes, i) => {
+                let start = i;
+                i += 1;
+                let mut hashes = 0;
+                while bytes.get(i) == Some(&b'#') {
+                    hashes += 1;
+                    i += 1;
+                }
+                i += 1; // the opening quote
+                while i < bytes.len() {
+                    if bytes[i] == b'"'
+                        && bytes[i + 1..]
+                            .iter()
+                            .take(hashes)
+                            .filter(|b| **b == b'#')
+                            .count()
+                            == hashes
+                    {
+                        i += 1 + hashes;
+                        break;
+                    }
+                    i += 1;
+                }
+                out.extend_from_slice(&bytes[start..i.min(bytes.len())]);
+            }
+            b'"' => {
+                let start = i;
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                i = (i + 1).min(bytes.len());
+                out.extend_from_slice(&bytes[start..i]);
+            }
+            b'\'' => {
+                // A character literal ('x', '\n', '"'), or a lifetime ('a), which has no closing
+                // quote.
+                let end = if bytes.get(i + 1) == Some(&b'\\') {
+                    bytes[i + 2..]
+                        .iter()
+                        .take(12)
+                        .position(|b| *b == b'\'')
+                        .map(|p| i + 2 + p + 1)
+                } else {
+                    let len = text[i + 1..].chars().next().map_or(1, char::len_utf8);
+                    (bytes.get(i + 1 + len) == Some(&b'\'')).then_some(i + 2 + len)
+                };
+                let end = end.unwrap_or(i + 1).min(bytes.len());
+                out.extend_from_slice(&bytes[i..end]);
+                i = end;
+            }
+            other => {
+                out.push(other);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// `r"`, `r#"`, `br"` at `i` (and not the end of an identifier such as `for"`).
+fn is_raw_string_start(bytes: &[u8], i: usize) -> bool {
+    let ident_before = i > 0 && {
+        let b = bytes[i - 1];
+        (b.is_ascii_alphanumeric() || b == b'_')
+            && !(b == b'b' && (i < 2 || !bytes[i - 2].is_ascii_alphanumeric()))
+    };
+    if ident_before {
+        return false;
+    }
+    let mut j = i + 1;
+    while bytes.get(j) == Some(&b'#') {
+        j += 1;
+    }
+    bytes.get(j) == Some(&b'"')
 }
 
 /// Parse a file's text and build its facts.
@@ -100,4 +234,56 @@ pub fn analyse_text(
     // Spans are no longer needed: free the thread's span table so memory stays flat.
     proc_macro2::extra::invalidate_current_thread_spans();
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{serves_stdio, strip_comments};
+
+    #[test]
+    fn comments_are_blanked_and_literals_kept() {
+        let text = "let a = \"// not a comment\"; // stdin()\n/* outer /* inner */ stdio() */ let c = '\"'; let r = r#\"/* kept */\"#; fn f<'a>(x: &'a str) {}";
+        let code = strip_comments(text);
+        assert!(code.contains("\"// not a comment\""));
+        assert!(!code.contains("stdin()"));
+        assert!(!code.contains("stdio()"));
+        assert!(code.contains("let c = '\"';"));
+        assert!(code.contains("r#\"/* kept */\"#"));
+        assert!(code.contains("fn f<'a>(x: &'a str) {}"));
+    }
+
+    #[test]
+    fn unterminated_input_does_not_panic() {
+        for text in [
+            "/* open", "\"open", "r#\"open", "'", "'\\", "//", "b'", "é'", "'é",
+        ] {
+            let _ = strip_comments(text);
+            let _ = serves_stdio(text);
+        }
+    }
+
+    #[test]
+    fn servers_and_clients() {
+        assert!(serves_stdio("handler.serve(stdio()).await"));
+        assert!(serves_stdio("for line in io::stdin().lines() {}"));
+        assert!(serves_stdio("let t = StdioTransport::new();"));
+        // Only in documentation.
+        assert!(!serves_stdio(
+            "/// let t = StdioTransport::new();\nfn f() {}"
+        ));
+        // A client that launches its server as a child.
+        assert!(!serves_stdio(
+            "StdioTransport::create_with_server_launch(\"npx\", args, None, options)"
+        ));
+        assert!(!serves_stdio(
+            "TokioChildProcess::new(cmd); let input = tokio::io::stdin();"
+        ));
+        assert!(!serves_stdio(
+            "Command::new(\"srv\").stdin(Stdio::piped()); std::io::stdin().read_line(&mut s);"
+        ));
+        // A proxy that serves stdio and launches servers as children still serves.
+        assert!(serves_stdio(
+            "TokioChildProcess::new(cmd); proxy.serve(stdio())"
+        ));
+    }
 }

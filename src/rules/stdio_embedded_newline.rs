@@ -34,7 +34,9 @@ impl Rule for StdioEmbeddedNewline {
             .iter()
             .filter(|(file, _)| context.stdout_is_protocol(*file))
         {
-            for function in facts.functions.iter().filter(|f| f.touches_stdout) {
+            // Only pretty output that reaches stdout as a message is recorded (see
+            // `FunctionFacts::pretty_json`).
+            for function in &facts.functions {
                 for span in &function.pretty_json {
                     let name = context
                         .sources

@@ -2,7 +2,7 @@
 //! transport's own write that reaches stdout corrupts the protocol stream.
 
 use super::{FixAvailability, Rule, RuleContext, RuleMeta};
-use crate::analysis::facts::StdoutKind;
+use crate::analysis::facts::{StdoutKind, StdoutWrite, WriteContent};
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
 use crate::source::ByteSpan;
 
@@ -37,15 +37,27 @@ impl Rule for StdioStdoutPollution {
             .filter(|(file, _)| context.stdout_is_protocol(*file))
         {
             for function in &facts.functions {
-                // The transport's own write site serialises the messages it writes.
-                if function.serializes_json {
-                    continue;
-                }
-                for write in function.stdout_writes.iter().filter(|w| !w.in_test) {
-                    out.push(diagnostic(*file, write.kind, write.span, write.fix_span));
+                for write in &function.stdout_writes {
+                    if reported(write, function.serializes_json) {
+                        out.push(diagnostic(*file, write.kind, write.span, write.fix_span));
+                    }
                 }
             }
         }
+    }
+}
+
+/// Whether a write to stdout pollutes the stream. Not: test code; a branch off the path that
+/// serves (`--version`, another sub-command); a protocol message; a write without text of its
+/// own in the transport's write site (a function that serialises the JSON it writes).
+fn reported(write: &StdoutWrite, serializes_json: bool) -> bool {
+    if write.in_test || write.off_path {
+        return false;
+    }
+    match write.content {
+        WriteContent::Message => false,
+        WriteContent::Unlabelled => !serializes_json,
+        WriteContent::Text => true,
     }
 }
 
@@ -75,6 +87,25 @@ fn diagnostic(file: usize, kind: StdoutKind, span: ByteSpan, fix_span: ByteSpan)
                 fix_span,
                 "tracing_subscriber::fmt().with_writer(std::io::stderr).init()",
             )),
+        ),
+        StdoutKind::TracingFmtToStdout => (
+            "this `tracing_subscriber` fmt logger is given a stdout writer, the protocol stream"
+                .to_string(),
+            None,
+        ),
+        StdoutKind::Log4rsConsole => (
+            "this `log4rs` console appender writes to stdout (its default target), the protocol stream"
+                .to_string(),
+            Some((
+                "log to stderr: add `.target(log4rs::append::console::Target::Stderr)`",
+                ByteSpan::new(fix_span.end, fix_span.end),
+                ".target(log4rs::append::console::Target::Stderr)",
+            )),
+        ),
+        StdoutKind::Log4rsConsoleToStdout => (
+            "this `log4rs` console appender's target is not stderr: it writes to the protocol stream"
+                .to_string(),
+            None,
         ),
     };
     Diagnostic {

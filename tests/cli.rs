@@ -320,3 +320,48 @@ fn runs_as_a_cargo_subcommand() {
     );
     assert_eq!(concise_lines(&stdout).len(), 1, "{stdout}");
 }
+
+/// The protocol rules run only on packages that serve MCP: a workspace's ordinary command-line
+/// tool that reads stdin, prints to stdout and builds JSON with `"code": 0` gets none of them.
+#[test]
+fn protocol_rules_skip_packages_that_do_not_serve_mcp() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path();
+    write(
+        root,
+        "Cargo.toml",
+        "[workspace]\nmembers = [\"server\", \"tool\"]\nresolver = \"2\"\n",
+    );
+    let noisy = r#"
+//! Not an MCP server: a line tool (its comments name MCP, its code does not serve it).
+use std::io::BufRead;
+
+pub fn run() {
+    println!("reading lines");
+    for line in std::io::stdin().lock().lines() {
+        let reply = serde_json::json!({"line": line.ok(), "error": {"code": 0, "message": "none"}});
+        println!("{}", serde_json::to_string_pretty(&reply).unwrap_or_default());
+    }
+}
+"#;
+    package(root, "tool", "tool");
+    write(root, "tool/src/lib.rs", noisy);
+    package(root, "server", "server");
+    let server = format!(
+        "{noisy}\npub fn dispatch(method: &str) -> &'static str {{\n    match method {{\n        \"initialize\" => \"ok\",\n        \"tools/list\" => \"ok\",\n        _ => \"method not found\",\n    }}\n}}\n"
+    );
+    write(root, "server/src/lib.rs", &server);
+    let (code, stdout, stderr) = lint(root, &["--format", "concise"]);
+    assert_eq!(code, 1, "stdout: {stdout}\nstderr: {stderr}");
+    let lines = concise_lines(&stdout);
+    assert!(
+        lines.iter().all(|l| l.starts_with("server/")),
+        "only the server is checked: {stdout}"
+    );
+    for rule in ["MCP002", "MCP006", "MCP007"] {
+        assert!(
+            lines.iter().any(|l| l.contains(rule)),
+            "{rule} in the server: {stdout}"
+        );
+    }
+}

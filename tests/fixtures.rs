@@ -411,3 +411,8 @@ fn mcp004_fixtures() {
 fn mcp004_fixes() {
     check_rule_fixes("mcp004");
 }
+
+#[test]
+fn mcp006_fixes() {
+    check_rule_fixes("mcp006");
+}

@@ -105,7 +105,21 @@ pub struct DispatchFacts {
     pub jsonrpc_literals: bool,
     /// The file holds the string literal `"initialize"`, `"tools/list"` or `"tools/call"`.
     pub mcp_method_literals: bool,
+    /// The file's code names an MCP SDK crate (`use rmcp::..`, `pmcp::Server`).
+    pub names_sdk: bool,
 }
+
+/// The crates of MCP SDKs, as code names them.
+const SDK_CRATES: &[&str] = &[
+    "rmcp",
+    "pmcp",
+    "rust_mcp_sdk",
+    "rust_mcp_schema",
+    "turbomcp",
+    "mcp_server",
+    "mcp_sdk",
+    "tower_mcp",
+];
 
 /// The names of MCP methods that make a `match` a method dispatcher.
 fn is_mcp_method(name: &str) -> bool {
@@ -397,6 +411,22 @@ impl<'ast> Visit<'ast> for Collector {
         self.enter_function(item.sig.ident.to_string(), self.span(item), &item.sig);
         syn::visit::visit_trait_item_fn(self, item);
         self.leave_function();
+    }
+
+    fn visit_path(&mut self, path: &'ast syn::Path) {
+        if let Some(first) = path.segments.first() {
+            if SDK_CRATES.iter().any(|c| first.ident == c) && path.segments.len() > 1 {
+                self.facts.names_sdk = true;
+            }
+        }
+        syn::visit::visit_path(self, path);
+    }
+
+    fn visit_use_path(&mut self, path: &'ast syn::UsePath) {
+        if SDK_CRATES.iter().any(|c| path.ident == c) {
+            self.facts.names_sdk = true;
+        }
+        syn::visit::visit_use_path(self, path);
     }
 
     fn visit_lit_str(&mut self, lit: &'ast syn::LitStr) {
@@ -1048,5 +1078,17 @@ mod tests {
             .map(|r| r.answers_parse_error)
             .collect();
         assert_eq!(parse, vec![false, true, true]);
+    }
+}
+#[cfg(test)]
+mod sdk_tests {
+    #[test]
+    fn names_sdk_from_use_and_paths() {
+        let file = syn::parse_file("use rmcp::model::{ErrorCode};\nfn f() {}").expect("parses");
+        assert!(super::collect(&file, 0).names_sdk);
+        let file = syn::parse_file("fn f() { let _ = pmcp::Server::builder(); }").expect("parses");
+        assert!(super::collect(&file, 0).names_sdk);
+        let file = syn::parse_file("// rmcp::x\nfn f() {}").expect("parses");
+        assert!(!super::collect(&file, 0).names_sdk);
     }
 }

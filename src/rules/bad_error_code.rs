@@ -3,14 +3,15 @@
 
 use super::{FixAvailability, Rule, RuleContext, RuleMeta};
 use crate::config::ProtocolVersion;
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
+use crate::source::{ByteSpan, FileId};
 
 pub static META: RuleMeta = RuleMeta {
     code: "MCP006",
     name: "bad-error-code",
     default_severity: Severity::Warning,
     summary: "an error code is 0, or one the JSON-RPC or MCP specification reserves",
-    fix: FixAvailability::None,
+    fix: FixAvailability::Sometimes,
     docs: include_str!("../../rules/MCP006-bad-error-code.md"),
 };
 
@@ -59,7 +60,7 @@ impl Rule for BadErrorCode {
 
     fn check(&self, context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
         let files = context.graph.files();
-        let speaks_mcp = context.sdk.is_some() || files.iter().any(|(_, f)| f.mentions_mcp);
+        let speaks_mcp = context.serves_mcp();
         if !speaks_mcp {
             return;
         }
@@ -83,10 +84,37 @@ impl Rule for BadErrorCode {
                         "use a standard code (-32602 invalid params, -32603 internal error, ...) or an application code outside -32768..-32000"
                             .into(),
                     ),
-                    fix: None,
+                    fix: replacement_fix(context, *file, *span, *code),
                     context: None,
                 });
             }
         }
     }
+}
+
+/// The replacement the specification names for a retired code: `-32002` (resource not found)
+/// became `-32602` (invalid params) in 2026-07-28. Offered only where the code is reported (a
+/// server that targets 2026-07-28 alone) and written as the plain literal.
+fn replacement_fix(
+    context: &RuleContext<'_>,
+    file: FileId,
+    span: ByteSpan,
+    code: i64,
+) -> Option<Fix> {
+    if code != -32002 {
+        return None;
+    }
+    let text = context.sources.get(file)?.text.get(span.start..span.end)?;
+    if text.trim() != "-32002" {
+        return None;
+    }
+    Some(Fix {
+        applicability: Applicability::Safe,
+        message: "use -32602 (invalid params), which MCP 2026-07-28 names for a resource that is not found".into(),
+        edits: vec![Edit {
+            file,
+            span,
+            replacement: "-32602".into(),
+        }],
+    })
 }

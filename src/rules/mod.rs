@@ -57,13 +57,15 @@ pub struct RuleContext<'a> {
 }
 
 impl RuleContext<'_> {
-    /// Whether the unit serves MCP: it depends on an MCP SDK, holds a method dispatcher, or
-    /// builds JSON-RPC messages (`"jsonrpc"`, `"2.0"`) for MCP methods (`"initialize"`,
-    /// `"tools/list"`), the signature of a hand-written server. The protocol rules other than
-    /// MCP001 run only on such units, so ordinary crates of a workspace never get them.
+    /// Whether the unit serves MCP: it depends on an MCP SDK (its manifest, or its code's
+    /// paths: `use rmcp::..`), holds a method dispatcher, or builds JSON-RPC messages
+    /// (`"jsonrpc"`, `"2.0"`) for MCP methods (`"initialize"`, `"tools/list"`), the signature of
+    /// a hand-written server. The protocol rules other than MCP001 run only on such units, so
+    /// ordinary crates of a workspace never get them.
     pub fn serves_mcp(&self) -> bool {
         let files = self.graph.files();
         self.sdk.is_some()
+            || files.iter().any(|(_, f)| f.dispatch.names_sdk)
             || files
                 .iter()
                 .any(|(_, f)| !f.dispatch.dispatchers.is_empty())

@@ -26,7 +26,7 @@ impl Rule for StdioEmbeddedNewline {
 
     fn check(&self, context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
         let files = context.graph.files();
-        let speaks_mcp = context.sdk.is_some() || files.iter().any(|(_, f)| f.mentions_mcp);
+        let speaks_mcp = context.serves_mcp();
         if !speaks_mcp {
             return;
         }

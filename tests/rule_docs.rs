@@ -94,6 +94,11 @@ fn every_rule_has_its_documentation_file() {
             m.code
         );
         assert!(
+            m.docs.contains("\n- Protocol versions: "),
+            "{}: the docs say which protocol versions the rule applies to",
+            m.code
+        );
+        assert!(
             m.docs.contains(&format!(
                 "- Default severity: {}",
                 m.default_severity.as_str()

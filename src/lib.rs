@@ -16,6 +16,7 @@ pub mod discovery;
 pub mod engine;
 pub mod fingerprint;
 pub mod fix;
+pub mod lexical;
 pub mod output;
 pub mod policy;
 pub mod prefilter;

@@ -127,78 +127,10 @@ pub fn parse(source: &SourceFile, items: &[ByteSpan]) -> Vec<Suppression> {
 /// Where the file's line comments (`//`) start: outside string and character literals and
 /// block comments, which may hold `//` too.
 fn line_comment_starts(text: &str) -> Vec<usize> {
-    let bytes = text.as_bytes();
-    let mut found = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'/' if bytes.get(i + 1) == Some(&b'/') => {
-                found.push(i);
-                i = text[i..].find('\n').map_or(bytes.len(), |n| i + n + 1);
-            }
-            b'/' if bytes.get(i + 1) == Some(&b'*') => {
-                // Block comments nest.
-                let mut depth = 0usize;
-                while i < bytes.len() {
-                    if bytes[i] == b'/' && bytes.get(i + 1) == Some(&b'*') {
-                        depth += 1;
-                        i += 2;
-                    } else if bytes[i] == b'*' && bytes.get(i + 1) == Some(&b'/') {
-                        depth -= 1;
-                        i += 2;
-                        if depth == 0 {
-                            break;
-                        }
-                    } else {
-                        i += 1;
-                    }
-                }
-            }
-            b'r' if !bytes[..i]
-                .last()
-                .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
-                && matches!(bytes.get(i + 1), Some(b'"' | b'#')) =>
-            {
-                // A raw string: `r"..."`, `r#"..."#`.
-                let hashes = bytes[i + 1..].iter().take_while(|b| **b == b'#').count();
-                let open = i + 1 + hashes;
-                if bytes.get(open) != Some(&b'"') {
-                    i += 1;
-                    continue;
-                }
-                let closing = format!("\"{}", "#".repeat(hashes));
-                i = text[open + 1..]
-                    .find(&closing)
-                    .map_or(bytes.len(), |n| open + 1 + n + closing.len());
-            }
-            b'"' => {
-                i += 1;
-                while i < bytes.len() && bytes[i] != b'"' {
-                    i += if bytes[i] == b'\\' { 2 } else { 1 };
-                }
-                i += 1;
-            }
-            b'\'' => {
-                // A character literal (`'a'`, `'\n'`), or a lifetime or label (`'a`).
-                if bytes.get(i + 1) == Some(&b'\\') {
-                    i += 2;
-                    while i < bytes.len() && bytes[i] != b'\'' && bytes[i] != b'\n' {
-                        i += 1;
-                    }
-                    i += 1;
-                } else {
-                    let width = text[i + 1..].chars().next().map_or(1, char::len_utf8);
-                    if bytes.get(i + 1 + width) == Some(&b'\'') {
-                        i += 2 + width;
-                    } else {
-                        i += 1;
-                    }
-                }
-            }
-            _ => i += 1,
-        }
-    }
-    found
+    crate::lexical::regions(text)
+        .filter(|(region, _)| *region == crate::lexical::Region::LineComment)
+        .map(|(_, range)| range.start)
+        .collect()
 }
 
 /// The span that removing a suppression comment takes: its whole line when it stands alone,

@@ -90,109 +90,16 @@ fn launches_stdio_child(code: &str) -> bool {
 /// The text with its comments (`//` to the end of the line, nested `/* */`) blanked out; string,
 /// raw string, byte string and character literals are kept as they are.
 pub fn strip_comments(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'/' if bytes.get(i + 1) == Some(&b'/') => {
-                while i < bytes.len() && bytes[i] != b'\n' {
-                    i += 1;
-                }
-            }
-            b'/' if bytes.get(i + 1) == Some(&b'*') => {
-                let mut depth = 0usize;
-                while i < bytes.len() {
-                    if bytes[i] == b'/' && bytes.get(i + 1) == Some(&b'*') {
-                        depth += 1;
-                        i += 2;
-                    } else if bytes[i] == b'*' && bytes.get(i + 1) == Some(&b'/') {
-                        depth -= 1;
-                        i += 2;
-                        if depth == 0 {
-                            break;
-                        }
-                    } else {
-                        i += 1;
-                    }
-                }
-                out.push(b' ');
-            }
-            b'r' if is_raw_string_start(bytes, i) => {
-                let start = i;
-                i += 1;
-                let mut hashes = 0;
-                while bytes.get(i) == Some(&b'#') {
-                    hashes += 1;
-                    i += 1;
-                }
-                i += 1; // the opening quote
-                while i < bytes.len() {
-                    if bytes[i] == b'"'
-                        && bytes[i + 1..]
-                            .iter()
-                            .take(hashes)
-                            .filter(|b| **b == b'#')
-                            .count()
-                            == hashes
-                    {
-                        i += 1 + hashes;
-                        break;
-                    }
-                    i += 1;
-                }
-                out.extend_from_slice(&bytes[start..i.min(bytes.len())]);
-            }
-            b'"' => {
-                let start = i;
-                i += 1;
-                while i < bytes.len() && bytes[i] != b'"' {
-                    i += if bytes[i] == b'\\' { 2 } else { 1 };
-                }
-                i = (i + 1).min(bytes.len());
-                out.extend_from_slice(&bytes[start..i]);
-            }
-            b'\'' => {
-                // A character literal ('x', '\n', '"'), or a lifetime ('a), which has no closing
-                // quote.
-                let end = if bytes.get(i + 1) == Some(&b'\\') {
-                    bytes[i + 2..]
-                        .iter()
-                        .take(12)
-                        .position(|b| *b == b'\'')
-                        .map(|p| i + 2 + p + 1)
-                } else {
-                    let len = text[i + 1..].chars().next().map_or(1, char::len_utf8);
-                    (bytes.get(i + 1 + len) == Some(&b'\'')).then_some(i + 2 + len)
-                };
-                let end = end.unwrap_or(i + 1).min(bytes.len());
-                out.extend_from_slice(&bytes[i..end]);
-                i = end;
-            }
-            other => {
-                out.push(other);
-                i += 1;
-            }
+    use crate::lexical::Region;
+    let mut out = String::with_capacity(text.len());
+    for (region, range) in crate::lexical::regions(text) {
+        match region {
+            Region::Code | Region::Literal => out.push_str(&text[range]),
+            Region::BlockComment => out.push(' '),
+            Region::LineComment => {}
         }
     }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// `r"`, `r#"`, `br"` at `i` (and not the end of an identifier such as `for"`).
-fn is_raw_string_start(bytes: &[u8], i: usize) -> bool {
-    let ident_before = i > 0 && {
-        let b = bytes[i - 1];
-        (b.is_ascii_alphanumeric() || b == b'_')
-            && !(b == b'b' && (i < 2 || !bytes[i - 2].is_ascii_alphanumeric()))
-    };
-    if ident_before {
-        return false;
-    }
-    let mut j = i + 1;
-    while bytes.get(j) == Some(&b'#') {
-        j += 1;
-    }
-    bytes.get(j) == Some(&b'"')
+    out
 }
 
 /// Parse a file's text and build its facts.

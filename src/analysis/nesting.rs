@@ -9,130 +9,56 @@ pub const MAX_NESTING: usize = 256;
 
 /// The deepest nesting found, when it goes beyond [`MAX_NESTING`].
 pub fn too_deep(text: &str) -> Option<usize> {
-    let bytes = text.as_bytes();
-    let mut i = 0;
+    use crate::lexical::Region;
     let mut depth = 0usize;
     let mut angle = 0usize;
     let mut prefix_run = 0usize;
     let mut deepest = 0usize;
     let mut previous: u8 = b' ';
-    while i < bytes.len() {
-        let b = bytes[i];
-        match b {
-            b'/' if bytes.get(i + 1) == Some(&b'/') => {
-                while i < bytes.len() && bytes[i] != b'\n' {
-                    i += 1;
-                }
-                continue;
-            }
-            b'/' if bytes.get(i + 1) == Some(&b'*') => {
-                let mut level = 0usize;
-                while i < bytes.len() {
-                    if bytes[i] == b'/' && bytes.get(i + 1) == Some(&b'*') {
-                        level += 1;
-                        i += 2;
-                    } else if bytes[i] == b'*' && bytes.get(i + 1) == Some(&b'/') {
-                        level -= 1;
-                        i += 2;
-                        if level == 0 {
-                            break;
-                        }
-                    } else {
-                        i += 1;
-                    }
-                }
-                continue;
-            }
-            b'r' if matches!(bytes.get(i + 1), Some(b'#') | Some(b'"'))
-                && !(previous.is_ascii_alphanumeric() || previous == b'_') =>
-            {
-                let mut hashes = 0;
-                let mut j = i + 1;
-                while bytes.get(j) == Some(&b'#') {
-                    hashes += 1;
-                    j += 1;
-                }
-                if bytes.get(j) == Some(&b'"') {
-                    j += 1;
-                    'raw: while j < bytes.len() {
-                        if bytes[j] == b'"'
-                            && bytes[j + 1..]
-                                .iter()
-                                .take(hashes)
-                                .filter(|c| **c == b'#')
-                                .count()
-                                == hashes
-                        {
-                            j += 1 + hashes;
-                            break 'raw;
-                        }
-                        j += 1;
-                    }
-                    i = j;
-                    previous = b'"';
-                    continue;
-                }
-            }
-            b'"' => {
-                i += 1;
-                while i < bytes.len() && bytes[i] != b'"' {
-                    if bytes[i] == b'\\' {
-                        i += 1;
-                    }
-                    i += 1;
-                }
-                i += 1;
+    for (region, range) in crate::lexical::regions(text) {
+        match region {
+            Region::LineComment | Region::BlockComment => continue,
+            Region::Literal => {
                 previous = b'"';
                 prefix_run = 0;
                 continue;
             }
-            b'\'' => {
-                // A character literal ('x', '\n', '\u{..}'); a lifetime has no closing quote.
-                if bytes.get(i + 1) == Some(&b'\\') {
-                    i += 2;
-                    while i < bytes.len() && bytes[i] != b'\'' && bytes[i] != b'\n' {
-                        i += 1;
+            Region::Code => {}
+        }
+        for &b in &text.as_bytes()[range] {
+            match b {
+                b'(' | b'[' | b'{' => {
+                    depth += 1;
+                    if b == b'{' {
+                        angle = 0;
                     }
-                    i += 1;
-                    previous = b'\'';
-                    continue;
                 }
-                let width = text[i + 1..].chars().next().map_or(1, char::len_utf8);
-                if bytes.get(i + 1 + width) == Some(&b'\'') {
-                    i += 2 + width;
-                    previous = b'\'';
-                    continue;
+                b')' | b']' | b'}' => {
+                    depth = depth.saturating_sub(1);
+                    if b == b'}' {
+                        angle = 0;
+                    }
                 }
-            }
-            b'(' | b'[' | b'{' => {
-                depth += 1;
-                if b == b'{' {
-                    angle = 0;
+                b';' => angle = 0,
+                b'<' if previous.is_ascii_alphanumeric()
+                    || previous == b'_'
+                    || previous == b':' =>
+                {
+                    angle += 1
                 }
+                b'>' => angle = angle.saturating_sub(1),
+                _ => {}
             }
-            b')' | b']' | b'}' => {
-                depth = depth.saturating_sub(1);
-                if b == b'}' {
-                    angle = 0;
-                }
+            if matches!(b, b'!' | b'-' | b'*' | b'&' | b'|') {
+                prefix_run += 1;
+            } else if !b.is_ascii_whitespace() {
+                prefix_run = 0;
             }
-            b';' => angle = 0,
-            b'<' if previous.is_ascii_alphanumeric() || previous == b'_' || previous == b':' => {
-                angle += 1
+            deepest = deepest.max(depth + angle).max(prefix_run);
+            if !b.is_ascii_whitespace() {
+                previous = b;
             }
-            b'>' => angle = angle.saturating_sub(1),
-            _ => {}
         }
-        if matches!(b, b'!' | b'-' | b'*' | b'&' | b'|') {
-            prefix_run += 1;
-        } else if !b.is_ascii_whitespace() {
-            prefix_run = 0;
-        }
-        deepest = deepest.max(depth + angle).max(prefix_run);
-        if !b.is_ascii_whitespace() {
-            previous = b;
-        }
-        i += 1;
     }
     (deepest > MAX_NESTING).then_some(deepest)
 }

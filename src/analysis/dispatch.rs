@@ -536,12 +536,7 @@ impl<'ast> Visit<'ast> for Collector {
 
     fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
         let name = match &*call.func {
-            Expr::Path(p) => p
-                .path
-                .segments
-                .last()
-                .map(|s| s.ident.to_string())
-                .unwrap_or_default(),
+            Expr::Path(p) => super::syntax::last_segment(&p.path),
             _ => String::new(),
         };
         if responding_name(&name) && call.args.iter().any(is_null_id) {
@@ -600,12 +595,7 @@ impl<'ast> Visit<'ast> for ResponseFinder<'_> {
         match expr {
             Expr::Call(call) => {
                 if let Expr::Path(p) = &*call.func {
-                    let name = p
-                        .path
-                        .segments
-                        .last()
-                        .map(|s| s.ident.to_string())
-                        .unwrap_or_default();
+                    let name = super::syntax::last_segment(&p.path);
                     if responding_name(&name) {
                         self.found = Some(self.collector.span(call));
                         return;

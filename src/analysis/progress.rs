@@ -18,6 +18,7 @@ use proc_macro2::{TokenStream, TokenTree};
 use syn::visit::{self, Visit};
 use syn::{Expr, Pat, Stmt};
 
+use super::facts::is_test_item;
 use super::spans::Bounds;
 use super::syntax::{macro_name, path_segments};
 use super::vocabulary::{self as vocab, Vocabulary};
@@ -136,23 +137,6 @@ fn token_span(base: usize, first: &TokenTree, last: &TokenTree) -> ByteSpan {
     let start = first.span().byte_range().start;
     let end = last.span().byte_range().end.max(start);
     ByteSpan::new(start + base, end + base)
-}
-
-/// `#[test]`, `#[cfg(test)]` (and `#[tokio::test]`).
-fn is_test_item(attrs: &[syn::Attribute]) -> bool {
-    attrs.iter().any(|attr| {
-        let last = attr
-            .path()
-            .segments
-            .last()
-            .map(|s| s.ident.to_string())
-            .unwrap_or_default();
-        last == "test"
-            || (attr.path().is_ident("cfg")
-                && quote::ToTokens::to_token_stream(&attr.meta)
-                    .to_string()
-                    .contains("test"))
-    })
 }
 
 struct FnState {
@@ -399,12 +383,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
 
     fn visit_item_impl(&mut self, item: &'ast syn::ItemImpl) {
         let self_ty = match &*item.self_ty {
-            syn::Type::Path(p) => p
-                .path
-                .segments
-                .last()
-                .map(|s| s.ident.to_string())
-                .unwrap_or_default(),
+            syn::Type::Path(p) => super::syntax::last_segment(&p.path),
             _ => String::new(),
         };
         let test = is_test_item(&item.attrs);
@@ -460,12 +439,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
     }
 
     fn visit_expr_struct(&mut self, expr: &'ast syn::ExprStruct) {
-        let type_name = expr
-            .path
-            .segments
-            .last()
-            .map(|s| s.ident.to_string())
-            .unwrap_or_default();
+        let type_name = super::syntax::last_segment(&expr.path);
         if is_progress_params_type(&type_name) {
             for field in &expr.fields {
                 if matches!(&field.member, syn::Member::Named(m) if m == "progress_token") {
@@ -858,12 +832,7 @@ impl<'ast> Visit<'ast> for TaskScan<'_> {
     }
 
     fn visit_expr_struct(&mut self, expr: &'ast syn::ExprStruct) {
-        let type_name = expr
-            .path
-            .segments
-            .last()
-            .map(|s| s.ident.to_string())
-            .unwrap_or_default();
+        let type_name = super::syntax::last_segment(&expr.path);
         if is_progress_type(&type_name) {
             let start = expr
                 .path

@@ -12,6 +12,14 @@ pub fn path_segments(path: &syn::Path) -> Vec<String> {
     path.segments.iter().map(|s| s.ident.to_string()).collect()
 }
 
+/// The last segment of a path (`a::b::C` gives `C`), or `""`.
+pub fn last_segment(path: &syn::Path) -> String {
+    path.segments
+        .last()
+        .map(|s| s.ident.to_string())
+        .unwrap_or_default()
+}
+
 /// The last segment of a macro's path: `tokio::select!` gives `select`.
 pub fn macro_name(mac: &Macro) -> String {
     mac.path

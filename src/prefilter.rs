@@ -44,7 +44,15 @@ const STDOUT_NEEDLES: &[&str] = &[
 ];
 
 /// Where error codes are built (MCP006): parsed in a run that speaks MCP.
-const ERROR_CODE_NEEDLES: &[&str] = &["ErrorCode(", "\"code\"", "code: -", "code: 0"];
+const ERROR_CODE_NEEDLES: &[&str] = &[
+    "ErrorCode(",
+    "\"code\"",
+    "code: -",
+    "code: 0",
+    "_ERROR: i",
+    "_CODE: i",
+    "RESOURCE_NOT_FOUND",
+];
 
 /// Where methods are dispatched and messages answered without an id (MCP003, MCP004): parsed in
 /// a run that speaks MCP.

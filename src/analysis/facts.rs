@@ -1793,6 +1793,21 @@ impl<'v> FactsBuilder<'v> {
         }
     }
 
+    /// `const PARSE_ERROR: i64 = -32700;`: an integer constant named as an error code.
+    fn check_error_code_const(&mut self, ident: &syn::Ident, ty: &syn::Type, value: &Expr) {
+        let name = ident.to_string();
+        let named =
+            name.ends_with("_ERROR") || name.ends_with("_CODE") || name.starts_with("ERROR_");
+        let integer = matches!(
+            type_name(ty).as_deref(),
+            Some("i16" | "i32" | "i64" | "isize")
+        );
+        if let (true, true, Some(code)) = (named, integer, int_literal(value)) {
+            let span = self.span(value);
+            self.facts.error_codes.push((span, code));
+        }
+    }
+
     /// `ErrorCode(<lit>)`, `send_error(id, <lit>, ..)`, `error_response(id, <lit>, ..)`.
     fn check_error_code_call<'e>(&mut self, name: &str, args: impl Iterator<Item = &'e Expr>) {
         if name != "ErrorCode" && !is_error_call(name) {
@@ -2720,6 +2735,20 @@ impl<'ast> Visit<'ast> for FactsBuilder<'_> {
                 .string_consts
                 .push((item.ident.to_string(), value));
         }
+        self.check_error_code_const(&item.ident, &item.ty, &item.expr);
+    }
+
+    fn visit_expr_path(&mut self, expr: &'ast syn::ExprPath) {
+        // rmcp's `ErrorCode::RESOURCE_NOT_FOUND` is the retired -32002.
+        let segments = &expr.path.segments;
+        let named = segments.len() >= 2
+            && segments[segments.len() - 1].ident == "RESOURCE_NOT_FOUND"
+            && segments[segments.len() - 2].ident == "ErrorCode";
+        if named {
+            let span = self.span(&Expr::Path(expr.clone()));
+            self.facts.error_codes.push((span, -32002));
+        }
+        syn::visit::visit_expr_path(self, expr);
     }
 
     fn visit_impl_item_const(&mut self, item: &'ast syn::ImplItemConst) {

@@ -105,16 +105,28 @@ fn replacement_fix(
         return None;
     }
     let text = context.sources.get(file)?.text.get(span.start..span.end)?;
-    if text.trim() != "-32002" {
+    let (span, replacement, shown) = if text.trim() == "-32002" {
+        (span, "-32602", "-32602 (invalid params)")
+    } else if let Some(prefix) = text.strip_suffix("RESOURCE_NOT_FOUND") {
+        // `ErrorCode::RESOURCE_NOT_FOUND` becomes `ErrorCode::INVALID_PARAMS`.
+        let start = span.start + prefix.len();
+        (
+            ByteSpan::new(start, span.end),
+            "INVALID_PARAMS",
+            "`ErrorCode::INVALID_PARAMS` (-32602)",
+        )
+    } else {
         return None;
-    }
+    };
     Some(Fix {
         applicability: Applicability::Safe,
-        message: "use -32602 (invalid params), which MCP 2026-07-28 names for a resource that is not found".into(),
+        message: format!(
+            "use {shown}, which MCP 2026-07-28 names for a resource that is not found"
+        ),
         edits: vec![Edit {
             file,
             span,
-            replacement: "-32602".into(),
+            replacement: replacement.into(),
         }],
     })
 }

@@ -37,6 +37,16 @@ impl Rule for StdioEmbeddedNewline {
             // Only pretty output that reaches stdout as a message is recorded (see
             // `FunctionFacts::pretty_json`).
             for function in &facts.functions {
+                // A transport that frames messages with `Content-Length` headers (LSP style) is
+                // not newline-delimited: pretty JSON does not break that framing (the framing
+                // itself is not MCP's stdio transport, a different problem).
+                let framed = context
+                    .sources
+                    .get(*file)
+                    .is_some_and(|s| s.snippet(function.item_span).contains("Content-Length"));
+                if framed {
+                    continue;
+                }
                 for span in &function.pretty_json {
                     let name = context
                         .sources

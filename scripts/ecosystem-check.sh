@@ -10,13 +10,19 @@ out=${1:-"$root/target/ecosystem"}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
-# The corpus: MCP SDKs (old and new) and large non-MCP crates as negative controls.
+# The corpus: MCP SDKs (old and new); published servers written by hand (a `match` over method
+# names, JSON-RPC built with serde_json, read from stdin lines), where the dispatcher rules
+# (MCP003, MCP004) fire; and large non-MCP crates as negative controls.
 crates=(
   "rmcp_2_1 rmcp =2.1.0"
   "rmcp_newest rmcp =3.11.0"
   "rust_mcp_sdk rust-mcp-sdk =2.0.0"
   "pmcp pmcp =2.23.0"
   "turbomcp turbomcp =4.0.0-alpha.5"
+  "code_baseline code-baseline =1.6.0"
+  "mushroomdb_server mushroomdb-server =0.10.1"
+  "rust_fs_mcp rust-fs-mcp =0.3.4"
+  "ripgrepx ripgrepx =0.4.0"
   "tokio tokio =1.54.1"
   "serde serde =1.0.229"
   "syn syn =2.0.119"
@@ -51,13 +57,15 @@ metadata="$out/metadata.json"
 (cd "$corpus" && cargo metadata --format-version 1 --quiet > "$metadata")
 
 report="$out/report.md"
+# The rules counted in the table's columns, one each.
+rules=(MCP001 MCP002 MCP003 MCP004 MCP005 MCP006 MCP007)
 {
   echo "# Ecosystem check"
   echo
   echo "cargo-mcp-lint $("$lint" --version | awk '{print $NF}'), $(date -u +%Y-%m-%d)"
   echo
-  echo "| crate | version | files | findings |"
-  echo "|---|---|---:|---:|"
+  echo "| crate | version | files | findings |$(printf ' %s |' "${rules[@]}")"
+  echo "|---|---|---:|---:|$(printf -- '---:|%.0s' "${rules[@]}")"
 } > "$report"
 details=""
 for entry in "${crates[@]}"; do
@@ -72,20 +80,24 @@ for p in data["packages"]:
         break
 ' "$metadata" "$name" "$version")
   if [ -z "$dir" ]; then
-    echo "| $name | $version | - | not found |" >> "$report"
+    echo "| $name | $version | - | not found |$(printf ' |%.0s' "${rules[@]}")" >> "$report"
     continue
   fi
   json="$out/$name-$version.json"
-  (cd "$dir" && "$lint" . --format json --exit-zero > "$json")
-  read -r files count < <(python3 -c '
-import json, sys
+  # --no-cache: the facts are those of this build (a cache is keyed by the tool's version, not
+  # by each change to the analysis), and nothing is written into the downloaded sources.
+  (cd "$dir" && "$lint" . --format json --exit-zero --no-cache > "$json")
+  read -r files count by_rule < <(python3 -c '
+import collections, json, sys
 data = json.load(open(sys.argv[1]))
-print(data["summary"]["files"], data["summary"]["diagnostics"])
-' "$json")
-  echo "| $name | $version | $files | $count |" >> "$report"
+codes = collections.Counter(d["code"] for d in data["diagnostics"])
+cells = " | ".join(str(codes.get(rule, 0)) for rule in sys.argv[2:])
+print(data["summary"]["files"], data["summary"]["diagnostics"], cells)
+' "$json" "${rules[@]}")
+  echo "| $name | $version | $files | $count | $by_rule |" >> "$report"
   if [ "$count" != "0" ]; then
     details+=$'\n'"## $name $version"$'\n\n'
-    details+=$(cd "$dir" && "$lint" . --format concise --exit-zero | sed 's/^/- /')
+    details+=$(cd "$dir" && "$lint" . --format concise --exit-zero --no-cache | sed 's/^/- /')
     details+=$'\n'
   fi
 done

@@ -36,9 +36,11 @@ pub struct Cache {
     used: Mutex<HashMap<[u8; 32], Cached>>,
 }
 
-/// The shape of the cached facts: raise it whenever `FileFacts` (or anything in it) changes, so
-/// that a cache written by an older build of the same version is not read as the new shape.
-const FACTS_SHAPE: u32 = 2;
+/// The shape of the cached facts: raise it whenever `FileFacts` (or anything in it) changes, or
+/// what the analysis records in them does (3: `contains_key("id")` is an id test, null-id
+/// answers are told from other `None` arguments, progress samples outside requests), so that a
+/// cache written by an older build of the same version is not read as the new shape.
+const FACTS_SHAPE: u32 = 3;
 
 /// The key of a whole cache: the tool's version, the facts' shape and the vocabulary (the
 /// configuration that shapes facts).

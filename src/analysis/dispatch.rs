@@ -85,7 +85,8 @@ pub struct NullIdResponse {
     pub span: ByteSpan,
     /// Built where a message that did not parse is answered (an `Err` arm, a `map_err`
     /// closure, a parse function, or with the parse-error and invalid-request codes), which is
-    /// where JSON-RPC allows a null `id`.
+    /// where JSON-RPC allows a null `id`; or in a function that takes an HTTP `StatusCode`
+    /// (an HTTP transport's rejection of a request it did not read).
     pub answers_parse_error: bool,
 }
 
@@ -374,9 +375,16 @@ impl Collector {
 
     fn null_id_response(&mut self, span: ByteSpan, tokens: Option<TokenStream>) {
         let parse_codes = tokens.is_some_and(names_parse_error_code);
+        // A function handed an HTTP status builds the body of an HTTP rejection (a missing
+        // header, a body too large, a failed authentication): the transport refuses the request
+        // before any message is read, and notifications are answered `202 Accepted` elsewhere.
+        let http_rejection = self
+            .functions
+            .last()
+            .is_some_and(|f| f.params.iter().any(|(_, ty)| ty == "StatusCode"));
         self.facts.null_id_responses.push(NullIdResponse {
             span,
-            answers_parse_error: self.parse_error_depth > 0 || parse_codes,
+            answers_parse_error: self.parse_error_depth > 0 || parse_codes || http_rejection,
         });
     }
 }
@@ -510,6 +518,13 @@ impl<'ast> Visit<'ast> for Collector {
                     .id_checks
                     .push((self.span(call), self.function_span()));
             }
+            // `obj.contains_key("id")`: the member's presence, which is what tells a request
+            // from a notification.
+            "contains_key" if call.args.first().and_then(str_literal).as_deref() == Some("id") => {
+                self.facts
+                    .id_checks
+                    .push((self.span(call), self.function_span()));
+            }
             "starts_with" => {
                 let prefix = call.args.first().and_then(str_literal);
                 if prefix.is_some_and(|p| p.starts_with("notifications")) {
@@ -520,7 +535,7 @@ impl<'ast> Visit<'ast> for Collector {
             }
             _ => {}
         }
-        if responding_name(&method) && call.args.iter().any(is_null_id) {
+        if answers_with_null_id(&method, &call.args) {
             let tokens = call.to_token_stream();
             self.null_id_response(self.span(call), Some(tokens));
         }
@@ -539,7 +554,7 @@ impl<'ast> Visit<'ast> for Collector {
             Expr::Path(p) => super::syntax::last_segment(&p.path),
             _ => String::new(),
         };
-        if responding_name(&name) && call.args.iter().any(is_null_id) {
+        if answers_with_null_id(&name, &call.args) {
             let tokens = call.to_token_stream();
             self.null_id_response(self.span(call), Some(tokens));
         }
@@ -693,6 +708,46 @@ fn responding_name(name: &str) -> bool {
         || lower.ends_with("_error_msg")
         || lower == "error_msg"
         || lower == "result_msg"
+}
+
+/// Whether a call builds or sends a JSON-RPC answer with a null `id`: the null is its first
+/// argument (where every answering helper takes the id: `error_response(None, -32601, ..)`), and
+/// the call says it answers with a result or an error (its name, or an error code among its
+/// arguments). A `None` elsewhere, or in a call that is only named after an HTTP response
+/// (`into_json_response(StatusCode::OK, None)`, `stateless_sse_response(None, rx, ct)`,
+/// `post_message_with_response_limits(uri, msg, None, ..)`), is some other optional value.
+fn answers_with_null_id(
+    name: &str,
+    args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>,
+) -> bool {
+    if !responding_name(name) || !args.first().is_some_and(is_null_id) {
+        return false;
+    }
+    let lower = name.to_ascii_lowercase();
+    let says_answer = ["error", "result", "reply", "respond", "answer"]
+        .iter()
+        .any(|w| lower.contains(w));
+    says_answer || args.iter().skip(1).any(is_error_code_expr)
+}
+
+/// A negative integer literal (`-32601`) or a path naming an error code (`METHOD_NOT_FOUND`,
+/// `ErrorCode::InvalidRequest`).
+fn is_error_code_expr(expr: &Expr) -> bool {
+    match expr {
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => {
+            matches!(&*u.expr, Expr::Lit(l) if matches!(l.lit, syn::Lit::Int(_)))
+        }
+        Expr::Path(p) => {
+            let segments = path_segments(&p.path);
+            segments.iter().any(|s| {
+                let lower = s.to_ascii_lowercase();
+                lower.contains("error") || lower.contains("not_found") || lower.contains("notfound")
+            })
+        }
+        Expr::Cast(c) => is_error_code_expr(&c.expr),
+        Expr::Paren(p) => is_error_code_expr(&p.expr),
+        _ => false,
+    }
 }
 
 /// The expression a block-bodied arm ends with.

@@ -68,10 +68,22 @@ pub fn serves_stdio(text: &str) -> bool {
     if code.contains("stdio()") {
         return true;
     }
-    if launches_stdio_child(&code) {
+    if launches_stdio_child(&code) || prompts_on_terminal(&code) {
         return code.contains("StdioTransport::new(");
     }
     code.contains("stdin()") || code.contains("StdioTransport")
+}
+
+/// Whether code reads stdin only when it is a terminal: it refuses to go on when stdin is not
+/// one (`if !std::io::stdin().is_terminal() { bail!(..) }`), the guard of a prompt for a person
+/// (an installer's "proceed? [y/N]"). A server's stdin is a pipe from its client.
+fn prompts_on_terminal(code: &str) -> bool {
+    const TEST: &str = "stdin().is_terminal()";
+    code.match_indices(TEST).any(|(at, _)| {
+        let before = code[..at]
+            .trim_end_matches(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == ':');
+        before.trim_end().ends_with('!')
+    })
 }
 
 /// Whether code launches a child process with piped stdio, the client side of the stdio
@@ -187,6 +199,14 @@ mod tests {
         ));
         assert!(!serves_stdio(
             "Command::new(\"srv\").stdin(Stdio::piped()); std::io::stdin().read_line(&mut s);"
+        ));
+        // A prompt for a person, read only when stdin is a terminal.
+        assert!(!serves_stdio(
+            "if !std::io::stdin().is_terminal() { bail!(\"no tty\"); } std::io::stdin().read_line(&mut s);"
+        ));
+        // A server that refuses to run on a terminal still serves.
+        assert!(serves_stdio(
+            "if std::io::stdin().is_terminal() { exit(2); } for l in std::io::stdin().lines() {}"
         ));
         // A proxy that serves stdio and launches servers as children still serves.
         assert!(serves_stdio(

@@ -146,6 +146,13 @@ struct FnState {
     idents: Vec<(String, usize)>,
     /// Locals bound to a made-up token: name, the span of the value.
     fabricated: HashMap<String, ByteSpan>,
+    /// The function is handed a request or reads messages itself: it takes a parameter other
+    /// than `self`, or its body reads a stream (`stdin`, `read_line`, `lines`, `recv`) or parses
+    /// messages (`from_str`, `from_slice`, `from_reader`, `from_value`). A function that does
+    /// neither (a mock transport's `receive(&mut self)`, a demo's `main` that feeds sample
+    /// messages to a transport) has no request whose token it could have used, so a token it
+    /// makes up is a sample, not the bug.
+    sees_request: bool,
     /// How many spawned tasks the current code is inside.
     spawn_depth: usize,
     /// How many calls that name `notifications/progress` the current code is an argument of.
@@ -184,6 +191,23 @@ impl Collector<'_> {
             .is_some_and(|t| t.to_ascii_lowercase().contains("task"));
         let task_context =
             name.to_ascii_lowercase().contains("task") || self_ty_task || scan.mentions_tasks;
+        let takes_input = sig
+            .inputs
+            .iter()
+            .any(|input| matches!(input, syn::FnArg::Typed(_)));
+        let reads_messages = scan.idents.iter().any(|(ident, _)| {
+            matches!(
+                ident.as_str(),
+                "stdin"
+                    | "read_line"
+                    | "lines"
+                    | "recv"
+                    | "from_str"
+                    | "from_slice"
+                    | "from_reader"
+                    | "from_value"
+            )
+        });
         let test = is_test_item(attrs);
         self.test_depth += usize::from(test);
         self.functions.push(FnState {
@@ -191,6 +215,7 @@ impl Collector<'_> {
             task_context,
             idents: scan.idents,
             fabricated: HashMap::new(),
+            sees_request: takes_input || reads_messages,
             spawn_depth: 0,
             progress_call_depth: 0,
         });
@@ -290,6 +315,9 @@ impl Collector<'_> {
             }
             return;
         };
+        if !state.sees_request {
+            return;
+        }
         match fabricated(expr, &state.fabricated) {
             Some(Made::Here) => {
                 let span = self.span(expr);
@@ -318,7 +346,8 @@ impl Collector<'_> {
             .last()
             .is_some_and(|f| f.progress_call_depth > 0)
             || tokens_have_literal(&mac.tokens, PROGRESS_METHOD);
-        if !in_progress {
+        let sees_request = self.functions.last().is_none_or(|f| f.sees_request);
+        if !in_progress || !sees_request {
             return;
         }
         let locals = self

@@ -73,6 +73,24 @@ impl RuleContext<'_> {
                 && files.iter().any(|(_, f)| f.dispatch.mcp_method_literals))
     }
 
+    /// Whether `file` is test or bench code by where it lies: the unit is a test or bench
+    /// target, or (in path mode, which does not know the targets) the file sits directly in a
+    /// `tests/` or `benches/` directory, where Cargo finds integration tests and benches.
+    pub fn is_test_file(&self, file: crate::source::FileId) -> bool {
+        if self.is_test_target {
+            return true;
+        }
+        let Some(source) = self.sources.get(file) else {
+            return false;
+        };
+        let parent = source
+            .path
+            .parent()
+            .and_then(|p| p.file_name())
+            .and_then(|n| n.to_str());
+        matches!(parent, Some("tests" | "benches"))
+    }
+
     /// The value of a string constant of the unit, by name.
     pub fn string_const(&self, name: &str) -> Option<&str> {
         self.graph.files().iter().find_map(|(_, f)| {

@@ -39,6 +39,9 @@ impl Rule for ProgressAfterCompletion {
             .protocol_versions
             .contains(&ProtocolVersion::V2025_11_25);
         for (file, facts) in files {
+            if context.is_test_file(*file) {
+                continue;
+            }
             for finding in facts.progress.iter().filter(|f| !f.in_test) {
                 let diagnostic = match &finding.issue {
                     ProgressIssue::Detached { spawn, handle } => {

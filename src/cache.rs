@@ -1,6 +1,7 @@
 //! The on-disk cache of per-file facts: an unchanged file is not parsed again. Entries are keyed
-//! by the file's content (and its module path); the whole cache is keyed by the tool's version
-//! and the analysis vocabulary, so a new version or another configuration starts afresh. Only the
+//! by the file's content (and its module path); the whole cache is keyed by the tool's version,
+//! the facts' shape, the analysis vocabulary and the binary (its size and modification time), so
+//! a new version, a rebuilt binary or another configuration starts afresh. Only the
 //! entries a run used are written back, so the cache does not grow without bound.
 
 use std::collections::HashMap;
@@ -53,6 +54,22 @@ pub fn cache_key(version: &str, vocabulary: &Vocabulary) -> String {
     format!("{version}-{}", &hasher.finalize().to_hex()[..16])
 }
 
+/// The running binary's size and modification time: a rebuilt binary of the same version (a
+/// development build, a reinstall) may analyse differently, so it starts a fresh cache. Empty
+/// when the binary cannot be looked at (the version and shape still key the cache).
+fn build_stamp() -> String {
+    let metadata = std::env::current_exe().and_then(std::fs::metadata);
+    let Ok(metadata) = metadata else {
+        return String::new();
+    };
+    let modified = metadata
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos());
+    format!("{:x}-{modified:x}", metadata.len())
+}
+
 /// The key of a file's entry: its text and its module path.
 pub fn entry_key(text: &str, module: &[String]) -> [u8; 32] {
     let mut hasher = blake3::Hasher::new();
@@ -67,7 +84,11 @@ pub fn entry_key(text: &str, module: &[String]) -> [u8; 32] {
 impl Cache {
     /// Open the cache in `directory` (read what is there, if it matches).
     pub fn open(directory: &Path, vocabulary: &Vocabulary) -> Cache {
-        let key = cache_key(env!("CARGO_PKG_VERSION"), vocabulary);
+        let key = format!(
+            "{}-{}",
+            cache_key(env!("CARGO_PKG_VERSION"), vocabulary),
+            build_stamp()
+        );
         let path = directory.join("facts-v2.bin");
         let entries = std::fs::read(&path)
             .ok()

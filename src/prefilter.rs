@@ -55,16 +55,19 @@ const ERROR_CODE_NEEDLES: &[&str] = &[
 ];
 
 /// Where methods are dispatched and messages answered without an id (MCP003, MCP004): parsed in
-/// a run that speaks MCP.
+/// a run that speaks MCP. The dispatcher needles are arms as rustfmt writes them (`"ping" =>`),
+/// not the bare method names, which SDKs' models and tests hold in hundreds of files; a null-`id`
+/// answer built from `Value::Null` or `id: None` is found in the files parsed for other reasons
+/// (a hand-written server's dispatcher file, its transport).
 const DISPATCH_NEEDLES: &[&str] = &[
-    "\"initialize\"",
-    "\"tools/",
-    "\"notifications/",
-    "\"ping\"",
+    "\"initialize\" =>",
+    "\"tools/list\" =>",
+    "\"tools/call\" =>",
+    "\"ping\" =>",
+    "\"notifications/initialized\" =>",
+    "starts_with(\"notifications",
     "\"id\": null",
     "\"id\":null",
-    "Value::Null",
-    "id: None",
 ];
 
 /// Marks a follow-up needle that is searched for alone: a file holding it is parsed even without
@@ -92,11 +95,14 @@ pub const MAX_CHAIN_DEPTH: usize = 2;
 
 /// Decides which files are parsed.
 pub struct Prefilter {
+    /// One searcher for every word the decision needs, in three groups by pattern index: the
+    /// words that alone make a file worth parsing, then those that do so only in code that
+    /// speaks MCP (error codes, method dispatch, progress), then the words of such code.
     automaton: Option<AhoCorasick>,
-    /// Error codes (MCP006) and method dispatch (MCP003, MCP004) matter in files that speak MCP.
-    error_codes: Option<AhoCorasick>,
-    /// Progress sends and tokens (MCP005) matter in files that speak MCP.
-    progress: Option<AhoCorasick>,
+    /// Where the second group starts.
+    gated: usize,
+    /// Where the third group starts.
+    mcp_words: usize,
     everything: bool,
 }
 
@@ -106,28 +112,48 @@ impl Prefilter {
         let mut needles: Vec<String> = NEEDLES.iter().map(|s| s.to_string()).collect();
         needles.extend(vocabulary.cancel_hooks.iter().cloned());
         needles.extend(vocabulary.cancel_notifications.iter().cloned());
+        let gated = needles.len();
+        needles.extend(
+            ERROR_CODE_NEEDLES
+                .iter()
+                .chain(DISPATCH_NEEDLES)
+                .chain(PROGRESS_NEEDLES)
+                .map(|s| s.to_string()),
+        );
+        let mcp_words = needles.len();
+        needles.extend(crate::analysis::MCP_WORDS.iter().map(|s| s.to_string()));
         Prefilter {
             automaton: automaton(&needles),
-            error_codes: automaton(
-                &ERROR_CODE_NEEDLES
-                    .iter()
-                    .chain(DISPATCH_NEEDLES)
-                    .collect::<Vec<_>>(),
-            ),
-            progress: automaton(PROGRESS_NEEDLES),
+            gated,
+            mcp_words,
             everything,
         }
     }
 
     /// Whether a file's text must be parsed. `follows_modules`: its `mod x;` declarations are
-    /// needed to find the rest of the crate.
+    /// needed to find the rest of the crate. The text is scanned once.
     pub fn wants(&self, text: &str, follows_modules: bool) -> bool {
-        self.everything
-            || self.automaton.as_ref().is_none_or(|a| a.is_match(text))
-            || (follows_modules && declares_modules(text))
-            || ((self.error_codes.as_ref().is_some_and(|a| a.is_match(text))
-                || self.progress.as_ref().is_some_and(|a| a.is_match(text)))
-                && crate::analysis::mentions_mcp(text))
+        if self.everything {
+            return true;
+        }
+        let Some(automaton) = &self.automaton else {
+            return true;
+        };
+        let (mut gated, mut speaks_mcp) = (false, false);
+        let Ok(matches) = automaton.try_find_overlapping_iter(text) else {
+            return true;
+        };
+        for found in matches {
+            let index = found.pattern().as_usize();
+            if index < self.gated {
+                return true;
+            } else if index < self.mcp_words {
+                gated = true;
+            } else {
+                speaks_mcp = true;
+            }
+        }
+        (follows_modules && declares_modules(text)) || (gated && speaks_mcp)
     }
 }
 
@@ -137,7 +163,6 @@ pub fn is_stdout_needle(needle: &str) -> bool {
     STDOUT_NEEDLES.contains(&needle)
         || ERROR_CODE_NEEDLES.contains(&needle)
         || needle.starts_with(STANDALONE)
-        || PROGRESS_NEEDLES.contains(&needle)
 }
 
 /// A fast multi-needle searcher (a DFA: the needle sets are small).
@@ -224,24 +249,40 @@ pub fn follow_up_needles<'a>(
     if facts.clone().any(|f| f.mentions_mcp) {
         // Error codes (MCP006) in code that speaks MCP.
         needles.extend(ERROR_CODE_NEEDLES.iter().map(|n| n.to_string()));
-        // Progress sends and tokens (MCP005) likewise.
-        needles.extend(PROGRESS_NEEDLES.iter().map(|n| n.to_string()));
+        // Not progress (MCP005): its facts are local to one function, and a file that sends
+        // MCP progress names MCP (its types, its SDK), so the first pass finds it.
     }
     if facts.clone().any(|f| f.serves_stdio && f.mentions_mcp) {
         needles.extend(STDOUT_NEEDLES.iter().map(|n| n.to_string()));
     }
-    // A dispatcher's callers and the functions its catch-all calls: where the message's `id`
-    // may be tested (MCP003).
+    // A dispatcher whose catch-all answers method-not-found (MCP003, MCP004): its callers and
+    // the functions its catch-all and notification arms call, where the message's `id` may be
+    // tested. Only names of the crate's own functions are worth a search (not constructors, nor
+    // the names std gives everything).
     for file in facts.clone() {
         for dispatcher in &file.dispatch.dispatchers {
-            if let Some((name, _)) = &dispatcher.function {
+            let Some(catch_all) = dispatcher.catch_all.as_ref().filter(|c| c.method_not_found)
+            else {
+                continue;
+            };
+            let own = |name: &&String| {
+                name.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
+                    && !COMMON_METHODS.contains(&name.as_str())
+            };
+            if let Some((name, _)) = dispatcher.function.as_ref().filter(|(n, _)| own(&n)) {
                 needles.insert(format!("{STANDALONE}{name}("));
             }
-            let callees = dispatcher
-                .catch_all
+            let notification_arms = dispatcher.arms.iter().filter(|a| {
+                a.responds.is_some()
+                    && a.methods
+                        .iter()
+                        .any(|m| crate::analysis::dispatch::is_notification_method(m))
+            });
+            let callees = catch_all
+                .calls
                 .iter()
-                .flat_map(|c| &c.calls)
-                .chain(dispatcher.arms.iter().flat_map(|a| &a.calls));
+                .chain(notification_arms.flat_map(|a| &a.calls))
+                .filter(own);
             for callee in callees {
                 needles.insert(format!("{STANDALONE}fn {callee}("));
                 needles.insert(format!("{STANDALONE}fn {callee}<"));

@@ -234,13 +234,35 @@ impl Collector {
     }
 
     fn dispatcher(&self, expr: &syn::ExprMatch) -> Option<MethodDispatcher> {
+        // The patterns first: most matches over strings are not method dispatchers, and their
+        // arms are not worth a closer look.
+        let patterns: Vec<Option<(Vec<String>, Vec<String>)>> = expr
+            .arms
+            .iter()
+            .map(|arm| {
+                let (mut methods, mut constants) = (Vec::new(), Vec::new());
+                method_patterns(&arm.pat, &mut methods, &mut constants)
+                    .then_some((methods, constants))
+            })
+            .collect();
+        let named = patterns
+            .iter()
+            .flatten()
+            .filter(|(methods, _)| !methods.is_empty())
+            .count();
+        let mcp = patterns
+            .iter()
+            .flatten()
+            .flat_map(|(methods, _)| methods)
+            .any(|m| is_mcp_method(m));
+        if named < 2 || !mcp {
+            return None;
+        }
         let mut arms = Vec::new();
         let mut catch_all = None;
         let count = expr.arms.len();
-        for (index, arm) in expr.arms.iter().enumerate() {
-            let mut methods = Vec::new();
-            let mut constants = Vec::new();
-            if method_patterns(&arm.pat, &mut methods, &mut constants) {
+        for ((index, arm), pattern) in expr.arms.iter().enumerate().zip(patterns) {
+            if let Some((methods, constants)) = pattern {
                 if arm.guard.is_some() {
                     continue;
                 }
@@ -261,14 +283,6 @@ impl Collector {
                     calls: called_names(&arm.body),
                 });
             }
-        }
-        let named = arms.iter().filter(|a| !a.methods.is_empty()).count();
-        let mcp = arms
-            .iter()
-            .flat_map(|a| &a.methods)
-            .any(|m| is_mcp_method(m));
-        if named < 2 || !mcp {
-            return None;
         }
         let scope = self.functions.last();
         Some(MethodDispatcher {

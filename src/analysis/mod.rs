@@ -35,7 +35,7 @@ pub fn code_start(text: &str) -> usize {
 }
 
 /// Words of code that speaks MCP or JSON-RPC.
-const MCP_WORDS: &[&str] = &[
+pub(crate) const MCP_WORDS: &[&str] = &[
     "jsonrpc",
     "JsonRpc",
     "Jsonrpc",
@@ -64,6 +64,13 @@ pub fn mentions_mcp(text: &str) -> bool {
 /// transport on the process's own stdio counts (`stdio()`, `StdioTransport::new(..)`), and
 /// neither a `stdin()` read (a prompt for the user) nor the name `StdioTransport` does.
 pub fn serves_stdio(text: &str) -> bool {
+    // Most files name none of these: no need to copy them without their comments.
+    if !["stdio()", "stdin()", "StdioTransport"]
+        .iter()
+        .any(|needle| text.contains(needle))
+    {
+        return false;
+    }
     let code = strip_comments(text);
     if code.contains("stdio()") {
         return true;

@@ -61,7 +61,16 @@ pub const PROGRESS_WORDS: &[&str] = &["progress", "Progress"];
 
 /// Whether the pass can find anything in a text.
 pub fn might_apply(text: &str) -> bool {
-    PROGRESS_WORDS.iter().any(|w| text.contains(w))
+    // Progress outlives its request only from a spawned task; a token is made up only where
+    // one is built.
+    const SHAPES: &[&str] = &[
+        "spawn",
+        "ProgressToken",
+        "progressToken",
+        "progress_token",
+        "ProgressNotificationParam",
+    ];
+    PROGRESS_WORDS.iter().any(|w| text.contains(w)) && SHAPES.iter().any(|w| text.contains(w))
 }
 
 /// Calls that send a progress notification by their name.
@@ -1086,9 +1095,12 @@ mod tests {
     }
 
     #[test]
-    fn might_apply_needs_a_progress_word() {
-        assert!(might_apply("peer.notify_progress(p)"));
+    fn might_apply_needs_a_progress_word_and_a_spawn_or_a_token() {
+        assert!(might_apply(
+            "tokio::spawn(async move { peer.notify_progress(p) })"
+        ));
         assert!(might_apply("ProgressToken(x)"));
+        assert!(!might_apply("peer.notify_progress(p)"));
         assert!(!might_apply("tokio::spawn(async move {})"));
     }
 }

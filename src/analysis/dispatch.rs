@@ -60,8 +60,11 @@ pub struct CatchAllArm {
 /// A `match` over method names.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MethodDispatcher {
-    /// The `match` expression.
+    /// The `match` expression, or the first `if` of an `if`/`else if` chain.
     pub span: ByteSpan,
+    /// An `if method == ".." {..} else if ..` chain rather than a `match`: its last `else` is
+    /// the catch-all, and no arm can be inserted before it.
+    pub chain: bool,
     /// The enclosing function's name and span, if any.
     pub function: Option<(String, ByteSpan)>,
     /// The enclosing function's parameters: (name, type's last path segment).
@@ -154,6 +157,7 @@ pub fn collect(file: &syn::File, base: usize) -> DispatchFacts {
         parse_error_depth: 0,
         seen_jsonrpc: false,
         seen_two: false,
+        chain_links: std::collections::HashSet::new(),
     };
     collector.visit_file(file);
     collector.facts
@@ -173,6 +177,8 @@ struct Collector {
     parse_error_depth: usize,
     seen_jsonrpc: bool,
     seen_two: bool,
+    /// The inner `if`s of the `if`/`else if` dispatchers found, by start.
+    chain_links: std::collections::HashSet<usize>,
 }
 
 impl Collector {
@@ -287,6 +293,90 @@ impl Collector {
         let scope = self.functions.last();
         Some(MethodDispatcher {
             span: self.raw_span(expr.match_token.span, expr.brace_token.span.close()),
+            chain: false,
+            function: scope.map(|f| (f.name.clone(), f.span)),
+            params: scope.map(|f| f.params.clone()).unwrap_or_default(),
+            arms,
+            catch_all,
+        })
+    }
+
+    /// An `if method == "initialize" {..} else if method == "tools/list" {..} else {..}` chain
+    /// over method names, read as a dispatcher. Its inner `if`s are remembered, so that they are
+    /// not read again as chains of their own.
+    fn if_chain_dispatcher(&mut self, first: &syn::ExprIf) -> Option<MethodDispatcher> {
+        let mut links: Vec<(Vec<String>, &syn::Block)> = Vec::new();
+        let mut inner_starts = Vec::new();
+        let mut catch_all_block = None;
+        let mut current = first;
+        loop {
+            let methods = condition_methods(&current.cond)?;
+            links.push((methods, &current.then_branch));
+            match current.else_branch.as_ref().map(|(_, e)| &**e) {
+                Some(Expr::If(next)) => {
+                    inner_starts.push(self.raw_span(next.if_token.span, next.if_token.span).start);
+                    current = next;
+                }
+                Some(Expr::Block(block)) => {
+                    catch_all_block = Some(block);
+                    break;
+                }
+                _ => break,
+            }
+        }
+        let named = links.len();
+        let mcp = links
+            .iter()
+            .flat_map(|(methods, _)| methods)
+            .any(|m| is_mcp_method(m));
+        if named < 2 || !mcp {
+            return None;
+        }
+        self.chain_links.extend(inner_starts);
+        let as_expr = |block: &syn::Block| {
+            Expr::Block(syn::ExprBlock {
+                attrs: Vec::new(),
+                label: None,
+                block: block.clone(),
+            })
+        };
+        let arms = links
+            .into_iter()
+            .map(|(methods, block)| {
+                let body = as_expr(block);
+                MethodArm {
+                    methods,
+                    constants: Vec::new(),
+                    body: self.raw_span(
+                        block.brace_token.span.open(),
+                        block.brace_token.span.close(),
+                    ),
+                    responds: self.responds(&body),
+                    calls: called_names(&body),
+                    result_template: None,
+                }
+            })
+            .collect();
+        let catch_all = catch_all_block.map(|block| {
+            let body = as_expr(&block.block);
+            let span = self.raw_span(
+                block.block.brace_token.span.open(),
+                block.block.brace_token.span.close(),
+            );
+            CatchAllArm {
+                span,
+                body: span,
+                method_not_found: names_method_not_found(body.to_token_stream()),
+                calls: called_names(&body),
+            }
+        });
+        let scope = self.functions.last();
+        Some(MethodDispatcher {
+            span: self.raw_span(
+                first.if_token.span,
+                first.then_branch.brace_token.span.close(),
+            ),
+            chain: true,
             function: scope.map(|f| (f.name.clone(), f.span)),
             params: scope.map(|f| f.params.clone()).unwrap_or_default(),
             arms,
@@ -475,6 +565,12 @@ impl<'ast> Visit<'ast> for Collector {
     }
 
     fn visit_expr_if(&mut self, expr: &'ast syn::ExprIf) {
+        let start = self.raw_span(expr.if_token.span, expr.if_token.span).start;
+        if !self.chain_links.remove(&start) {
+            if let Some(dispatcher) = self.if_chain_dispatcher(expr) {
+                self.facts.dispatchers.push(dispatcher);
+            }
+        }
         let parse_error = matches!(&*expr.cond, Expr::Let(l) if is_err_pattern(&l.pat));
         self.visit_expr(&expr.cond);
         self.in_parse_error(parse_error, |this| this.visit_block(&expr.then_branch));
@@ -849,6 +945,41 @@ fn is_constant_name(name: &str) -> bool {
             .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
 }
 
+/// The method names an `if` condition tests for: `method == "ping"`, `"ping" == method`,
+/// `method.eq("ping")`, `matches!(method, "a" | "b")`, and `||` of those.
+fn condition_methods(cond: &Expr) -> Option<Vec<String>> {
+    match cond {
+        Expr::Binary(b) if matches!(b.op, syn::BinOp::Eq(_)) => str_literal(&b.right)
+            .or_else(|| str_literal(&b.left))
+            .map(|m| vec![m]),
+        Expr::Binary(b) if matches!(b.op, syn::BinOp::Or(_)) => {
+            let mut methods = condition_methods(&b.left)?;
+            methods.extend(condition_methods(&b.right)?);
+            Some(methods)
+        }
+        Expr::MethodCall(m) if m.method == "eq" && m.args.len() == 1 => {
+            m.args.first().and_then(str_literal).map(|s| vec![s])
+        }
+        Expr::Macro(m) if macro_name(&m.mac) == "matches" => {
+            let mut methods = Vec::new();
+            let mut constants = Vec::new();
+            let mut trees = m.mac.tokens.clone().into_iter().peekable();
+            // `matches!(scrutinee, pattern)`: the pattern follows the first top-level comma.
+            for tree in trees.by_ref() {
+                if matches!(&tree, TokenTree::Punct(p) if p.as_char() == ',') {
+                    break;
+                }
+            }
+            let pattern: TokenStream = trees.collect();
+            let pat =
+                syn::parse::Parser::parse2(Pat::parse_multi_with_leading_vert, pattern).ok()?;
+            method_patterns(&pat, &mut methods, &mut constants).then_some(methods)
+        }
+        Expr::Paren(p) => condition_methods(&p.expr),
+        _ => None,
+    }
+}
+
 /// `_`, or a lowercase binding that takes anything.
 fn is_catch_all(pat: &Pat) -> bool {
     match pat {
@@ -1106,6 +1237,28 @@ mod tests {
         assert!(dispatcher.arms[1].result_template.is_some());
         assert!(dispatcher.arms[2].responds.is_none());
         assert_eq!(dispatcher.params[1], ("id".into(), "Option".into()));
+    }
+
+    #[test]
+    fn reads_if_else_chains_as_dispatchers_once() {
+        let facts = facts(
+            r#"fn handle(method: &str) -> i64 {
+                if method == "initialize" { 1 }
+                else if matches!(method, "ping" | "tools/list") { 2 }
+                else if "tools/call" == method || method.eq("tools/x") { 3 }
+                else { error(-32601) }
+            }"#,
+        );
+        let [dispatcher] = facts.dispatchers.as_slice() else {
+            panic!("one dispatcher, not one per `else if`: {facts:?}");
+        };
+        assert!(dispatcher.chain);
+        assert!(dispatcher.handles("ping") && dispatcher.handles("tools/call"));
+        assert!(dispatcher.handles("tools/x"));
+        assert!(dispatcher
+            .catch_all
+            .as_ref()
+            .is_some_and(|c| c.method_not_found));
     }
 
     #[test]

@@ -76,11 +76,13 @@ fn diagnostic(
     catch_all: &CatchAllArm,
     source: Option<&SourceFile>,
 ) -> Diagnostic {
-    let fix = source.and_then(|source| ping_arm_fix(file, dispatcher, catch_all.span, source));
+    let fix = source
+        .filter(|_| !dispatcher.chain)
+        .and_then(|source| ping_arm_fix(file, dispatcher, catch_all.span, source));
     let help = if fix.is_some() {
         "answer `ping` with an empty result: add a `\"ping\"` arm before the catch-all".to_string()
     } else {
-        "answer `ping` with an empty result (`{}`): add a `\"ping\"` arm before the catch-all that sends one"
+        "answer `ping` with an empty result (`{}`): add a `\"ping\"` case before the catch-all that sends one"
             .to_string()
     };
     Diagnostic {
@@ -93,7 +95,15 @@ fn diagnostic(
         span: catch_all.span,
         labels: vec![Label {
             file,
-            span: ByteSpan::new(dispatcher.span.start, dispatcher.span.start + "match".len()),
+            span: ByteSpan::new(
+                dispatcher.span.start,
+                dispatcher.span.start
+                    + if dispatcher.chain {
+                        "if".len()
+                    } else {
+                        "match".len()
+                    },
+            ),
             message: "this dispatcher answers `initialize` and `tools/*` but has no `ping` arm"
                 .into(),
         }],

@@ -310,7 +310,12 @@ impl Collector {
         let mut catch_all_block = None;
         let mut current = first;
         loop {
-            let methods = condition_methods(&current.cond)?;
+            let Some(methods) = condition_methods(&current.cond) else {
+                // The chain ends here; what follows is looked at as a chain of its own.
+                inner_starts.pop();
+                catch_all_block = None;
+                break;
+            };
             links.push((methods, &current.then_branch));
             match current.else_branch.as_ref().map(|(_, e)| &**e) {
                 Some(Expr::If(next)) => {
@@ -324,6 +329,10 @@ impl Collector {
                 _ => break,
             }
         }
+        // The links after the first are never read as chains of their own: a chain that is not
+        // a dispatcher has no tail that is one (it lists fewer methods), and one that is
+        // has been read whole. Without this, a long chain would be read once per link.
+        self.chain_links.extend(inner_starts);
         let named = links.len();
         let mcp = links
             .iter()
@@ -332,7 +341,6 @@ impl Collector {
         if named < 2 || !mcp {
             return None;
         }
-        self.chain_links.extend(inner_starts);
         let as_expr = |block: &syn::Block| {
             Expr::Block(syn::ExprBlock {
                 attrs: Vec::new(),

@@ -362,6 +362,7 @@ pub fn collect(
         sink_condition: Vec::new(),
         test_depth: 0,
         chain_methods: Vec::new(),
+        if_serves: HashMap::new(),
         off_path: Vec::new(),
         stdout_payload_depth: 0,
         let_captures: Vec::new(),
@@ -450,6 +451,10 @@ struct FactsBuilder<'v> {
     test_depth: usize,
     /// The methods applied to the current receiver chain (for `.with_writer(..)`).
     chain_methods: Vec<String>,
+    /// Whether each `if` (by where its `if` keyword starts) reaches code that serves stdio in
+    /// any branch, remembered so that an `else if` chain is looked through once, not once per
+    /// link.
+    if_serves: HashMap<usize, bool>,
     /// Branches outside the path that serves (see [`StdoutWrite::off_path`]).
     off_path: Vec<ByteSpan>,
     /// How many stdout writes of a possible message enclose the current code.
@@ -850,7 +855,10 @@ impl<'v> FactsBuilder<'v> {
         let then_serves = reaches_serving_block(&expr.then_branch);
         match &expr.else_branch {
             Some((_, else_branch)) => {
-                let else_serves = reaches_serving(else_branch);
+                let else_serves = match &**else_branch {
+                    Expr::If(next) => self.if_chain_serves(next),
+                    other => reaches_serving(other),
+                };
                 if else_serves && !then_serves {
                     let span = self.block_span(&expr.then_branch);
                     self.off_path.push(span);
@@ -866,6 +874,35 @@ impl<'v> FactsBuilder<'v> {
                 }
             }
         }
+    }
+
+    /// Whether any branch of an `if` (through its `else if` links) reaches code that serves,
+    /// each link's branches looked through once per file.
+    fn if_chain_serves(&mut self, first: &syn::ExprIf) -> bool {
+        let mut links = Vec::new();
+        let mut current = first;
+        let mut tail = false;
+        loop {
+            let key = current.if_token.span.byte_range().start;
+            if let Some(known) = self.if_serves.get(&key) {
+                tail = *known;
+                break;
+            }
+            links.push((key, current));
+            match current.else_branch.as_ref().map(|(_, e)| &**e) {
+                Some(Expr::If(next)) => current = next,
+                Some(other) => {
+                    tail = reaches_serving(other);
+                    break;
+                }
+                None => break,
+            }
+        }
+        for (key, link) in links.into_iter().rev() {
+            tail = tail || reaches_serving_block(&link.then_branch);
+            self.if_serves.insert(key, tail);
+        }
+        tail
     }
 
     /// Mark the arms of a `match` that lie outside the path that serves.

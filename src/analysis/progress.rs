@@ -127,6 +127,7 @@ pub fn collect(file: &syn::File, base: usize, vocabulary: &Vocabulary) -> Vec<Pr
         vocab: vocabulary,
         base,
         out: Vec::new(),
+        reported: std::collections::HashSet::new(),
         functions: Vec::new(),
         impls: Vec::new(),
         test_depth: 0,
@@ -151,8 +152,9 @@ fn token_span(base: usize, first: &TokenTree, last: &TokenTree) -> ByteSpan {
 struct FnState {
     name: String,
     task_context: bool,
-    /// Every identifier of the body, with its start offset (for "is the handle used again").
-    idents: Vec<(String, usize)>,
+    /// Where each identifier of the body is last used (its start offset): is a handle used
+    /// again after the statement that binds it.
+    last_use: HashMap<String, usize>,
     /// Locals bound to a made-up token: name, the span of the value.
     fabricated: HashMap<String, ByteSpan>,
     /// The function is handed a request or reads messages itself: it takes a parameter other
@@ -172,6 +174,8 @@ struct Collector<'v> {
     vocab: &'v Vocabulary,
     base: usize,
     out: Vec<ProgressFinding>,
+    /// What is already in `out` (a send is found once per enclosing spawn statement).
+    reported: std::collections::HashSet<(ByteSpan, ProgressIssue)>,
     functions: Vec<FnState>,
     /// Enclosing impls' self types.
     impls: Vec<String>,
@@ -222,7 +226,14 @@ impl Collector<'_> {
         self.functions.push(FnState {
             name,
             task_context,
-            idents: scan.idents,
+            last_use: scan
+                .idents
+                .into_iter()
+                .fold(HashMap::new(), |mut last, (name, at)| {
+                    let entry = last.entry(name).or_insert(at);
+                    *entry = (*entry).max(at);
+                    last
+                }),
             fabricated: HashMap::new(),
             sees_request: takes_input || reads_messages,
             spawn_depth: 0,
@@ -234,7 +245,7 @@ impl Collector<'_> {
     }
 
     fn push(&mut self, issue: ProgressIssue, span: ByteSpan, what: String) {
-        if self.out.iter().any(|f| f.span == span && f.issue == issue) {
+        if !self.reported.insert((span, issue.clone())) {
             return;
         }
         let (function, task_context) = self
@@ -279,10 +290,7 @@ impl Collector<'_> {
                     Pat::Ident(ident) if ident.subpat.is_none() => {
                         let name = ident.ident.to_string();
                         let after = self.span(stmt).end.saturating_sub(self.base);
-                        let used = state
-                            .idents
-                            .iter()
-                            .any(|(other, at)| *other == name && *at >= after);
+                        let used = state.last_use.get(&name).is_some_and(|at| *at >= after);
                         if used {
                             return;
                         }

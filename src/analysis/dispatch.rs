@@ -971,7 +971,7 @@ fn condition_methods(cond: &Expr) -> Option<Vec<String>> {
         Expr::Macro(m) if macro_name(&m.mac) == "matches" => {
             let mut methods = Vec::new();
             let mut constants = Vec::new();
-            let mut trees = m.mac.tokens.clone().into_iter().peekable();
+            let mut trees = m.mac.tokens.clone().into_iter();
             // `matches!(scrutinee, pattern)`: the pattern follows the first top-level comma.
             for tree in trees.by_ref() {
                 if matches!(&tree, TokenTree::Punct(p) if p.as_char() == ',') {
@@ -1096,32 +1096,15 @@ fn json_null_id_response(tokens: &TokenStream) -> bool {
     }) else {
         return false;
     };
-    let trees: Vec<TokenTree> = object.into_iter().collect();
-    let key = |t: &TokenTree| match t {
-        TokenTree::Literal(l) => Some(l.to_string().trim_matches('"').to_string()),
-        _ => None,
-    };
-    let mut null_id = false;
-    let mut answers = false;
-    for (i, tree) in trees.iter().enumerate() {
-        let colon = matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':');
-        if !colon {
-            continue;
-        }
-        match key(tree).as_deref() {
-            Some("id") => {
-                // The value runs to the next top-level comma.
-                let value: Vec<String> = trees[i + 2..]
-                    .iter()
-                    .take_while(|t| !matches!(t, TokenTree::Punct(p) if p.as_char() == ','))
-                    .map(|t| t.to_string())
-                    .collect();
-                null_id = matches!(value.last().map(String::as_str), Some("null" | "Null"));
-            }
-            Some("result" | "error") => answers = true,
-            _ => {}
-        }
-    }
+    let null_id = value_of_key(&object, "id").is_some_and(|value| {
+        matches!(
+            value.last().map(|t| t.to_string()).as_deref(),
+            Some("null" | "Null")
+        )
+    });
+    let answers = ["result", "error"]
+        .iter()
+        .any(|key| value_of_key(&object, key).is_some());
     null_id && answers
 }
 

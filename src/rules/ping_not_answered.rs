@@ -2,7 +2,7 @@
 //! `tools/*` but sends `ping` to its method-not-found catch-all.
 
 use super::{FixAvailability, Rule, RuleContext, RuleMeta};
-use crate::analysis::dispatch::{CatchAllArm, MethodDispatcher, ResultTemplate};
+use crate::analysis::dispatch::{CatchAllArm, MethodArm, MethodDispatcher, ResultTemplate};
 use crate::config::ProtocolVersion;
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Label, Severity};
 use crate::source::{ByteSpan, FileId, SourceFile};
@@ -39,6 +39,19 @@ impl Rule for PingNotAnswered {
             return;
         }
         let files = context.graph.files();
+        for (file, facts) in files {
+            for dispatcher in &facts.dispatch.dispatchers {
+                for arm in dispatcher
+                    .arms
+                    .iter()
+                    .filter(|a| a.methods.iter().any(|m| m == "ping"))
+                {
+                    if let Some(d) = non_empty_answer(context, *file, arm) {
+                        out.push(d);
+                    }
+                }
+            }
+        }
         // `"ping"` anywhere in the unit: answered before the dispatcher, or by a layer around it.
         if files.iter().any(|(_, f)| f.dispatch.mentions_ping) {
             return;
@@ -68,6 +81,44 @@ impl Rule for PingNotAnswered {
             }
         }
     }
+}
+
+/// A `"ping"` arm whose one `json!` object (or the message's `"result"`) is not empty.
+fn non_empty_answer(
+    context: &RuleContext<'_>,
+    file: FileId,
+    arm: &MethodArm,
+) -> Option<Diagnostic> {
+    let template = arm.result_template.as_ref()?;
+    let source = context.sources.get(file)?;
+    let current = source
+        .text
+        .get(template.replace.start..template.replace.end)?;
+    let squeeze = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+    if squeeze(current) == squeeze(&template.replacement) {
+        return None;
+    }
+    Some(Diagnostic {
+        code: META.code,
+        name: META.name,
+        severity: Severity::Warning,
+        message: "`ping` is answered with a result that is not empty".into(),
+        file,
+        span: template.replace,
+        labels: Vec::new(),
+        notes: vec![SPEC.to_string()],
+        help: Some("answer `ping` with an empty result: `{}`".into()),
+        fix: Some(Fix {
+            applicability: Applicability::Safe,
+            message: format!("answer with `{}`", template.replacement),
+            edits: vec![Edit {
+                file,
+                span: template.replace,
+                replacement: template.replacement.clone(),
+            }],
+        }),
+        context: None,
+    })
 }
 
 fn diagnostic(

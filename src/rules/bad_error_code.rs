@@ -60,8 +60,7 @@ impl Rule for BadErrorCode {
 
     fn check(&self, context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
         let files = context.graph.files();
-        let speaks_mcp = context.serves_mcp();
-        if !speaks_mcp {
+        if !context.serves_mcp() {
             return;
         }
         for (file, facts) in files {

@@ -13,8 +13,9 @@ pub mod syntax_error;
 pub mod unused_suppression;
 
 use crate::analysis::crate_graph::CrateGraph;
+use crate::analysis::facts::FileFacts;
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::source::SourceMap;
+use crate::source::{FileId, SourceMap};
 
 /// What every rule declares about itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,6 +90,16 @@ impl RuleContext<'_> {
             .and_then(|p| p.file_name())
             .and_then(|n| n.to_str());
         matches!(parent, Some("tests" | "benches"))
+    }
+
+    /// The unit's files whose stdout is the protocol stream, in a unit that serves MCP: where
+    /// the stdio rules (MCP002, MCP007) look.
+    pub fn stdio_protocol_files(&self) -> impl Iterator<Item = &(FileId, &FileFacts)> {
+        let serves = self.serves_mcp();
+        self.graph
+            .files()
+            .iter()
+            .filter(move |(file, _)| serves && self.stdout_is_protocol(*file))
     }
 
     /// The value of a string constant of the unit, by name.

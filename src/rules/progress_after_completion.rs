@@ -28,8 +28,7 @@ impl Rule for ProgressAfterCompletion {
 
     fn check(&self, context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
         let files = context.graph.files();
-        let speaks_mcp = context.serves_mcp();
-        if !speaks_mcp || context.is_test_target {
+        if !context.serves_mcp() || context.is_test_target {
             return;
         }
         // Task-augmented requests (2025-11-25 only) may send progress after their

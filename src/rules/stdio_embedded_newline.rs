@@ -25,15 +25,7 @@ impl Rule for StdioEmbeddedNewline {
     }
 
     fn check(&self, context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
-        let files = context.graph.files();
-        let speaks_mcp = context.serves_mcp();
-        if !speaks_mcp {
-            return;
-        }
-        for (file, facts) in files
-            .iter()
-            .filter(|(file, _)| context.stdout_is_protocol(*file))
-        {
+        for (file, facts) in context.stdio_protocol_files() {
             // Only pretty output that reaches stdout as a message is recorded (see
             // `FunctionFacts::pretty_json`).
             for function in &facts.functions {

@@ -27,15 +27,7 @@ impl Rule for StdioStdoutPollution {
     }
 
     fn check(&self, context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
-        let files = context.graph.files();
-        let speaks_mcp = context.serves_mcp();
-        if !speaks_mcp {
-            return;
-        }
-        for (file, facts) in files
-            .iter()
-            .filter(|(file, _)| context.stdout_is_protocol(*file))
-        {
+        for (file, facts) in context.stdio_protocol_files() {
             for function in &facts.functions {
                 for write in &function.stdout_writes {
                     if reported(write, function.serializes_json) {

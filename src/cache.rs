@@ -84,9 +84,16 @@ pub fn entry_key(text: &str, module: &[String]) -> [u8; 32] {
 impl Cache {
     /// Open the cache in `directory` (read what is there, if it matches).
     pub fn open(directory: &Path, vocabulary: &Vocabulary) -> Cache {
+        Cache::open_for(directory, vocabulary, &[])
+    }
+
+    /// The cache of a run whose enabled rules collect facts under `collectors` (their keys): a
+    /// run with other rules enabled records other facts, so it keeps a cache of its own.
+    pub fn open_for(directory: &Path, vocabulary: &Vocabulary, collectors: &[&str]) -> Cache {
         let key = format!(
-            "{}-{}",
+            "{}-{}-{}",
             cache_key(env!("CARGO_PKG_VERSION"), vocabulary),
+            collectors.join("+"),
             build_stamp()
         );
         let path = directory.join("facts-v2.bin");

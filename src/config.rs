@@ -199,6 +199,19 @@ impl Settings {
         self.levels.get(code).copied()
     }
 
+    /// Whether a rule can report anything in this run: it is not allowed everywhere (by the
+    /// command line, or by the configuration with no override that turns it back on).
+    pub fn may_report(&self, code: &str) -> bool {
+        if let Some(level) = self.command_line.get(code) {
+            return *level != Level::Allow;
+        }
+        self.levels.get(code) != Some(&Level::Allow)
+            || self
+                .overrides
+                .iter()
+                .any(|(_, _, levels)| levels.get(code).is_some_and(|l| *l != Level::Allow))
+    }
+
     /// The severity a diagnostic of `code` gets for `path`, or `None` when the rule is allowed.
     pub fn severity(&self, code: &str, default: Severity, path: &Path) -> Option<Severity> {
         match self.level(code, path) {

@@ -210,6 +210,8 @@ struct Run<'a> {
     cwd: &'a Path,
     overlay: &'a Overlay,
     vocabulary: &'a Vocabulary,
+    /// The enabled rules that collect facts of their own.
+    collectors: Vec<&'static dyn crate::analysis::walk::Collects>,
     prefilter: crate::prefilter::Prefilter,
     cache: Option<crate::cache::Cache>,
 }
@@ -244,12 +246,15 @@ pub fn lint_observed(
     for unit in &mut units {
         unit.files.retain(|f| !settings.is_excluded(&f.path));
     }
+    let collectors = rules::collectors(settings);
+    let collector_keys: Vec<&str> = collectors.iter().map(|c| c.key()).collect();
     let run = Run {
         on_file,
         max_file_size: settings.max_file_size,
         cwd,
         overlay,
         vocabulary: &settings.vocabulary,
+        collectors,
         prefilter: crate::prefilter::Prefilter::new(
             &settings.vocabulary,
             settings.analyse_every_file,
@@ -257,7 +262,7 @@ pub fn lint_observed(
         cache: settings
             .cache_directory
             .as_deref()
-            .map(|dir| crate::cache::Cache::open(dir, &settings.vocabulary)),
+            .map(|dir| crate::cache::Cache::open_for(dir, &settings.vocabulary, &collector_keys)),
     };
     let mut analysed = Analysed::new();
     let mut expanded = vec![0usize; units.len()];
@@ -349,7 +354,7 @@ pub fn lint_observed(
         mut diagnostics,
         ..
     } = analysed;
-    let rules = rules::registry();
+    let rules = rules::enabled(settings);
     for unit in &units {
         let mut seen = Vec::new();
         let files: Vec<(FileId, &FileFacts)> = unit
@@ -495,9 +500,16 @@ fn analyse_file(
             Ok(Err(crate::analysis::ParseFailure { span, message }))
         }
         None => {
-            let fresh = std::panic::catch_unwind(|| {
-                crate::analysis::analyse_text(&text, file.module.clone(), run.vocabulary)
-            });
+            // The analysis of a file shares nothing mutable with the rest of the run (the
+            // collectors are stateless), so a panic in it leaves nothing broken behind.
+            let fresh = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                crate::analysis::analyse_text(
+                    &text,
+                    file.module.clone(),
+                    run.vocabulary,
+                    &run.collectors,
+                )
+            }));
             if let (Some(cache), Some(entry), Ok(result)) = (&run.cache, entry, &fresh) {
                 cache.remember(
                     entry,

@@ -13,7 +13,8 @@ use syn::visit::Visit;
 use syn::{Expr, Pat};
 
 use super::spans::Bounds;
-use super::syntax::{macro_name, path_segments, str_literal};
+use super::syntax::{macro_name, path_segments, str_literal, type_name};
+use super::walk::{Hook, Node, Scope};
 use crate::source::ByteSpan;
 
 /// One arm of a method dispatcher that names methods.
@@ -148,9 +149,15 @@ pub fn is_notification_method(name: &str) -> bool {
     name.starts_with("notifications/") || name == "initialized"
 }
 
-/// Build a file's dispatch facts.
-pub fn collect(file: &syn::File, base: usize) -> DispatchFacts {
-    let mut collector = Collector {
+/// Whether a file's text may hold a dispatcher or a null-`id` answer: it speaks MCP or names a
+/// `tools/` method.
+pub fn might_apply(text: &str) -> bool {
+    super::mentions_mcp(text) || text.contains("tools/")
+}
+
+/// The hook that builds a file's dispatch facts; `base` is added to every byte offset.
+pub fn hook(base: usize) -> Box<dyn Hook> {
+    Box::new(Collector {
         base,
         facts: DispatchFacts::default(),
         functions: Vec::new(),
@@ -158,9 +165,7 @@ pub fn collect(file: &syn::File, base: usize) -> DispatchFacts {
         seen_jsonrpc: false,
         seen_two: false,
         chain_links: std::collections::HashSet::new(),
-    };
-    collector.visit_file(file);
-    collector.facts
+    })
 }
 
 struct FunctionScope {
@@ -226,16 +231,6 @@ impl Collector {
             if scope.name.contains("parse") {
                 self.parse_error_depth = self.parse_error_depth.saturating_sub(1);
             }
-        }
-    }
-
-    fn in_parse_error<F: FnOnce(&mut Self)>(&mut self, yes: bool, f: F) {
-        if yes {
-            self.parse_error_depth += 1;
-        }
-        f(self);
-        if yes {
-            self.parse_error_depth -= 1;
         }
     }
 
@@ -501,59 +496,155 @@ impl Collector {
     }
 }
 
-impl<'ast> Visit<'ast> for Collector {
-    fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
-        // Test code answers whatever it likes.
-        if !super::facts::is_test_item(&item.attrs) {
-            syn::visit::visit_item_mod(self, item);
+/// Whether entering `node` (a child of `parent`) enters code that handles a message that did
+/// not parse: an `Err(..)` arm, the `then` branch of `if let Err(..)`, the `else` of a
+/// `let .. = parse(..) else { .. }`, the closure of a `map_err` (and its kin).
+fn handles_parse_error(node: Node<'_>, parent: Option<Node<'_>>) -> bool {
+    match (node, parent) {
+        (Node::Arm(arm), Some(Node::Expr(Expr::Match(_)))) => is_err_pattern(&arm.pat),
+        (Node::Block(block), Some(Node::Expr(Expr::If(expr_if)))) => {
+            std::ptr::eq(block, &expr_if.then_branch)
+                && matches!(&*expr_if.cond, Expr::Let(l) if is_err_pattern(&l.pat))
         }
+        (Node::Expr(expr), Some(Node::Local(local))) => local.init.as_ref().is_some_and(|init| {
+            init.diverge
+                .as_ref()
+                .is_some_and(|(_, diverge)| std::ptr::eq(expr, &**diverge))
+                && calls_parser(&init.expr)
+        }),
+        (Node::Expr(expr), Some(Node::Expr(Expr::MethodCall(call)))) => {
+            matches!(
+                call.method.to_string().as_str(),
+                "map_err" | "unwrap_or_else" | "or_else" | "map_or_else"
+            ) && call.args.iter().any(|arg| std::ptr::eq(arg, expr))
+        }
+        _ => false,
     }
+}
 
-    fn visit_item_fn(&mut self, item: &'ast syn::ItemFn) {
-        if super::facts::is_test_item(&item.attrs) {
+/// Whether a node is a function (whose scope the walk has just entered).
+fn is_function(node: Node<'_>) -> bool {
+    matches!(
+        node,
+        Node::Item(syn::Item::Fn(_))
+            | Node::ImplItem(syn::ImplItem::Fn(_))
+            | Node::TraitItem(syn::TraitItem::Fn(_))
+    )
+}
+
+impl Hook for Collector {
+    fn enter(&mut self, node: Node<'_>, scope: &Scope<'_>) {
+        // Test code answers whatever it likes; macro bodies are read for their literals only.
+        if scope.in_test() || scope.in_macro_body() {
             return;
         }
-        self.enter_function(item.sig.ident.to_string(), self.span(item), &item.sig);
-        syn::visit::visit_item_fn(self, item);
-        self.leave_function();
-    }
-
-    fn visit_impl_item_fn(&mut self, item: &'ast syn::ImplItemFn) {
-        if super::facts::is_test_item(&item.attrs) {
-            return;
+        if handles_parse_error(node, scope.parent()) {
+            self.parse_error_depth += 1;
         }
-        self.enter_function(item.sig.ident.to_string(), self.span(item), &item.sig);
-        syn::visit::visit_impl_item_fn(self, item);
-        self.leave_function();
-    }
-
-    fn visit_trait_item_fn(&mut self, item: &'ast syn::TraitItemFn) {
-        self.enter_function(item.sig.ident.to_string(), self.span(item), &item.sig);
-        syn::visit::visit_trait_item_fn(self, item);
-        self.leave_function();
-    }
-
-    fn visit_path(&mut self, path: &'ast syn::Path) {
-        if let Some(first) = path.segments.first() {
-            if SDK_CRATES.iter().any(|c| first.ident == c) && path.segments.len() > 1 {
-                self.facts.names_sdk = true;
+        if is_function(node) {
+            if let Some(function) = scope.function() {
+                self.enter_function(function.name(), function.span, function.sig);
             }
         }
-        syn::visit::visit_path(self, path);
-    }
-
-    fn visit_use_path(&mut self, path: &'ast syn::UsePath) {
-        if SDK_CRATES.iter().any(|c| path.ident == c) {
-            self.facts.names_sdk = true;
+        match node {
+            Node::Path(path) => {
+                // A macro's own path is not read (`rmcp::tool!` names the SDK through its
+                // tokens' types, if at all).
+                if matches!(scope.parent(), Some(Node::Macro(_))) {
+                    return;
+                }
+                if let Some(first) = path.segments.first() {
+                    if SDK_CRATES.iter().any(|c| first.ident == c) && path.segments.len() > 1 {
+                        self.facts.names_sdk = true;
+                    }
+                }
+            }
+            Node::UsePath(path) if SDK_CRATES.iter().any(|c| path.ident == c) => {
+                self.facts.names_sdk = true;
+            }
+            Node::LitStr(lit) => self.note_literal(&lit.value()),
+            Node::Local(local) => self.enter_local(local),
+            Node::Expr(expr) => self.enter_expr(expr),
+            Node::Macro(mac) => self.enter_macro(mac),
+            _ => {}
         }
-        syn::visit::visit_use_path(self, path);
     }
 
-    fn visit_lit_str(&mut self, lit: &'ast syn::LitStr) {
-        self.note_literal(&lit.value());
+    fn leave(&mut self, node: Node<'_>, scope: &Scope<'_>) {
+        if scope.in_test() || scope.in_macro_body() {
+            return;
+        }
+        if handles_parse_error(node, scope.parent()) {
+            self.parse_error_depth = self.parse_error_depth.saturating_sub(1);
+        }
+        if is_function(node) {
+            self.leave_function();
+        }
     }
 
-    fn visit_expr_match(&mut self, expr: &'ast syn::ExprMatch) {
+    fn finish(self: Box<Self>, facts: &mut super::facts::FileFacts) {
+        facts.dispatch = self.facts;
+    }
+}
+
+impl Collector {
+    fn push_id_check(&mut self, span: ByteSpan) {
+        let function = self.function_span();
+        self.facts.id_checks.push((span, function));
+    }
+
+    fn enter_local(&mut self, local: &syn::Local) {
+        let Some(init) = &local.init else {
+            return;
+        };
+        if init.diverge.is_some()
+            && ((option_pattern(&local.pat).is_some() && ends_in_id(&init.expr))
+                || names_notification_variant(&local.pat))
+        {
+            self.push_id_check(self.span(&*init.expr));
+        }
+    }
+
+    fn enter_expr(&mut self, expr: &Expr) {
+        match expr {
+            Expr::Match(m) => self.enter_match(m),
+            Expr::If(expr_if) => {
+                let start = self
+                    .raw_span(expr_if.if_token.span, expr_if.if_token.span)
+                    .start;
+                if !self.chain_links.remove(&start) {
+                    if let Some(dispatcher) = self.if_chain_dispatcher(expr_if) {
+                        self.facts.dispatchers.push(dispatcher);
+                    }
+                }
+            }
+            Expr::Let(expr_let)
+                if (option_pattern(&expr_let.pat).is_some() && ends_in_id(&expr_let.expr))
+                    || names_notification_variant(&expr_let.pat) =>
+            {
+                self.push_id_check(self.span(&*expr_let.expr));
+            }
+            // `msg.get("id")?`: a message without an id goes no further.
+            Expr::Try(expr_try) if ends_in_id(&expr_try.expr) => {
+                self.push_id_check(self.span(&*expr_try.expr));
+            }
+            Expr::MethodCall(call) => self.enter_method_call(call),
+            Expr::Call(call) => {
+                let name = match &*call.func {
+                    Expr::Path(p) => super::syntax::last_segment(&p.path),
+                    _ => String::new(),
+                };
+                if answers_with_null_id(&name, &call.args) {
+                    let tokens = call.to_token_stream();
+                    self.null_id_response(self.span(call), Some(tokens));
+                }
+            }
+            Expr::Struct(s) => self.enter_struct(s),
+            _ => {}
+        }
+    }
+
+    fn enter_match(&mut self, expr: &syn::ExprMatch) {
         if let Some(dispatcher) = self.dispatcher(expr) {
             self.facts.dispatchers.push(dispatcher);
         }
@@ -561,94 +652,26 @@ impl<'ast> Visit<'ast> for Collector {
         if (on_id && expr.arms.iter().any(|a| option_pattern(&a.pat).is_some()))
             || expr.arms.iter().any(|a| names_notification_variant(&a.pat))
         {
-            self.facts
-                .id_checks
-                .push((self.span(&*expr.expr), self.function_span()));
-        }
-        self.visit_expr(&expr.expr);
-        for arm in &expr.arms {
-            let error_arm = is_err_pattern(&arm.pat);
-            self.in_parse_error(error_arm, |this| this.visit_arm(arm));
+            self.push_id_check(self.span(&*expr.expr));
         }
     }
 
-    fn visit_expr_if(&mut self, expr: &'ast syn::ExprIf) {
-        let start = self.raw_span(expr.if_token.span, expr.if_token.span).start;
-        if !self.chain_links.remove(&start) {
-            if let Some(dispatcher) = self.if_chain_dispatcher(expr) {
-                self.facts.dispatchers.push(dispatcher);
-            }
-        }
-        let parse_error = matches!(&*expr.cond, Expr::Let(l) if is_err_pattern(&l.pat));
-        self.visit_expr(&expr.cond);
-        self.in_parse_error(parse_error, |this| this.visit_block(&expr.then_branch));
-        if let Some((_, else_branch)) = &expr.else_branch {
-            self.visit_expr(else_branch);
-        }
-    }
-
-    fn visit_expr_let(&mut self, expr: &'ast syn::ExprLet) {
-        if (option_pattern(&expr.pat).is_some() && ends_in_id(&expr.expr))
-            || names_notification_variant(&expr.pat)
-        {
-            self.facts
-                .id_checks
-                .push((self.span(&*expr.expr), self.function_span()));
-        }
-        syn::visit::visit_expr_let(self, expr);
-    }
-
-    fn visit_local(&mut self, local: &'ast syn::Local) {
-        let Some(init) = &local.init else {
-            return syn::visit::visit_local(self, local);
-        };
-        if init.diverge.is_some()
-            && ((option_pattern(&local.pat).is_some() && ends_in_id(&init.expr))
-                || names_notification_variant(&local.pat))
-        {
-            self.facts
-                .id_checks
-                .push((self.span(&*init.expr), self.function_span()));
-        }
-        self.visit_pat(&local.pat);
-        self.visit_expr(&init.expr);
-        if let Some((_, diverge)) = &init.diverge {
-            let parses = calls_parser(&init.expr);
-            self.in_parse_error(parses, |this| this.visit_expr(diverge));
-        }
-    }
-
-    fn visit_expr_try(&mut self, expr: &'ast syn::ExprTry) {
-        // `msg.get("id")?`: a message without an id goes no further.
-        if ends_in_id(&expr.expr) {
-            self.facts
-                .id_checks
-                .push((self.span(&*expr.expr), self.function_span()));
-        }
-        syn::visit::visit_expr_try(self, expr);
-    }
-
-    fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+    fn enter_method_call(&mut self, call: &syn::ExprMethodCall) {
         let method = call.method.to_string();
         match method.as_str() {
             "is_none" | "is_some" | "is_null" if ends_in_id(&call.receiver) => {
-                self.facts
-                    .id_checks
-                    .push((self.span(call), self.function_span()));
+                self.push_id_check(self.span(call));
             }
             // `obj.contains_key("id")`: the member's presence, which is what tells a request
             // from a notification.
             "contains_key" if call.args.first().and_then(str_literal).as_deref() == Some("id") => {
-                self.facts
-                    .id_checks
-                    .push((self.span(call), self.function_span()));
+                self.push_id_check(self.span(call));
             }
             "starts_with" => {
                 let prefix = call.args.first().and_then(str_literal);
                 if prefix.is_some_and(|p| p.starts_with("notifications")) {
-                    self.facts
-                        .prefix_checks
-                        .push((self.span(call), self.function_span()));
+                    let function = self.function_span();
+                    self.facts.prefix_checks.push((self.span(call), function));
                 }
             }
             _ => {}
@@ -657,29 +680,9 @@ impl<'ast> Visit<'ast> for Collector {
             let tokens = call.to_token_stream();
             self.null_id_response(self.span(call), Some(tokens));
         }
-        self.visit_expr(&call.receiver);
-        let handles_error = matches!(
-            method.as_str(),
-            "map_err" | "unwrap_or_else" | "or_else" | "map_or_else"
-        );
-        for arg in &call.args {
-            self.in_parse_error(handles_error, |this| this.visit_expr(arg));
-        }
     }
 
-    fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
-        let name = match &*call.func {
-            Expr::Path(p) => super::syntax::last_segment(&p.path),
-            _ => String::new(),
-        };
-        if answers_with_null_id(&name, &call.args) {
-            let tokens = call.to_token_stream();
-            self.null_id_response(self.span(call), Some(tokens));
-        }
-        syn::visit::visit_expr_call(self, call);
-    }
-
-    fn visit_expr_struct(&mut self, expr: &'ast syn::ExprStruct) {
+    fn enter_struct(&mut self, expr: &syn::ExprStruct) {
         let named = |name: &str| {
             expr.fields
                 .iter()
@@ -696,19 +699,16 @@ impl<'ast> Visit<'ast> for Collector {
             let span = self.raw_span(first, expr.brace_token.span.close());
             self.null_id_response(span, Some(tokens));
         }
-        syn::visit::visit_expr_struct(self, expr);
     }
 
-    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+    fn enter_macro(&mut self, mac: &syn::Macro) {
         if macro_name(mac) == "json" && json_null_id_response(&mac.tokens) {
             self.null_id_response(self.span(mac), Some(mac.tokens.clone()));
         }
         if macro_name(mac) == "matches" && tokens_name_notification_variant(&mac.tokens) {
-            self.facts
-                .id_checks
-                .push((self.span(mac), self.function_span()));
+            self.push_id_check(self.span(mac));
         }
-        // Code inside macros (`json!`, `format!`) is visited only for its string literals.
+        // Code inside macros (`json!`, `format!`) is read only for its string literals.
         self.note_token_literals(&mac.tokens);
     }
 }
@@ -1185,20 +1185,16 @@ fn calls_parser(expr: &Expr) -> bool {
     })
 }
 
-/// A type's last path segment, through references.
-fn type_name(ty: &syn::Type) -> Option<String> {
-    match ty {
-        syn::Type::Reference(r) => type_name(&r.elem),
-        syn::Type::Paren(p) => type_name(&p.elem),
-        syn::Type::Group(g) => type_name(&g.elem),
-        syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The dispatch facts of a parsed file, through the shared walk.
+    fn collect(file: &syn::File, base: usize) -> DispatchFacts {
+        let mut facts = crate::analysis::facts::FileFacts::default();
+        crate::analysis::walk::walk(file, base, vec![hook(base)], &mut facts);
+        facts.dispatch
+    }
 
     fn facts(code: &str) -> DispatchFacts {
         let file = syn::parse_file(code).expect("test code parses");
@@ -1282,16 +1278,14 @@ mod tests {
             .collect();
         assert_eq!(parse, vec![false, true, true]);
     }
-}
-#[cfg(test)]
-mod sdk_tests {
+
     #[test]
     fn names_sdk_from_use_and_paths() {
         let file = syn::parse_file("use rmcp::model::{ErrorCode};\nfn f() {}").expect("parses");
-        assert!(super::collect(&file, 0).names_sdk);
+        assert!(collect(&file, 0).names_sdk);
         let file = syn::parse_file("fn f() { let _ = pmcp::Server::builder(); }").expect("parses");
-        assert!(super::collect(&file, 0).names_sdk);
+        assert!(collect(&file, 0).names_sdk);
         let file = syn::parse_file("// rmcp::x\nfn f() {}").expect("parses");
-        assert!(!super::collect(&file, 0).names_sdk);
+        assert!(!collect(&file, 0).names_sdk);
     }
 }

@@ -10,8 +10,8 @@ use syn::{Expr, Macro, Pat, Stmt};
 
 use super::syntax::{
     expr_idents, is_pure, json_shape, macro_name, parse_macro_body, parse_select, path_segments,
-    pattern_bindings, peel, str_literal, strip_statement_wrappers, tail_values, value_idents,
-    MacroBody,
+    pattern_bindings, peel, str_literal, strip_statement_wrappers, tail_values, type_name,
+    value_idents, MacroBody,
 };
 use super::vocabulary as vocab;
 use crate::discovery::module_tree::{InlineModule, ModDecl};
@@ -325,13 +325,33 @@ pub struct FileFacts {
     /// The file serves over stdio: it reads `stdin()`, calls a `stdio()` transport, or names
     /// `StdioTransport`.
     pub serves_stdio: bool,
-    /// Integer literals used as JSON-RPC error codes: `ErrorCode(-32001)`, `code: 0` in an error
-    /// struct, `"code": 0` in a `json!` error, `send_error(id, 0, ..)`.
-    pub error_codes: Vec<(ByteSpan, i64)>,
     /// Hand-written method dispatchers and the `id` tests around them (MCP003, MCP004).
     pub dispatch: super::dispatch::DispatchFacts,
-    /// Progress sends that can outlive their request, and made-up progress tokens (MCP005).
-    pub progress: Vec<super::progress::ProgressFinding>,
+    /// What single rules collect for themselves, by rule code.
+    pub rules: RuleFacts,
+}
+
+/// The facts that single rules collect for themselves (their hooks on the shared walk), by the
+/// rule's code, each in the cache's encoding: the shared layer holds them without knowing their
+/// types, and only the rule that wrote them reads them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RuleFacts(Vec<(String, Vec<u8>)>);
+
+impl RuleFacts {
+    /// Store a rule's facts (replacing what it stored before).
+    pub fn put<T: serde::Serialize>(&mut self, key: &str, value: &T) {
+        let Ok(bytes) = postcard::to_stdvec(value) else {
+            return;
+        };
+        self.0.retain(|(k, _)| k != key);
+        self.0.push((key.to_string(), bytes));
+    }
+
+    /// A rule's facts, if it stored any (and they decode as `T`).
+    pub fn get<T: serde::de::DeserializeOwned>(&self, key: &str) -> Option<T> {
+        let (_, bytes) = self.0.iter().find(|(k, _)| k == key)?;
+        postcard::from_bytes(bytes).ok()
+    }
 }
 
 /// Build the facts of a parsed file. `base` is added to every byte offset (it accounts for a
@@ -1652,9 +1672,6 @@ impl<'v> FactsBuilder<'v> {
 
     fn visit_macro_call(&mut self, mac: &Macro, span: ByteSpan) {
         let name = macro_name(mac);
-        if name == "json" {
-            self.json_error_codes(mac.tokens.clone(), false);
-        }
         if name == "println" || name == "print" {
             if let Some(state) = self.current() {
                 state.facts.touches_stdout = true;
@@ -1785,75 +1802,6 @@ impl<'v> FactsBuilder<'v> {
                 if races_cancellation {
                     self.guard_depth -= 1;
                 }
-            }
-        }
-    }
-
-    /// `"code": <lit>` inside the `"error"` object of a `json!` literal.
-    fn json_error_codes(&mut self, tokens: proc_macro2::TokenStream, in_error: bool) {
-        use proc_macro2::TokenTree;
-        let trees: Vec<TokenTree> = tokens.into_iter().collect();
-        for (i, tree) in trees.iter().enumerate() {
-            match tree {
-                TokenTree::Group(group) => {
-                    let key_is_error = i >= 2
-                        && matches!(&trees[i - 1], TokenTree::Punct(p) if p.as_char() == ':')
-                        && matches!(&trees[i - 2], TokenTree::Literal(l) if l.to_string() == "\"error\"");
-                    self.json_error_codes(group.stream(), key_is_error);
-                }
-                TokenTree::Literal(key) if in_error && key.to_string() == "\"code\"" => {
-                    if !matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':')
-                    {
-                        continue;
-                    }
-                    let (negative, at) = match trees.get(i + 2) {
-                        Some(TokenTree::Punct(p)) if p.as_char() == '-' => (true, i + 3),
-                        _ => (false, i + 2),
-                    };
-                    if let Some(TokenTree::Literal(value)) = trees.get(at) {
-                        if let Ok(parsed) = value.to_string().parse::<i64>() {
-                            let range = value.span().byte_range();
-                            let start = if negative {
-                                trees[i + 2].span().byte_range().start
-                            } else {
-                                range.start
-                            };
-                            let span = ByteSpan::new(start + self.base, range.end + self.base);
-                            self.facts
-                                .error_codes
-                                .push((span, if negative { -parsed } else { parsed }));
-                        }
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-
-    /// `const PARSE_ERROR: i64 = -32700;`: an integer constant named as an error code.
-    fn check_error_code_const(&mut self, ident: &syn::Ident, ty: &syn::Type, value: &Expr) {
-        let name = ident.to_string();
-        let named =
-            name.ends_with("_ERROR") || name.ends_with("_CODE") || name.starts_with("ERROR_");
-        let integer = matches!(
-            type_name(ty).as_deref(),
-            Some("i16" | "i32" | "i64" | "isize")
-        );
-        if let (true, true, Some(code)) = (named, integer, int_literal(value)) {
-            let span = self.span(value);
-            self.facts.error_codes.push((span, code));
-        }
-    }
-
-    /// `ErrorCode(<lit>)`, `send_error(id, <lit>, ..)`, `error_response(id, <lit>, ..)`.
-    fn check_error_code_call<'e>(&mut self, name: &str, args: impl Iterator<Item = &'e Expr>) {
-        if name != "ErrorCode" && !is_error_call(name) {
-            return;
-        }
-        if let Some(arg) = args.into_iter().find(|a| int_literal(a).is_some()) {
-            if let Some(value) = int_literal(arg) {
-                let span = self.span(arg);
-                self.facts.error_codes.push((span, value));
             }
         }
     }
@@ -2066,32 +2014,6 @@ fn registry_lookup(expr: &Expr) -> Option<String> {
     }
 }
 
-/// The last path segment of a type, through references and smart pointers:
-/// `&Arc<Mutex<Session>>` gives `Session`.
-fn type_name(ty: &syn::Type) -> Option<String> {
-    match ty {
-        syn::Type::Reference(r) => type_name(&r.elem),
-        syn::Type::Paren(p) => type_name(&p.elem),
-        syn::Type::Group(g) => type_name(&g.elem),
-        syn::Type::Path(p) => {
-            let last = p.path.segments.last()?;
-            let name = last.ident.to_string();
-            if matches!(
-                name.as_str(),
-                "Arc" | "Rc" | "Box" | "Mutex" | "RwLock" | "RefCell" | "Cell"
-            ) {
-                if let syn::PathArguments::AngleBracketed(args) = &last.arguments {
-                    if let Some(syn::GenericArgument::Type(inner)) = args.args.first() {
-                        return type_name(inner);
-                    }
-                }
-            }
-            Some(name)
-        }
-        _ => None,
-    }
-}
-
 /// The type a value is evidently built as: `Session { .. }`, `Session::new(..)`,
 /// `Arc::new(Session::new(..))`.
 fn constructed_type(expr: &Expr) -> Option<String> {
@@ -2118,27 +2040,6 @@ fn constructed_type(expr: &Expr) -> Option<String> {
         },
         _ => None,
     }
-}
-
-/// An integer literal, possibly negated: `-32602`, `0`.
-fn int_literal(expr: &Expr) -> Option<i64> {
-    match expr {
-        Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Int(i),
-            ..
-        }) => i.base10_parse::<i64>().ok(),
-        Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => int_literal(&u.expr).map(|v| -v),
-        Expr::Paren(p) => int_literal(&p.expr),
-        Expr::Group(g) => int_literal(&g.expr),
-        Expr::Cast(c) => int_literal(&c.expr),
-        _ => None,
-    }
-}
-
-/// Calls whose integer-literal argument is an error code.
-fn is_error_call(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    lower.contains("error") || lower == "reply_err" || lower == "with_code"
 }
 
 /// The identifiers a format string captures inline: `"{reply} {id:?}"` gives `reply`, `id`.
@@ -2321,22 +2222,7 @@ fn is_cli_check_pattern(pat: &Pat) -> bool {
     tokens_check_cli(&quote::ToTokens::to_token_stream(pat).to_string())
 }
 
-/// `#[test]`, `#[cfg(test)]` (and `#[tokio::test]`).
-pub(crate) fn is_test_item(attrs: &[syn::Attribute]) -> bool {
-    attrs.iter().any(|attr| {
-        let last = attr
-            .path()
-            .segments
-            .last()
-            .map(|s| s.ident.to_string())
-            .unwrap_or_default();
-        last == "test"
-            || (attr.path().is_ident("cfg")
-                && quote::ToTokens::to_token_stream(&attr.meta)
-                    .to_string()
-                    .contains("test"))
-    })
-}
+pub(crate) use super::walk::is_test_item;
 
 /// A channel's name without its end's suffix: `sink_proxy_tx` gives `sink_proxy`, `tx` gives `""`.
 fn channel_base(name: &str, suffixes: &[&str]) -> Option<String> {
@@ -2772,20 +2658,6 @@ impl<'ast> Visit<'ast> for FactsBuilder<'_> {
                 .string_consts
                 .push((item.ident.to_string(), value));
         }
-        self.check_error_code_const(&item.ident, &item.ty, &item.expr);
-    }
-
-    fn visit_expr_path(&mut self, expr: &'ast syn::ExprPath) {
-        // rmcp's `ErrorCode::RESOURCE_NOT_FOUND` is the retired -32002.
-        let segments = &expr.path.segments;
-        let named = segments.len() >= 2
-            && segments[segments.len() - 1].ident == "RESOURCE_NOT_FOUND"
-            && segments[segments.len() - 2].ident == "ErrorCode";
-        if named {
-            let span = self.span(&Expr::Path(expr.clone()));
-            self.facts.error_codes.push((span, -32002));
-        }
-        syn::visit::visit_expr_path(self, expr);
     }
 
     fn visit_impl_item_const(&mut self, item: &'ast syn::ImplItemConst) {
@@ -3114,7 +2986,6 @@ impl<'ast> Visit<'ast> for FactsBuilder<'_> {
                 },
             );
         }
-        self.check_error_code_call(&call.method.to_string(), call.args.iter());
         let writes = matches!(
             call.method.to_string().as_str(),
             "write_all" | "write" | "write_fmt" | "write_str" | "write_vectored"
@@ -3174,10 +3045,6 @@ impl<'ast> Visit<'ast> for FactsBuilder<'_> {
         if let Expr::Path(func) = &*call.func {
             let segments = path_segments(&func.path);
             self.check_stdout_call(&segments, call);
-            self.check_error_code_call(
-                segments.last().map(String::as_str).unwrap_or(""),
-                call.args.iter(),
-            );
             if let Some(name) = segments.last().cloned() {
                 let span = self.span(call);
                 let args: Vec<&Expr> = call.args.iter().collect();
@@ -3203,26 +3070,6 @@ impl<'ast> Visit<'ast> for FactsBuilder<'_> {
             }
         }
         visit::visit_expr_call(self, call);
-    }
-
-    fn visit_expr_struct(&mut self, expr: &'ast syn::ExprStruct) {
-        let type_name = expr
-            .path
-            .segments
-            .last()
-            .map(|s| s.ident.to_string())
-            .unwrap_or_default();
-        if type_name.contains("Error") {
-            for field in &expr.fields {
-                if matches!(&field.member, syn::Member::Named(m) if m == "code") {
-                    if let Some(value) = int_literal(&field.expr) {
-                        let span = self.span(&field.expr);
-                        self.facts.error_codes.push((span, value));
-                    }
-                }
-            }
-        }
-        visit::visit_expr_struct(self, expr);
     }
 
     fn visit_expr_closure(&mut self, closure: &'ast syn::ExprClosure) {

@@ -4,10 +4,10 @@ pub mod crate_graph;
 pub mod dispatch;
 pub mod facts;
 pub mod nesting;
-pub mod progress;
 pub mod spans;
 pub mod syntax;
 pub mod vocabulary;
+pub mod walk;
 
 use crate::source::ByteSpan;
 
@@ -121,11 +121,13 @@ pub fn strip_comments(text: &str) -> String {
     out
 }
 
-/// Parse a file's text and build its facts.
+/// Parse a file's text and build its facts: the shared ones, and those of each of `collectors`
+/// (the enabled rules that collect their own).
 pub fn analyse_text(
     text: &str,
     module: Vec<String>,
     vocabulary: &vocabulary::Vocabulary,
+    collectors: &[&dyn walk::Collects],
 ) -> Result<facts::FileFacts, ParseFailure> {
     let start = code_start(text);
     let code = &text[start..];
@@ -149,12 +151,16 @@ pub fn analyse_text(
         let mut facts = facts::collect(&file, start, module, vocabulary);
         facts.mentions_mcp = mentions_mcp(text);
         facts.serves_stdio = serves_stdio(text);
-        if facts.mentions_mcp || text.contains("tools/") {
-            facts.dispatch = dispatch::collect(&file, start);
+        let mut hooks: Vec<Box<dyn walk::Hook + '_>> = Vec::new();
+        if dispatch::might_apply(text) {
+            hooks.push(dispatch::hook(start));
         }
-        if progress::might_apply(text) {
-            facts.progress = progress::collect(&file, start, vocabulary);
-        }
+        hooks.extend(
+            collectors
+                .iter()
+                .filter_map(|c| c.hook(text, start, vocabulary)),
+        );
+        walk::walk(&file, start, hooks, &mut facts);
         facts
     });
     // Spans are no longer needed: free the thread's span table so memory stays flat.

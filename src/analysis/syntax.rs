@@ -418,3 +418,29 @@ fn tokens_pure(tokens: &TokenStream) -> bool {
         _ => true,
     })
 }
+
+/// The last path segment of a type, through references and smart pointers:
+/// `&Arc<Mutex<Session>>` gives `Session`.
+pub fn type_name(ty: &syn::Type) -> Option<String> {
+    match ty {
+        syn::Type::Reference(r) => type_name(&r.elem),
+        syn::Type::Paren(p) => type_name(&p.elem),
+        syn::Type::Group(g) => type_name(&g.elem),
+        syn::Type::Path(p) => {
+            let last = p.path.segments.last()?;
+            let name = last.ident.to_string();
+            if matches!(
+                name.as_str(),
+                "Arc" | "Rc" | "Box" | "Mutex" | "RwLock" | "RefCell" | "Cell"
+            ) {
+                if let syn::PathArguments::AngleBracketed(args) = &last.arguments {
+                    if let Some(syn::GenericArgument::Type(inner)) = args.args.first() {
+                        return type_name(inner);
+                    }
+                }
+            }
+            Some(name)
+        }
+        _ => None,
+    }
+}

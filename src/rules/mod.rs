@@ -14,6 +14,7 @@ pub mod unused_suppression;
 
 use crate::analysis::crate_graph::CrateGraph;
 use crate::analysis::facts::FileFacts;
+use crate::analysis::walk::Collects;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::source::{FileId, SourceMap};
 
@@ -128,6 +129,28 @@ impl RuleContext<'_> {
 pub trait Rule: Sync {
     fn meta(&self) -> &'static RuleMeta;
     fn check(&self, context: &RuleContext<'_>, out: &mut Vec<Diagnostic>);
+
+    /// The facts only this rule reads, collected by its hook on the shared walk.
+    fn collector(&self) -> Option<&'static dyn Collects> {
+        None
+    }
+}
+
+/// The rules that can report anything in a run with `settings`: those not allowed everywhere.
+/// The others cost nothing: no hook, no pre-filter words, no check.
+pub fn enabled(settings: &crate::config::Settings) -> Vec<&'static dyn Rule> {
+    registry()
+        .into_iter()
+        .filter(|rule| settings.may_report(rule.meta().code))
+        .collect()
+}
+
+/// The collectors of the enabled rules.
+pub fn collectors(settings: &crate::config::Settings) -> Vec<&'static dyn Collects> {
+    enabled(settings)
+        .into_iter()
+        .filter_map(|rule| rule.collector())
+        .collect()
 }
 
 /// Every rule, in code order.

@@ -1,6 +1,8 @@
 //! MCP006 `bad-error-code`: JSON-RPC error codes that mean nothing (`0`) or that the JSON-RPC and
 //! MCP specifications reserve.
 
+pub mod facts;
+
 use super::{FixAvailability, Rule, RuleContext, RuleMeta};
 use crate::config::ProtocolVersion;
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
@@ -12,7 +14,7 @@ pub static META: RuleMeta = RuleMeta {
     default_severity: Severity::Warning,
     summary: "an error code is 0, or one the JSON-RPC or MCP specification reserves",
     fix: FixAvailability::Sometimes,
-    docs: include_str!("../../rules/MCP006-bad-error-code.md"),
+    docs: include_str!("../../../rules/MCP006-bad-error-code.md"),
 };
 
 /// What is wrong with a code, if anything: the message, the severity and the specification's
@@ -58,13 +60,17 @@ impl Rule for BadErrorCode {
         &META
     }
 
+    fn collector(&self) -> Option<&'static dyn crate::analysis::walk::Collects> {
+        Some(&facts::ErrorCodes)
+    }
+
     fn check(&self, context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
         let files = context.graph.files();
         if !context.serves_mcp() {
             return;
         }
         for (file, facts) in files {
-            for (span, code) in &facts.error_codes {
+            for (span, code) in &self::facts::error_codes(facts) {
                 let Some((message, severity, note)) =
                     judge(*code, &context.settings.protocol_versions)
                 else {

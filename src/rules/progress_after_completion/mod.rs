@@ -3,9 +3,11 @@
 //! instead of taken from the request.
 
 use super::{FixAvailability, Rule, RuleContext, RuleMeta};
-use crate::analysis::progress::ProgressIssue;
+pub mod facts;
+
 use crate::config::ProtocolVersion;
 use crate::diagnostic::{Diagnostic, Label, Severity};
+use facts::ProgressIssue;
 
 pub static META: RuleMeta = RuleMeta {
     code: "MCP005",
@@ -13,7 +15,7 @@ pub static META: RuleMeta = RuleMeta {
     default_severity: Severity::Warning,
     summary: "progress can be sent after the request completed, or with a made-up token",
     fix: FixAvailability::None,
-    docs: include_str!("../../rules/MCP005-progress-after-completion.md"),
+    docs: include_str!("../../../rules/MCP005-progress-after-completion.md"),
 };
 
 const AFTER_COMPLETION: &str = "MCP 2025-11-25 basic/utilities/progress and 2026-07-28 basic/patterns/progress: Progress notifications MUST stop after completion";
@@ -24,6 +26,10 @@ pub struct ProgressAfterCompletion;
 impl Rule for ProgressAfterCompletion {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn collector(&self) -> Option<&'static dyn crate::analysis::walk::Collects> {
+        Some(&facts::ProgressFacts)
     }
 
     fn check(&self, context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
@@ -41,7 +47,7 @@ impl Rule for ProgressAfterCompletion {
             if context.is_test_file(*file) {
                 continue;
             }
-            for finding in facts.progress.iter().filter(|f| !f.in_test) {
+            for finding in self::facts::findings(facts).iter().filter(|f| !f.in_test) {
                 let diagnostic = match &finding.issue {
                     ProgressIssue::Detached { spawn, handle } => {
                         if finding.task_context && tasks_allowed {

@@ -1,7 +1,7 @@
 //! Progress facts (MCP005): progress notifications that can outlive their request, and progress
 //! tokens made up instead of taken from the request.
 //!
-//! One pass over a file's syntax tree, separate from [`super::facts`]:
+//! A hook on the shared walk ([`crate::analysis::walk`]) finds:
 //!
 //! * a spawned task (`tokio::spawn`, `tokio::task::spawn`, `std::thread::spawn`, ...) whose body
 //!   sends progress, whose handle the function drops (`tokio::spawn(..);`, `let _ = ..`) or binds
@@ -18,10 +18,11 @@ use proc_macro2::{TokenStream, TokenTree};
 use syn::visit::{self, Visit};
 use syn::{Expr, Pat, Stmt};
 
-use super::facts::is_test_item;
-use super::spans::Bounds;
-use super::syntax::{macro_name, path_segments};
-use super::vocabulary::{self as vocab, Vocabulary};
+use crate::analysis::facts::FileFacts;
+use crate::analysis::spans::Bounds;
+use crate::analysis::syntax::{self, macro_name, path_segments};
+use crate::analysis::vocabulary::{self as vocab, Vocabulary};
+use crate::analysis::walk::{Collects, Hook, Node, Scope};
 use crate::source::ByteSpan;
 
 /// What is wrong with a progress send.
@@ -121,19 +122,37 @@ fn is_progress_params_type(name: &str) -> bool {
     is_progress_type(name) || name == "ProgressParams" || name == "ProgressParam"
 }
 
-/// Build the progress facts of a parsed file. `base` is added to every byte offset.
-pub fn collect(file: &syn::File, base: usize, vocabulary: &Vocabulary) -> Vec<ProgressFinding> {
-    let mut collector = Collector {
-        vocab: vocabulary,
-        base,
-        out: Vec::new(),
-        reported: std::collections::HashSet::new(),
-        functions: Vec::new(),
-        impls: Vec::new(),
-        test_depth: 0,
-    };
-    collector.visit_file(file);
-    collector.out
+/// The facts MCP005 collects: its findings, by file.
+pub struct ProgressFacts;
+
+impl Collects for ProgressFacts {
+    fn key(&self) -> &'static str {
+        super::META.code
+    }
+
+    fn hook<'a>(
+        &self,
+        text: &'a str,
+        base: usize,
+        vocabulary: &'a Vocabulary,
+    ) -> Option<Box<dyn Hook + 'a>> {
+        might_apply(text).then(|| -> Box<dyn Hook + 'a> {
+            Box::new(Collector {
+                vocab: vocabulary,
+                base,
+                out: Vec::new(),
+                reported: std::collections::HashSet::new(),
+                functions: Vec::new(),
+                saved: Vec::new(),
+                in_test: false,
+            })
+        })
+    }
+}
+
+/// The findings a file's facts hold.
+pub fn findings(facts: &FileFacts) -> Vec<ProgressFinding> {
+    facts.rules.get(super::META.code).unwrap_or_default()
 }
 
 fn span_of(base: usize, node: &impl Bounds) -> ByteSpan {
@@ -177,9 +196,11 @@ struct Collector<'v> {
     /// What is already in `out` (a send is found once per enclosing spawn statement).
     reported: std::collections::HashSet<(ByteSpan, ProgressIssue)>,
     functions: Vec<FnState>,
-    /// Enclosing impls' self types.
-    impls: Vec<String>,
-    test_depth: usize,
+    /// The functions of the enclosing modules' enclosing functions (a module's functions are
+    /// not the enclosing function's).
+    saved: Vec<Vec<FnState>>,
+    /// Whether the node being looked at is test code.
+    in_test: bool,
 }
 
 impl Collector<'_> {
@@ -187,21 +208,13 @@ impl Collector<'_> {
         span_of(self.base, node)
     }
 
-    fn with_function(
-        &mut self,
-        sig: &syn::Signature,
-        attrs: &[syn::Attribute],
-        block: &syn::Block,
-    ) {
+    fn enter_function(&mut self, sig: &syn::Signature, block: &syn::Block, self_ty: Option<&str>) {
         let name = sig.ident.to_string();
         let mut scan = BodyScan::default();
         // The signature too: a `task_id` parameter, a `CreateTaskResult` return type.
         scan.visit_signature(sig);
         scan.visit_block(block);
-        let self_ty_task = self
-            .impls
-            .last()
-            .is_some_and(|t| t.to_ascii_lowercase().contains("task"));
+        let self_ty_task = self_ty.is_some_and(|t| t.to_ascii_lowercase().contains("task"));
         let task_context =
             name.to_ascii_lowercase().contains("task") || self_ty_task || scan.mentions_tasks;
         let takes_input = sig
@@ -221,8 +234,6 @@ impl Collector<'_> {
                     | "from_value"
             )
         });
-        let test = is_test_item(attrs);
-        self.test_depth += usize::from(test);
         self.functions.push(FnState {
             name,
             task_context,
@@ -239,9 +250,6 @@ impl Collector<'_> {
             spawn_depth: 0,
             progress_call_depth: 0,
         });
-        self.visit_block(block);
-        self.functions.pop();
-        self.test_depth -= usize::from(test);
     }
 
     fn push(&mut self, issue: ProgressIssue, span: ByteSpan, what: String) {
@@ -259,7 +267,7 @@ impl Collector<'_> {
             what,
             function,
             task_context,
-            in_test: self.test_depth > 0,
+            in_test: self.in_test,
         });
     }
 
@@ -379,86 +387,78 @@ impl Collector<'_> {
         }
     }
 
-    fn visit_args_in_progress_call<'a>(&mut self, args: impl Iterator<Item = &'a Expr> + Clone) {
-        let names_method = args
-            .clone()
-            .any(|a| super::syntax::str_literal(a).as_deref() == Some(PROGRESS_METHOD));
-        if names_method {
-            if let Some(f) = self.functions.last_mut() {
-                f.progress_call_depth += 1;
+    /// Enter (`by` 1) or leave (`by` -1) an argument of a call: of a spawn, of a call that names
+    /// `notifications/progress`.
+    fn argument(&mut self, call: &Expr, by: isize) {
+        let (spawns, args): (bool, Vec<&Expr>) = match call {
+            Expr::Call(c) => {
+                let name = match &*c.func {
+                    Expr::Path(p) => syntax::last_segment(&p.path),
+                    _ => String::new(),
+                };
+                (SPAWNS.contains(&name.as_str()), c.args.iter().collect())
             }
-        }
-        for arg in args {
-            self.visit_expr(arg);
-        }
-        if names_method {
-            if let Some(f) = self.functions.last_mut() {
-                f.progress_call_depth -= 1;
-            }
-        }
-    }
-
-    fn enter_spawn(&mut self, spawns: bool, enter: bool) {
-        if !spawns {
-            return;
-        }
-        if let Some(f) = self.functions.last_mut() {
-            if enter {
-                f.spawn_depth += 1;
-            } else {
-                f.spawn_depth = f.spawn_depth.saturating_sub(1);
-            }
-        }
-    }
-}
-
-impl<'ast> Visit<'ast> for Collector<'_> {
-    fn visit_item_fn(&mut self, item: &'ast syn::ItemFn) {
-        self.with_function(&item.sig, &item.attrs, &item.block);
-    }
-
-    fn visit_impl_item_fn(&mut self, item: &'ast syn::ImplItemFn) {
-        self.with_function(&item.sig, &item.attrs, &item.block);
-    }
-
-    fn visit_trait_item_fn(&mut self, item: &'ast syn::TraitItemFn) {
-        if let Some(block) = &item.default {
-            self.with_function(&item.sig, &item.attrs, block);
-        }
-    }
-
-    fn visit_item_impl(&mut self, item: &'ast syn::ItemImpl) {
-        let self_ty = match &*item.self_ty {
-            syn::Type::Path(p) => super::syntax::last_segment(&p.path),
-            _ => String::new(),
+            Expr::MethodCall(c) => (false, c.args.iter().collect()),
+            _ => return,
         };
-        let test = is_test_item(&item.attrs);
-        self.test_depth += usize::from(test);
-        self.impls.push(self_ty);
-        visit::visit_item_impl(self, item);
-        self.impls.pop();
-        self.test_depth -= usize::from(test);
-    }
-
-    fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
-        let test = is_test_item(&item.attrs);
-        self.test_depth += usize::from(test);
-        // A module's functions are not the enclosing function's.
-        let functions = std::mem::take(&mut self.functions);
-        visit::visit_item_mod(self, item);
-        self.functions = functions;
-        self.test_depth -= usize::from(test);
-    }
-
-    fn visit_block(&mut self, block: &'ast syn::Block) {
-        for stmt in &block.stmts {
-            self.check_spawn_statement(stmt);
-            self.visit_stmt(stmt);
+        let names_method = args
+            .iter()
+            .any(|a| syntax::str_literal(a).as_deref() == Some(PROGRESS_METHOD));
+        let Some(f) = self.functions.last_mut() else {
+            return;
+        };
+        if spawns {
+            f.spawn_depth = f.spawn_depth.saturating_add_signed(by);
+        }
+        if names_method {
+            f.progress_call_depth = f.progress_call_depth.saturating_add_signed(by);
         }
     }
 
-    fn visit_local(&mut self, local: &'ast syn::Local) {
-        visit::visit_local(self, local);
+    fn enter_expr(&mut self, expr: &Expr) {
+        match expr {
+            Expr::Struct(expr) => {
+                let type_name = syntax::last_segment(&expr.path);
+                if is_progress_params_type(&type_name) {
+                    for field in &expr.fields {
+                        if matches!(&field.member, syn::Member::Named(m) if m == "progress_token") {
+                            self.check_token(&field.expr);
+                        }
+                    }
+                }
+            }
+            Expr::Call(call) => {
+                let segments = match &*call.func {
+                    Expr::Path(p) => path_segments(&p.path),
+                    _ => Vec::new(),
+                };
+                let name = segments.last().map(String::as_str).unwrap_or("");
+                // `ProgressNotificationParam::new(token, ..)`
+                if segments.len() >= 2 && is_progress_params_type(&segments[segments.len() - 2]) {
+                    if let Some(first) = call.args.first() {
+                        self.check_token(first);
+                    }
+                }
+                if is_progress_call(name) {
+                    self.check_wrapped_tokens(call.args.iter());
+                }
+            }
+            Expr::MethodCall(call) if is_progress_call(&call.method.to_string()) => {
+                self.check_wrapped_tokens(call.args.iter());
+            }
+            _ => {}
+        }
+    }
+
+    fn check_wrapped_tokens<'e>(&mut self, args: impl Iterator<Item = &'e Expr>) {
+        for arg in args {
+            if wraps_progress_token(arg) {
+                self.check_token(arg);
+            }
+        }
+    }
+
+    fn leave_local(&mut self, local: &syn::Local) {
         let Pat::Ident(ident) = &local.pat else {
             return;
         };
@@ -483,59 +483,77 @@ impl<'ast> Visit<'ast> for Collector<'_> {
             }
         }
     }
+}
 
-    fn visit_expr_struct(&mut self, expr: &'ast syn::ExprStruct) {
-        let type_name = super::syntax::last_segment(&expr.path);
-        if is_progress_params_type(&type_name) {
-            for field in &expr.fields {
-                if matches!(&field.member, syn::Member::Named(m) if m == "progress_token") {
-                    self.check_token(&field.expr);
-                }
-            }
+/// The function a node opens, with its body: a trait's function without one opens none.
+fn opened_function<'n>(node: Node<'n>) -> Option<(&'n syn::Signature, &'n syn::Block)> {
+    match node {
+        Node::Item(syn::Item::Fn(f)) => Some((&f.sig, &f.block)),
+        Node::ImplItem(syn::ImplItem::Fn(f)) => Some((&f.sig, &f.block)),
+        Node::TraitItem(syn::TraitItem::Fn(f)) => f.default.as_ref().map(|b| (&f.sig, b)),
+        _ => None,
+    }
+}
+
+/// The call whose argument `node` is, if it is one.
+fn argument_of<'n>(node: Node<'n>, parent: Option<Node<'n>>) -> Option<&'n Expr> {
+    let (Node::Expr(expr), Some(Node::Expr(call))) = (node, parent) else {
+        return None;
+    };
+    let is_arg = match call {
+        Expr::Call(c) => c.args.iter().any(|a| std::ptr::eq(a, expr)),
+        Expr::MethodCall(c) => c.args.iter().any(|a| std::ptr::eq(a, expr)),
+        _ => false,
+    };
+    is_arg.then_some(call)
+}
+
+impl Hook for Collector<'_> {
+    fn enter(&mut self, node: Node<'_>, scope: &Scope<'_>) {
+        // Macro bodies are not read (a `json!` is read for its tokens).
+        if scope.in_macro_body() {
+            return;
         }
-        visit::visit_expr_struct(self, expr);
+        self.in_test = scope.in_test();
+        if let Some((sig, block)) = opened_function(node) {
+            let self_ty = scope.impl_scope().and_then(|i| i.self_ty.as_deref());
+            self.enter_function(sig, block, self_ty);
+        }
+        if let Some(call) = argument_of(node, scope.parent()) {
+            self.argument(call, 1);
+        }
+        match node {
+            // A module's functions are not the enclosing function's.
+            Node::Item(syn::Item::Mod(_)) => self.saved.push(std::mem::take(&mut self.functions)),
+            Node::Stmt(stmt) => self.check_spawn_statement(stmt),
+            Node::Expr(expr) => self.enter_expr(expr),
+            Node::Macro(mac) => self.check_json(mac),
+            _ => {}
+        }
     }
 
-    fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
-        let segments = match &*call.func {
-            Expr::Path(p) => path_segments(&p.path),
-            _ => Vec::new(),
-        };
-        let name = segments.last().map(String::as_str).unwrap_or("");
-        // `ProgressNotificationParam::new(token, ..)`
-        if segments.len() >= 2 && is_progress_params_type(&segments[segments.len() - 2]) {
-            if let Some(first) = call.args.first() {
-                self.check_token(first);
-            }
+    fn leave(&mut self, node: Node<'_>, scope: &Scope<'_>) {
+        if scope.in_macro_body() {
+            return;
         }
-        if is_progress_call(name) {
-            for arg in &call.args {
-                if wraps_progress_token(arg) {
-                    self.check_token(arg);
-                }
-            }
+        self.in_test = scope.in_test();
+        match node {
+            Node::Item(syn::Item::Mod(_)) => self.functions = self.saved.pop().unwrap_or_default(),
+            Node::Local(local) => self.leave_local(local),
+            _ => {}
         }
-        let spawns = SPAWNS.contains(&name);
-        self.visit_expr(&call.func);
-        self.enter_spawn(spawns, true);
-        self.visit_args_in_progress_call(call.args.iter());
-        self.enter_spawn(spawns, false);
+        if let Some(call) = argument_of(node, scope.parent()) {
+            self.argument(call, -1);
+        }
+        if opened_function(node).is_some() {
+            self.functions.pop();
+        }
     }
 
-    fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
-        if is_progress_call(&call.method.to_string()) {
-            for arg in &call.args {
-                if wraps_progress_token(arg) {
-                    self.check_token(arg);
-                }
-            }
+    fn finish(self: Box<Self>, facts: &mut FileFacts) {
+        if !self.out.is_empty() {
+            facts.rules.put(super::META.code, &self.out);
         }
-        self.visit_expr(&call.receiver);
-        self.visit_args_in_progress_call(call.args.iter());
-    }
-
-    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
-        self.check_json(mac);
     }
 }
 
@@ -878,7 +896,7 @@ impl<'ast> Visit<'ast> for TaskScan<'_> {
     }
 
     fn visit_expr_struct(&mut self, expr: &'ast syn::ExprStruct) {
-        let type_name = super::syntax::last_segment(&expr.path);
+        let type_name = syntax::last_segment(&expr.path);
         if is_progress_type(&type_name) {
             let start = expr
                 .path
@@ -954,7 +972,14 @@ mod tests {
 
     fn findings(code: &str) -> Vec<ProgressFinding> {
         let file = syn::parse_file(code).expect("test code parses");
-        collect(&file, 0, &Vocabulary::default())
+        let vocabulary = Vocabulary::default();
+        let mut facts = FileFacts::default();
+        let hooks = ProgressFacts
+            .hook(code, 0, &vocabulary)
+            .into_iter()
+            .collect();
+        crate::analysis::walk::walk(&file, 0, hooks, &mut facts);
+        super::findings(&facts)
     }
 
     fn text<'a>(code: &'a str, finding: &ProgressFinding) -> &'a str {

@@ -1,0 +1,579 @@
+//! The shared walk over a file's syntax tree.
+//!
+//! The walker visits every node once, in `syn`'s order, keeps the scope the node lies in
+//! (enclosing items and functions, impls, inline modules, test code, the chain of parents) and
+//! hands each node to every hook, once when it is entered and once when it is left. A hook is
+//! the facts one rule (or the shared layer) collects from a file: it reads the node, looks at
+//! the scope, keeps its own state, and writes its facts when the walk ends. A rule that is not
+//! enabled gives no hook, so it costs nothing.
+
+use syn::visit::{self, Visit};
+
+use super::facts::FileFacts;
+use super::spans::Bounds;
+use super::syntax::{self, MacroBody, SelectArm};
+use super::vocabulary::{self as vocab, Vocabulary};
+use crate::source::ByteSpan;
+
+/// A node of the syntax tree, as hooks see it.
+#[derive(Clone, Copy)]
+pub enum Node<'ast> {
+    Item(&'ast syn::Item),
+    ImplItem(&'ast syn::ImplItem),
+    TraitItem(&'ast syn::TraitItem),
+    Block(&'ast syn::Block),
+    Stmt(&'ast syn::Stmt),
+    Local(&'ast syn::Local),
+    Expr(&'ast syn::Expr),
+    Arm(&'ast syn::Arm),
+    /// A macro invocation's path and tokens (in an expression, a statement or an item).
+    Macro(&'ast syn::Macro),
+    LitStr(&'ast syn::LitStr),
+    /// Every path: in expressions, types, patterns and attributes.
+    Path(&'ast syn::Path),
+    UsePath(&'ast syn::UsePath),
+    /// A branch of a `select!` (the children of its [`Node::Macro`] when macro bodies are read).
+    SelectArm(&'ast SelectArm),
+}
+
+/// A function (free, in an impl, or a trait's) that encloses the current node.
+#[derive(Clone, Copy)]
+pub struct Function<'ast> {
+    pub sig: &'ast syn::Signature,
+    pub attrs: &'ast [syn::Attribute],
+    /// Its body (a trait's function may have none).
+    pub block: Option<&'ast syn::Block>,
+    /// The whole function, attributes included.
+    pub span: ByteSpan,
+}
+
+impl Function<'_> {
+    pub fn name(&self) -> String {
+        self.sig.ident.to_string()
+    }
+}
+
+/// An enclosing `impl` (its self type's last segment, its trait's) or `trait` (its name).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ImplScope {
+    pub self_ty: Option<String>,
+    pub trait_name: Option<String>,
+}
+
+/// Where the current node lies.
+pub struct Scope<'ast> {
+    /// Added to every byte offset (a byte order mark or shebang line cut off before parsing).
+    pub base: usize,
+    parents: Vec<Node<'ast>>,
+    functions: Vec<Function<'ast>>,
+    impls: Vec<ImplScope>,
+    modules: Vec<String>,
+    test_depth: usize,
+    macro_depth: usize,
+}
+
+impl<'ast> Scope<'ast> {
+    fn new(base: usize) -> Self {
+        Scope {
+            base,
+            parents: Vec::new(),
+            functions: Vec::new(),
+            impls: Vec::new(),
+            modules: Vec::new(),
+            test_depth: 0,
+            macro_depth: 0,
+        }
+    }
+
+    /// The same scope, for nodes that live less long (a macro body parsed during the walk).
+    fn narrowed<'b>(&self) -> Scope<'b>
+    where
+        'ast: 'b,
+    {
+        Scope {
+            base: self.base,
+            parents: self.parents.clone(),
+            functions: self.functions.clone(),
+            impls: self.impls.clone(),
+            modules: self.modules.clone(),
+            test_depth: self.test_depth,
+            macro_depth: self.macro_depth,
+        }
+    }
+
+    /// Whether the current node lies in a macro's body, read as code (see
+    /// [`Hook::reads_macro_bodies`]).
+    pub fn in_macro_body(&self) -> bool {
+        self.macro_depth > 0
+    }
+
+    /// The byte span of a node in the file's text.
+    pub fn span(&self, node: &impl Bounds) -> ByteSpan {
+        let (first, last) = node.bounds();
+        self.raw_span(first, last)
+    }
+
+    /// The byte span from one token to another.
+    pub fn raw_span(&self, first: proc_macro2::Span, last: proc_macro2::Span) -> ByteSpan {
+        let start = first.byte_range().start;
+        let end = last.byte_range().end.max(start);
+        ByteSpan::new(start + self.base, end + self.base)
+    }
+
+    /// The node that holds the current one.
+    pub fn parent(&self) -> Option<Node<'ast>> {
+        self.parents.last().copied()
+    }
+
+    /// The nodes that hold the current one, innermost last.
+    pub fn ancestors(&self) -> &[Node<'ast>] {
+        &self.parents
+    }
+
+    /// The innermost enclosing function.
+    pub fn function(&self) -> Option<&Function<'ast>> {
+        self.functions.last()
+    }
+
+    /// The enclosing functions, innermost last.
+    pub fn functions(&self) -> &[Function<'ast>] {
+        &self.functions
+    }
+
+    /// The innermost enclosing impl or trait.
+    pub fn impl_scope(&self) -> Option<&ImplScope> {
+        self.impls.last()
+    }
+
+    /// The inline modules (`mod x { .. }`) that enclose the current node, outermost first.
+    pub fn modules(&self) -> &[String] {
+        &self.modules
+    }
+
+    /// Whether the current node is test code: inside an item (function, module, impl, trait)
+    /// marked `#[test]`, `#[cfg(test)]` or a test macro attribute.
+    pub fn in_test(&self) -> bool {
+        self.test_depth > 0
+    }
+}
+
+/// What one rule (or the shared layer) collects from a file during the walk. Nodes are lent for
+/// the call only (those of macro bodies live no longer than the macro's visit).
+pub trait Hook {
+    /// Whether the walk must read the bodies of macros as code (when a hook wants them, all
+    /// hooks are shown them; [`Scope::in_macro_body`] tells them apart).
+    fn reads_macro_bodies(&self) -> bool {
+        false
+    }
+
+    /// A node is entered: its children have not been visited yet.
+    fn enter(&mut self, node: Node<'_>, scope: &Scope<'_>) {
+        let _ = (node, scope);
+    }
+
+    /// A node is left: its children have been visited.
+    fn leave(&mut self, node: Node<'_>, scope: &Scope<'_>) {
+        let _ = (node, scope);
+    }
+
+    /// The walk is over: write what was collected.
+    fn finish(self: Box<Self>, facts: &mut FileFacts);
+}
+
+/// Makes a rule's hook for a file. `text` is the whole file and `base` where its code starts
+/// (to add to every byte offset); a collector that can tell from the text that it will find
+/// nothing gives no hook.
+pub trait Collects: Sync {
+    /// The key of its facts in [`FileFacts::rules`] (the rule's code), also part of the cache key.
+    fn key(&self) -> &'static str;
+
+    fn hook<'a>(
+        &self,
+        text: &'a str,
+        base: usize,
+        vocabulary: &'a Vocabulary,
+    ) -> Option<Box<dyn Hook + 'a>>;
+}
+
+/// Whether an item's attributes make it test code: `#[test]`, `#[tokio::test]` (any attribute
+/// whose last segment is `test`), `#[cfg(test)]` (any `cfg` that names `test`). The one
+/// definition of test code every pass uses.
+pub fn is_test_item(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|attr| {
+        let path = attr.path();
+        path.segments.last().is_some_and(|s| s.ident == "test")
+            || (path.is_ident("cfg")
+                && quote::ToTokens::to_token_stream(&attr.meta)
+                    .to_string()
+                    .contains("test"))
+    })
+}
+
+/// Walk a file once, handing every node to every hook, then let each hook write its facts.
+pub fn walk<'h>(
+    file: &syn::File,
+    base: usize,
+    hooks: Vec<Box<dyn Hook + 'h>>,
+    facts: &mut FileFacts,
+) {
+    if hooks.is_empty() {
+        return;
+    }
+    let macro_bodies = hooks.iter().any(|h| h.reads_macro_bodies());
+    let mut walker = Walker {
+        scope: Scope::new(base),
+        hooks,
+        macro_bodies,
+    };
+    walker.visit_file(file);
+    for hook in walker.hooks {
+        hook.finish(facts);
+    }
+}
+
+struct Walker<'ast, 'h> {
+    scope: Scope<'ast>,
+    hooks: Vec<Box<dyn Hook + 'h>>,
+    /// Read the bodies of macros as code.
+    macro_bodies: bool,
+}
+
+/// A macro's body read as code.
+enum ParsedBody {
+    Select(Vec<SelectArm>),
+    Exprs(Vec<syn::Expr>),
+    Stmts(Vec<syn::Stmt>),
+}
+
+/// How the walk reads a macro's body: `select!` as its branches; the writing macros
+/// (`println!`, `write!`) as their arguments; every other macro in an expression or a statement
+/// as expressions or statements, except those that only log, format or assert and `json!`
+/// (whose body is JSON). Item macros (`macro_rules!` definitions) are not read.
+fn parse_body(mac: &syn::Macro, parent: Option<Node<'_>>) -> Option<ParsedBody> {
+    if matches!(parent, Some(Node::Item(_))) {
+        return None;
+    }
+    let name = syntax::macro_name(mac);
+    if name == "json" || vocab::QUIET_MACROS.contains(&name.as_str()) {
+        return None;
+    }
+    if syntax::is_select_macro(&name) {
+        if let Some(arms) = syntax::parse_select(mac) {
+            return Some(ParsedBody::Select(arms));
+        }
+    }
+    match syntax::parse_macro_body(&mac.tokens)? {
+        MacroBody::Exprs(exprs) => Some(ParsedBody::Exprs(exprs)),
+        MacroBody::Stmts(_) if vocab::WRITE_MACROS.contains(&name.as_str()) => None,
+        MacroBody::Stmts(stmts) => Some(ParsedBody::Stmts(stmts)),
+    }
+}
+
+/// How entering a node changed the scope, to be undone when it is left.
+#[derive(Default)]
+struct Entered {
+    function: bool,
+    impl_scope: bool,
+    module: bool,
+    test: bool,
+}
+
+impl<'ast, 'h> Walker<'ast, 'h> {
+    /// Visit a macro body parsed during the walk, with the hooks and a copy of the scope.
+    fn visit_body(&mut self, body: &ParsedBody) {
+        let mut inner = Walker {
+            scope: self.scope.narrowed(),
+            hooks: std::mem::take(&mut self.hooks),
+            macro_bodies: self.macro_bodies,
+        };
+        inner.scope.macro_depth += 1;
+        match body {
+            ParsedBody::Select(arms) => {
+                for arm in arms {
+                    inner.around(Node::SelectArm(arm), Entered::default(), |w| {
+                        if let Some(pattern) = &arm.pattern {
+                            w.visit_pat(pattern);
+                        }
+                        if let Some(future) = &arm.future {
+                            w.visit_expr(future);
+                        }
+                        if let Some(guard) = &arm.guard {
+                            w.visit_expr(guard);
+                        }
+                        w.visit_expr(&arm.handler);
+                    });
+                }
+            }
+            ParsedBody::Exprs(exprs) => exprs.iter().for_each(|e| inner.visit_expr(e)),
+            ParsedBody::Stmts(stmts) => stmts.iter().for_each(|s| inner.visit_stmt(s)),
+        }
+        self.hooks = inner.hooks;
+    }
+
+    /// Hand `node` to the hooks, visit its children with `children`, and hand it to them again.
+    fn around(&mut self, node: Node<'ast>, entered: Entered, children: impl FnOnce(&mut Self)) {
+        if entered.test {
+            self.scope.test_depth += 1;
+        }
+        for hook in &mut self.hooks {
+            hook.enter(node, &self.scope);
+        }
+        self.scope.parents.push(node);
+        children(self);
+        self.scope.parents.pop();
+        for hook in &mut self.hooks {
+            hook.leave(node, &self.scope);
+        }
+        if entered.test {
+            self.scope.test_depth -= 1;
+        }
+        if entered.function {
+            self.scope.functions.pop();
+        }
+        if entered.impl_scope {
+            self.scope.impls.pop();
+        }
+        if entered.module {
+            self.scope.modules.pop();
+        }
+    }
+
+    fn enter_function(
+        &mut self,
+        sig: &'ast syn::Signature,
+        attrs: &'ast [syn::Attribute],
+        block: Option<&'ast syn::Block>,
+        span: ByteSpan,
+    ) -> Entered {
+        self.scope.functions.push(Function {
+            sig,
+            attrs,
+            block,
+            span,
+        });
+        Entered {
+            function: true,
+            test: is_test_item(attrs),
+            ..Entered::default()
+        }
+    }
+
+    fn enter_impl(&mut self, self_ty: Option<String>, trait_name: Option<String>) {
+        self.scope.impls.push(ImplScope {
+            self_ty,
+            trait_name,
+        });
+    }
+}
+
+fn last_ident(path: &syn::Path) -> Option<String> {
+    path.segments.last().map(|s| s.ident.to_string())
+}
+
+impl<'ast> Visit<'ast> for Walker<'ast, '_> {
+    fn visit_item(&mut self, item: &'ast syn::Item) {
+        let entered = match item {
+            syn::Item::Fn(f) => {
+                let span = self.scope.span(f);
+                self.enter_function(&f.sig, &f.attrs, Some(&f.block), span)
+            }
+            syn::Item::Impl(i) => {
+                let self_ty = match &*i.self_ty {
+                    syn::Type::Path(p) => last_ident(&p.path),
+                    _ => None,
+                };
+                let trait_name = i.trait_.as_ref().and_then(|(_, path, _)| last_ident(path));
+                self.enter_impl(self_ty, trait_name);
+                Entered {
+                    impl_scope: true,
+                    test: is_test_item(&i.attrs),
+                    ..Entered::default()
+                }
+            }
+            syn::Item::Trait(t) => {
+                self.enter_impl(None, Some(t.ident.to_string()));
+                Entered {
+                    impl_scope: true,
+                    test: is_test_item(&t.attrs),
+                    ..Entered::default()
+                }
+            }
+            syn::Item::Mod(m) => {
+                let inline = m.content.is_some();
+                if inline {
+                    self.scope.modules.push(m.ident.to_string());
+                }
+                Entered {
+                    module: inline,
+                    test: is_test_item(&m.attrs),
+                    ..Entered::default()
+                }
+            }
+            _ => Entered::default(),
+        };
+        self.around(Node::Item(item), entered, |w| visit::visit_item(w, item));
+    }
+
+    fn visit_impl_item(&mut self, item: &'ast syn::ImplItem) {
+        let entered = match item {
+            syn::ImplItem::Fn(f) => {
+                let span = self.scope.span(f);
+                self.enter_function(&f.sig, &f.attrs, Some(&f.block), span)
+            }
+            _ => Entered::default(),
+        };
+        self.around(Node::ImplItem(item), entered, |w| {
+            visit::visit_impl_item(w, item)
+        });
+    }
+
+    fn visit_trait_item(&mut self, item: &'ast syn::TraitItem) {
+        let entered = match item {
+            syn::TraitItem::Fn(f) => {
+                let span = self.scope.span(f);
+                self.enter_function(&f.sig, &f.attrs, f.default.as_ref(), span)
+            }
+            _ => Entered::default(),
+        };
+        self.around(Node::TraitItem(item), entered, |w| {
+            visit::visit_trait_item(w, item)
+        });
+    }
+
+    fn visit_block(&mut self, block: &'ast syn::Block) {
+        self.around(Node::Block(block), Entered::default(), |w| {
+            visit::visit_block(w, block)
+        });
+    }
+
+    fn visit_stmt(&mut self, stmt: &'ast syn::Stmt) {
+        self.around(Node::Stmt(stmt), Entered::default(), |w| {
+            visit::visit_stmt(w, stmt)
+        });
+    }
+
+    fn visit_local(&mut self, local: &'ast syn::Local) {
+        self.around(Node::Local(local), Entered::default(), |w| {
+            visit::visit_local(w, local)
+        });
+    }
+
+    fn visit_expr(&mut self, expr: &'ast syn::Expr) {
+        self.around(Node::Expr(expr), Entered::default(), |w| {
+            visit::visit_expr(w, expr)
+        });
+    }
+
+    fn visit_arm(&mut self, arm: &'ast syn::Arm) {
+        self.around(Node::Arm(arm), Entered::default(), |w| {
+            visit::visit_arm(w, arm)
+        });
+    }
+
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        let body = if self.macro_bodies {
+            parse_body(mac, self.scope.parent())
+        } else {
+            None
+        };
+        self.around(Node::Macro(mac), Entered::default(), |w| {
+            visit::visit_macro(w, mac);
+            if let Some(body) = &body {
+                w.visit_body(body);
+            }
+        });
+    }
+
+    fn visit_lit_str(&mut self, lit: &'ast syn::LitStr) {
+        self.around(Node::LitStr(lit), Entered::default(), |_| {});
+    }
+
+    fn visit_path(&mut self, path: &'ast syn::Path) {
+        self.around(Node::Path(path), Entered::default(), |w| {
+            visit::visit_path(w, path)
+        });
+    }
+
+    fn visit_use_path(&mut self, path: &'ast syn::UsePath) {
+        self.around(Node::UsePath(path), Entered::default(), |w| {
+            visit::visit_use_path(w, path)
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Records what it is shown, as text.
+    struct Recorder {
+        seen: Vec<String>,
+    }
+
+    impl Hook for Recorder {
+        fn reads_macro_bodies(&self) -> bool {
+            true
+        }
+
+        fn enter(&mut self, node: Node<'_>, scope: &Scope<'_>) {
+            let function = scope.function().map(|f| f.name()).unwrap_or_default();
+            let what = match node {
+                Node::Expr(syn::Expr::Call(_)) if scope.in_macro_body() => "call in macro",
+                Node::Expr(syn::Expr::Call(_)) => "call",
+                Node::LitStr(_) => "str",
+                Node::Macro(_) => "macro",
+                _ => return,
+            };
+            self.seen
+                .push(format!("{what} in {function} test={}", scope.in_test()));
+        }
+
+        fn finish(self: Box<Self>, facts: &mut FileFacts) {
+            facts.string_consts = vec![("seen".into(), self.seen.join("; "))];
+        }
+    }
+
+    #[test]
+    fn hooks_see_nodes_with_their_scope() {
+        let file: syn::File = syn::parse_str(
+            "fn a() { f(\"x\"); }\n#[cfg(test)] mod t { fn b() { g(); } }\nimpl S { fn c() { println!(\"y\"); } }",
+        )
+        .expect("parses");
+        let mut facts = FileFacts::default();
+        let hooks: Vec<Box<dyn Hook>> = vec![Box::new(Recorder { seen: Vec::new() })];
+        walk(&file, 0, hooks, &mut facts);
+        assert_eq!(
+            facts.string_consts[0].1,
+            "call in a test=false; str in a test=false; call in b test=true; macro in c test=false; str in c test=false"
+        );
+    }
+
+    #[test]
+    fn macro_bodies_are_read_as_code() {
+        let file: syn::File = syn::parse_str(
+            "fn a() { tokio::select! { _ = t.cancelled() => f(1), v = rx.recv() => g(v) } println!(\"{}\", h()); info!(\"{}\", q()); }\nmacro_rules! m { () => { x() } }",
+        )
+        .expect("parses");
+        let mut facts = FileFacts::default();
+        let hooks: Vec<Box<dyn Hook>> = vec![Box::new(Recorder { seen: Vec::new() })];
+        walk(&file, 0, hooks, &mut facts);
+        let seen = &facts.string_consts[0].1;
+        // `f(1)`, `g(v)` and `h()`; not `q()` (a log) nor `x()` (a macro definition).
+        assert_eq!(seen.matches("call in macro").count(), 3, "{seen}");
+        assert!(!seen.contains("call in a"), "{seen}");
+    }
+
+    #[test]
+    fn test_items() {
+        let item: syn::ItemFn = syn::parse_quote!(
+            #[tokio::test]
+            async fn t() {}
+        );
+        assert!(is_test_item(&item.attrs));
+        let item: syn::ItemFn = syn::parse_quote!(
+            #[inline]
+            fn f() {}
+        );
+        assert!(!is_test_item(&item.attrs));
+    }
+}

@@ -1,0 +1,242 @@
+//! The error codes MCP006 judges: integer literals used as JSON-RPC error codes, collected by a
+//! hook on the shared walk.
+//!
+//! * `"code": <literal>` inside the `"error"` object of a `json!` literal;
+//! * `const PARSE_ERROR: i64 = -32700;`: an integer constant named as an error code;
+//! * `ErrorCode(<literal>)`, `send_error(id, <literal>, ..)` and other calls named after errors;
+//! * `code: <literal>` in a struct literal whose type is named after an error;
+//! * rmcp's `ErrorCode::RESOURCE_NOT_FOUND` (the retired -32002).
+
+use proc_macro2::{TokenStream, TokenTree};
+use syn::Expr;
+
+use crate::analysis::facts::FileFacts;
+use crate::analysis::syntax::{macro_name, type_name};
+use crate::analysis::vocabulary::Vocabulary;
+use crate::analysis::walk::{Collects, Hook, Node, Scope};
+use crate::source::ByteSpan;
+
+/// MCP006's collector.
+pub struct ErrorCodes;
+
+impl Collects for ErrorCodes {
+    fn key(&self) -> &'static str {
+        super::META.code
+    }
+
+    fn hook<'a>(
+        &self,
+        text: &'a str,
+        base: usize,
+        _vocabulary: &'a Vocabulary,
+    ) -> Option<Box<dyn Hook + 'a>> {
+        // Every shape names an error or a code: `"code"`, `_ERROR`, `ErrorCode`, `send_error`,
+        // `reply_err`, `with_code`, `JsonRpcError { code: .. }`.
+        let might = ["rror", "RROR", "ode", "ODE", "reply_err"]
+            .iter()
+            .any(|w| text.contains(w));
+        might.then(|| -> Box<dyn Hook + 'a> {
+            Box::new(Collector {
+                base,
+                codes: Vec::new(),
+                in_constant: 0,
+            })
+        })
+    }
+}
+
+/// The error codes a file's facts hold: where, and the value.
+pub fn error_codes(facts: &FileFacts) -> Vec<(ByteSpan, i64)> {
+    facts.rules.get(super::META.code).unwrap_or_default()
+}
+
+struct Collector {
+    base: usize,
+    codes: Vec<(ByteSpan, i64)>,
+    /// How many constant or static items enclose the node: their initialisers are read only as
+    /// a whole (a constant named as an error code).
+    in_constant: usize,
+}
+
+/// Whether a node is a constant or static item.
+fn is_constant(node: Node<'_>) -> bool {
+    matches!(
+        node,
+        Node::Item(syn::Item::Const(_) | syn::Item::Static(_))
+            | Node::ImplItem(syn::ImplItem::Const(_))
+    )
+}
+
+impl Hook for Collector {
+    fn reads_macro_bodies(&self) -> bool {
+        // `select! { _ = ct.cancelled() => send_error(id, 0, ..) }`
+        true
+    }
+
+    fn enter(&mut self, node: Node<'_>, scope: &Scope<'_>) {
+        if self.in_constant > 0 {
+            return;
+        }
+        match node {
+            Node::Item(syn::Item::Const(item)) => {
+                self.constant(&item.ident, &item.ty, &item.expr, scope)
+            }
+            Node::Macro(mac)
+                if !matches!(scope.parent(), Some(Node::Item(_))) && macro_name(mac) == "json" =>
+            {
+                self.json(mac.tokens.clone(), false);
+            }
+            Node::Expr(expr) => self.expr(expr, scope),
+            _ => {}
+        }
+        if is_constant(node) {
+            self.in_constant += 1;
+        }
+    }
+
+    fn leave(&mut self, node: Node<'_>, _scope: &Scope<'_>) {
+        if is_constant(node) {
+            self.in_constant = self.in_constant.saturating_sub(1);
+        }
+    }
+
+    fn finish(self: Box<Self>, facts: &mut FileFacts) {
+        if !self.codes.is_empty() {
+            facts.rules.put(super::META.code, &self.codes);
+        }
+    }
+}
+
+impl Collector {
+    fn expr(&mut self, expr: &Expr, scope: &Scope<'_>) {
+        match expr {
+            Expr::Path(path) => {
+                let segments = &path.path.segments;
+                let named = segments.len() >= 2
+                    && segments[segments.len() - 1].ident == "RESOURCE_NOT_FOUND"
+                    && segments[segments.len() - 2].ident == "ErrorCode";
+                if named {
+                    self.codes.push((scope.span(expr), -32002));
+                }
+            }
+            Expr::MethodCall(call) => self.call(&call.method.to_string(), call.args.iter(), scope),
+            Expr::Call(call) => {
+                if let Expr::Path(func) = &*call.func {
+                    let name = func
+                        .path
+                        .segments
+                        .last()
+                        .map(|s| s.ident.to_string())
+                        .unwrap_or_default();
+                    self.call(&name, call.args.iter(), scope);
+                }
+            }
+            Expr::Struct(literal) => {
+                let type_name = literal
+                    .path
+                    .segments
+                    .last()
+                    .map(|s| s.ident.to_string())
+                    .unwrap_or_default();
+                if !type_name.contains("Error") {
+                    return;
+                }
+                for field in &literal.fields {
+                    if matches!(&field.member, syn::Member::Named(m) if m == "code") {
+                        if let Some(value) = int_literal(&field.expr) {
+                            self.codes.push((scope.span(&field.expr), value));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// `"code": <lit>` inside the `"error"` object of a `json!` literal.
+    fn json(&mut self, tokens: TokenStream, in_error: bool) {
+        let trees: Vec<TokenTree> = tokens.into_iter().collect();
+        for (i, tree) in trees.iter().enumerate() {
+            match tree {
+                TokenTree::Group(group) => {
+                    let key_is_error = i >= 2
+                        && matches!(&trees[i - 1], TokenTree::Punct(p) if p.as_char() == ':')
+                        && matches!(&trees[i - 2], TokenTree::Literal(l) if l.to_string() == "\"error\"");
+                    self.json(group.stream(), key_is_error);
+                }
+                TokenTree::Literal(key) if in_error && key.to_string() == "\"code\"" => {
+                    if !matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':')
+                    {
+                        continue;
+                    }
+                    let (negative, at) = match trees.get(i + 2) {
+                        Some(TokenTree::Punct(p)) if p.as_char() == '-' => (true, i + 3),
+                        _ => (false, i + 2),
+                    };
+                    let Some(TokenTree::Literal(value)) = trees.get(at) else {
+                        continue;
+                    };
+                    let Ok(parsed) = value.to_string().parse::<i64>() else {
+                        continue;
+                    };
+                    let range = value.span().byte_range();
+                    let start = if negative {
+                        trees[i + 2].span().byte_range().start
+                    } else {
+                        range.start
+                    };
+                    let span = ByteSpan::new(start + self.base, range.end + self.base);
+                    self.codes
+                        .push((span, if negative { -parsed } else { parsed }));
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// `const PARSE_ERROR: i64 = -32700;`: an integer constant named as an error code.
+    fn constant(&mut self, ident: &syn::Ident, ty: &syn::Type, value: &Expr, scope: &Scope<'_>) {
+        let name = ident.to_string();
+        let named =
+            name.ends_with("_ERROR") || name.ends_with("_CODE") || name.starts_with("ERROR_");
+        let integer = matches!(
+            type_name(ty).as_deref(),
+            Some("i16" | "i32" | "i64" | "isize")
+        );
+        if let (true, true, Some(code)) = (named, integer, int_literal(value)) {
+            self.codes.push((scope.span(value), code));
+        }
+    }
+
+    /// `ErrorCode(<lit>)`, `send_error(id, <lit>, ..)`, `error_response(id, <lit>, ..)`.
+    fn call<'e>(&mut self, name: &str, args: impl Iterator<Item = &'e Expr>, scope: &Scope<'_>) {
+        if name != "ErrorCode" && !is_error_call(name) {
+            return;
+        }
+        let mut args = args;
+        if let Some((arg, value)) = args.find_map(|a| int_literal(a).map(|v| (a, v))) {
+            self.codes.push((scope.span(arg), value));
+        }
+    }
+}
+
+/// The value of an integer literal, through negation, parentheses and casts.
+fn int_literal(expr: &Expr) -> Option<i64> {
+    match expr {
+        Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) => i.base10_parse::<i64>().ok(),
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => int_literal(&u.expr).map(|v| -v),
+        Expr::Paren(p) => int_literal(&p.expr),
+        Expr::Group(g) => int_literal(&g.expr),
+        Expr::Cast(c) => int_literal(&c.expr),
+        _ => None,
+    }
+}
+
+/// Calls whose integer-literal argument is an error code.
+fn is_error_call(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.contains("error") || lower == "reply_err" || lower == "with_code"
+}

@@ -14,28 +14,7 @@ use crate::diagnostic::Diagnostic;
 use crate::discovery::module_tree::{self, ModuleFile};
 use crate::rules::{self, syntax_error, RuleContext};
 use crate::source::{display_path, ByteSpan, FileId, SourceFile, SourceMap};
-
-/// Files analysed together: calls are followed between them (one crate, or one path-mode run).
-#[derive(Debug, Clone, Default)]
-pub struct LintUnit {
-    pub name: String,
-    pub files: Vec<UnitFile>,
-    /// Follow `mod x;` declarations from the files (cargo mode: the files are target roots).
-    pub follow_modules: bool,
-    /// The package's manifest, where its MCP SDK is read from.
-    pub manifest: Option<PathBuf>,
-    /// A test or bench target (cargo mode).
-    pub test_target: bool,
-}
-
-/// A file of a unit, with its module path inside the crate.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UnitFile {
-    pub path: PathBuf,
-    pub module: Vec<String>,
-    /// Whether the file's child modules live beside it (crate roots, `mod.rs`, `#[path]` files).
-    pub owns_directory: bool,
-}
+pub use crate::unit::{LintUnit, UnitFile};
 
 /// What a run found.
 #[derive(Debug, Default)]

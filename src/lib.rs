@@ -24,3 +24,4 @@ pub mod rules;
 pub mod sdk;
 pub mod source;
 pub mod suppression;
+pub mod unit;

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::diagnostic::Diagnostic;
 use crate::fingerprint::fingerprint;
-use crate::output::Report;
+use crate::report::Report;
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Entry {

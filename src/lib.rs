@@ -20,6 +20,7 @@ pub mod lexical;
 pub mod output;
 pub mod policy;
 pub mod prefilter;
+pub mod report;
 pub mod rules;
 pub mod sdk;
 pub mod source;

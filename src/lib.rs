@@ -13,6 +13,7 @@ pub mod cli;
 pub mod config;
 pub mod diagnostic;
 pub mod discovery;
+pub mod edits;
 pub mod engine;
 pub mod fingerprint;
 pub mod fix;

@@ -5,9 +5,9 @@
 use std::collections::HashMap;
 
 use crate::analysis::facts::FileFacts;
-use crate::config::{Level, Settings};
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
 use crate::rules::{self, invalid_suppression, unused_suppression};
+use crate::settings::{Level, Settings};
 use crate::source::{FileId, SourceMap};
 use crate::suppression::{self, Suppression};
 

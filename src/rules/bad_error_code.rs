@@ -2,8 +2,8 @@
 //! MCP specifications reserve.
 
 use super::{FixAvailability, Rule, RuleContext, RuleMeta};
-use crate::config::ProtocolVersion;
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
+use crate::protocol::ProtocolVersion;
 use crate::source::{ByteSpan, FileId};
 
 pub static META: RuleMeta = RuleMeta {

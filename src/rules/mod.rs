@@ -48,7 +48,7 @@ pub enum FixAvailability {
 pub struct RuleContext<'a> {
     pub graph: &'a CrateGraph<'a>,
     pub sources: &'a SourceMap,
-    pub settings: &'a crate::config::Settings,
+    pub settings: &'a crate::settings::Settings,
     /// The MCP SDK the crate uses, if known.
     pub sdk: Option<&'a crate::sdk::Sdk>,
     /// The unit is a cargo target (its first file is the target's root), not a set of paths.

@@ -4,8 +4,8 @@
 
 use super::{FixAvailability, Rule, RuleContext, RuleMeta};
 use crate::analysis::progress::ProgressIssue;
-use crate::config::ProtocolVersion;
 use crate::diagnostic::{Diagnostic, Label, Severity};
+use crate::protocol::ProtocolVersion;
 
 pub static META: RuleMeta = RuleMeta {
     code: "MCP005",

@@ -6,12 +6,13 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser};
-use codespan_reporting::term::termcolor::{ColorChoice, StandardStream, WriteColor};
+use codespan_reporting::term::termcolor::{ColorChoice, StandardStream};
 
 use crate::config::{self, CommandLineLevels, Level, Settings};
 use crate::discovery::{cargo_mode, path_mode};
 use crate::engine::{LintResult, LintUnit};
-use crate::output::{Format, Report};
+use crate::output::Format;
+use crate::report::Report;
 
 const EXIT_STATUS_HELP: &str = "\
 Exit status:
@@ -359,53 +360,28 @@ pub fn run(raw: Vec<std::ffi::OsString>) -> ExitCode {
         });
     progress.finish();
     if let Some(revision) = &args.changed_since {
-        match crate::changed::changed_files(&cwd, revision) {
-            Ok(changed) => result.diagnostics.retain(|d| {
-                result.sources.get(d.file).is_some_and(|s| {
-                    let path = std::fs::canonicalize(&s.path).unwrap_or_else(|_| s.path.clone());
-                    changed.contains(&path)
-                })
-            }),
-            Err(message) => return fail(&message),
+        if let Err(message) = crate::changed::retain_changed(&mut result, &cwd, revision) {
+            return fail(&message);
         }
     }
-    let root = crate::output::repository_root(&cwd);
+    let root = crate::report::repository_root(&cwd);
 
     if let Some(path) = &args.write_baseline {
-        let report = Report {
-            result: &result,
-            root: root.clone(),
-        };
-        return match crate::baseline::write(path, &report) {
-            Ok(count) => {
-                let _ = writeln!(
-                    io::stderr(),
-                    "Wrote {count} findings to the baseline `{}`.",
-                    path.display()
-                );
+        return match crate::baseline::record(path, &result, root) {
+            Ok(line) => {
+                let _ = writeln!(io::stderr(), "{line}");
                 ExitCode::SUCCESS
             }
             Err(message) => fail(&message),
         };
     }
     if let Some(path) = &args.baseline {
-        let baseline = match crate::baseline::load(path) {
-            Ok(baseline) => baseline,
+        match crate::baseline::filter(path, &mut result, root.clone()) {
+            Ok(Some(note)) => {
+                let _ = writeln!(io::stderr(), "{note}");
+            }
+            Ok(None) => {}
             Err(message) => return fail(&message),
-        };
-        let report = Report {
-            result: &result,
-            root: root.clone(),
-        };
-        let (kept, applied) = crate::baseline::apply(&baseline, &report);
-        result.diagnostics = kept;
-        if applied.hidden > 0 || applied.stale > 0 {
-            let _ = writeln!(
-                io::stderr(),
-                "The baseline hid {} findings; {} of its entries no longer match (write it again with --write-baseline to prune them).",
-                applied.hidden,
-                applied.stale
-            );
         }
     }
 
@@ -516,7 +492,7 @@ fn print_report(args: &Args, result: &LintResult, root: Option<PathBuf>) -> Resu
     let mut stdout = StandardStream::stdout(color_choice(args, terminal));
     let outcome = (|| -> io::Result<()> {
         if args.statistics {
-            write_statistics(&mut stdout, result)?;
+            crate::statistics::write(&mut stdout, result)?;
         } else if let Some(path) = &args.output_file {
             let format = args.format.unwrap_or(Format::Human);
             let mut buffer = codespan_reporting::term::termcolor::NoColor::new(Vec::new());
@@ -546,36 +522,6 @@ fn print_report(args: &Args, result: &LintResult, root: Option<PathBuf>) -> Resu
         Err(error) if error.kind() == io::ErrorKind::BrokenPipe => Ok(()),
         Err(error) => Err(fail(&format!("cannot write the report: {error}"))),
     }
-}
-
-/// `--statistics`: findings per rule, with how many carry a fix `--fix` (or `--unsafe-fixes`)
-/// would apply.
-fn write_statistics(out: &mut dyn WriteColor, result: &LintResult) -> io::Result<()> {
-    use std::collections::BTreeMap;
-    let mut counts: BTreeMap<(&str, &str), (usize, usize, usize)> = BTreeMap::new();
-    for d in &result.diagnostics {
-        let entry = counts.entry((d.code, d.name)).or_default();
-        entry.0 += 1;
-        match d.fix.as_ref().map(|f| f.applicability) {
-            Some(crate::diagnostic::Applicability::Safe) => entry.1 += 1,
-            Some(crate::diagnostic::Applicability::Unsafe) => entry.2 += 1,
-            _ => {}
-        }
-    }
-    writeln!(
-        out,
-        "{:>5}  {:<7} {:<25} {:>5} {:>7}",
-        "Count", "Code", "Name", "Safe", "Unsafe"
-    )?;
-    for ((code, name), (count, safe, unsafe_)) in &counts {
-        writeln!(
-            out,
-            "{count:>5}  {code:<7} {name:<25} {safe:>5} {unsafe_:>7}"
-        )?;
-    }
-    let total: usize = counts.values().map(|c| c.0).sum();
-    let safe: usize = counts.values().map(|c| c.1).sum();
-    writeln!(out, "{total:>5}  total; {safe} fixable with --fix")
 }
 
 fn fix_options(args: &Args) -> crate::fix::FixOptions {
@@ -623,49 +569,26 @@ fn apply_fixes(
     args: &Args,
     settings: &Settings,
 ) -> Result<usize, ExitCode> {
-    let run = crate::fix::fix_from(units, cwd, fix_options(args), Default::default(), settings);
-    let paths: Vec<PathBuf> = run.files.iter().map(|f| f.path.clone()).collect();
-    let vcs = crate::fix::vcs::VcsOptions {
-        allow_dirty: args.allow_dirty,
-        allow_staged: args.allow_staged,
-        allow_no_vcs: args.allow_no_vcs,
+    let options = crate::fix::apply::ApplyOptions {
+        fix: fix_options(args),
+        vcs: crate::fix::vcs::VcsOptions {
+            allow_dirty: args.allow_dirty,
+            allow_staged: args.allow_staged,
+            allow_no_vcs: args.allow_no_vcs,
+        },
+        // Only files inside what was asked for are written: the named paths, or the packages.
+        roots: crate::fix::apply::write_roots(units, &args.paths, cwd),
     };
-    if let Err(message) = crate::fix::vcs::check(&paths, vcs) {
-        return Err(fail(&message));
-    }
-    let mut applied = 0;
-    let mut failed = !run.problems.is_empty();
-    for problem in &run.problems {
+    let applied = crate::fix::apply::apply_and_write(units, cwd, &options, settings)
+        .map_err(|message| fail(&message))?;
+    for problem in &applied.problems {
         let _ = writeln!(io::stderr(), "error: {problem}");
     }
-    // Only files inside what was asked for are written: the named paths, or the packages.
-    let roots: Vec<PathBuf> = if args.paths.is_empty() {
-        units
-            .iter()
-            .filter_map(|u| u.manifest.as_deref().and_then(Path::parent))
-            .map(Path::to_path_buf)
-            .collect()
-    } else {
-        args.paths.iter().map(|p| cwd.join(p)).collect()
-    };
-    for file in &run.files {
-        match crate::fix::write::write_fixed(&file.path, &file.original, &file.fixed, &roots) {
-            Ok(()) => applied += file.applied,
-            Err(error) => {
-                failed = true;
-                let _ = writeln!(
-                    io::stderr(),
-                    "error: `{}` was not fixed: {error}",
-                    file.display_path
-                );
-            }
-        }
-    }
-    if failed {
+    if !applied.problems.is_empty() {
         // Report what is left all the same, then exit 2.
         let result = crate::engine::lint_with(units, cwd, &Default::default(), settings);
-        let _ = print_report(args, &result, crate::output::repository_root(cwd));
+        let _ = print_report(args, &result, crate::report::repository_root(cwd));
         return Err(ExitCode::from(2));
     }
-    Ok(applied)
+    Ok(applied.fixes)
 }

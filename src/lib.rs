@@ -27,5 +27,6 @@ pub mod rules;
 pub mod sdk;
 pub mod settings;
 pub mod source;
+pub mod statistics;
 pub mod suppression;
 pub mod unit;

@@ -265,73 +265,22 @@ fn config_failure(error: &config::ConfigError) -> ExitCode {
 
 /// Run the tool; the return value is the process's exit status.
 pub fn run(raw: Vec<std::ffi::OsString>) -> ExitCode {
-    let matches = match Args::command().try_get_matches_from(raw) {
-        Ok(matches) => matches,
-        Err(error) => {
-            let _ = error.print();
-            return if error.use_stderr() {
-                ExitCode::from(2)
-            } else {
-                ExitCode::SUCCESS
-            };
-        }
+    let (matches, args) = match parse_arguments(raw) {
+        Ok(parsed) => parsed,
+        Err(status) => return status,
     };
-    let args = match Args::from_arg_matches(&matches) {
-        Ok(args) => args,
-        Err(error) => {
-            let _ = error.print();
-            return ExitCode::from(2);
-        }
-    };
-
-    if args.list_rules {
-        print!("{}", crate::rules::table());
-        return ExitCode::SUCCESS;
-    }
-    if let Some(rule) = &args.explain {
-        return match crate::rules::find(rule) {
-            Some(rule) => {
-                print!("{}", rule.meta().docs);
-                ExitCode::SUCCESS
-            }
-            None => fail(&format!(
-                "unknown rule `{rule}` (see `cargo mcp-lint --list-rules`)"
-            )),
-        };
+    if let Some(status) = print_rules(&args) {
+        return status;
     }
 
     let cwd = match std::env::current_dir() {
         Ok(cwd) => cwd,
         Err(error) => return fail(&format!("cannot read the current directory: {error}")),
     };
-    let config_start = match &args.manifest_path {
-        Some(manifest) => cwd
-            .join(manifest)
-            .parent()
-            .map_or(cwd.clone(), Path::to_path_buf),
-        None => cwd.clone(),
-    };
-    let mut settings = match config::load(&config_start, args.config.as_deref()) {
+    let settings = match build_settings(&args, &matches, &cwd) {
         Ok(settings) => settings,
-        Err(error) => return config_failure(&error),
+        Err(status) => return status,
     };
-    if let Err(message) = settings.apply_command_line(&command_line_levels(&matches)) {
-        return fail(&message);
-    }
-    settings.analyse_every_file = args.all_files;
-    if !args.protocol_versions.is_empty() {
-        settings.protocol_versions = args
-            .protocol_versions
-            .iter()
-            .map(|v| match v.as_str() {
-                "2025-11-25" => config::ProtocolVersion::V2025_11_25,
-                _ => config::ProtocolVersion::V2026_07_28,
-            })
-            .collect();
-    }
-    if !args.no_cache {
-        settings.cache_directory = Some(settings.root.join("target").join("mcp-lint"));
-    }
     if args.show_settings {
         print!("{}", settings.show());
         return ExitCode::SUCCESS;
@@ -353,12 +302,7 @@ pub fn run(raw: Vec<std::ffi::OsString>) -> ExitCode {
         }
     }
 
-    let progress = Progress::new(&args);
-    let mut result =
-        crate::engine::lint_observed(&units, &cwd, &Default::default(), &settings, &|| {
-            progress.tick()
-        });
-    progress.finish();
+    let mut result = lint(&units, &cwd, &args, &settings);
     if let Some(revision) = &args.changed_since {
         if let Err(message) = crate::changed::retain_changed(&mut result, &cwd, revision) {
             return fail(&message);
@@ -403,6 +347,91 @@ pub fn run(raw: Vec<std::ffi::OsString>) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// The arguments, or the exit status to stop with (after printing the error, or the help or
+/// version asked for).
+fn parse_arguments(raw: Vec<std::ffi::OsString>) -> Result<(ArgMatches, Args), ExitCode> {
+    let matches = match Args::command().try_get_matches_from(raw) {
+        Ok(matches) => matches,
+        Err(error) => {
+            let _ = error.print();
+            return Err(if error.use_stderr() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            });
+        }
+    };
+    match Args::from_arg_matches(&matches) {
+        Ok(args) => Ok((matches, args)),
+        Err(error) => {
+            let _ = error.print();
+            Err(ExitCode::from(2))
+        }
+    }
+}
+
+/// `--list-rules` and `--explain`: print, and the exit status; `None` when neither was asked for.
+fn print_rules(args: &Args) -> Option<ExitCode> {
+    if args.list_rules {
+        print!("{}", crate::rules::table());
+        return Some(ExitCode::SUCCESS);
+    }
+    let rule = args.explain.as_ref()?;
+    Some(match crate::rules::find(rule) {
+        Some(rule) => {
+            print!("{}", rule.meta().docs);
+            ExitCode::SUCCESS
+        }
+        None => fail(&format!(
+            "unknown rule `{rule}` (see `cargo mcp-lint --list-rules`)"
+        )),
+    })
+}
+
+/// The settings of the run: the configuration (found from the manifest's directory or `cwd`, or
+/// named), with the command line's levels, protocol versions and cache over it.
+fn build_settings(args: &Args, matches: &ArgMatches, cwd: &Path) -> Result<Settings, ExitCode> {
+    let config_start = match &args.manifest_path {
+        Some(manifest) => cwd
+            .join(manifest)
+            .parent()
+            .map_or(cwd.to_path_buf(), Path::to_path_buf),
+        None => cwd.to_path_buf(),
+    };
+    let mut settings = match config::load(&config_start, args.config.as_deref()) {
+        Ok(settings) => settings,
+        Err(error) => return Err(config_failure(&error)),
+    };
+    if let Err(message) = settings.apply_command_line(&command_line_levels(matches)) {
+        return Err(fail(&message));
+    }
+    settings.analyse_every_file = args.all_files;
+    if !args.protocol_versions.is_empty() {
+        settings.protocol_versions = args
+            .protocol_versions
+            .iter()
+            .map(|v| match v.as_str() {
+                "2025-11-25" => config::ProtocolVersion::V2025_11_25,
+                _ => config::ProtocolVersion::V2026_07_28,
+            })
+            .collect();
+    }
+    if !args.no_cache {
+        settings.cache_directory = Some(settings.root.join("target").join("mcp-lint"));
+    }
+    Ok(settings)
+}
+
+/// Lint the units, with a progress line when the run is long.
+fn lint(units: &[LintUnit], cwd: &Path, args: &Args, settings: &Settings) -> LintResult {
+    let progress = Progress::new(args);
+    let result = crate::engine::lint_observed(units, cwd, &Default::default(), settings, &|| {
+        progress.tick()
+    });
+    progress.finish();
+    result
 }
 
 /// A progress line on stderr, shown only for runs that last more than about a second, and never

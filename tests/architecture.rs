@@ -76,8 +76,8 @@ const ALLOWED_UPWARD: &[(&str, &str)] = &[
 /// Each is (importing file, imported file), named by module inside `analysis` (`mod` for
 /// `analysis/mod.rs`).
 const ANALYSIS_CYCLE_EDGES: &[(&str, &str)] = &[
-    // `facts` holds the dispatch facts and progress findings of a file and calls their
-    // collectors; `dispatch` and `progress` use `facts::is_test_item`.
+    // `FileFacts` (in `facts`) holds a file's `dispatch::DispatchFacts` and
+    // `progress::ProgressFinding`s; `dispatch` and `progress` use `facts::is_test_item`.
     ("dispatch", "facts"),
     ("facts", "dispatch"),
     ("facts", "progress"),

@@ -4,13 +4,14 @@
 //! function), so lines inserted above a finding do not make it new.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use crate::diagnostic::Diagnostic;
+use crate::engine::LintResult;
 use crate::fingerprint::fingerprint;
-use crate::output::Report;
+use crate::report::Report;
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Entry {
@@ -110,4 +111,33 @@ pub fn apply(baseline: &Baseline, report: &Report<'_>) -> (Vec<Diagnostic>, Appl
     }
     let stale = left.values().sum();
     (kept, Applied { hidden, stale })
+}
+
+/// `--write-baseline`: record the result's findings in the baseline `path` (file paths relative
+/// to `root`). Returns the line that tells the user so.
+pub fn record(path: &Path, result: &LintResult, root: Option<PathBuf>) -> Result<String, String> {
+    let count = write(path, &Report { result, root })?;
+    Ok(format!(
+        "Wrote {count} findings to the baseline `{}`.",
+        path.display()
+    ))
+}
+
+/// `--baseline`: drop the result's findings that the baseline `path` holds. Returns a note for the
+/// user when it hid findings or holds entries that no longer match.
+pub fn filter(
+    path: &Path,
+    result: &mut LintResult,
+    root: Option<PathBuf>,
+) -> Result<Option<String>, String> {
+    let baseline = load(path)?;
+    let (kept, applied) = apply(&baseline, &Report { result, root });
+    result.diagnostics = kept;
+    Ok((applied.hidden > 0 || applied.stale > 0).then(|| {
+        format!(
+            "The baseline hid {} findings; {} of its entries no longer match (write it again with --write-baseline to prune them).",
+            applied.hidden,
+            applied.stale
+        )
+    }))
 }

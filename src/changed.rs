@@ -5,6 +5,8 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::engine::LintResult;
+
 fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
     let output = Command::new("git")
         .arg("-C")
@@ -51,4 +53,20 @@ pub fn changed_files(cwd: &Path, revision: &str) -> Result<HashSet<PathBuf>, Str
         }
     }
     Ok(files)
+}
+
+/// `--changed-since`: keep only the result's findings in files changed since `revision`.
+pub fn retain_changed(result: &mut LintResult, cwd: &Path, revision: &str) -> Result<(), String> {
+    let changed = changed_files(cwd, revision)?;
+    let LintResult {
+        sources,
+        diagnostics,
+    } = result;
+    diagnostics.retain(|d| {
+        sources.get(d.file).is_some_and(|s| {
+            let path = std::fs::canonicalize(&s.path).unwrap_or_else(|_| s.path.clone());
+            changed.contains(&path)
+        })
+    });
+    Ok(())
 }

@@ -6,12 +6,13 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser};
-use codespan_reporting::term::termcolor::{ColorChoice, StandardStream, WriteColor};
+use codespan_reporting::term::termcolor::{ColorChoice, StandardStream};
 
 use crate::config::{self, CommandLineLevels, Level, Settings};
 use crate::discovery::{cargo_mode, path_mode};
 use crate::engine::{LintResult, LintUnit};
-use crate::output::{Format, Report};
+use crate::output::Format;
+use crate::report::Report;
 
 const EXIT_STATUS_HELP: &str = "\
 Exit status:
@@ -264,73 +265,22 @@ fn config_failure(error: &config::ConfigError) -> ExitCode {
 
 /// Run the tool; the return value is the process's exit status.
 pub fn run(raw: Vec<std::ffi::OsString>) -> ExitCode {
-    let matches = match Args::command().try_get_matches_from(raw) {
-        Ok(matches) => matches,
-        Err(error) => {
-            let _ = error.print();
-            return if error.use_stderr() {
-                ExitCode::from(2)
-            } else {
-                ExitCode::SUCCESS
-            };
-        }
+    let (matches, args) = match parse_arguments(raw) {
+        Ok(parsed) => parsed,
+        Err(status) => return status,
     };
-    let args = match Args::from_arg_matches(&matches) {
-        Ok(args) => args,
-        Err(error) => {
-            let _ = error.print();
-            return ExitCode::from(2);
-        }
-    };
-
-    if args.list_rules {
-        print!("{}", crate::rules::table());
-        return ExitCode::SUCCESS;
-    }
-    if let Some(rule) = &args.explain {
-        return match crate::rules::find(rule) {
-            Some(rule) => {
-                print!("{}", rule.meta().docs);
-                ExitCode::SUCCESS
-            }
-            None => fail(&format!(
-                "unknown rule `{rule}` (see `cargo mcp-lint --list-rules`)"
-            )),
-        };
+    if let Some(status) = print_rules(&args) {
+        return status;
     }
 
     let cwd = match std::env::current_dir() {
         Ok(cwd) => cwd,
         Err(error) => return fail(&format!("cannot read the current directory: {error}")),
     };
-    let config_start = match &args.manifest_path {
-        Some(manifest) => cwd
-            .join(manifest)
-            .parent()
-            .map_or(cwd.clone(), Path::to_path_buf),
-        None => cwd.clone(),
-    };
-    let mut settings = match config::load(&config_start, args.config.as_deref()) {
+    let settings = match build_settings(&args, &matches, &cwd) {
         Ok(settings) => settings,
-        Err(error) => return config_failure(&error),
+        Err(status) => return status,
     };
-    if let Err(message) = settings.apply_command_line(&command_line_levels(&matches)) {
-        return fail(&message);
-    }
-    settings.analyse_every_file = args.all_files;
-    if !args.protocol_versions.is_empty() {
-        settings.protocol_versions = args
-            .protocol_versions
-            .iter()
-            .map(|v| match v.as_str() {
-                "2025-11-25" => config::ProtocolVersion::V2025_11_25,
-                _ => config::ProtocolVersion::V2026_07_28,
-            })
-            .collect();
-    }
-    if !args.no_cache {
-        settings.cache_directory = Some(settings.root.join("target").join("mcp-lint"));
-    }
     if args.show_settings {
         print!("{}", settings.show());
         return ExitCode::SUCCESS;
@@ -352,60 +302,30 @@ pub fn run(raw: Vec<std::ffi::OsString>) -> ExitCode {
         }
     }
 
-    let progress = Progress::new(&args);
-    let mut result =
-        crate::engine::lint_observed(&units, &cwd, &Default::default(), &settings, &|| {
-            progress.tick()
-        });
-    progress.finish();
+    let mut result = lint(&units, &cwd, &args, &settings);
     if let Some(revision) = &args.changed_since {
-        match crate::changed::changed_files(&cwd, revision) {
-            Ok(changed) => result.diagnostics.retain(|d| {
-                result.sources.get(d.file).is_some_and(|s| {
-                    let path = std::fs::canonicalize(&s.path).unwrap_or_else(|_| s.path.clone());
-                    changed.contains(&path)
-                })
-            }),
-            Err(message) => return fail(&message),
+        if let Err(message) = crate::changed::retain_changed(&mut result, &cwd, revision) {
+            return fail(&message);
         }
     }
-    let root = crate::output::repository_root(&cwd);
+    let root = crate::report::repository_root(&cwd);
 
     if let Some(path) = &args.write_baseline {
-        let report = Report {
-            result: &result,
-            root: root.clone(),
-        };
-        return match crate::baseline::write(path, &report) {
-            Ok(count) => {
-                let _ = writeln!(
-                    io::stderr(),
-                    "Wrote {count} findings to the baseline `{}`.",
-                    path.display()
-                );
+        return match crate::baseline::record(path, &result, root) {
+            Ok(line) => {
+                let _ = writeln!(io::stderr(), "{line}");
                 ExitCode::SUCCESS
             }
             Err(message) => fail(&message),
         };
     }
     if let Some(path) = &args.baseline {
-        let baseline = match crate::baseline::load(path) {
-            Ok(baseline) => baseline,
+        match crate::baseline::filter(path, &mut result, root.clone()) {
+            Ok(Some(note)) => {
+                let _ = writeln!(io::stderr(), "{note}");
+            }
+            Ok(None) => {}
             Err(message) => return fail(&message),
-        };
-        let report = Report {
-            result: &result,
-            root: root.clone(),
-        };
-        let (kept, applied) = crate::baseline::apply(&baseline, &report);
-        result.diagnostics = kept;
-        if applied.hidden > 0 || applied.stale > 0 {
-            let _ = writeln!(
-                io::stderr(),
-                "The baseline hid {} findings; {} of its entries no longer match (write it again with --write-baseline to prune them).",
-                applied.hidden,
-                applied.stale
-            );
         }
     }
 
@@ -427,6 +347,91 @@ pub fn run(raw: Vec<std::ffi::OsString>) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// The arguments, or the exit status to stop with (after printing the error, or the help or
+/// version asked for).
+fn parse_arguments(raw: Vec<std::ffi::OsString>) -> Result<(ArgMatches, Args), ExitCode> {
+    let matches = match Args::command().try_get_matches_from(raw) {
+        Ok(matches) => matches,
+        Err(error) => {
+            let _ = error.print();
+            return Err(if error.use_stderr() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            });
+        }
+    };
+    match Args::from_arg_matches(&matches) {
+        Ok(args) => Ok((matches, args)),
+        Err(error) => {
+            let _ = error.print();
+            Err(ExitCode::from(2))
+        }
+    }
+}
+
+/// `--list-rules` and `--explain`: print, and the exit status; `None` when neither was asked for.
+fn print_rules(args: &Args) -> Option<ExitCode> {
+    if args.list_rules {
+        print!("{}", crate::rules::table());
+        return Some(ExitCode::SUCCESS);
+    }
+    let rule = args.explain.as_ref()?;
+    Some(match crate::rules::find(rule) {
+        Some(rule) => {
+            print!("{}", rule.meta().docs);
+            ExitCode::SUCCESS
+        }
+        None => fail(&format!(
+            "unknown rule `{rule}` (see `cargo mcp-lint --list-rules`)"
+        )),
+    })
+}
+
+/// The settings of the run: the configuration (found from the manifest's directory or `cwd`, or
+/// named), with the command line's levels, protocol versions and cache over it.
+fn build_settings(args: &Args, matches: &ArgMatches, cwd: &Path) -> Result<Settings, ExitCode> {
+    let config_start = match &args.manifest_path {
+        Some(manifest) => cwd
+            .join(manifest)
+            .parent()
+            .map_or(cwd.to_path_buf(), Path::to_path_buf),
+        None => cwd.to_path_buf(),
+    };
+    let mut settings = match config::load(&config_start, args.config.as_deref()) {
+        Ok(settings) => settings,
+        Err(error) => return Err(config_failure(&error)),
+    };
+    if let Err(message) = settings.apply_command_line(&command_line_levels(matches)) {
+        return Err(fail(&message));
+    }
+    settings.analyse_every_file = args.all_files;
+    if !args.protocol_versions.is_empty() {
+        settings.protocol_versions = args
+            .protocol_versions
+            .iter()
+            .map(|v| match v.as_str() {
+                "2025-11-25" => config::ProtocolVersion::V2025_11_25,
+                _ => config::ProtocolVersion::V2026_07_28,
+            })
+            .collect();
+    }
+    if !args.no_cache {
+        settings.cache_directory = Some(settings.root.join("target").join("mcp-lint"));
+    }
+    Ok(settings)
+}
+
+/// Lint the units, with a progress line when the run is long.
+fn lint(units: &[LintUnit], cwd: &Path, args: &Args, settings: &Settings) -> LintResult {
+    let progress = Progress::new(args);
+    let result = crate::engine::lint_observed(units, cwd, &Default::default(), settings, &|| {
+        progress.tick()
+    });
+    progress.finish();
+    result
 }
 
 /// A progress line on stderr, shown only for runs that last more than about a second, and never
@@ -516,7 +521,7 @@ fn print_report(args: &Args, result: &LintResult, root: Option<PathBuf>) -> Resu
     let mut stdout = StandardStream::stdout(color_choice(args, terminal));
     let outcome = (|| -> io::Result<()> {
         if args.statistics {
-            write_statistics(&mut stdout, result)?;
+            crate::statistics::write(&mut stdout, result)?;
         } else if let Some(path) = &args.output_file {
             let format = args.format.unwrap_or(Format::Human);
             let mut buffer = codespan_reporting::term::termcolor::NoColor::new(Vec::new());
@@ -546,36 +551,6 @@ fn print_report(args: &Args, result: &LintResult, root: Option<PathBuf>) -> Resu
         Err(error) if error.kind() == io::ErrorKind::BrokenPipe => Ok(()),
         Err(error) => Err(fail(&format!("cannot write the report: {error}"))),
     }
-}
-
-/// `--statistics`: findings per rule, with how many carry a fix `--fix` (or `--unsafe-fixes`)
-/// would apply.
-fn write_statistics(out: &mut dyn WriteColor, result: &LintResult) -> io::Result<()> {
-    use std::collections::BTreeMap;
-    let mut counts: BTreeMap<(&str, &str), (usize, usize, usize)> = BTreeMap::new();
-    for d in &result.diagnostics {
-        let entry = counts.entry((d.code, d.name)).or_default();
-        entry.0 += 1;
-        match d.fix.as_ref().map(|f| f.applicability) {
-            Some(crate::diagnostic::Applicability::Safe) => entry.1 += 1,
-            Some(crate::diagnostic::Applicability::Unsafe) => entry.2 += 1,
-            _ => {}
-        }
-    }
-    writeln!(
-        out,
-        "{:>5}  {:<7} {:<25} {:>5} {:>7}",
-        "Count", "Code", "Name", "Safe", "Unsafe"
-    )?;
-    for ((code, name), (count, safe, unsafe_)) in &counts {
-        writeln!(
-            out,
-            "{count:>5}  {code:<7} {name:<25} {safe:>5} {unsafe_:>7}"
-        )?;
-    }
-    let total: usize = counts.values().map(|c| c.0).sum();
-    let safe: usize = counts.values().map(|c| c.1).sum();
-    writeln!(out, "{total:>5}  total; {safe} fixable with --fix")
 }
 
 fn fix_options(args: &Args) -> crate::fix::FixOptions {
@@ -623,49 +598,26 @@ fn apply_fixes(
     args: &Args,
     settings: &Settings,
 ) -> Result<usize, ExitCode> {
-    let run = crate::fix::fix_from(units, cwd, fix_options(args), Default::default(), settings);
-    let paths: Vec<PathBuf> = run.files.iter().map(|f| f.path.clone()).collect();
-    let vcs = crate::fix::vcs::VcsOptions {
-        allow_dirty: args.allow_dirty,
-        allow_staged: args.allow_staged,
-        allow_no_vcs: args.allow_no_vcs,
+    let options = crate::fix::apply::ApplyOptions {
+        fix: fix_options(args),
+        vcs: crate::fix::vcs::VcsOptions {
+            allow_dirty: args.allow_dirty,
+            allow_staged: args.allow_staged,
+            allow_no_vcs: args.allow_no_vcs,
+        },
+        // Only files inside what was asked for are written: the named paths, or the packages.
+        roots: crate::fix::apply::write_roots(units, &args.paths, cwd),
     };
-    if let Err(message) = crate::fix::vcs::check(&paths, vcs) {
-        return Err(fail(&message));
-    }
-    let mut applied = 0;
-    let mut failed = !run.problems.is_empty();
-    for problem in &run.problems {
+    let applied = crate::fix::apply::apply_and_write(units, cwd, &options, settings)
+        .map_err(|message| fail(&message))?;
+    for problem in &applied.problems {
         let _ = writeln!(io::stderr(), "error: {problem}");
     }
-    // Only files inside what was asked for are written: the named paths, or the packages.
-    let roots: Vec<PathBuf> = if args.paths.is_empty() {
-        units
-            .iter()
-            .filter_map(|u| u.manifest.as_deref().and_then(Path::parent))
-            .map(Path::to_path_buf)
-            .collect()
-    } else {
-        args.paths.iter().map(|p| cwd.join(p)).collect()
-    };
-    for file in &run.files {
-        match crate::fix::write::write_fixed(&file.path, &file.original, &file.fixed, &roots) {
-            Ok(()) => applied += file.applied,
-            Err(error) => {
-                failed = true;
-                let _ = writeln!(
-                    io::stderr(),
-                    "error: `{}` was not fixed: {error}",
-                    file.display_path
-                );
-            }
-        }
-    }
-    if failed {
+    if !applied.problems.is_empty() {
         // Report what is left all the same, then exit 2.
         let result = crate::engine::lint_with(units, cwd, &Default::default(), settings);
-        let _ = print_report(args, &result, crate::output::repository_root(cwd));
+        let _ = print_report(args, &result, crate::report::repository_root(cwd));
         return Err(ExitCode::from(2));
     }
-    Ok(applied)
+    Ok(applied.fixes)
 }

@@ -12,25 +12,9 @@ use toml::Spanned;
 
 use crate::analysis::vocabulary::Vocabulary;
 use crate::diagnostic::Severity;
+pub use crate::protocol::ProtocolVersion;
 use crate::rules;
-
-/// What a rule is set to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Level {
-    Allow,
-    Warn,
-    Deny,
-}
-
-/// The MCP protocol versions a server targets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize, Serialize)]
-pub enum ProtocolVersion {
-    #[serde(rename = "2025-11-25")]
-    V2025_11_25,
-    #[serde(rename = "2026-07-28")]
-    V2026_07_28,
-}
+pub use crate::settings::{ConfigSource, Level, Settings, DEFAULT_MAX_FILE_SIZE};
 
 /// The configuration file's contents.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -113,65 +97,8 @@ impl fmt::Display for ConfigError {
     }
 }
 
-/// Where the configuration came from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ConfigSource {
-    File(PathBuf),
-    CargoMetadata(PathBuf),
-    Default,
-}
-
 /// Rule levels given on the command line, in the order given.
 pub type CommandLineLevels = Vec<(Level, String)>;
-
-/// Everything a run is configured with.
-#[derive(Debug, Clone)]
-pub struct Settings {
-    pub source: ConfigSource,
-    /// Glob patterns are relative to this directory.
-    pub root: PathBuf,
-    pub vocabulary: Vocabulary,
-    levels: BTreeMap<&'static str, Level>,
-    overrides: Vec<(GlobSet, Vec<String>, BTreeMap<&'static str, Level>)>,
-    exclude: GlobSet,
-    exclude_patterns: Vec<String>,
-    command_line: BTreeMap<&'static str, Level>,
-    pub protocol_versions: Vec<ProtocolVersion>,
-    pub require_suppression_reason: bool,
-    /// The SDK the configuration names (else it is read per package).
-    pub sdk: Option<crate::sdk::Sdk>,
-    /// Parse every file, not only those the pre-filter wants (`--all-files`): syntax errors
-    /// are then reported in every file.
-    pub analyse_every_file: bool,
-    /// Where the facts cache lives (`None`: no cache).
-    pub cache_directory: Option<PathBuf>,
-    /// Files larger than this (bytes) are reported and not analysed.
-    pub max_file_size: u64,
-}
-
-/// The default file size limit: 8 MiB.
-pub const DEFAULT_MAX_FILE_SIZE: u64 = 8 * 1024 * 1024;
-
-impl Default for Settings {
-    fn default() -> Self {
-        Settings {
-            source: ConfigSource::Default,
-            root: PathBuf::from("."),
-            vocabulary: Vocabulary::default(),
-            levels: BTreeMap::new(),
-            overrides: Vec::new(),
-            exclude: GlobSet::empty(),
-            exclude_patterns: Vec::new(),
-            command_line: BTreeMap::new(),
-            protocol_versions: vec![ProtocolVersion::V2025_11_25, ProtocolVersion::V2026_07_28],
-            require_suppression_reason: false,
-            sdk: None,
-            analyse_every_file: false,
-            cache_directory: None,
-            max_file_size: DEFAULT_MAX_FILE_SIZE,
-        }
-    }
-}
 
 /// The rule codes a level names: a code, a name, or `all`.
 fn codes_for(name: &str) -> Option<Vec<&'static str>> {
@@ -182,74 +109,6 @@ fn codes_for(name: &str) -> Option<Vec<&'static str>> {
 }
 
 impl Settings {
-    /// The level a rule is set to for a file (relative to the current directory or absolute),
-    /// or `None` for the rule's default.
-    pub fn level(&self, code: &str, path: &Path) -> Option<Level> {
-        if let Some(level) = self.command_line.get(code) {
-            return Some(*level);
-        }
-        let relative = self.relative(path);
-        for (globs, _, levels) in self.overrides.iter().rev() {
-            if globs.is_match(&relative) {
-                if let Some(level) = levels.get(code) {
-                    return Some(*level);
-                }
-            }
-        }
-        self.levels.get(code).copied()
-    }
-
-    /// Whether a rule can report anything in this run: it is not allowed everywhere (by the
-    /// command line, or by the configuration with no override that turns it back on).
-    pub fn may_report(&self, code: &str) -> bool {
-        if let Some(level) = self.command_line.get(code) {
-            return *level != Level::Allow;
-        }
-        self.levels.get(code) != Some(&Level::Allow)
-            || self
-                .overrides
-                .iter()
-                .any(|(_, _, levels)| levels.get(code).is_some_and(|l| *l != Level::Allow))
-    }
-
-    /// The severity a diagnostic of `code` gets for `path`, or `None` when the rule is allowed.
-    pub fn severity(&self, code: &str, default: Severity, path: &Path) -> Option<Severity> {
-        match self.level(code, path) {
-            Some(Level::Allow) => None,
-            Some(Level::Warn) => Some(Severity::Warning),
-            Some(Level::Deny) => Some(Severity::Error),
-            None => Some(default),
-        }
-    }
-
-    /// Whether a file is excluded from linting.
-    pub fn is_excluded(&self, path: &Path) -> bool {
-        !self.exclude_patterns.is_empty() && self.exclude.is_match(self.relative(path))
-    }
-
-    fn relative(&self, path: &Path) -> PathBuf {
-        let absolute = if path.is_absolute() {
-            path.to_path_buf()
-        } else {
-            std::env::current_dir()
-                .map(|d| d.join(path))
-                .unwrap_or_else(|_| path.to_path_buf())
-        };
-        let absolute = normalise(&absolute);
-        let root = normalise(&self.root);
-        absolute
-            .strip_prefix(&root)
-            .map(Path::to_path_buf)
-            .unwrap_or(absolute)
-    }
-
-    /// Whether only protocol 2025-11-25 is targeted.
-    pub fn targets_only_2025(&self) -> bool {
-        !self
-            .protocol_versions
-            .contains(&ProtocolVersion::V2026_07_28)
-    }
-
     /// Apply command-line levels (`-A`, `-W`, `-D`), later ones winning.
     pub fn apply_command_line(&mut self, levels: &CommandLineLevels) -> Result<(), String> {
         for (level, name) in levels {
@@ -340,21 +199,6 @@ impl Settings {
         toml::to_string_pretty(&shown)
             .unwrap_or_else(|e| format!("# cannot show the settings: {e}\n"))
     }
-}
-
-/// `a/./b/../c` without touching the file system.
-fn normalise(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            std::path::Component::CurDir => {}
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 #[derive(Deserialize)]

@@ -1,7 +1,7 @@
 //! The engine: read and parse every file once (in parallel), build its facts, join the facts of
 //! each crate and run the rules over them.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -14,28 +14,7 @@ use crate::diagnostic::Diagnostic;
 use crate::discovery::module_tree::{self, ModuleFile};
 use crate::rules::{self, syntax_error, RuleContext};
 use crate::source::{display_path, ByteSpan, FileId, SourceFile, SourceMap};
-
-/// Files analysed together: calls are followed between them (one crate, or one path-mode run).
-#[derive(Debug, Clone, Default)]
-pub struct LintUnit {
-    pub name: String,
-    pub files: Vec<UnitFile>,
-    /// Follow `mod x;` declarations from the files (cargo mode: the files are target roots).
-    pub follow_modules: bool,
-    /// The package's manifest, where its MCP SDK is read from.
-    pub manifest: Option<PathBuf>,
-    /// A test or bench target (cargo mode).
-    pub test_target: bool,
-}
-
-/// A file of a unit, with its module path inside the crate.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UnitFile {
-    pub path: PathBuf,
-    pub module: Vec<String>,
-    /// Whether the file's child modules live beside it (crate roots, `mod.rs`, `#[path]` files).
-    pub owns_directory: bool,
-}
+pub use crate::unit::{LintUnit, UnitFile};
 
 /// What a run found.
 #[derive(Debug, Default)]
@@ -265,83 +244,8 @@ pub fn lint_observed(
             .map(|dir| crate::cache::Cache::open_for(dir, &settings.vocabulary, &collector_keys)),
     };
     let mut analysed = Analysed::new();
-    let mut expanded = vec![0usize; units.len()];
-    // Per unit, the files it holds (canonical paths), so a module is added once.
-    let mut members: Vec<std::collections::HashSet<PathBuf>> = units
-        .iter()
-        .map(|u| u.files.iter().map(|f| Analysed::key(&f.path)).collect())
-        .collect();
-    loop {
-        let wanted: Vec<(&UnitFile, bool)> = units
-            .iter()
-            .flat_map(|u| u.files.iter().map(move |f| (f, u.follow_modules)))
-            .collect();
-        analysed.analyse(wanted, &run);
-        let mut grew = false;
-        for ((unit, cursor), members) in units
-            .iter_mut()
-            .zip(expanded.iter_mut())
-            .zip(members.iter_mut())
-        {
-            if !unit.follow_modules {
-                continue;
-            }
-            let end = unit.files.len();
-            for index in *cursor..end {
-                let parent = unit.files[index].clone();
-                let Some(facts) = analysed
-                    .id(&parent.path)
-                    .and_then(|id| analysed.facts[id].as_ref())
-                else {
-                    continue;
-                };
-                for decl in &facts.mod_decls {
-                    let module_file = ModuleFile {
-                        path: parent.path.clone(),
-                        owns_directory: parent.owns_directory,
-                    };
-                    let Some(child) = module_tree::resolve(&module_file, decl) else {
-                        continue;
-                    };
-                    if settings.is_excluded(&child.path)
-                        || !members.insert(Analysed::key(&child.path))
-                    {
-                        continue;
-                    }
-                    let mut module = parent.module.clone();
-                    module.extend(decl.inline.iter().map(|m| m.name.clone()));
-                    module.push(decl.name.clone());
-                    unit.files.push(UnitFile {
-                        path: child.path,
-                        module,
-                        owns_directory: child.owns_directory,
-                    });
-                    grew = true;
-                }
-            }
-            *cursor = end;
-        }
-        if !grew {
-            break;
-        }
-    }
-
-    // Parse the skipped files that what was parsed points at, until nothing new turns up.
-    let mut looked_for: std::collections::HashSet<String> = std::collections::HashSet::new();
-    loop {
-        let needles: Vec<String> = crate::prefilter::follow_up_needles(
-            analysed.facts.iter().flatten(),
-            &settings.vocabulary,
-        )
-        .into_iter()
-        .filter(|n| !looked_for.contains(n))
-        .collect();
-        if needles.is_empty() || analysed.skipped.is_empty() {
-            break;
-        }
-        looked_for.extend(needles.iter().cloned());
-        analysed.parse_skipped_matching(&needles, &run);
-    }
+    analysed.follow_module_trees(&mut units, &run, settings);
+    analysed.follow_up(&run, settings);
 
     if let Some(cache) = run.cache {
         cache.save();
@@ -356,18 +260,7 @@ pub fn lint_observed(
     } = analysed;
     let rules = rules::enabled(settings);
     for unit in &units {
-        let mut seen = Vec::new();
-        let files: Vec<(FileId, &FileFacts)> = unit
-            .files
-            .iter()
-            .filter_map(|f| ids.get(&Analysed::key(&f.path)).copied())
-            .filter(|id| {
-                let fresh = !seen.contains(id);
-                seen.push(*id);
-                fresh
-            })
-            .filter_map(|id| facts[id].as_ref().map(|f| (id, f)))
-            .collect();
+        let files = unit_facts(unit, &ids, &facts);
         let graph = CrateGraph::new(files);
         let sdk = settings
             .sdk
@@ -395,6 +288,120 @@ pub fn lint_observed(
     }
 }
 
+impl Analysed {
+    /// Analyse the units' files and, in units that follow modules, the files their `mod x;`
+    /// declarations load (added to the units), until no unit grows.
+    fn follow_module_trees(&mut self, units: &mut [LintUnit], run: &Run<'_>, settings: &Settings) {
+        let mut expanded = vec![0usize; units.len()];
+        // Per unit, the files it holds (canonical paths), so a module is added once.
+        let mut members: Vec<HashSet<PathBuf>> = units
+            .iter()
+            .map(|u| u.files.iter().map(|f| Analysed::key(&f.path)).collect())
+            .collect();
+        loop {
+            let wanted: Vec<(&UnitFile, bool)> = units
+                .iter()
+                .flat_map(|u| u.files.iter().map(move |f| (f, u.follow_modules)))
+                .collect();
+            self.analyse(wanted, run);
+            let mut grew = false;
+            for ((unit, cursor), members) in units
+                .iter_mut()
+                .zip(expanded.iter_mut())
+                .zip(members.iter_mut())
+            {
+                if !unit.follow_modules {
+                    continue;
+                }
+                let end = unit.files.len();
+                for index in *cursor..end {
+                    grew |= self.add_child_modules(unit, index, members, settings);
+                }
+                *cursor = end;
+            }
+            if !grew {
+                break;
+            }
+        }
+    }
+
+    /// Add to `unit` the files that the `mod x;` declarations of its file at `index` load and
+    /// that it does not hold yet. Whether any was added.
+    fn add_child_modules(
+        &self,
+        unit: &mut LintUnit,
+        index: usize,
+        members: &mut HashSet<PathBuf>,
+        settings: &Settings,
+    ) -> bool {
+        let parent = unit.files[index].clone();
+        let Some(facts) = self.id(&parent.path).and_then(|id| self.facts[id].as_ref()) else {
+            return false;
+        };
+        let mut grew = false;
+        for decl in &facts.mod_decls {
+            let module_file = ModuleFile {
+                path: parent.path.clone(),
+                owns_directory: parent.owns_directory,
+            };
+            let Some(child) = module_tree::resolve(&module_file, decl) else {
+                continue;
+            };
+            if settings.is_excluded(&child.path) || !members.insert(Analysed::key(&child.path)) {
+                continue;
+            }
+            let mut module = parent.module.clone();
+            module.extend(decl.inline.iter().map(|m| m.name.clone()));
+            module.push(decl.name.clone());
+            unit.files.push(UnitFile {
+                path: child.path,
+                module,
+                owns_directory: child.owns_directory,
+            });
+            grew = true;
+        }
+        grew
+    }
+
+    /// Parse the skipped files that what was parsed points at, until nothing new turns up.
+    fn follow_up(&mut self, run: &Run<'_>, settings: &Settings) {
+        let mut looked_for: HashSet<String> = HashSet::new();
+        loop {
+            let needles: Vec<String> = crate::prefilter::follow_up_needles(
+                self.facts.iter().flatten(),
+                &settings.vocabulary,
+            )
+            .into_iter()
+            .filter(|n| !looked_for.contains(n))
+            .collect();
+            if needles.is_empty() || self.skipped.is_empty() {
+                break;
+            }
+            looked_for.extend(needles.iter().cloned());
+            self.parse_skipped_matching(&needles, run);
+        }
+    }
+}
+
+/// The facts of a unit's files, each file once, in the unit's order.
+fn unit_facts<'f>(
+    unit: &LintUnit,
+    ids: &HashMap<PathBuf, FileId>,
+    facts: &'f [Option<FileFacts>],
+) -> Vec<(FileId, &'f FileFacts)> {
+    let mut seen = Vec::new();
+    unit.files
+        .iter()
+        .filter_map(|f| ids.get(&Analysed::key(&f.path)).copied())
+        .filter(|id| {
+            let fresh = !seen.contains(id);
+            seen.push(*id);
+            fresh
+        })
+        .filter_map(|id| facts[id].as_ref().map(|f| (id, f)))
+        .collect()
+}
+
 fn sort_and_dedup(diagnostics: &mut Vec<Diagnostic>, sources: &SourceMap) {
     let path_of = |d: &Diagnostic| {
         sources
@@ -416,18 +423,21 @@ fn sort_and_dedup(diagnostics: &mut Vec<Diagnostic>, sources: &SourceMap) {
     });
 }
 
-fn analyse_file(
-    id: FileId,
-    file: &UnitFile,
-    run: &Run<'_>,
-    wanted: impl Fn(&str) -> bool,
-) -> (SourceFile, FileOutcome) {
-    (run.on_file)();
-    let shown = display_path(&file.path, run.cwd);
+/// Why a file's text could not be had, with the text to show (empty, or the bytes decoded
+/// lossily).
+struct Unreadable {
+    text: String,
+    span: ByteSpan,
+    message: String,
+    help: Option<String>,
+}
+
+/// A file's text: from the overlay or the disk, and valid UTF-8 (not when it is too large,
+/// unreadable, or not UTF-8).
+fn read_text(file: &UnitFile, run: &Run<'_>) -> Result<String, Unreadable> {
     if run.overlay.get(&file.path).is_none() {
         if let Ok(metadata) = std::fs::metadata(&file.path) {
             if metadata.len() > run.max_file_size {
-                let source = SourceFile::new(file.path.clone(), shown, String::new());
                 let message = format!(
                     "this file is {} MiB, larger than the {} MiB limit, so it was not analysed",
                     metadata.len() / (1024 * 1024),
@@ -436,15 +446,12 @@ fn analyse_file(
                 let help = Some(
                     "raise `max-file-size-mib` in the configuration to analyse it".to_string(),
                 );
-                return (
-                    source,
-                    FileOutcome::Failed(syntax_error::diagnostic(
-                        id,
-                        ByteSpan::default(),
-                        message,
-                        help,
-                    )),
-                );
+                return Err(Unreadable {
+                    text: String::new(),
+                    span: ByteSpan::default(),
+                    message,
+                    help,
+                });
             }
         }
     }
@@ -452,32 +459,38 @@ fn analyse_file(
         Some(text) => Ok(text.clone().into_bytes()),
         None => std::fs::read(&file.path),
     };
-    let bytes = match read {
-        Ok(bytes) => bytes,
-        Err(error) => {
-            let source = SourceFile::new(file.path.clone(), shown, String::new());
-            let message = format!("could not read this file: {error}");
-            let outcome = FileOutcome::Failed(syntax_error::diagnostic(
-                id,
-                ByteSpan::default(),
-                message,
-                None,
-            ));
-            return (source, outcome);
+    let bytes = read.map_err(|error| Unreadable {
+        text: String::new(),
+        span: ByteSpan::default(),
+        message: format!("could not read this file: {error}"),
+        help: None,
+    })?;
+    String::from_utf8(bytes).map_err(|error| {
+        let valid = error.utf8_error().valid_up_to();
+        Unreadable {
+            text: String::from_utf8_lossy(error.as_bytes()).into_owned(),
+            span: ByteSpan::new(valid, valid),
+            message: format!("this file is not valid UTF-8 (first invalid byte at offset {valid})"),
+            help: Some("Rust source files must be UTF-8".to_string()),
         }
-    };
-    let text = match String::from_utf8(bytes) {
+    })
+}
+
+fn analyse_file(
+    id: FileId,
+    file: &UnitFile,
+    run: &Run<'_>,
+    wanted: impl Fn(&str) -> bool,
+) -> (SourceFile, FileOutcome) {
+    (run.on_file)();
+    let shown = display_path(&file.path, run.cwd);
+    let text = match read_text(file, run) {
         Ok(text) => text,
-        Err(error) => {
-            let valid = error.utf8_error().valid_up_to();
-            let text = String::from_utf8_lossy(error.as_bytes()).into_owned();
-            let source = SourceFile::new(file.path.clone(), shown, text);
-            let message =
-                format!("this file is not valid UTF-8 (first invalid byte at offset {valid})");
-            let span = ByteSpan::new(valid, valid);
-            let help = Some("Rust source files must be UTF-8".to_string());
-            let outcome = FileOutcome::Failed(syntax_error::diagnostic(id, span, message, help));
-            return (source, outcome);
+        Err(unreadable) => {
+            let source = SourceFile::new(file.path.clone(), shown, unreadable.text);
+            let failure =
+                syntax_error::diagnostic(id, unreadable.span, unreadable.message, unreadable.help);
+            return (source, FileOutcome::Failed(failure));
         }
     };
     if !wanted(&text) {

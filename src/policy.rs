@@ -3,12 +3,13 @@
 //! and the name of the enclosing function, which keys baselines.
 
 use std::collections::HashMap;
+use std::path::Path;
 
 use crate::analysis::facts::FileFacts;
-use crate::config::{Level, Settings};
-use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
+use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
 use crate::rules::{self, invalid_suppression, unused_suppression};
-use crate::source::{FileId, SourceMap};
+use crate::settings::{Level, Settings};
+use crate::source::{FileId, SourceFile, SourceMap};
 use crate::suppression::{self, Suppression};
 
 /// Whether a suppression's rule name (a code or a name) means `code`.
@@ -37,6 +38,12 @@ fn report(
     }
 }
 
+/// The suppressions of every file that has any.
+type Suppressions = HashMap<FileId, Vec<Suppression>>;
+
+/// Which rule of which suppression suppressed something: `used[file][suppression][rule]`.
+type Used = HashMap<FileId, Vec<Vec<bool>>>;
+
 /// Apply suppressions and levels, and name each diagnostic's enclosing function.
 pub fn apply(
     settings: &Settings,
@@ -44,8 +51,37 @@ pub fn apply(
     facts: &[Option<FileFacts>],
     diagnostics: Vec<Diagnostic>,
 ) -> Vec<Diagnostic> {
-    // Suppressions of every file that has any.
-    let mut suppressions: HashMap<FileId, Vec<Suppression>> = HashMap::new();
+    let suppressions = file_suppressions(sources, facts);
+    let mut used: Used = suppressions
+        .iter()
+        .map(|(id, list)| {
+            (
+                *id,
+                list.iter().map(|s| vec![false; s.rules.len()]).collect(),
+            )
+        })
+        .collect();
+    let mut kept = unsuppressed(diagnostics, sources, &suppressions, &mut used);
+    kept.extend(suppression_findings(
+        settings,
+        sources,
+        &suppressions,
+        &used,
+    ));
+    // Levels, then the enclosing function's name.
+    kept.into_iter()
+        .filter_map(|mut d| {
+            let path = sources.get(d.file).map(|s| s.path.as_path())?;
+            d.severity = level_severity(settings, &d, path)?;
+            d.context = enclosing_function(facts, &d);
+            Some(d)
+        })
+        .collect()
+}
+
+/// The suppressions of every file that has any.
+fn file_suppressions(sources: &SourceMap, facts: &[Option<FileFacts>]) -> Suppressions {
+    let mut suppressions = HashMap::new();
     for (id, source) in sources.iter() {
         // Only analysed files: in a file that does not parse, what a suppression would
         // suppress is unknown.
@@ -61,17 +97,16 @@ pub fn apply(
             suppressions.insert(id, found);
         }
     }
-    // used[file][suppression][rule]
-    let mut used: HashMap<FileId, Vec<Vec<bool>>> = suppressions
-        .iter()
-        .map(|(id, list)| {
-            (
-                *id,
-                list.iter().map(|s| vec![false; s.rules.len()]).collect(),
-            )
-        })
-        .collect();
+    suppressions
+}
 
+/// The diagnostics no suppression covers; marks in `used` the suppressions that cover one.
+fn unsuppressed(
+    diagnostics: Vec<Diagnostic>,
+    sources: &SourceMap,
+    suppressions: &Suppressions,
+    used: &mut Used,
+) -> Vec<Diagnostic> {
     let mut kept = Vec::with_capacity(diagnostics.len());
     for diagnostic in diagnostics {
         let line = sources
@@ -98,8 +133,17 @@ pub fn apply(
             kept.push(diagnostic);
         }
     }
+    kept
+}
 
-    // Unused and invalid suppressions.
+/// Unused and invalid suppressions, by file.
+fn suppression_findings(
+    settings: &Settings,
+    sources: &SourceMap,
+    suppressions: &Suppressions,
+    used: &Used,
+) -> Vec<Diagnostic> {
+    let mut found = Vec::new();
     let mut files: Vec<&FileId> = suppressions.keys().collect();
     files.sort();
     for &file in files {
@@ -107,105 +151,130 @@ pub fn apply(
             continue;
         };
         for (index, s) in suppressions[&file].iter().enumerate() {
-            let flags = &used[&file][index];
-            for named in &s.rules {
-                if rules::find(&named.name).is_none() {
-                    kept.push(report(
-                        &invalid_suppression::META,
-                        file,
-                        named.span,
-                        format!(
-                            "`{}` is not a rule: this suppression does nothing for it",
-                            named.name
-                        ),
-                    ));
-                }
-            }
-            if settings.require_suppression_reason && s.reason.is_none() {
-                let mut d = report(
-                    &invalid_suppression::META,
-                    file,
-                    s.comment,
-                    "this suppression gives no reason".into(),
-                );
-                d.help =
-                    Some("add `-- <why the rule does not apply here>` after the rule list".into());
-                kept.push(d);
-            }
-            let valid: Vec<(usize, &crate::suppression::NamedRule)> = s
-                .rules
-                .iter()
-                .enumerate()
-                .filter(|(_, r)| rules::find(&r.name).is_some())
-                .collect();
-            // A rule that is off for this file makes its suppression moot, not unused.
-            let enabled = |name: &str| {
-                rules::find(name).is_some_and(|r| {
-                    settings.level(r.meta().code, &source.path) != Some(Level::Allow)
-                })
-            };
-            let unused: Vec<&str> = valid
-                .iter()
-                .filter(|(i, r)| !flags[*i] && enabled(&r.name))
-                .map(|(_, r)| r.name.as_str())
-                .collect();
-            if unused.is_empty() {
-                continue;
-            }
-            let whole = unused.len() == valid.len() && valid.len() == s.rules.len();
-            let message = if whole {
-                "this suppression suppresses nothing".to_string()
-            } else {
-                format!(
-                    "this suppression does not suppress `{}`",
-                    unused.join("`, `")
-                )
-            };
-            let mut d = report(&unused_suppression::META, file, s.comment, message);
-            if whole {
-                d.fix = Some(Fix {
-                    applicability: Applicability::Safe,
-                    message: "remove the unused suppression".into(),
-                    edits: vec![Edit {
-                        file,
-                        span: suppression::removal_span(source, s),
-                        replacement: String::new(),
-                    }],
-                });
-            } else {
-                d.help = Some(format!("remove `{}` from the list", unused.join("`, `")));
-            }
-            kept.push(d);
+            found.extend(invalid_suppressions(settings, file, s));
+            found.extend(unused_suppression(
+                settings,
+                source,
+                file,
+                s,
+                &used[&file][index],
+            ));
         }
     }
+    found
+}
 
-    // Levels, then the enclosing function's name.
-    kept.into_iter()
-        .filter_map(|mut d| {
-            let path = sources.get(d.file).map(|s| s.path.as_path())?;
-            let default = rules::find(d.code)
-                .map(|r| r.meta().default_severity)
-                .unwrap_or(d.severity);
-            let severity = settings.severity(d.code, default, path)?;
-            // A rule may pick a severity below its default (MCP001's further messages under
-            // 2025-11-25); only an explicit level overrides it.
-            if settings.level(d.code, path).is_some() {
-                d.severity = severity;
-            }
-            d.context = facts
-                .get(d.file)
-                .and_then(|f| f.as_ref())
-                .and_then(|f| {
-                    f.functions
-                        .iter()
-                        .filter(|func| {
-                            func.item_span.start <= d.span.start
-                                && d.span.start < func.item_span.end
-                        })
-                        .min_by_key(|func| func.item_span.end - func.item_span.start)
+/// A suppression's rule names that name no rule, and its missing reason where one is required.
+fn invalid_suppressions(settings: &Settings, file: FileId, s: &Suppression) -> Vec<Diagnostic> {
+    let mut found = Vec::new();
+    for named in &s.rules {
+        if rules::find(&named.name).is_none() {
+            found.push(report(
+                &invalid_suppression::META,
+                file,
+                named.span,
+                format!(
+                    "`{}` is not a rule: this suppression does nothing for it",
+                    named.name
+                ),
+            ));
+        }
+    }
+    if settings.require_suppression_reason && s.reason.is_none() {
+        let mut d = report(
+            &invalid_suppression::META,
+            file,
+            s.comment,
+            "this suppression gives no reason".into(),
+        );
+        d.help = Some("add `-- <why the rule does not apply here>` after the rule list".into());
+        found.push(d);
+    }
+    found
+}
+
+/// The finding for a suppression whose rules (all, or some: `flags` says which suppressed
+/// something) suppress nothing, if any.
+fn unused_suppression(
+    settings: &Settings,
+    source: &SourceFile,
+    file: FileId,
+    s: &Suppression,
+    flags: &[bool],
+) -> Option<Diagnostic> {
+    let valid: Vec<(usize, &crate::suppression::NamedRule)> = s
+        .rules
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| rules::find(&r.name).is_some())
+        .collect();
+    // A rule that is off for this file makes its suppression moot, not unused.
+    let enabled = |name: &str| {
+        rules::find(name)
+            .is_some_and(|r| settings.level(r.meta().code, &source.path) != Some(Level::Allow))
+    };
+    let unused: Vec<&str> = valid
+        .iter()
+        .filter(|(i, r)| !flags[*i] && enabled(&r.name))
+        .map(|(_, r)| r.name.as_str())
+        .collect();
+    if unused.is_empty() {
+        return None;
+    }
+    let whole = unused.len() == valid.len() && valid.len() == s.rules.len();
+    let message = if whole {
+        "this suppression suppresses nothing".to_string()
+    } else {
+        format!(
+            "this suppression does not suppress `{}`",
+            unused.join("`, `")
+        )
+    };
+    let mut d = report(&unused_suppression::META, file, s.comment, message);
+    if whole {
+        d.fix = Some(Fix {
+            applicability: Applicability::Safe,
+            message: "remove the unused suppression".into(),
+            edits: vec![Edit {
+                file,
+                span: suppression::removal_span(source, s),
+                replacement: String::new(),
+            }],
+        });
+    } else {
+        d.help = Some(format!("remove `{}` from the list", unused.join("`, `")));
+    }
+    Some(d)
+}
+
+/// The severity a diagnostic is reported with in `path`, or `None` when its rule is allowed
+/// there.
+fn level_severity(settings: &Settings, d: &Diagnostic, path: &Path) -> Option<Severity> {
+    let default = rules::find(d.code)
+        .map(|r| r.meta().default_severity)
+        .unwrap_or(d.severity);
+    let severity = settings.severity(d.code, default, path)?;
+    // A rule may pick a severity below its default (MCP001's further messages under
+    // 2025-11-25); only an explicit level overrides it.
+    if settings.level(d.code, path).is_some() {
+        Some(severity)
+    } else {
+        Some(d.severity)
+    }
+}
+
+/// The name of the innermost function around a diagnostic's primary span.
+fn enclosing_function(facts: &[Option<FileFacts>], d: &Diagnostic) -> Option<String> {
+    facts
+        .get(d.file)
+        .and_then(|f| f.as_ref())
+        .and_then(|f| {
+            f.functions
+                .iter()
+                .filter(|func| {
+                    func.item_span.start <= d.span.start && d.span.start < func.item_span.end
                 })
-                .map(|func| func.name.clone());
-            Some(d)
+                .min_by_key(|func| func.item_span.end - func.item_span.start)
         })
-        .collect()
+        .map(|func| func.name.clone())
 }

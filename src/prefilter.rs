@@ -7,11 +7,12 @@
 //! the cancellation method (see `follow_up_needles`); only cancel paths in files that speak MCP
 //! or JSON-RPC are followed this way.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use aho_corasick::AhoCorasick;
 
-use crate::analysis::facts::{Callee, FileFacts, OriginCondition, ReceiverType};
+use crate::analysis::dispatch::MethodDispatcher;
+use crate::analysis::facts::{Callee, FileFacts, FunctionFacts, OriginCondition, ReceiverType};
 use crate::analysis::vocabulary::{Vocabulary, COMMON_METHODS};
 
 /// Words without which a file holds no cancel path and no suppression.
@@ -124,7 +125,11 @@ impl Prefilter {
                 .map(|s| s.to_string()),
         );
         let mcp_words = needles.len();
-        needles.extend(crate::analysis::MCP_WORDS.iter().map(|s| s.to_string()));
+        needles.extend(
+            crate::analysis::text::MCP_WORDS
+                .iter()
+                .map(|s| s.to_string()),
+        );
         Prefilter {
             automaton: automaton(&needles),
             gated,
@@ -258,47 +263,84 @@ pub fn follow_up_needles<'a>(
     if facts.clone().any(|f| f.serves_stdio && f.mentions_mcp) {
         needles.extend(STDOUT_NEEDLES.iter().map(|n| n.to_string()));
     }
-    // A dispatcher whose catch-all answers method-not-found (MCP003, MCP004): its callers and
-    // the functions its catch-all and notification arms call, where the message's `id` may be
-    // tested. Only names of the crate's own functions are worth a search (not constructors, nor
-    // the names std gives everything).
     for file in facts.clone() {
         for dispatcher in &file.dispatch.dispatchers {
-            let Some(catch_all) = dispatcher.catch_all.as_ref().filter(|c| c.method_not_found)
-            else {
-                continue;
-            };
-            let own = |name: &&String| {
-                name.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
-                    && !COMMON_METHODS.contains(&name.as_str())
-            };
-            if let Some((name, _)) = dispatcher.function.as_ref().filter(|(n, _)| own(&n)) {
-                needles.insert(format!("{STANDALONE}{name}("));
-            }
-            let notification_arms = dispatcher.arms.iter().filter(|a| {
-                a.responds.is_some()
-                    && a.methods
-                        .iter()
-                        .any(|m| crate::analysis::dispatch::is_notification_method(m))
-            });
-            let callees = catch_all
-                .calls
-                .iter()
-                .chain(notification_arms.flat_map(|a| &a.calls))
-                .filter(own);
-            for callee in callees {
-                needles.insert(format!("{STANDALONE}fn {callee}("));
-                needles.insert(format!("{STANDALONE}fn {callee}<"));
-            }
+            dispatcher_needles(dispatcher, &mut needles);
         }
     }
-    let mut cancel_consts: HashSet<&str> = HashSet::new();
-    let mut field_types: std::collections::HashMap<(&str, &str), &str> =
-        std::collections::HashMap::new();
-    for file in facts.clone() {
+    let (cancel_consts, field_types) = cancel_consts_and_fields(facts.clone(), vocabulary);
+    needles.extend(cancel_consts.iter().map(|name| name.to_string()));
+    let mut chain = cancel_path_callees(facts.clone(), &cancel_consts, &field_types);
+    for file in facts.clone().filter(|f| f.mentions_mcp) {
+        for removal in &file.registry_removals {
+            // The code that registers requests in it (and may answer them).
+            needles.insert(format!("{}{COMPANION}insert(", removal.collection));
+        }
+    }
+    follow_chain(facts, &mut chain, &field_types);
+    for (name, ty) in chain {
+        let companion = ty.map(|t| format!("{COMPANION}{t}")).unwrap_or_default();
+        needles.insert(format!("fn {name}({companion}"));
+        needles.insert(format!("fn {name}<{companion}"));
+    }
+    needles
+}
+
+/// A called function as the follow-up waves look for it: its name, and the type it belongs to
+/// when the call shows it.
+type CalleeKey = (String, Option<String>);
+
+/// The types of the parsed structs' fields, by (struct, field).
+type FieldTypes<'a> = HashMap<(&'a str, &'a str), &'a str>;
+
+/// Whether a name may be one of the crate's own functions: not a constructor, nor a name std
+/// gives everything.
+fn own_function(name: &str) -> bool {
+    name.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
+        && !COMMON_METHODS.contains(&name)
+}
+
+/// A dispatcher whose catch-all answers method-not-found (MCP003, MCP004): its callers and the
+/// functions its catch-all and notification arms call, where the message's `id` may be tested.
+/// Only names of the crate's own functions are worth a search.
+fn dispatcher_needles(dispatcher: &MethodDispatcher, needles: &mut BTreeSet<String>) {
+    let Some(catch_all) = dispatcher.catch_all.as_ref().filter(|c| c.method_not_found) else {
+        return;
+    };
+    if let Some((name, _)) = dispatcher
+        .function
+        .as_ref()
+        .filter(|(n, _)| own_function(n))
+    {
+        needles.insert(format!("{STANDALONE}{name}("));
+    }
+    let notification_arms = dispatcher.arms.iter().filter(|a| {
+        a.responds.is_some()
+            && a.methods
+                .iter()
+                .any(|m| crate::analysis::dispatch::is_notification_method(m))
+    });
+    let callees = catch_all
+        .calls
+        .iter()
+        .chain(notification_arms.flat_map(|a| &a.calls))
+        .filter(|name| own_function(name));
+    for callee in callees {
+        needles.insert(format!("{STANDALONE}fn {callee}("));
+        needles.insert(format!("{STANDALONE}fn {callee}<"));
+    }
+}
+
+/// The constants that hold the cancellation method, and the types of the structs' fields.
+fn cancel_consts_and_fields<'a>(
+    facts: impl Iterator<Item = &'a FileFacts>,
+    vocabulary: &Vocabulary,
+) -> (HashSet<&'a str>, FieldTypes<'a>) {
+    let mut cancel_consts = HashSet::new();
+    let mut field_types = HashMap::new();
+    for file in facts {
         for (name, value) in &file.string_consts {
             if vocabulary.is_cancel_method(value) {
-                needles.insert(name.clone());
                 cancel_consts.insert(name.as_str());
             }
         }
@@ -306,100 +348,96 @@ pub fn follow_up_needles<'a>(
             field_types.insert((owner.as_str(), field.as_str()), ty.as_str());
         }
     }
-    // A called function: its name, and the type it belongs to when the call shows it.
-    let key = |callee: &Callee,
-               caller: &crate::analysis::facts::FunctionFacts|
-     -> Option<(String, Option<String>)> {
-        let name = callee_name(callee)?.to_string();
-        let ty = match callee {
-            Callee::Path(segments) if segments.len() >= 2 => {
-                let qualifier = &segments[segments.len() - 2];
-                if qualifier == "Self" {
-                    caller.self_ty.clone()
-                } else if qualifier.starts_with(|c: char| c.is_ascii_uppercase()) {
-                    Some(qualifier.clone())
-                } else {
-                    None
-                }
+    (cancel_consts, field_types)
+}
+
+/// A called function worth a search, keyed by its name and, when the call shows it, its type.
+fn callee_key(
+    callee: &Callee,
+    caller: &FunctionFacts,
+    field_types: &FieldTypes<'_>,
+) -> Option<CalleeKey> {
+    let name = callee_name(callee)?.to_string();
+    let ty = match callee {
+        Callee::Path(segments) if segments.len() >= 2 => {
+            let qualifier = &segments[segments.len() - 2];
+            if qualifier == "Self" {
+                caller.self_ty.clone()
+            } else if qualifier.starts_with(|c: char| c.is_ascii_uppercase()) {
+                Some(qualifier.clone())
+            } else {
+                None
             }
-            Callee::Method {
-                receiver: Some(ReceiverType::Named(ty)),
-                ..
-            } => Some(ty.clone()),
-            Callee::Method {
-                receiver: Some(ReceiverType::SelfField(field)),
-                ..
-            } => caller
-                .self_ty
-                .as_deref()
-                .and_then(|owner| field_types.get(&(owner, field.as_str())))
-                .map(|t| t.to_string()),
-            Callee::Method { on_self: true, .. } => caller.self_ty.clone(),
-            // A method on a value of unknown type resolves only to a method whose name is
-            // unique in the crate: not worth a search through every file.
-            Callee::Method { .. } => return None,
-            _ => None,
-        };
-        Some((name, ty))
+        }
+        Callee::Method {
+            receiver: Some(ReceiverType::Named(ty)),
+            ..
+        } => Some(ty.clone()),
+        Callee::Method {
+            receiver: Some(ReceiverType::SelfField(field)),
+            ..
+        } => caller
+            .self_ty
+            .as_deref()
+            .and_then(|owner| field_types.get(&(owner, field.as_str())))
+            .map(|t| t.to_string()),
+        Callee::Method { on_self: true, .. } => caller.self_ty.clone(),
+        // A method on a value of unknown type resolves only to a method whose name is
+        // unique in the crate: not worth a search through every file.
+        Callee::Method { .. } => return None,
+        _ => None,
     };
-    let mut chain: HashSet<(String, Option<String>)> = HashSet::new();
-    for file in facts.clone() {
-        if !file.mentions_mcp {
-            // Cancel paths in code that does not speak MCP (a runtime's own task cancellation)
-            // are not followed into other files.
-            continue;
-        }
-        for removal in &file.registry_removals {
-            // The code that registers requests in it (and may answer them).
-            needles.insert(format!("{}{COMPANION}insert(", removal.collection));
-        }
+    Some((name, ty))
+}
+
+/// The functions that cancel paths call, directly or as the response a send returns, in code
+/// that speaks MCP.
+fn cancel_path_callees<'a>(
+    facts: impl Iterator<Item = &'a FileFacts>,
+    cancel_consts: &HashSet<&str>,
+    field_types: &FieldTypes<'_>,
+) -> HashSet<CalleeKey> {
+    let mut chain = HashSet::new();
+    // Cancel paths in code that does not speak MCP (a runtime's own task cancellation) are not
+    // followed into other files.
+    for file in facts.filter(|f| f.mentions_mcp) {
         for function in &file.functions {
             for call in function
                 .calls
                 .iter()
-                .filter(|c| on_cancel_path(file, &c.origins, &cancel_consts))
+                .filter(|c| on_cancel_path(file, &c.origins, cancel_consts))
             {
-                chain.extend(key(&call.callee, function));
+                chain.extend(callee_key(&call.callee, function, field_types));
             }
             for sink in function
                 .sinks
                 .iter()
-                .filter(|s| on_cancel_path(file, &s.origins, &cancel_consts))
+                .filter(|s| on_cancel_path(file, &s.origins, cancel_consts))
             {
                 chain.extend(
                     sink.if_returns_response
                         .iter()
-                        .filter_map(|c| key(c, function)),
+                        .filter_map(|c| callee_key(c, function, field_types)),
                 );
             }
         }
     }
-    // Follow the chain a few calls deep: a send further away from the cancel path than that is
-    // reported only when the files in between were parsed for another reason.
+    chain
+}
+
+/// Follow the chain a few calls deep: a send further away from the cancel path than that is
+/// reported only when the files in between were parsed for another reason.
+fn follow_chain<'a>(
+    facts: impl Iterator<Item = &'a FileFacts> + Clone,
+    chain: &mut HashSet<CalleeKey>,
+    field_types: &FieldTypes<'_>,
+) {
     let mut frontier: HashSet<String> = chain.iter().map(|(name, _)| name.clone()).collect();
     for _ in 1..MAX_CHAIN_DEPTH {
-        let mut found: HashSet<(String, Option<String>)> = HashSet::new();
+        let mut found: HashSet<CalleeKey> = HashSet::new();
         for file in facts.clone() {
             for function in file.functions.iter().filter(|f| frontier.contains(&f.name)) {
-                found.extend(
-                    function
-                        .calls
-                        .iter()
-                        .filter_map(|c| key(&c.callee, function)),
-                );
-                found.extend(
-                    function
-                        .returns_calls
-                        .iter()
-                        .filter_map(|c| key(c, function)),
-                );
-                for sink in &function.sinks {
-                    found.extend(
-                        sink.if_returns_response
-                            .iter()
-                            .filter_map(|c| key(c, function)),
-                    );
-                }
+                found.extend(callees(function, field_types));
             }
         }
         found.retain(|k| !chain.contains(k));
@@ -409,12 +447,26 @@ pub fn follow_up_needles<'a>(
         frontier = found.iter().map(|(name, _)| name.clone()).collect();
         chain.extend(found);
     }
-    for (name, ty) in chain {
-        let companion = ty.map(|t| format!("{COMPANION}{t}")).unwrap_or_default();
-        needles.insert(format!("fn {name}({companion}"));
-        needles.insert(format!("fn {name}<{companion}"));
-    }
-    needles
+}
+
+/// Every function a function calls, or returns the response of, that is worth a search.
+fn callees<'f>(
+    function: &'f FunctionFacts,
+    field_types: &'f FieldTypes<'_>,
+) -> impl Iterator<Item = CalleeKey> + 'f {
+    let key = move |c: &Callee| callee_key(c, function, field_types);
+    function
+        .calls
+        .iter()
+        .filter_map(move |c| key(&c.callee))
+        .chain(function.returns_calls.iter().filter_map(key))
+        .chain(
+            function
+                .sinks
+                .iter()
+                .flat_map(|sink| &sink.if_returns_response)
+                .filter_map(key),
+        )
 }
 
 /// Separates a needle from a word the file must also hold (the type a method belongs to).

@@ -3,12 +3,11 @@
 //! test whether a message has an `id`, responses built with a null `id`, and notification tests
 //! made on the method name's prefix.
 //!
-//! This is a pass of its own over the syntax tree: it reads the tree the cancel-path facts were
-//! built from, before the tree is dropped.
+//! A hook of the shared layer on the walk ([`super::walk`]); what it finds is described by the
+//! types of [`super::dispatchers`].
 
 use proc_macro2::{Delimiter, TokenStream, TokenTree};
 use quote::ToTokens;
-use serde::{Deserialize, Serialize};
 use syn::visit::Visit;
 use syn::{Expr, Pat};
 
@@ -17,102 +16,10 @@ use super::syntax::{macro_name, path_segments, str_literal, type_name};
 use super::walk::{Hook, Node, Scope};
 use crate::source::ByteSpan;
 
-/// One arm of a method dispatcher that names methods.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct MethodArm {
-    /// The method names the arm's pattern lists (string literals, or the names of constants).
-    pub methods: Vec<String>,
-    /// Patterns that name a constant rather than a literal: resolved through `string_consts`.
-    pub constants: Vec<String>,
-    /// The arm's body.
-    pub body: ByteSpan,
-    /// Where the arm answers the message, if it visibly does: a response built or sent, or a
-    /// value returned for the caller to send.
-    pub responds: Option<ByteSpan>,
-    /// The simple names of the functions the arm's body calls.
-    pub calls: Vec<String>,
-    /// A `json!({..})` object in a body that is one expression with no other `json!`: the arm's
-    /// shape, from which an arm answering with an empty result can be written.
-    pub result_template: Option<ResultTemplate>,
-}
-
-/// An arm body that builds one JSON object, and how to make it answer with an empty result:
-/// replace `replace` (the whole `json!` macro, or the value of its `"result"` key when the macro
-/// builds the whole message) by `replacement`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ResultTemplate {
-    pub body: ByteSpan,
-    pub replace: ByteSpan,
-    pub replacement: String,
-}
-
-/// The last arm of a dispatcher when it takes every other method (`_ =>`, `other =>`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CatchAllArm {
-    /// The whole arm (its pattern's start to its body's end).
-    pub span: ByteSpan,
-    pub body: ByteSpan,
-    /// The arm answers with method-not-found: `-32601`, a `METHOD_NOT_FOUND`-like name.
-    pub method_not_found: bool,
-    /// The simple names of the functions the arm's body calls.
-    pub calls: Vec<String>,
-}
-
-/// A `match` over method names.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct MethodDispatcher {
-    /// The `match` expression, or the first `if` of an `if`/`else if` chain.
-    pub span: ByteSpan,
-    /// An `if method == ".." {..} else if ..` chain rather than a `match`: its last `else` is
-    /// the catch-all, and no arm can be inserted before it.
-    pub chain: bool,
-    /// The enclosing function's name and span, if any.
-    pub function: Option<(String, ByteSpan)>,
-    /// The enclosing function's parameters: (name, type's last path segment).
-    pub params: Vec<(String, String)>,
-    pub arms: Vec<MethodArm>,
-    pub catch_all: Option<CatchAllArm>,
-}
-
-impl MethodDispatcher {
-    /// Whether an arm lists a method.
-    pub fn handles(&self, method: &str) -> bool {
-        self.arms
-            .iter()
-            .any(|arm| arm.methods.iter().any(|m| m == method))
-    }
-}
-
-/// A response whose `id` is null.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct NullIdResponse {
-    pub span: ByteSpan,
-    /// Built where a message that did not parse is answered (an `Err` arm, a `map_err`
-    /// closure, a parse function, or with the parse-error and invalid-request codes), which is
-    /// where JSON-RPC allows a null `id`; or in a function that takes an HTTP `StatusCode`
-    /// (an HTTP transport's rejection of a request it did not read).
-    pub answers_parse_error: bool,
-}
-
-/// What a file says about method dispatch.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct DispatchFacts {
-    pub dispatchers: Vec<MethodDispatcher>,
-    /// Where a message's `id` is tested for absence (`id.is_none()`, `if let Some(id) = msg.id`,
-    /// a `Notification` variant matched), with the enclosing function's span.
-    pub id_checks: Vec<(ByteSpan, Option<ByteSpan>)>,
-    /// `method.starts_with("notifications/")` tests, with the enclosing function's span.
-    pub prefix_checks: Vec<(ByteSpan, Option<ByteSpan>)>,
-    pub null_id_responses: Vec<NullIdResponse>,
-    /// The file holds the string literal `"ping"`.
-    pub mentions_ping: bool,
-    /// The file holds the string literals `"jsonrpc"` and `"2.0"`.
-    pub jsonrpc_literals: bool,
-    /// The file holds the string literal `"initialize"`, `"tools/list"` or `"tools/call"`.
-    pub mcp_method_literals: bool,
-    /// The file's code names an MCP SDK crate (`use rmcp::..`, `pmcp::Server`).
-    pub names_sdk: bool,
-}
+pub use super::dispatchers::{
+    is_notification_method, CatchAllArm, DispatchFacts, MethodArm, MethodDispatcher,
+    NullIdResponse, ResultTemplate,
+};
 
 /// The crates of MCP SDKs, as code names them.
 const SDK_CRATES: &[&str] = &[
@@ -143,16 +50,10 @@ fn is_mcp_method(name: &str) -> bool {
         .any(|prefix| name.starts_with(prefix))
 }
 
-/// Whether a method name is a notification's (by MCP's naming; the test that matters at run
-/// time is the missing `id`).
-pub fn is_notification_method(name: &str) -> bool {
-    name.starts_with("notifications/") || name == "initialized"
-}
-
 /// Whether a file's text may hold a dispatcher or a null-`id` answer: it speaks MCP or names a
 /// `tools/` method.
 pub fn might_apply(text: &str) -> bool {
-    super::mentions_mcp(text) || text.contains("tools/")
+    super::text::mentions_mcp(text) || text.contains("tools/")
 }
 
 /// The hook that builds a file's dispatch facts; `base` is added to every byte offset.

@@ -14,8 +14,8 @@ use super::syntax::{
     value_idents, MacroBody,
 };
 use super::vocabulary as vocab;
-use crate::discovery::module_tree::{InlineModule, ModDecl};
 use crate::source::ByteSpan;
+use crate::unit::{InlineModule, ModDecl};
 
 /// Index of a [`CancelOrigin`] in its file's [`FileFacts::origins`].
 pub type OriginId = usize;
@@ -326,7 +326,7 @@ pub struct FileFacts {
     /// `StdioTransport`.
     pub serves_stdio: bool,
     /// Hand-written method dispatchers and the `id` tests around them (MCP003, MCP004).
-    pub dispatch: super::dispatch::DispatchFacts,
+    pub dispatch: super::dispatchers::DispatchFacts,
     /// What single rules collect for themselves, by rule code.
     pub rules: RuleFacts,
 }
@@ -2222,7 +2222,7 @@ fn is_cli_check_pattern(pat: &Pat) -> bool {
     tokens_check_cli(&quote::ToTokens::to_token_stream(pat).to_string())
 }
 
-pub(crate) use super::walk::is_test_item;
+use super::syntax::is_test_item;
 
 /// A channel's name without its end's suffix: `sink_proxy_tx` gives `sink_proxy`, `tx` gives `""`.
 fn channel_base(name: &str, suffixes: &[&str]) -> Option<String> {

@@ -444,3 +444,17 @@ pub fn type_name(ty: &syn::Type) -> Option<String> {
         _ => None,
     }
 }
+
+/// Whether an item's attributes make it test code: `#[test]`, `#[tokio::test]` (any attribute
+/// whose last segment is `test`), `#[cfg(test)]` (any `cfg` that names `test`). The one
+/// definition of test code every pass uses.
+pub fn is_test_item(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|attr| {
+        let path = attr.path();
+        path.segments.last().is_some_and(|s| s.ident == "test")
+            || (path.is_ident("cfg")
+                && quote::ToTokens::to_token_stream(&attr.meta)
+                    .to_string()
+                    .contains("test"))
+    })
+}

@@ -195,19 +195,7 @@ pub trait Collects: Sync {
     ) -> Option<Box<dyn Hook + 'a>>;
 }
 
-/// Whether an item's attributes make it test code: `#[test]`, `#[tokio::test]` (any attribute
-/// whose last segment is `test`), `#[cfg(test)]` (any `cfg` that names `test`). The one
-/// definition of test code every pass uses.
-pub fn is_test_item(attrs: &[syn::Attribute]) -> bool {
-    attrs.iter().any(|attr| {
-        let path = attr.path();
-        path.segments.last().is_some_and(|s| s.ident == "test")
-            || (path.is_ident("cfg")
-                && quote::ToTokens::to_token_stream(&attr.meta)
-                    .to_string()
-                    .contains("test"))
-    })
-}
+pub use super::syntax::is_test_item;
 
 /// Walk a file once, handing every node to every hook, then let each hook write its facts.
 pub fn walk<'h>(

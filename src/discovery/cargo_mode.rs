@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use cargo_metadata::{Metadata, MetadataCommand, Package, TargetKind};
 
 use super::DiscoveryError;
-use crate::engine::{LintUnit, UnitFile};
+use crate::unit::{LintUnit, UnitFile};
 
 /// Package selection, spelled as cargo spells it.
 #[derive(Debug, Clone, Default)]

@@ -3,21 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-/// An inline module enclosing a declaration: its name and its `#[path]` attribute, if any.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub struct InlineModule {
-    pub name: String,
-    pub path_attr: Option<String>,
-}
-
-/// A `mod name;` declaration found in a file.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub struct ModDecl {
-    pub name: String,
-    pub path_attr: Option<String>,
-    /// The inline modules around the declaration, outermost first.
-    pub inline: Vec<InlineModule>,
-}
+pub use crate::unit::{InlineModule, ModDecl};
 
 /// A file of the module tree, with what rustc needs to place its children.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 use std::path::{Component, Path, PathBuf};
 
 use super::DiscoveryError;
-use crate::engine::{LintUnit, UnitFile};
+use crate::unit::{LintUnit, UnitFile};
 
 /// Collect the files under `paths` into one unit.
 pub fn discover(paths: &[PathBuf]) -> Result<Vec<LintUnit>, DiscoveryError> {

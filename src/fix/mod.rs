@@ -2,6 +2,7 @@
 //! parses, re-lint, and repeat until nothing applicable is left (or the round cap is hit). Only
 //! then are files written, each atomically and only if it did not change on disk meanwhile.
 
+pub mod apply;
 pub mod edits;
 pub mod vcs;
 pub mod write;

@@ -10,8 +10,8 @@ use codespan_reporting::term::{self};
 
 use super::{Emitter, Report};
 use crate::diagnostic::{Diagnostic, Fix, Severity};
+use crate::edits::apply_edits;
 use crate::engine::LintResult;
-use crate::fix::edits::apply_edits;
 use crate::source::{ByteSpan, SourceMap};
 
 pub struct Human;

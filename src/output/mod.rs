@@ -10,55 +10,10 @@ pub mod junit;
 pub mod sarif;
 
 use std::io;
-use std::path::{Path, PathBuf};
 
 use codespan_reporting::term::termcolor::WriteColor;
 
-use crate::engine::LintResult;
-use crate::source::FileId;
-
-/// What a format prints: a run's result, and where the repository's root is.
-pub struct Report<'a> {
-    pub result: &'a LintResult,
-    /// Formats that name files relative to the repository (SARIF, GitLab) use this root.
-    pub root: Option<PathBuf>,
-}
-
-impl Report<'_> {
-    /// A file's path relative to the repository root (with `/`), or as displayed.
-    pub fn repository_path(&self, file: FileId) -> String {
-        let Some(source) = self.result.sources.get(file) else {
-            return String::new();
-        };
-        if let Some(root) = &self.root {
-            let absolute =
-                std::fs::canonicalize(&source.path).unwrap_or_else(|_| source.path.clone());
-            if let Ok(relative) = absolute.strip_prefix(root) {
-                return relative.to_string_lossy().replace('\\', "/");
-            }
-        }
-        source.display_path.clone()
-    }
-}
-
-/// The git work tree holding `dir`, if any.
-pub fn repository_root(dir: &Path) -> Option<PathBuf> {
-    let output = std::process::Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(["rev-parse", "--show-toplevel"])
-        .output()
-        .ok()?;
-    if !output.status.success() {
-        return None;
-    }
-    let top = PathBuf::from(
-        String::from_utf8(output.stdout)
-            .ok()?
-            .trim_end_matches(['\n', '\r']),
-    );
-    Some(std::fs::canonicalize(&top).unwrap_or(top))
-}
+pub use crate::report::{repository_root, Report};
 
 /// Text for a terminal with every control character (but tab and line endings) replaced by a
 /// visible one of the same byte length, so that text from the linted tree (source lines, file

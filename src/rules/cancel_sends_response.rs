@@ -6,7 +6,7 @@ use crate::analysis::crate_graph::{CancelSend, HandlerReturn, Hop, MissingGuard,
 use crate::analysis::facts::Removal;
 use crate::analysis::facts::SinkKind;
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Label, Severity};
-use crate::fix::edits::removal_edit;
+use crate::edits::removal_edit;
 use crate::sdk::Sdk;
 use crate::source::SourceMap;
 

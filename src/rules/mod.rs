@@ -49,7 +49,7 @@ pub enum FixAvailability {
 pub struct RuleContext<'a> {
     pub graph: &'a CrateGraph<'a>,
     pub sources: &'a SourceMap,
-    pub settings: &'a crate::config::Settings,
+    pub settings: &'a crate::settings::Settings,
     /// The MCP SDK the crate uses, if known.
     pub sdk: Option<&'a crate::sdk::Sdk>,
     /// The unit is a cargo target (its first file is the target's root), not a set of paths.
@@ -138,7 +138,7 @@ pub trait Rule: Sync {
 
 /// The rules that can report anything in a run with `settings`: those not allowed everywhere.
 /// The others cost nothing: no hook, no pre-filter words, no check.
-pub fn enabled(settings: &crate::config::Settings) -> Vec<&'static dyn Rule> {
+pub fn enabled(settings: &crate::settings::Settings) -> Vec<&'static dyn Rule> {
     registry()
         .into_iter()
         .filter(|rule| settings.may_report(rule.meta().code))
@@ -146,7 +146,7 @@ pub fn enabled(settings: &crate::config::Settings) -> Vec<&'static dyn Rule> {
 }
 
 /// The collectors of the enabled rules.
-pub fn collectors(settings: &crate::config::Settings) -> Vec<&'static dyn Collects> {
+pub fn collectors(settings: &crate::settings::Settings) -> Vec<&'static dyn Collects> {
     enabled(settings)
         .into_iter()
         .filter_map(|rule| rule.collector())

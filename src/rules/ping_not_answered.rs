@@ -3,8 +3,8 @@
 
 use super::{FixAvailability, Rule, RuleContext, RuleMeta};
 use crate::analysis::dispatch::{CatchAllArm, MethodArm, MethodDispatcher, ResultTemplate};
-use crate::config::ProtocolVersion;
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Label, Severity};
+use crate::protocol::ProtocolVersion;
 use crate::source::{ByteSpan, FileId, SourceFile};
 
 pub static META: RuleMeta = RuleMeta {

@@ -4,8 +4,8 @@
 pub mod facts;
 
 use super::{FixAvailability, Rule, RuleContext, RuleMeta};
-use crate::config::ProtocolVersion;
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
+use crate::protocol::ProtocolVersion;
 use crate::source::{ByteSpan, FileId};
 
 pub static META: RuleMeta = RuleMeta {

@@ -5,8 +5,8 @@
 use super::{FixAvailability, Rule, RuleContext, RuleMeta};
 pub mod facts;
 
-use crate::config::ProtocolVersion;
 use crate::diagnostic::{Diagnostic, Label, Severity};
+use crate::protocol::ProtocolVersion;
 use facts::ProgressIssue;
 
 pub static META: RuleMeta = RuleMeta {

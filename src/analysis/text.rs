@@ -1,0 +1,174 @@
+//! What the analysis reads from a file's text before (or instead of) its syntax tree: where the
+//! code starts, whether the text speaks MCP, whether it serves over stdio.
+
+use crate::source::ByteSpan;
+
+/// A file that did not parse: the error's span and message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseFailure {
+    pub span: ByteSpan,
+    pub message: String,
+}
+
+/// Where Rust code starts in a file's text: after a byte order mark, and after a shebang line
+/// (`#!` not followed by `[`), which `syn` would otherwise reject or shift.
+pub fn code_start(text: &str) -> usize {
+    let mut start = 0;
+    if text.starts_with('\u{feff}') {
+        start = '\u{feff}'.len_utf8();
+    }
+    let rest = &text[start..];
+    if let Some(after) = rest.strip_prefix("#!") {
+        if !after.trim_start().starts_with('[') {
+            start += rest.find('\n').unwrap_or(rest.len());
+        }
+    }
+    start
+}
+
+/// Words of code that speaks MCP or JSON-RPC.
+pub(crate) const MCP_WORDS: &[&str] = &[
+    "jsonrpc",
+    "JsonRpc",
+    "Jsonrpc",
+    "JSONRPC",
+    "rmcp",
+    "mcp",
+    "Mcp",
+    "MCP",
+    "notifications/",
+    "CallToolResult",
+    "RequestId",
+    "ErrorData",
+];
+
+/// Whether a text speaks MCP or JSON-RPC.
+pub fn mentions_mcp(text: &str) -> bool {
+    MCP_WORDS.iter().any(|w| text.contains(w))
+}
+
+/// Whether a text serves MCP over stdio: it reads `stdin()`, calls a `stdio()` transport, or names
+/// `StdioTransport`, in its code (comments, doc comments included, do not count).
+///
+/// A file that launches an MCP server as a child process and talks to it over the child's pipes
+/// (rmcp's `TokioChildProcess`, rust-mcp-sdk's `StdioTransport::create_with_server_launch`,
+/// `Command` with `.stdin(Stdio::piped())`) is a client that owns its own stdout: there only a
+/// transport on the process's own stdio counts (`stdio()`, `StdioTransport::new(..)`), and
+/// neither a `stdin()` read (a prompt for the user) nor the name `StdioTransport` does.
+pub fn serves_stdio(text: &str) -> bool {
+    // Most files name none of these: no need to copy them without their comments.
+    if !["stdio()", "stdin()", "StdioTransport"]
+        .iter()
+        .any(|needle| text.contains(needle))
+    {
+        return false;
+    }
+    let code = strip_comments(text);
+    if code.contains("stdio()") {
+        return true;
+    }
+    if launches_stdio_child(&code) || prompts_on_terminal(&code) {
+        return code.contains("StdioTransport::new(");
+    }
+    code.contains("stdin()") || code.contains("StdioTransport")
+}
+
+/// Whether code reads stdin only when it is a terminal: it refuses to go on when stdin is not
+/// one (`if !std::io::stdin().is_terminal() { bail!(..) }`), the guard of a prompt for a person
+/// (an installer's "proceed? [y/N]"). A server's stdin is a pipe from its client.
+fn prompts_on_terminal(code: &str) -> bool {
+    const TEST: &str = "stdin().is_terminal()";
+    code.match_indices(TEST).any(|(at, _)| {
+        let before = code[..at]
+            .trim_end_matches(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == ':');
+        before.trim_end().ends_with('!')
+    })
+}
+
+/// Whether code launches a child process with piped stdio, the client side of the stdio
+/// transport.
+fn launches_stdio_child(code: &str) -> bool {
+    const LAUNCHES: &[&str] = &[
+        "TokioChildProcess",
+        "create_with_server_launch",
+        "stdin(Stdio::piped())",
+        "stdin(std::process::Stdio::piped())",
+        "stdin(process::Stdio::piped())",
+    ];
+    LAUNCHES.iter().any(|needle| code.contains(needle))
+}
+
+/// The text with its comments (`//` to the end of the line, nested `/* */`) blanked out; string,
+/// raw string, byte string and character literals are kept as they are.
+pub fn strip_comments(text: &str) -> String {
+    use crate::lexical::Region;
+    let mut out = String::with_capacity(text.len());
+    for (region, range) in crate::lexical::regions(text) {
+        match region {
+            Region::Code | Region::Literal => out.push_str(&text[range]),
+            Region::BlockComment => out.push(' '),
+            Region::LineComment => {}
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{serves_stdio, strip_comments};
+
+    #[test]
+    fn comments_are_blanked_and_literals_kept() {
+        let text = "let a = \"// not a comment\"; // stdin()\n/* outer /* inner */ stdio() */ let c = '\"'; let r = r#\"/* kept */\"#; fn f<'a>(x: &'a str) {}";
+        let code = strip_comments(text);
+        assert!(code.contains("\"// not a comment\""));
+        assert!(!code.contains("stdin()"));
+        assert!(!code.contains("stdio()"));
+        assert!(code.contains("let c = '\"';"));
+        assert!(code.contains("r#\"/* kept */\"#"));
+        assert!(code.contains("fn f<'a>(x: &'a str) {}"));
+    }
+
+    #[test]
+    fn unterminated_input_does_not_panic() {
+        for text in [
+            "/* open", "\"open", "r#\"open", "'", "'\\", "//", "b'", "é'", "'é",
+        ] {
+            let _ = strip_comments(text);
+            let _ = serves_stdio(text);
+        }
+    }
+
+    #[test]
+    fn servers_and_clients() {
+        assert!(serves_stdio("handler.serve(stdio()).await"));
+        assert!(serves_stdio("for line in io::stdin().lines() {}"));
+        assert!(serves_stdio("let t = StdioTransport::new();"));
+        // Only in documentation.
+        assert!(!serves_stdio(
+            "/// let t = StdioTransport::new();\nfn f() {}"
+        ));
+        // A client that launches its server as a child.
+        assert!(!serves_stdio(
+            "StdioTransport::create_with_server_launch(\"npx\", args, None, options)"
+        ));
+        assert!(!serves_stdio(
+            "TokioChildProcess::new(cmd); let input = tokio::io::stdin();"
+        ));
+        assert!(!serves_stdio(
+            "Command::new(\"srv\").stdin(Stdio::piped()); std::io::stdin().read_line(&mut s);"
+        ));
+        // A prompt for a person, read only when stdin is a terminal.
+        assert!(!serves_stdio(
+            "if !std::io::stdin().is_terminal() { bail!(\"no tty\"); } std::io::stdin().read_line(&mut s);"
+        ));
+        // A server that refuses to run on a terminal still serves.
+        assert!(serves_stdio(
+            "if std::io::stdin().is_terminal() { exit(2); } for l in std::io::stdin().lines() {}"
+        ));
+        // A proxy that serves stdio and launches servers as children still serves.
+        assert!(serves_stdio(
+            "TokioChildProcess::new(cmd); proxy.serve(stdio())"
+        ));
+    }
+}

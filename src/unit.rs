@@ -1,0 +1,42 @@
+//! What is linted: units of files analysed together, and their files with their module paths.
+//! Discovery builds them; the engine lints them.
+
+use std::path::PathBuf;
+
+/// Files analysed together: calls are followed between them (one crate, or one path-mode run).
+#[derive(Debug, Clone, Default)]
+pub struct LintUnit {
+    pub name: String,
+    pub files: Vec<UnitFile>,
+    /// Follow `mod x;` declarations from the files (cargo mode: the files are target roots).
+    pub follow_modules: bool,
+    /// The package's manifest, where its MCP SDK is read from.
+    pub manifest: Option<PathBuf>,
+    /// A test or bench target (cargo mode).
+    pub test_target: bool,
+}
+
+/// A file of a unit, with its module path inside the crate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnitFile {
+    pub path: PathBuf,
+    pub module: Vec<String>,
+    /// Whether the file's child modules live beside it (crate roots, `mod.rs`, `#[path]` files).
+    pub owns_directory: bool,
+}
+
+/// An inline module enclosing a declaration: its name and its `#[path]` attribute, if any.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct InlineModule {
+    pub name: String,
+    pub path_attr: Option<String>,
+}
+
+/// A `mod name;` declaration found in a file.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct ModDecl {
+    pub name: String,
+    pub path_attr: Option<String>,
+    /// The inline modules around the declaration, outermost first.
+    pub inline: Vec<InlineModule>,
+}

@@ -152,7 +152,7 @@ impl Analysed {
         let stdout_writers = crate::prefilter::NeedleSearch::new(
             &needles
                 .iter()
-                .filter(|n| crate::prefilter::is_stdout_needle(n))
+                .filter(|n| crate::prefilter::is_standalone(n))
                 .cloned()
                 .collect::<Vec<_>>(),
         );
@@ -234,10 +234,7 @@ pub fn lint_observed(
         overlay,
         vocabulary: &settings.vocabulary,
         collectors,
-        prefilter: crate::prefilter::Prefilter::new(
-            &settings.vocabulary,
-            settings.analyse_every_file,
-        ),
+        prefilter: rules::prefilter(settings),
         cache: settings
             .cache_directory
             .as_deref()
@@ -367,13 +364,11 @@ impl Analysed {
     fn follow_up(&mut self, run: &Run<'_>, settings: &Settings) {
         let mut looked_for: HashSet<String> = HashSet::new();
         loop {
-            let needles: Vec<String> = crate::prefilter::follow_up_needles(
-                self.facts.iter().flatten(),
-                &settings.vocabulary,
-            )
-            .into_iter()
-            .filter(|n| !looked_for.contains(n))
-            .collect();
+            let parsed: Vec<&FileFacts> = self.facts.iter().flatten().collect();
+            let needles: Vec<String> = rules::follow_up_needles(settings, &parsed)
+                .into_iter()
+                .filter(|n| !looked_for.contains(n))
+                .collect();
             if needles.is_empty() || self.skipped.is_empty() {
                 break;
             }

@@ -87,7 +87,6 @@ const LONG_FUNCTIONS: &[&str] = &[
     "src/analysis/crate_graph.rs::CrateGraph::resolve",
     "src/analysis/facts.rs::FactsBuilder::visit_expr_method_call",
     // The rules (under restructuring).
-    "src/rules/cancel_sends_response.rs::diagnostic",
     "src/rules/response_to_notification.rs::check_dispatcher",
 ];
 

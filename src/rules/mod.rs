@@ -14,8 +14,13 @@ pub mod unused_suppression;
 
 use crate::analysis::crate_graph::CrateGraph;
 use crate::analysis::facts::FileFacts;
+use std::collections::BTreeSet;
+
+use crate::analysis::vocabulary::Vocabulary;
 use crate::analysis::walk::Collects;
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::prefilter::Prefilter;
+use crate::settings::Settings;
 use crate::source::{FileId, SourceMap};
 
 /// What every rule declares about itself.
@@ -134,11 +139,53 @@ pub trait Rule: Sync {
     fn collector(&self) -> Option<&'static dyn Collects> {
         None
     }
+
+    /// Words without which a file holds nothing for this rule: a file that holds one is parsed
+    /// (see [`crate::prefilter`]).
+    fn words(&self, vocabulary: &Vocabulary) -> Vec<String> {
+        let _ = vocabulary;
+        Vec::new()
+    }
+
+    /// Words that make a file worth parsing for this rule only when it also speaks MCP.
+    fn mcp_words(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// What the parsed files say must be looked for in the files the pre-filter skipped (see
+    /// [`crate::prefilter`]).
+    fn follow_up(&self, facts: &[&FileFacts], vocabulary: &Vocabulary) -> BTreeSet<String> {
+        let _ = (facts, vocabulary);
+        BTreeSet::new()
+    }
+}
+
+/// The pre-filter of a run: the union of the enabled rules' words.
+pub fn prefilter(settings: &Settings) -> Prefilter {
+    let rules = enabled(settings);
+    let alone = rules
+        .iter()
+        .flat_map(|r| r.words(&settings.vocabulary))
+        .collect();
+    let with_mcp = rules
+        .iter()
+        .flat_map(|r| r.mcp_words())
+        .map(|w| w.to_string())
+        .collect();
+    Prefilter::new(alone, with_mcp, settings.analyse_every_file)
+}
+
+/// What the enabled rules look for in the skipped files, from what was parsed.
+pub fn follow_up_needles(settings: &Settings, facts: &[&FileFacts]) -> BTreeSet<String> {
+    enabled(settings)
+        .iter()
+        .flat_map(|r| r.follow_up(facts, &settings.vocabulary))
+        .collect()
 }
 
 /// The rules that can report anything in a run with `settings`: those not allowed everywhere.
 /// The others cost nothing: no hook, no pre-filter words, no check.
-pub fn enabled(settings: &crate::settings::Settings) -> Vec<&'static dyn Rule> {
+pub fn enabled(settings: &Settings) -> Vec<&'static dyn Rule> {
     registry()
         .into_iter()
         .filter(|rule| settings.may_report(rule.meta().code))
@@ -146,7 +193,7 @@ pub fn enabled(settings: &crate::settings::Settings) -> Vec<&'static dyn Rule> {
 }
 
 /// The collectors of the enabled rules.
-pub fn collectors(settings: &crate::settings::Settings) -> Vec<&'static dyn Collects> {
+pub fn collectors(settings: &Settings) -> Vec<&'static dyn Collects> {
     enabled(settings)
         .into_iter()
         .filter_map(|rule| rule.collector())
@@ -196,4 +243,50 @@ pub fn table() -> String {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::settings::Level;
+
+    #[test]
+    fn the_prefilter_wants_the_enabled_rules_words() {
+        let settings = Settings::default();
+        let filter = prefilter(&settings);
+        assert!(filter.wants("fn f(ct: T) { ct.cancelled().await; }", false));
+        assert!(filter.wants("// mcp-lint: allow(MCP001)", false));
+        assert!(!filter.wants("fn f() { tx.send(1); }", false));
+        assert!(filter.wants("mod a;", true));
+        assert!(!filter.wants("mod a;", false));
+        // Progress words count only in code that speaks MCP.
+        assert!(filter.wants(
+            "use rmcp::model::*; fn f() { peer.notify_progress(p); }",
+            false
+        ));
+        assert!(filter.wants(r#"json!({"method": "notifications/progress"})"#, false));
+        assert!(!filter.wants("fn f() { bar.notify_progress(50); }", false));
+        let everything = Settings {
+            analyse_every_file: true,
+            ..Settings::default()
+        };
+        assert!(prefilter(&everything).wants("", false));
+    }
+
+    #[test]
+    fn a_rule_allowed_everywhere_costs_nothing() {
+        let mut settings = Settings::default();
+        settings.command_line.insert("MCP001", Level::Allow);
+        assert!(!enabled(&settings).iter().any(|r| r.meta().code == "MCP001"));
+        // Its words no longer make a file worth parsing; the other rules' still do.
+        let filter = prefilter(&settings);
+        assert!(!filter.wants("fn f(ct: T) { ct.cancelled().await; }", false));
+        assert!(filter.wants("fn main() { serve(stdio()) }", false));
+        // Nor is a collecting rule's hook run.
+        settings.command_line.insert("MCP005", Level::Allow);
+        assert!(!collectors(&settings).iter().any(|c| c.key() == "MCP005"));
+        assert!(collectors(&Settings::default())
+            .iter()
+            .any(|c| c.key() == "MCP005"));
+    }
 }

@@ -27,6 +27,18 @@ impl Rule for PingNotAnswered {
         &META
     }
 
+    fn mcp_words(&self) -> &'static [&'static str] {
+        crate::prefilter::DISPATCH_WORDS
+    }
+
+    fn follow_up(
+        &self,
+        facts: &[&crate::analysis::facts::FileFacts],
+        _vocabulary: &crate::analysis::vocabulary::Vocabulary,
+    ) -> std::collections::BTreeSet<String> {
+        crate::prefilter::dispatcher_needles(facts)
+    }
+
     fn check(&self, context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
         // `ping` is gone from 2026-07-28; servers for 2025-11-25 (alone or with 2026-07-28, on
         // legacy connections) must answer it.

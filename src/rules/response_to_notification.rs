@@ -33,6 +33,18 @@ impl Rule for ResponseToNotification {
         &META
     }
 
+    fn mcp_words(&self) -> &'static [&'static str] {
+        crate::prefilter::DISPATCH_WORDS
+    }
+
+    fn follow_up(
+        &self,
+        facts: &[&crate::analysis::facts::FileFacts],
+        _vocabulary: &crate::analysis::vocabulary::Vocabulary,
+    ) -> std::collections::BTreeSet<String> {
+        crate::prefilter::dispatcher_needles(facts)
+    }
+
     fn check(&self, context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
         if !context.serves_mcp() {
             return;

@@ -24,6 +24,26 @@ impl Rule for StdioEmbeddedNewline {
         &META
     }
 
+    fn words(&self, _vocabulary: &crate::analysis::vocabulary::Vocabulary) -> Vec<String> {
+        crate::prefilter::STDIO_WORDS
+            .iter()
+            .map(|w| w.to_string())
+            .collect()
+    }
+
+    fn follow_up(
+        &self,
+        facts: &[&crate::analysis::facts::FileFacts],
+        _vocabulary: &crate::analysis::vocabulary::Vocabulary,
+    ) -> std::collections::BTreeSet<String> {
+        // A stdio server's other writers to stdout, in any file of the run.
+        if facts.iter().any(|f| f.serves_stdio && f.mentions_mcp) {
+            crate::prefilter::standalone(crate::prefilter::STDOUT_WRITERS).collect()
+        } else {
+            std::collections::BTreeSet::new()
+        }
+    }
+
     fn check(&self, context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
         for (file, facts) in context.stdio_protocol_files() {
             // Only pretty output that reaches stdout as a message is recorded (see

@@ -20,5 +20,12 @@ impl Rule for UnusedSuppression {
         &META
     }
 
+    fn words(&self, _vocabulary: &crate::analysis::vocabulary::Vocabulary) -> Vec<String> {
+        crate::prefilter::SUPPRESSION_WORDS
+            .iter()
+            .map(|w| w.to_string())
+            .collect()
+    }
+
     fn check(&self, _: &RuleContext<'_>, _: &mut Vec<Diagnostic>) {}
 }

@@ -8,6 +8,17 @@ use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
 use crate::protocol::ProtocolVersion;
 use crate::source::{ByteSpan, FileId};
 
+/// Where error codes are built: parsed in a run that speaks MCP.
+const ERROR_CODE_WORDS: &[&str] = &[
+    "ErrorCode(",
+    "\"code\"",
+    "code: -",
+    "code: 0",
+    "_ERROR: i",
+    "_CODE: i",
+    "RESOURCE_NOT_FOUND",
+];
+
 pub static META: RuleMeta = RuleMeta {
     code: "MCP006",
     name: "bad-error-code",
@@ -62,6 +73,23 @@ impl Rule for BadErrorCode {
 
     fn collector(&self) -> Option<&'static dyn crate::analysis::walk::Collects> {
         Some(&facts::ErrorCodes)
+    }
+
+    fn mcp_words(&self) -> &'static [&'static str] {
+        ERROR_CODE_WORDS
+    }
+
+    fn follow_up(
+        &self,
+        facts: &[&crate::analysis::facts::FileFacts],
+        _vocabulary: &crate::analysis::vocabulary::Vocabulary,
+    ) -> std::collections::BTreeSet<String> {
+        // Error codes in code that speaks MCP, in any file of the run.
+        if facts.iter().any(|f| f.mentions_mcp) {
+            crate::prefilter::standalone(ERROR_CODE_WORDS).collect()
+        } else {
+            std::collections::BTreeSet::new()
+        }
     }
 
     fn check(&self, context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {

@@ -4,11 +4,25 @@
 use super::{FixAvailability, Rule, RuleContext, RuleMeta};
 use crate::analysis::crate_graph::{CancelSend, HandlerReturn, Hop, MissingGuard, SendHow};
 use crate::analysis::facts::Removal;
-use crate::analysis::facts::SinkKind;
+use crate::analysis::facts::{CallSite, SinkKind, SinkSite};
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Label, Severity};
 use crate::edits::removal_edit;
 use crate::sdk::Sdk;
-use crate::source::SourceMap;
+use crate::source::{ByteSpan, SourceMap};
+
+pub mod follow_up;
+
+/// Words without which a file holds no cancel path (besides the configured hook and notification
+/// names).
+const CANCEL_WORDS: &[&str] = &[
+    "cancelled",
+    "Cancelled",
+    "CANCELLED",
+    "fn cancel",
+    "on_cancel",
+    "handle_cancel",
+    "ancellation",
+];
 
 pub static META: RuleMeta = RuleMeta {
     code: "MCP001",
@@ -16,7 +30,7 @@ pub static META: RuleMeta = RuleMeta {
     default_severity: Severity::Error,
     summary: "a response or further message is sent for a request the client cancelled",
     fix: FixAvailability::Sometimes,
-    docs: include_str!("../../rules/MCP001-cancel-sends-response.md"),
+    docs: include_str!("../../../rules/MCP001-cancel-sends-response.md"),
 };
 
 const SPEC_MUST_NOT: &str =
@@ -31,6 +45,23 @@ pub struct CancelSendsResponse;
 impl Rule for CancelSendsResponse {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn words(&self, vocabulary: &crate::analysis::vocabulary::Vocabulary) -> Vec<String> {
+        CANCEL_WORDS
+            .iter()
+            .map(|w| w.to_string())
+            .chain(vocabulary.cancel_hooks.iter().cloned())
+            .chain(vocabulary.cancel_notifications.iter().cloned())
+            .collect()
+    }
+
+    fn follow_up(
+        &self,
+        facts: &[&crate::analysis::facts::FileFacts],
+        vocabulary: &crate::analysis::vocabulary::Vocabulary,
+    ) -> std::collections::BTreeSet<String> {
+        follow_up::needles(facts, vocabulary)
     }
 
     fn check(&self, context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
@@ -187,6 +218,113 @@ fn fix(send: &CancelSend<'_>, sources: &SourceMap) -> Option<Fix> {
     })
 }
 
+/// What a finding says: its span, message, help and the kind of message sent.
+type Said = (ByteSpan, String, String, SinkKind);
+
+/// A send made right on the cancel path.
+fn direct(send: &CancelSend<'_>, sink: &SinkSite, labels: &mut Vec<Label>) -> Said {
+    let message = match (sink.kind, sink.sent_at) {
+        (SinkKind::Response, Some(_)) => format!(
+            "{} builds a response on a cancel path, and it is sent for the cancelled request",
+            sink.what
+        ),
+        (SinkKind::Response, None) => {
+            format!(
+                "{} sends a response for a request that was cancelled",
+                sink.what
+            )
+        }
+        (SinkKind::FurtherMessage, _) => format!(
+            "{} sends a further message for a request that was cancelled",
+            sink.what
+        ),
+    };
+    if let Some(sent_at) = sink.sent_at {
+        labels.push(Label {
+            file: send.file,
+            span: sent_at,
+            message: "the response built on the cancel path is sent here".into(),
+        });
+    }
+    let help = match (sink.kind, sink.sent_at) {
+        (SinkKind::FurtherMessage, _) => {
+            "stop sending progress and log messages once the request is cancelled".to_string()
+        }
+        (SinkKind::Response, Some(_)) => {
+            "make the cancel path produce nothing to send (for example `None`) and skip the send for it"
+                .to_string()
+        }
+        (SinkKind::Response, None) => {
+            "remove the send: stop the work and free the request's resources, but send nothing for it"
+                .to_string()
+        }
+    };
+    (sink.span, message, help, sink.kind)
+}
+
+/// A send reached through calls from the cancel path: a label per hop.
+fn through(call: &CallSite, chain: &[Hop<'_>], labels: &mut Vec<Label>) -> Said {
+    let mut kind = SinkKind::Response;
+    let mut first_callee = String::new();
+    for hop in chain {
+        match hop {
+            Hop::Call {
+                file,
+                caller,
+                call,
+                callee,
+            } => {
+                if first_callee.is_empty() {
+                    first_callee = caller.name.clone();
+                }
+                labels.push(Label {
+                    file: *file,
+                    span: call.span,
+                    message: format!("`{}` calls `{}`", caller.name, callee.name),
+                });
+            }
+            Hop::Send {
+                file,
+                function,
+                sink,
+            } => {
+                if first_callee.is_empty() {
+                    first_callee = function.name.clone();
+                }
+                kind = sink.kind;
+                labels.push(Label {
+                    file: *file,
+                    span: sink.span,
+                    message: format!(
+                        "`{}` sends {} here: {}",
+                        function.name,
+                        kind_words(sink.kind),
+                        sink.what
+                    ),
+                });
+            }
+        }
+    }
+    let calls = chain.len();
+    let message = format!(
+        "`{}` sends {} for a request that was cancelled (through {calls} call{})",
+        first_callee,
+        kind_words(kind),
+        if calls == 1 { "" } else { "s" }
+    );
+    let help = format!(
+        "do not call `{first_callee}` on the cancel path, or make it send nothing for a cancelled request"
+    );
+    (call.span, message, help, kind)
+}
+
+fn kind_words(kind: SinkKind) -> &'static str {
+    match kind {
+        SinkKind::Response => "a response",
+        SinkKind::FurtherMessage => "a further message",
+    }
+}
+
 fn diagnostic(send: &CancelSend<'_>, sources: &SourceMap) -> Diagnostic {
     let origin_label = Label {
         file: send.file,
@@ -195,101 +333,8 @@ fn diagnostic(send: &CancelSend<'_>, sources: &SourceMap) -> Diagnostic {
     };
     let mut labels = vec![origin_label];
     let (span, message, help, kind) = match &send.how {
-        SendHow::Direct(sink) => {
-            let message = match (sink.kind, sink.sent_at) {
-                (SinkKind::Response, Some(_)) => format!(
-                    "{} builds a response on a cancel path, and it is sent for the cancelled request",
-                    sink.what
-                ),
-                (SinkKind::Response, None) => {
-                    format!("{} sends a response for a request that was cancelled", sink.what)
-                }
-                (SinkKind::FurtherMessage, _) => format!(
-                    "{} sends a further message for a request that was cancelled",
-                    sink.what
-                ),
-            };
-            if let Some(sent_at) = sink.sent_at {
-                labels.push(Label {
-                    file: send.file,
-                    span: sent_at,
-                    message: "the response built on the cancel path is sent here".into(),
-                });
-            }
-            let help = match (sink.kind, sink.sent_at) {
-                (SinkKind::FurtherMessage, _) => {
-                    "stop sending progress and log messages once the request is cancelled".to_string()
-                }
-                (SinkKind::Response, Some(_)) => {
-                    "make the cancel path produce nothing to send (for example `None`) and skip the send for it"
-                        .to_string()
-                }
-                (SinkKind::Response, None) => {
-                    "remove the send: stop the work and free the request's resources, but send nothing for it"
-                        .to_string()
-                }
-            };
-            (sink.span, message, help, sink.kind)
-        }
-        SendHow::Through { call, chain } => {
-            let mut kind = SinkKind::Response;
-            let mut first_callee = String::new();
-            for hop in chain {
-                match hop {
-                    Hop::Call {
-                        file,
-                        caller,
-                        call,
-                        callee,
-                    } => {
-                        if first_callee.is_empty() {
-                            first_callee = caller.name.clone();
-                        }
-                        labels.push(Label {
-                            file: *file,
-                            span: call.span,
-                            message: format!("`{}` calls `{}`", caller.name, callee.name),
-                        });
-                    }
-                    Hop::Send {
-                        file,
-                        function,
-                        sink,
-                    } => {
-                        if first_callee.is_empty() {
-                            first_callee = function.name.clone();
-                        }
-                        kind = sink.kind;
-                        let what = match sink.kind {
-                            SinkKind::Response => "a response",
-                            SinkKind::FurtherMessage => "a further message",
-                        };
-                        labels.push(Label {
-                            file: *file,
-                            span: sink.span,
-                            message: format!(
-                                "`{}` sends {what} here: {}",
-                                function.name, sink.what
-                            ),
-                        });
-                    }
-                }
-            }
-            let calls = chain.len();
-            let what = match kind {
-                SinkKind::Response => "a response",
-                SinkKind::FurtherMessage => "a further message",
-            };
-            let message = format!(
-                "`{}` sends {what} for a request that was cancelled (through {calls} call{})",
-                first_callee,
-                if calls == 1 { "" } else { "s" }
-            );
-            let help = format!(
-                "do not call `{first_callee}` on the cancel path, or make it send nothing for a cancelled request"
-            );
-            (call.span, message, help, kind)
-        }
+        SendHow::Direct(sink) => direct(send, sink, &mut labels),
+        SendHow::Through { call, chain } => through(call, chain, &mut labels),
     };
     let notes = match kind {
         SinkKind::Response => vec![SPEC_MUST_NOT.to_string(), SPEC_SHOULD_NOT.to_string()],

@@ -147,6 +147,10 @@ pub struct Settings {
     pub cache_directory: Option<PathBuf>,
     /// Files larger than this (bytes) are reported and not analysed.
     pub max_file_size: u64,
+    /// A test hook, set only by Rust code (no configuration key): the analysis of files with
+    /// this name panics (see `rules::internal_error::test_panic_file`).
+    #[doc(hidden)]
+    pub panic_on_file: Option<String>,
 }
 
 /// The default file size limit: 8 MiB.
@@ -169,6 +173,7 @@ impl Default for Settings {
             analyse_every_file: false,
             cache_directory: None,
             max_file_size: DEFAULT_MAX_FILE_SIZE,
+            panic_on_file: None,
         }
     }
 }
@@ -562,6 +567,7 @@ pub fn settings_from(
         max_file_size: config
             .max_file_size_mib
             .map_or(DEFAULT_MAX_FILE_SIZE, |mib| mib.saturating_mul(1024 * 1024)),
+        panic_on_file: None,
     })
 }
 

@@ -12,7 +12,7 @@ use crate::analysis::vocabulary::Vocabulary;
 use crate::config::Settings;
 use crate::diagnostic::Diagnostic;
 use crate::discovery::module_tree::{self, ModuleFile};
-use crate::rules::{self, syntax_error, RuleContext};
+use crate::rules::{self, internal_error, syntax_error, RuleContext};
 use crate::source::{display_path, ByteSpan, FileId, SourceFile, SourceMap};
 
 /// Files analysed together: calls are followed between them (one crate, or one path-mode run).
@@ -212,6 +212,8 @@ struct Run<'a> {
     vocabulary: &'a Vocabulary,
     prefilter: crate::prefilter::Prefilter,
     cache: Option<crate::cache::Cache>,
+    /// The test hook's file name (see [`internal_error::test_panic_file`]).
+    test_panic: Option<String>,
 }
 
 /// Texts to lint in place of what is on disk, by the path the unit names (the fixer's edits).
@@ -258,6 +260,7 @@ pub fn lint_observed(
             .cache_directory
             .as_deref()
             .map(|dir| crate::cache::Cache::open(dir, &settings.vocabulary)),
+        test_panic: internal_error::test_panic_file(settings),
     };
     let mut analysed = Analysed::new();
     let mut expanded = vec![0usize; units.len()];
@@ -377,17 +380,33 @@ pub fn lint_observed(
             is_test_target: unit.test_target,
         };
         for rule in &rules {
-            rule.check(&context, &mut diagnostics);
+            internal_error::check_caught(*rule, &context, &mut diagnostics);
         }
     }
 
     sort_and_dedup(&mut diagnostics, &sources);
-    let mut diagnostics = crate::policy::apply(settings, &sources, &facts, diagnostics);
+    let mut diagnostics = apply_policy(settings, &sources, &facts, diagnostics);
     sort_and_dedup(&mut diagnostics, &sources);
     LintResult {
         sources,
         diagnostics,
     }
+}
+
+/// [`crate::policy::apply`] to every diagnostic but the internal errors (MCP999), which no
+/// suppression or level hides: the tool's failure is never the linted code's to silence.
+fn apply_policy(
+    settings: &Settings,
+    sources: &SourceMap,
+    facts: &[Option<FileFacts>],
+    diagnostics: Vec<Diagnostic>,
+) -> Vec<Diagnostic> {
+    let (mut internal, diagnostics): (Vec<_>, Vec<_>) = diagnostics
+        .into_iter()
+        .partition(internal_error::is_internal_error);
+    let mut kept = crate::policy::apply(settings, sources, facts, diagnostics);
+    kept.append(&mut internal);
+    kept
 }
 
 fn sort_and_dedup(diagnostics: &mut Vec<Diagnostic>, sources: &SourceMap) {
@@ -495,7 +514,8 @@ fn analyse_file(
             Ok(Err(crate::analysis::ParseFailure { span, message }))
         }
         None => {
-            let fresh = std::panic::catch_unwind(|| {
+            let fresh = internal_error::catch(|| {
+                internal_error::test_panic(run.test_panic.as_deref(), &file.path);
                 crate::analysis::analyse_text(&text, file.module.clone(), run.vocabulary)
             });
             if let (Some(cache), Some(entry), Ok(result)) = (&run.cache, entry, &fresh) {
@@ -520,13 +540,7 @@ fn analyse_file(
             failure.message,
             None,
         )),
-        Err(_) => FileOutcome::Failed(syntax_error::diagnostic(
-            id,
-            ByteSpan::default(),
-            "internal error while analysing this file; please report it with the file attached"
-                .into(),
-            None,
-        )),
+        Err(panic) => FileOutcome::Failed(internal_error::analysis_failed(id, &panic)),
     };
     (SourceFile::new(file.path.clone(), shown, text), outcome)
 }

@@ -1,11 +1,12 @@
 //! Property tests of the fuzz targets' invariants, in the normal suite: linting any text never
-//! panics, and fixing any text either changes nothing or yields a file that parses and that a
-//! second run leaves alone.
+//! panics (the engine catches a panic and reports it as MCP999, so no MCP999 may appear), and
+//! fixing any text either changes nothing or yields a file that parses and that a second run
+//! leaves alone.
 
 use std::path::{Path, PathBuf};
 
 use cargo_mcp_lint::config::Settings;
-use cargo_mcp_lint::engine::{lint_with, LintUnit, Overlay, UnitFile};
+use cargo_mcp_lint::engine::{lint_with, LintResult, LintUnit, Overlay, UnitFile};
 use cargo_mcp_lint::fix::{fix_from, parses, FixOptions};
 use proptest::prelude::*;
 
@@ -63,20 +64,57 @@ fn rust_like() -> impl Strategy<Value = String> {
     prop::collection::vec(pieces, 0..60).prop_map(|parts| parts.concat())
 }
 
+/// Lint `text` as one file, parsing it whatever the pre-filter says.
+fn lint_text(text: String, settings: &mut Settings) -> LintResult {
+    let path = PathBuf::from("/property/input.rs");
+    let mut overlay = Overlay::new();
+    overlay.insert(path.clone(), text);
+    settings.analyse_every_file = true;
+    lint_with(&[unit(&path)], Path::new("/"), &overlay, settings)
+}
+
+/// What linting must never do: panic (reported as MCP999) or report a span out of its file.
+fn lint_invariants(result: &LintResult) -> Result<(), TestCaseError> {
+    for d in &result.diagnostics {
+        prop_assert!(
+            d.code != "MCP999",
+            "the analysis panicked: {} {:?}",
+            d.message,
+            d.notes
+        );
+        let source = result.sources.get(d.file);
+        prop_assert!(source.is_some(), "a diagnostic's file exists");
+        let len = source.map_or(0, |s| s.text.len());
+        prop_assert!(d.span.start <= d.span.end && d.span.end <= len);
+    }
+    Ok(())
+}
+
+/// The property does see a panic: with the test hook that makes the analysis of the file panic,
+/// the engine still returns (it catches the panic), and the invariants fail.
+#[test]
+fn the_never_panics_property_sees_a_caught_panic() {
+    let text = "fn on_cancelled(&self) { self.send_error(id, 0, \"x\"); }".to_string();
+    let result = lint_text(text.clone(), &mut Settings::default());
+    assert!(lint_invariants(&result).is_ok());
+    let mut settings = Settings::default();
+    settings.panic_on_file = Some("input.rs".into());
+    let result = lint_text(text, &mut settings);
+    assert!(result.diagnostics.iter().any(|d| d.code == "MCP999"));
+    let failure = lint_invariants(&result).expect_err("the property fails on a panic");
+    assert!(
+        failure.to_string().contains("the analysis panicked"),
+        "{failure}"
+    );
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
 
     #[test]
     fn linting_never_panics(text in rust_like()) {
-        let path = PathBuf::from("/property/input.rs");
-        let mut overlay = Overlay::new();
-        overlay.insert(path.clone(), text);
-        let mut settings = Settings::default();
-        settings.analyse_every_file = true;
-        let result = lint_with(&[unit(&path)], Path::new("/"), &overlay, &settings);
-        for d in &result.diagnostics {
-            prop_assert!(d.span.start <= d.span.end);
-        }
+        let result = lint_text(text, &mut Settings::default());
+        lint_invariants(&result)?;
     }
 
     #[test]

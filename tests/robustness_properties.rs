@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use cargo_mcp_lint::config::Settings;
 use cargo_mcp_lint::engine::{lint_with, LintResult, LintUnit, Overlay, UnitFile};
 use cargo_mcp_lint::fix::{fix_from, parses, FixOptions};
+use cargo_mcp_lint::source::ByteSpan;
 use proptest::prelude::*;
 
 fn unit(path: &Path) -> LintUnit {
@@ -73,7 +74,19 @@ fn lint_text(text: String, settings: &mut Settings) -> LintResult {
     lint_with(&[unit(&path)], Path::new("/"), &overlay, settings)
 }
 
-/// What linting must never do: panic (reported as MCP999) or report a span out of its file.
+/// The span lies within `file`'s text and on character boundaries.
+fn span_ok(result: &LintResult, file: usize, span: ByteSpan) -> bool {
+    result.sources.get(file).is_some_and(|s| {
+        span.start <= span.end
+            && span.end <= s.text.len()
+            && s.text.is_char_boundary(span.start)
+            && s.text.is_char_boundary(span.end)
+    })
+}
+
+/// What linting must never do (the fuzz target `lint_file` checks the same): panic (reported as
+/// MCP999), report a span or a fix's edit out of its file or inside a character, or emit a fix
+/// whose edits overlap.
 fn lint_invariants(result: &LintResult) -> Result<(), TestCaseError> {
     for d in &result.diagnostics {
         prop_assert!(
@@ -82,10 +95,21 @@ fn lint_invariants(result: &LintResult) -> Result<(), TestCaseError> {
             d.message,
             d.notes
         );
-        let source = result.sources.get(d.file);
-        prop_assert!(source.is_some(), "a diagnostic's file exists");
-        let len = source.map_or(0, |s| s.text.len());
-        prop_assert!(d.span.start <= d.span.end && d.span.end <= len);
+        prop_assert!(span_ok(result, d.file, d.span), "{d:?}");
+        for label in &d.labels {
+            prop_assert!(span_ok(result, label.file, label.span), "{d:?}");
+        }
+        let edits = d.fix.iter().flat_map(|f| &f.edits);
+        for edit in edits.clone() {
+            prop_assert!(span_ok(result, edit.file, edit.span), "{d:?}");
+        }
+        let ends: Vec<(usize, usize, usize)> =
+            edits.map(|e| (e.file, e.span.start, e.span.end)).collect();
+        prop_assert!(
+            ends.windows(2)
+                .all(|w| w[0].0 != w[1].0 || w[0].2 <= w[1].1),
+            "edits overlap or are out of order: {d:?}"
+        );
     }
     Ok(())
 }
@@ -113,8 +137,10 @@ proptest! {
 
     #[test]
     fn linting_never_panics(text in rust_like()) {
-        let result = lint_text(text, &mut Settings::default());
+        let result = lint_text(text.clone(), &mut Settings::default());
         lint_invariants(&result)?;
+        let again = lint_text(text, &mut Settings::default());
+        prop_assert_eq!(&result.diagnostics, &again.diagnostics, "linting is deterministic");
     }
 
     #[test]

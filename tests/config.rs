@@ -191,7 +191,7 @@ fn cargo_metadata_configuration() {
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.contains("metadata.mcp-lint"), "{stdout}");
     assert!(
-        stdout.contains("\"MCP001 (cancel-sends-response)\" = \"warn\""),
+        stdout.contains("MCP001 = \"warn\"  # cancel-sends-response\n"),
         "{stdout}"
     );
 }
@@ -304,4 +304,79 @@ fn changed_since_reports_only_changed_files() {
     let (code, _, stderr) = lint(dir.path(), &[".", "--changed-since", "no-such-ref"]);
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("not a git revision"), "{stderr}");
+}
+
+/// Every key `--show-settings` prints is spelt as the configuration spells it: fed back as the
+/// configuration file, its output gives the same settings.
+#[test]
+fn show_settings_round_trips_as_a_configuration_file() {
+    let config = r#"
+protocol-versions = ["2025-11-25"]
+require-suppression-reason = true
+max-file-size-mib = 3
+exclude = ["src/generated", "odd \"name\"/**"]
+sdk = { name = "rmcp", version = "2.1" }
+
+[rules]
+cancel-sends-response = "warn"
+MCP900 = "allow"
+
+[[overrides]]
+paths = ["examples/**"]
+rules = { bad-error-code = "deny", MCP002 = "allow" }
+
+[vocabulary]
+sink-calls = ["emit_answer"]
+sink-paths = ["my_sdk::reply"]
+cancel-hooks = ["on_abort"]
+cancel-notifications = ["$/cancelRequest", "AbortNotification"]
+request-tokens = ["req_ct"]
+shutdown-tokens = ["lifetime"]
+request-handlers = ["serve_call"]
+"#;
+    let dir = project(Some(config));
+    let show = |dir: &Path, args: &[&str]| {
+        let (code, stdout, stderr) = lint(dir, &[&["--show-settings"], args].concat());
+        assert_eq!(code, 0, "{stderr}");
+        stdout
+    };
+    let values = |text: &str| -> toml::Table {
+        toml::from_str(text).unwrap_or_else(|e| panic!("not TOML ({e}):\n{text}"))
+    };
+    let report = |dir: &Path, args: &[&str]| {
+        let (code, stdout, stderr) = lint(dir, &[&["src", "--format", "json"], args].concat());
+        assert_eq!(code, 1, "{stderr}");
+        stdout
+    };
+    for (args, level) in [
+        (&[][..], "warn"),
+        (
+            &["-D", "MCP001", "--protocol-version", "2026-07-28"][..],
+            "deny",
+        ),
+    ] {
+        let expected = report(dir.path(), args);
+        let first = show(dir.path(), args);
+        for key in [
+            "sink-calls = [",
+            "request-handlers = [",
+            "max-file-size-mib = 3",
+            "require-suppression-reason = true",
+            &format!("MCP001 = \"{level}\""),
+        ] {
+            assert!(first.contains(key), "{key}: {first}");
+        }
+        assert!(!first.contains("sink_calls"), "{first}");
+        std::fs::write(dir.path().join("mcp-lint.toml"), &first).expect("write");
+        let second = show(dir.path(), &[]);
+        assert_eq!(values(&first), values(&second), "{first}\n----\n{second}");
+        // The shown settings lint as the configuration and the flags did.
+        assert_eq!(report(dir.path(), &[]), expected, "{first}");
+        std::fs::write(dir.path().join("mcp-lint.toml"), config).expect("write");
+    }
+    // The defaults too.
+    let plain = project(None);
+    let first = show(plain.path(), &[]);
+    std::fs::write(plain.path().join("mcp-lint.toml"), &first).expect("write");
+    assert_eq!(values(&first), values(&show(plain.path(), &[])));
 }

@@ -37,18 +37,22 @@ pub struct Cache {
     used: Mutex<HashMap<[u8; 32], Cached>>,
 }
 
-/// The shape of the cached facts: raise it whenever `FileFacts` (or anything in it) changes, or
-/// what the analysis records in them does (3: `contains_key("id")` is an id test, null-id
-/// answers are told from other `None` arguments, progress samples outside requests), so that a
-/// cache written by an older build of the same version is not read as the new shape.
-const FACTS_SHAPE: u32 = 3;
+// `FACTS_SHAPE`: the shape of the cached facts, a hash of the sources that shape them (the
+// analysis, the facts' types, Cargo.lock; see `build/facts_shape.rs`), computed by `build.rs`.
+// Any change to them gives a new shape, so a cache written by a build whose analysis differed is
+// never read: nothing to raise by hand.
+include!(concat!(env!("OUT_DIR"), "/facts_shape.rs"));
 
 /// The key of a whole cache: the tool's version, the facts' shape and the vocabulary (the
 /// configuration that shapes facts).
 pub fn cache_key(version: &str, vocabulary: &Vocabulary) -> String {
+    cache_key_with(version, FACTS_SHAPE, vocabulary)
+}
+
+fn cache_key_with(version: &str, shape: u64, vocabulary: &Vocabulary) -> String {
     let mut hasher = blake3::Hasher::new();
     hasher.update(version.as_bytes());
-    hasher.update(&FACTS_SHAPE.to_le_bytes());
+    hasher.update(&shape.to_le_bytes());
     hasher.update(&[0]);
     hasher.update(&postcard::to_allocvec(vocabulary).unwrap_or_default());
     format!("{version}-{}", &hasher.finalize().to_hex()[..16])
@@ -171,9 +175,77 @@ impl Cache {
     }
 }
 
+/// How `build.rs` computes `FACTS_SHAPE`, for the tests to recompute it.
+#[cfg(test)]
+#[path = "../build/facts_shape.rs"]
+mod facts_shape;
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_key_includes_the_facts_shape() {
+        let plain = Vocabulary::default();
+        assert_eq!(
+            cache_key("0.1.0", &plain),
+            cache_key_with("0.1.0", FACTS_SHAPE, &plain)
+        );
+        assert_ne!(
+            cache_key("0.1.0", &plain),
+            cache_key_with("0.1.0", FACTS_SHAPE ^ 1, &plain)
+        );
+    }
+
+    /// The compiled shape is the hash of the sources as they are: `build.rs` reran on every
+    /// change to them.
+    #[test]
+    fn the_facts_shape_is_the_hash_of_the_sources_that_shape_the_facts() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let files = facts_shape::input_files(root).expect("the sources are readable");
+        for wanted in [
+            "src/analysis/facts.rs",
+            "src/analysis/mod.rs",
+            "src/rules/mod.rs",
+            "src/cache.rs",
+            "Cargo.lock",
+        ] {
+            assert!(files.iter().any(|f| f == wanted), "{wanted}: {files:?}");
+        }
+        assert!(!files.iter().any(|f| f == "src/cli.rs"), "{files:?}");
+        assert_eq!(
+            FACTS_SHAPE,
+            facts_shape::hash(root).expect("the sources are readable")
+        );
+    }
+
+    /// Any change to an input file, or a new one, changes the shape; other files do not.
+    #[test]
+    fn the_shape_changes_with_the_sources_that_shape_the_facts() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let root = dir.path();
+        let write = |relative: &str, text: &str| {
+            let path = root.join(relative);
+            std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+            std::fs::write(path, text).expect("write");
+        };
+        write("src/analysis/facts.rs", "pub struct FileFacts;\n");
+        write("src/rules/mod.rs", "pub fn registry() {}\n");
+        let shape = |root: &Path| facts_shape::hash(root).expect("hash");
+        let first = shape(root);
+        assert_eq!(first, shape(root), "stable");
+        write("src/cli.rs", "fn main() {}\n");
+        write("src/analysis/notes.txt", "not Rust\n");
+        assert_eq!(first, shape(root), "files the facts do not depend on");
+        write("src/analysis/facts.rs", "pub struct FileFacts {}\n");
+        let edited = shape(root);
+        assert_ne!(first, edited, "an edit");
+        write("src/analysis/deeper/new.rs", "\n");
+        let added = shape(root);
+        assert_ne!(edited, added, "a new file below a directory");
+        write("Cargo.lock", "version = 4\n");
+        assert_ne!(added, shape(root), "the lockfile");
+    }
 
     #[test]
     fn keys_change_with_version_vocabulary_content_and_module() {

@@ -21,7 +21,7 @@ Exit status:
      a fix was applied)
   2  the tool could not do its job: bad arguments, a bad configuration, no Cargo.toml found in
      cargo mode, `cargo metadata` failed, an unreadable path, --fix refused by the VCS guard,
-     or an internal error
+     or an internal error (MCP999: even with --exit-zero)
 
 Modes:
   With no PATHS, cargo mode: the targets of the selected packages of the cargo workspace,
@@ -311,6 +311,9 @@ pub fn run(raw: Vec<std::ffi::OsString>) -> ExitCode {
     let root = crate::report::repository_root(&cwd);
 
     if let Some(path) = &args.write_baseline {
+        if let Some(status) = internal_error_status(&result) {
+            return status;
+        }
         return match crate::baseline::record(path, &result, root) {
             Ok(line) => {
                 let _ = writeln!(io::stderr(), "{line}");
@@ -340,6 +343,9 @@ pub fn run(raw: Vec<std::ffi::OsString>) -> ExitCode {
             "Applied {applied} {fixes}; {} left.",
             result.diagnostics.len()
         );
+    }
+    if let Some(status) = internal_error_status(&result) {
+        return status;
     }
     let findings_left = !result.diagnostics.is_empty() && !args.exit_zero;
     if findings_left || (args.exit_non_zero_on_fix && applied > 0) {
@@ -432,6 +438,31 @@ fn lint(units: &[LintUnit], cwd: &Path, args: &Args, settings: &Settings) -> Lin
     });
     progress.finish();
     result
+}
+
+/// Exit status 2 when the run reported an internal error (MCP999), whatever `--exit-zero` says:
+/// the tool could not do all of its job. Says so on stderr, naming the files.
+fn internal_error_status(result: &LintResult) -> Option<ExitCode> {
+    let mut files: Vec<&str> = result
+        .diagnostics
+        .iter()
+        .filter(|d| crate::rules::internal_error::is_internal_error(d))
+        .filter_map(|d| result.sources.get(d.file))
+        .map(|s| s.display_path.as_str())
+        .collect();
+    files.dedup();
+    if files.is_empty() {
+        return None;
+    }
+    let _ = writeln!(
+        io::stderr(),
+        "error: cargo-mcp-lint failed on {} {} because of an internal error (MCP999: {}), a bug in \
+         the tool; the other files were linted (see `cargo mcp-lint --explain MCP999`)",
+        files.len(),
+        if files.len() == 1 { "file" } else { "files" },
+        files.join(", ")
+    );
+    Some(ExitCode::from(2))
 }
 
 /// A progress line on stderr, shown only for runs that last more than about a second, and never

@@ -61,7 +61,8 @@ pub struct Override {
     pub rules: BTreeMap<Spanned<String>, Level>,
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
+/// `[vocabulary]`; `--show-settings` prints it with the same keys.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct VocabularyConfig {
     #[serde(default)]
@@ -76,8 +77,6 @@ pub struct VocabularyConfig {
     pub request_tokens: Vec<String>,
     #[serde(default)]
     pub shutdown_tokens: Vec<String>,
-    #[serde(default)]
-    pub guards: Vec<String>,
     #[serde(default)]
     pub request_handlers: Vec<String>,
 }
@@ -122,59 +121,48 @@ impl Settings {
         Ok(())
     }
 
-    /// The effective settings, as TOML, for `--show-settings`.
+    /// The effective settings for `--show-settings`: a configuration file, with every key spelt
+    /// as the configuration spells it, that gives these settings when read back from the same
+    /// directory (what comes from elsewhere, such as the file it came from, is in comments).
     pub fn show(&self) -> String {
+        /// The configuration's keys (`Config`'s), but for `[rules]`, written below.
         #[derive(Serialize)]
         #[serde(rename_all = "kebab-case")]
         struct Shown<'a> {
-            source: String,
-            root: String,
-            rules: BTreeMap<String, String>,
-            exclude: &'a [String],
-            overrides: Vec<ShownOverride>,
             protocol_versions: &'a [ProtocolVersion],
             require_suppression_reason: bool,
-            sdk: String,
-            vocabulary: &'a Vocabulary,
+            max_file_size_mib: u64,
+            exclude: &'a [String],
+            vocabulary: VocabularyConfig,
+            overrides: Vec<ShownOverride>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            sdk: Option<ShownSdk>,
         }
         #[derive(Serialize)]
         struct ShownOverride {
             paths: Vec<String>,
-            rules: BTreeMap<String, String>,
+            rules: BTreeMap<String, Level>,
         }
-        let level_name = |level: Option<Level>, default: Severity| match level {
-            Some(Level::Allow) => "allow".to_string(),
-            Some(Level::Warn) => "warn".to_string(),
-            Some(Level::Deny) => "deny".to_string(),
-            None => match default {
-                Severity::Error => "deny (default)".to_string(),
-                _ => "warn (default)".to_string(),
-            },
-        };
-        let rules = rules::registry()
-            .iter()
-            .map(|r| {
-                let m = r.meta();
-                let level = self
-                    .command_line
-                    .get(m.code)
-                    .or(self.levels.get(m.code))
-                    .copied();
-                (
-                    format!("{} ({})", m.code, m.name),
-                    level_name(level, m.default_severity),
-                )
-            })
-            .collect();
+        #[derive(Serialize)]
+        struct ShownSdk {
+            name: String,
+            version: String,
+        }
+        let v = &self.vocabulary;
         let shown = Shown {
-            source: match &self.source {
-                ConfigSource::File(p) => p.display().to_string(),
-                ConfigSource::CargoMetadata(p) => format!("{} (metadata.mcp-lint)", p.display()),
-                ConfigSource::Default => "defaults (no configuration file found)".to_string(),
-            },
-            root: self.root.display().to_string(),
-            rules,
+            protocol_versions: &self.protocol_versions,
+            require_suppression_reason: self.require_suppression_reason,
+            max_file_size_mib: self.max_file_size / (1024 * 1024),
             exclude: &self.exclude_patterns,
+            vocabulary: VocabularyConfig {
+                sink_calls: v.sink_calls.clone(),
+                sink_paths: v.sink_paths.clone(),
+                cancel_hooks: v.cancel_hooks.clone(),
+                cancel_notifications: v.cancel_notifications.clone(),
+                request_tokens: v.request_tokens.clone(),
+                shutdown_tokens: v.shutdown_tokens.clone(),
+                request_handlers: v.request_handlers.clone(),
+            },
             overrides: self
                 .overrides
                 .iter()
@@ -182,22 +170,84 @@ impl Settings {
                     paths: paths.clone(),
                     rules: levels
                         .iter()
-                        .map(|(code, level)| {
-                            (code.to_string(), level_name(Some(*level), Severity::Error))
-                        })
+                        .map(|(code, level)| (code.to_string(), *level))
                         .collect(),
                 })
                 .collect(),
-            protocol_versions: &self.protocol_versions,
-            require_suppression_reason: self.require_suppression_reason,
-            sdk: match &self.sdk {
-                Some(sdk) => format!("{sdk} (configuration)"),
-                None => "read from each package's Cargo.lock".to_string(),
-            },
-            vocabulary: &self.vocabulary,
+            sdk: self.sdk.as_ref().map(|sdk| ShownSdk {
+                name: sdk.name.crate_name().to_string(),
+                version: sdk.version.to_string(),
+            }),
         };
-        toml::to_string_pretty(&shown)
-            .unwrap_or_else(|e| format!("# cannot show the settings: {e}\n"))
+        let mut out = self.show_header();
+        match toml::to_string_pretty(&shown) {
+            Ok(text) => out.push_str(&text),
+            Err(error) => out.push_str(&format!("# cannot show the settings: {error}\n")),
+        }
+        self.show_rules(&mut out);
+        out
+    }
+
+    /// The comments `--show-settings` starts with: where the settings come from, and what only
+    /// the command line sets.
+    fn show_header(&self) -> String {
+        let source = match &self.source {
+            ConfigSource::File(p) => format!("{:?}", p.display().to_string()),
+            ConfigSource::CargoMetadata(p) => {
+                format!("{:?} (metadata.mcp-lint)", p.display().to_string())
+            }
+            ConfigSource::Default => "none found (these are the defaults)".to_string(),
+        };
+        let mut out = format!(
+            "# The settings in force, as a configuration file (mcp-lint.toml): read back from the\n\
+             # root below, it gives the same settings.\n\
+             # configuration: {source}\n\
+             # root (paths are relative to it): {:?}\n",
+            self.root.display().to_string()
+        );
+        if self.sdk.is_none() {
+            out.push_str("# sdk: read from each package's Cargo.lock\n");
+        }
+        out.push_str(&format!(
+            "# command line only: all files parsed (--all-files): {}; facts cache (--no-cache): {}\n",
+            if self.analyse_every_file { "yes" } else { "no" },
+            match &self.cache_directory {
+                Some(dir) => format!("{:?}", dir.display().to_string()),
+                None => "off".to_string(),
+            }
+        ));
+        out
+    }
+
+    /// The `[rules]` table of `--show-settings`: every rule's level.
+    fn show_rules(&self, out: &mut String) {
+        out.push_str("\n[rules]\n");
+        for rule in rules::registry() {
+            let m = rule.meta();
+            let set = self
+                .command_line
+                .get(m.code)
+                .or(self.levels.get(m.code))
+                .copied();
+            let level = match (set, m.default_severity) {
+                (Some(level), _) => Some(level),
+                (None, Severity::Error) => Some(Level::Deny),
+                (None, Severity::Warning) => Some(Level::Warn),
+                // No level gives a note: leave the rule at its default.
+                (None, Severity::Note) => None,
+            };
+            let name = level.map_or("note", |l| match l {
+                Level::Allow => "allow",
+                Level::Warn => "warn",
+                Level::Deny => "deny",
+            });
+            let default = if set.is_none() { ", the default" } else { "" };
+            let line = format!("{} = \"{name}\"", m.code);
+            match level {
+                Some(_) => out.push_str(&format!("{line:<17}# {}{default}\n", m.name)),
+                None => out.push_str(&format!("# {line}  ({}{default})\n", m.name)),
+            }
+        }
     }
 }
 
@@ -401,7 +451,6 @@ pub fn settings_from(
             cancel_notifications: v.cancel_notifications,
             request_tokens: v.request_tokens,
             shutdown_tokens: v.shutdown_tokens,
-            guards: v.guards,
             request_handlers: v.request_handlers,
         },
         levels,
@@ -419,6 +468,7 @@ pub fn settings_from(
         max_file_size: config
             .max_file_size_mib
             .map_or(DEFAULT_MAX_FILE_SIZE, |mib| mib.saturating_mul(1024 * 1024)),
+        panic_on_file: None,
     })
 }
 

@@ -12,7 +12,7 @@ use crate::analysis::vocabulary::Vocabulary;
 use crate::config::Settings;
 use crate::diagnostic::Diagnostic;
 use crate::discovery::module_tree::{self, ModuleFile};
-use crate::rules::{self, syntax_error, RuleContext};
+use crate::rules::{self, internal_error, syntax_error, RuleContext};
 use crate::source::{display_path, ByteSpan, FileId, SourceFile, SourceMap};
 pub use crate::unit::{LintUnit, UnitFile};
 
@@ -193,6 +193,8 @@ struct Run<'a> {
     collectors: Vec<&'static dyn crate::analysis::walk::Collects>,
     prefilter: crate::prefilter::Prefilter,
     cache: Option<crate::cache::Cache>,
+    /// The test hook's file name (see [`internal_error::test_panic_file`]).
+    test_panic: Option<String>,
 }
 
 /// Texts to lint in place of what is on disk, by the path the unit names (the fixer's edits).
@@ -239,6 +241,7 @@ pub fn lint_observed(
             .cache_directory
             .as_deref()
             .map(|dir| crate::cache::Cache::open_for(dir, &settings.vocabulary, &collector_keys)),
+        test_panic: internal_error::test_panic_file(settings),
     };
     let mut analysed = Analysed::new();
     analysed.follow_module_trees(&mut units, &run, settings);
@@ -272,12 +275,12 @@ pub fn lint_observed(
             is_test_target: unit.test_target,
         };
         for rule in &rules {
-            rule.check(&context, &mut diagnostics);
+            internal_error::check_caught(*rule, &context, &mut diagnostics);
         }
     }
 
     sort_and_dedup(&mut diagnostics, &sources);
-    let mut diagnostics = crate::policy::apply(settings, &sources, &facts, diagnostics);
+    let mut diagnostics = apply_policy(settings, &sources, &facts, diagnostics);
     sort_and_dedup(&mut diagnostics, &sources);
     LintResult {
         sources,
@@ -397,6 +400,22 @@ fn unit_facts<'f>(
         .collect()
 }
 
+/// [`crate::policy::apply`] to every diagnostic but the internal errors (MCP999), which no
+/// suppression or level hides: the tool's failure is never the linted code's to silence.
+fn apply_policy(
+    settings: &Settings,
+    sources: &SourceMap,
+    facts: &[Option<FileFacts>],
+    diagnostics: Vec<Diagnostic>,
+) -> Vec<Diagnostic> {
+    let (mut internal, diagnostics): (Vec<_>, Vec<_>) = diagnostics
+        .into_iter()
+        .partition(internal_error::is_internal_error);
+    let mut kept = crate::policy::apply(settings, sources, facts, diagnostics);
+    kept.append(&mut internal);
+    kept
+}
+
 fn sort_and_dedup(diagnostics: &mut Vec<Diagnostic>, sources: &SourceMap) {
     let path_of = |d: &Diagnostic| {
         sources
@@ -508,16 +527,15 @@ fn analyse_file(
             Ok(Err(crate::analysis::ParseFailure { span, message }))
         }
         None => {
-            // The analysis of a file shares nothing mutable with the rest of the run (the
-            // collectors are stateless), so a panic in it leaves nothing broken behind.
-            let fresh = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let fresh = internal_error::catch(|| {
+                internal_error::test_panic(run.test_panic.as_deref(), &file.path);
                 crate::analysis::analyse_text(
                     &text,
                     file.module.clone(),
                     run.vocabulary,
                     &run.collectors,
                 )
-            }));
+            });
             if let (Some(cache), Some(entry), Ok(result)) = (&run.cache, entry, &fresh) {
                 cache.remember(
                     entry,
@@ -540,13 +558,7 @@ fn analyse_file(
             failure.message,
             None,
         )),
-        Err(_) => FileOutcome::Failed(syntax_error::diagnostic(
-            id,
-            ByteSpan::default(),
-            "internal error while analysing this file; please report it with the file attached"
-                .into(),
-            None,
-        )),
+        Err(panic) => FileOutcome::Failed(internal_error::analysis_failed(id, &panic)),
     };
     (SourceFile::new(file.path.clone(), shown, text), outcome)
 }

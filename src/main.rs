@@ -7,6 +7,11 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     std::panic::set_hook(Box::new(|info| {
+        // A panic the engine catches is reported as an MCP999 diagnostic, which carries its
+        // message: printing it here as well would only be noise.
+        if cargo_mcp_lint::rules::internal_error::silence_caught_panic(info) {
+            return;
+        }
         eprintln!(
             "error: internal error in cargo-mcp-lint {}: {info}\n\
              This is a bug: please report it with the file that triggered it.",

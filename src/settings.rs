@@ -52,6 +52,10 @@ pub struct Settings {
     pub cache_directory: Option<PathBuf>,
     /// Files larger than this (bytes) are reported and not analysed.
     pub max_file_size: u64,
+    /// A test hook, set only by Rust code (no configuration key): the analysis of files with
+    /// this name panics (see `rules::internal_error::test_panic_file`).
+    #[doc(hidden)]
+    pub panic_on_file: Option<String>,
 }
 
 /// The default file size limit: 8 MiB.
@@ -74,6 +78,7 @@ impl Default for Settings {
             analyse_every_file: false,
             cache_directory: None,
             max_file_size: DEFAULT_MAX_FILE_SIZE,
+            panic_on_file: None,
         }
     }
 }

@@ -6,6 +6,8 @@ use std::process::Command;
 use assert_cmd::cargo::CommandCargoExt;
 use tempfile::TempDir;
 
+mod support;
+
 const BUGGY: &str = r#"
 pub fn dispatch(method: &str, id: u64, out: &Sender<Value>) {
     match method {
@@ -99,8 +101,8 @@ fn cargo_mode_lints_the_module_tree_of_the_workspace() {
 #[test]
 fn cargo_subcommand_mode_strips_the_subcommand_name() {
     let ws = workspace();
-    let (code, stdout, _) = lint(ws.path(), &["mcp-lint", "--format", "concise"]);
-    assert_eq!(code, 1);
+    let (code, stdout, stderr) = lint(ws.path(), &["mcp-lint", "--format", "concise"]);
+    assert_eq!(code, 1, "{stderr}");
     assert_eq!(concise_lines(&stdout).len(), 1, "{stdout}");
 }
 
@@ -111,20 +113,20 @@ fn package_selection_follows_cargo() {
     assert_eq!(code, 0, "{stdout}{stderr}");
     assert!(stdout.contains("No problems found"), "{stdout}");
 
-    let (code, _, _) = lint(ws.path(), &["-p", "server", "--format", "concise"]);
-    assert_eq!(code, 1);
+    let (code, _, stderr) = lint(ws.path(), &["-p", "server", "--format", "concise"]);
+    assert_eq!(code, 1, "{stderr}");
 
-    let (code, _, _) = lint(ws.path(), &["--workspace", "--exclude", "server"]);
-    assert_eq!(code, 0);
+    let (code, _, stderr) = lint(ws.path(), &["--workspace", "--exclude", "server"]);
+    assert_eq!(code, 0, "{stderr}");
 
     // Inside a member's directory, only that member is linted, as cargo does.
-    let (code, _, _) = lint(&ws.path().join("client"), &[]);
-    assert_eq!(code, 0);
-    let (code, _, _) = lint(&ws.path().join("server/src"), &["--format", "concise"]);
-    assert_eq!(code, 1);
+    let (code, _, stderr) = lint(&ws.path().join("client"), &[]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, _, stderr) = lint(&ws.path().join("server/src"), &["--format", "concise"]);
+    assert_eq!(code, 1, "{stderr}");
 
     let (code, _, stderr) = lint(ws.path(), &["-p", "nonexistent"]);
-    assert_eq!(code, 2);
+    assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("package `nonexistent`"), "{stderr}");
 }
 
@@ -139,7 +141,7 @@ fn manifest_path_selects_the_package() {
     );
     assert_eq!(code, 0, "{stderr}");
     let manifest = ws.path().join("server/Cargo.toml");
-    let (code, stdout, _) = lint(
+    let (code, stdout, stderr) = lint(
         outside.path(),
         &[
             "--manifest-path",
@@ -148,26 +150,26 @@ fn manifest_path_selects_the_package() {
             "concise",
         ],
     );
-    assert_eq!(code, 1);
+    assert_eq!(code, 1, "{stderr}");
     assert_eq!(concise_lines(&stdout).len(), 1, "{stdout}");
 
     let (code, _, stderr) = lint(outside.path(), &["--manifest-path", "missing/Cargo.toml"]);
-    assert_eq!(code, 2);
+    assert_eq!(code, 2, "{stderr}");
     assert!(stderr.starts_with("error: "), "{stderr}");
 }
 
 #[test]
 fn path_mode_lints_every_rust_file_under_a_directory() {
     let ws = workspace();
-    let (code, stdout, _) = lint(ws.path(), &["server/src", "--format", "concise"]);
-    assert_eq!(code, 1);
+    let (code, stdout, stderr) = lint(ws.path(), &["server/src", "--format", "concise"]);
+    assert_eq!(code, 1, "{stderr}");
     let lines = concise_lines(&stdout);
     assert_eq!(lines.len(), 2, "{stdout}");
     assert!(lines[0].starts_with("server/src/handlers.rs:"), "{stdout}");
     assert!(lines[1].starts_with("server/src/orphan.rs:"), "{stdout}");
 
-    let (code, _, _) = lint(ws.path(), &["client"]);
-    assert_eq!(code, 0);
+    let (code, _, stderr) = lint(ws.path(), &["client"]);
+    assert_eq!(code, 0, "{stderr}");
 }
 
 #[test]
@@ -194,8 +196,8 @@ fn exit_statuses() {
     assert!(stderr.contains("does/not/exist"), "{stderr}");
     let (code, _, stderr) = lint(ws.path(), &["--exclude", "server"]);
     assert_eq!(code, 2, "--exclude without --workspace: {stderr}");
-    let (code, stdout, _) = lint(ws.path(), &["--help"]);
-    assert_eq!(code, 0);
+    let (code, stdout, stderr) = lint(ws.path(), &["--help"]);
+    assert_eq!(code, 0, "{stderr}");
     assert!(
         stdout.contains("Exit status"),
         "--help documents exit statuses"
@@ -259,8 +261,8 @@ fn syntax_error_in_one_file_does_not_stop_the_others() {
     let dir = tempfile::tempdir().expect("temp dir");
     write(dir.path(), "broken.rs", "fn on_cancelled( {\n");
     write(dir.path(), "server.rs", BUGGY);
-    let (code, stdout, _) = lint(dir.path(), &[".", "--format", "concise"]);
-    assert_eq!(code, 1);
+    let (code, stdout, stderr) = lint(dir.path(), &[".", "--format", "concise"]);
+    assert_eq!(code, 1, "{stderr}");
     let lines = concise_lines(&stdout);
     assert_eq!(lines.len(), 2, "{stdout}");
     assert!(
@@ -283,8 +285,8 @@ fn files_that_cannot_matter_are_not_parsed_unless_all_files_is_given() {
         !stdout.contains("unrelated.rs"),
         "the pre-filter skips it: {stdout}"
     );
-    let (code, stdout, _) = lint(dir.path(), &[".", "--format", "concise", "--all-files"]);
-    assert_eq!(code, 1);
+    let (code, stdout, stderr) = lint(dir.path(), &[".", "--format", "concise", "--all-files"]);
+    assert_eq!(code, 1, "{stderr}");
     assert!(
         stdout.contains("unrelated.rs:1:") && stdout.contains("MCP000"),
         "{stdout}"
@@ -303,9 +305,8 @@ fn runs_as_a_cargo_subcommand() {
         &std::env::var_os("PATH").unwrap_or_default(),
     )))
     .expect("PATH joins");
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let ws = workspace();
-    let output = Command::new(cargo)
+    let output = support::cargo()
         .args(["mcp-lint", "--format", "concise"])
         .current_dir(ws.path())
         .env("PATH", path)

@@ -6,6 +6,8 @@ use std::process::Command;
 
 use assert_cmd::cargo::CommandCargoExt;
 
+mod support;
+
 const BUGGY: &str = r#"pub fn dispatch(method: &str, id: u64, out: &Sender<Value>) {
     if method == "notifications/cancelled" {
         let _ = out.send(json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32800, "message": "cancelled"}}));
@@ -55,8 +57,8 @@ fn codes(stdout: &str) -> Vec<String> {
 #[test]
 fn a_config_file_turns_a_rule_off_or_to_a_warning() {
     let dir = project(None);
-    let (code, stdout, _) = lint(dir.path(), &["src", "--format", "concise"]);
-    assert_eq!(code, 1);
+    let (code, stdout, stderr) = lint(dir.path(), &["src", "--format", "concise"]);
+    assert_eq!(code, 1, "{stderr}");
     assert_eq!(codes(&stdout).len(), 1, "{stdout}");
 
     let off = project(Some("[rules]\nMCP001 = \"allow\"\n"));
@@ -74,21 +76,21 @@ fn a_config_file_turns_a_rule_off_or_to_a_warning() {
 #[test]
 fn command_line_levels_override_the_config_in_order() {
     let dir = project(Some("[rules]\nMCP001 = \"allow\"\n"));
-    let (code, _, _) = lint(dir.path(), &["src", "-D", "MCP001"]);
-    assert_eq!(code, 1);
-    let (code, _, _) = lint(
+    let (code, _, stderr) = lint(dir.path(), &["src", "-D", "MCP001"]);
+    assert_eq!(code, 1, "{stderr}");
+    let (code, _, stderr) = lint(
         dir.path(),
         &["src", "-D", "all", "-A", "cancel-sends-response"],
     );
-    assert_eq!(code, 0);
-    let (code, stdout, _) = lint(
+    assert_eq!(code, 0, "{stderr}");
+    let (code, stdout, stderr) = lint(
         dir.path(),
         &["src", "-A", "all", "-W", "MCP001", "--format", "json"],
     );
-    assert_eq!(code, 1);
+    assert_eq!(code, 1, "{stderr}");
     assert!(stdout.contains("\"severity\": \"warning\""), "{stdout}");
     let (code, _, stderr) = lint(dir.path(), &["src", "-D", "MCP123"]);
-    assert_eq!(code, 2);
+    assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("unknown rule `MCP123`"), "{stderr}");
 }
 
@@ -98,8 +100,8 @@ fn a_custom_sink_name_produces_findings() {
     let (_, stdout, _) = lint(dir.path(), &["src", "--format", "concise"]);
     assert!(!stdout.contains("custom.rs"), "{stdout}");
     let taught = project(Some("[vocabulary]\nsink-calls = [\"emit_answer\"]\n"));
-    let (code, stdout, _) = lint(taught.path(), &["src", "--format", "concise"]);
-    assert_eq!(code, 1);
+    let (code, stdout, stderr) = lint(taught.path(), &["src", "--format", "concise"]);
+    assert_eq!(code, 1, "{stderr}");
     assert!(stdout.contains("src/custom.rs:2:5: MCP001"), "{stdout}");
 }
 
@@ -118,7 +120,7 @@ fn a_bad_config_is_a_spanned_error_with_exit_2() {
         "[rules]\nMCP001 = \"deny\"\n\n[vocabulary]\nsink-call = [\"x\"]\n",
     ));
     let (code, _, stderr) = lint(dir.path(), &["src"]);
-    assert_eq!(code, 2);
+    assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("invalid configuration"), "{stderr}");
     assert!(
         stderr.contains("mcp-lint.toml:5:1"),
@@ -132,13 +134,13 @@ fn a_bad_config_is_a_spanned_error_with_exit_2() {
 
     let unknown_rule = project(Some("[rules]\nMCP042 = \"warn\"\n"));
     let (code, _, stderr) = lint(unknown_rule.path(), &["src"]);
-    assert_eq!(code, 2);
+    assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("unknown rule `MCP042`"), "{stderr}");
     assert!(stderr.contains("mcp-lint.toml:2:1"), "{stderr}");
 
     let bad_value = project(Some("[rules]\nMCP001 = \"loud\"\n"));
     let (code, _, stderr) = lint(bad_value.path(), &["src"]);
-    assert_eq!(code, 2);
+    assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("mcp-lint.toml:2:"), "{stderr}");
 }
 
@@ -150,8 +152,8 @@ fn a_config_switch_requires_a_reason_in_suppressions() {
         "        // mcp-lint: allow(MCP001)\n        let _ = out.send",
     );
     std::fs::write(dir.path().join("src/server.rs"), text).expect("write");
-    let (code, stdout, _) = lint(dir.path(), &["src", "--format", "concise"]);
-    assert_eq!(code, 1);
+    let (code, stdout, stderr) = lint(dir.path(), &["src", "--format", "concise"]);
+    assert_eq!(code, 1, "{stderr}");
     let lines = codes(&stdout);
     assert_eq!(lines.len(), 1, "{stdout}");
     assert!(
@@ -185,11 +187,11 @@ fn cargo_metadata_configuration() {
     let (code, stdout, stderr) = lint(dir.path(), &["--format", "json"]);
     assert_eq!(code, 1, "{stderr}");
     assert!(stdout.contains("\"severity\": \"warning\""), "{stdout}");
-    let (code, stdout, _) = lint(dir.path(), &["--show-settings"]);
-    assert_eq!(code, 0);
+    let (code, stdout, stderr) = lint(dir.path(), &["--show-settings"]);
+    assert_eq!(code, 0, "{stderr}");
     assert!(stdout.contains("metadata.mcp-lint"), "{stdout}");
     assert!(
-        stdout.contains("\"MCP001 (cancel-sends-response)\" = \"warn\""),
+        stdout.contains("MCP001 = \"warn\"  # cancel-sends-response\n"),
         "{stdout}"
     );
 }
@@ -235,32 +237,32 @@ fn baseline_hides_known_findings_but_not_new_ones() {
 #[test]
 fn explain_and_list_rules() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let (code, stdout, _) = lint(dir.path(), &["--list-rules"]);
-    assert_eq!(code, 0);
+    let (code, stdout, stderr) = lint(dir.path(), &["--list-rules"]);
+    assert_eq!(code, 0, "{stderr}");
     for code in ["MCP000", "MCP001", "MCP900", "MCP901"] {
         assert!(stdout.contains(code), "{stdout}");
     }
-    let (code, stdout, _) = lint(dir.path(), &["--explain", "MCP001"]);
-    assert_eq!(code, 0);
+    let (code, stdout, stderr) = lint(dir.path(), &["--explain", "MCP001"]);
+    assert_eq!(code, 0, "{stderr}");
     assert!(
         stdout.starts_with("# MCP001 `cancel-sends-response`"),
         "{stdout}"
     );
-    let (code, by_name, _) = lint(dir.path(), &["--explain", "cancel-sends-response"]);
-    assert_eq!(code, 0);
+    let (code, by_name, stderr) = lint(dir.path(), &["--explain", "cancel-sends-response"]);
+    assert_eq!(code, 0, "{stderr}");
     assert_eq!(by_name, stdout);
     let (code, _, stderr) = lint(dir.path(), &["--explain", "MCP777"]);
-    assert_eq!(code, 2);
+    assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("unknown rule"), "{stderr}");
 }
 
 #[test]
 fn statistics() {
-    let (code, stdout, _) = lint(
+    let (code, stdout, stderr) = lint(
         Path::new(env!("CARGO_MANIFEST_DIR")),
         &["examples/seed-server", "--statistics"],
     );
-    assert_eq!(code, 1);
+    assert_eq!(code, 1, "{stderr}");
     assert!(
         stdout.contains("    3  MCP001  cancel-sends-response         2       0"),
         "{stdout}"
@@ -280,15 +282,7 @@ fn statistics() {
 }
 
 fn git(dir: &Path, args: &[&str]) {
-    let ok = Command::new("git")
-        .current_dir(dir)
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-        .args(args)
-        .output()
-        .expect("git")
-        .status
-        .success();
-    assert!(ok, "git {args:?}");
+    support::git(dir, args);
 }
 
 #[test]
@@ -308,6 +302,81 @@ fn changed_since_reports_only_changed_files() {
     assert_eq!(lines.len(), 1, "{stdout}");
     assert!(lines[0].starts_with("new.rs:"), "{stdout}");
     let (code, _, stderr) = lint(dir.path(), &[".", "--changed-since", "no-such-ref"]);
-    assert_eq!(code, 2);
+    assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("not a git revision"), "{stderr}");
+}
+
+/// Every key `--show-settings` prints is spelt as the configuration spells it: fed back as the
+/// configuration file, its output gives the same settings.
+#[test]
+fn show_settings_round_trips_as_a_configuration_file() {
+    let config = r#"
+protocol-versions = ["2025-11-25"]
+require-suppression-reason = true
+max-file-size-mib = 3
+exclude = ["src/generated", "odd \"name\"/**"]
+sdk = { name = "rmcp", version = "2.1" }
+
+[rules]
+cancel-sends-response = "warn"
+MCP900 = "allow"
+
+[[overrides]]
+paths = ["examples/**"]
+rules = { bad-error-code = "deny", MCP002 = "allow" }
+
+[vocabulary]
+sink-calls = ["emit_answer"]
+sink-paths = ["my_sdk::reply"]
+cancel-hooks = ["on_abort"]
+cancel-notifications = ["$/cancelRequest", "AbortNotification"]
+request-tokens = ["req_ct"]
+shutdown-tokens = ["lifetime"]
+request-handlers = ["serve_call"]
+"#;
+    let dir = project(Some(config));
+    let show = |dir: &Path, args: &[&str]| {
+        let (code, stdout, stderr) = lint(dir, &[&["--show-settings"], args].concat());
+        assert_eq!(code, 0, "{stderr}");
+        stdout
+    };
+    let values = |text: &str| -> toml::Table {
+        toml::from_str(text).unwrap_or_else(|e| panic!("not TOML ({e}):\n{text}"))
+    };
+    let report = |dir: &Path, args: &[&str]| {
+        let (code, stdout, stderr) = lint(dir, &[&["src", "--format", "json"], args].concat());
+        assert_eq!(code, 1, "{stderr}");
+        stdout
+    };
+    for (args, level) in [
+        (&[][..], "warn"),
+        (
+            &["-D", "MCP001", "--protocol-version", "2026-07-28"][..],
+            "deny",
+        ),
+    ] {
+        let expected = report(dir.path(), args);
+        let first = show(dir.path(), args);
+        for key in [
+            "sink-calls = [",
+            "request-handlers = [",
+            "max-file-size-mib = 3",
+            "require-suppression-reason = true",
+            &format!("MCP001 = \"{level}\""),
+        ] {
+            assert!(first.contains(key), "{key}: {first}");
+        }
+        assert!(!first.contains("sink_calls"), "{first}");
+        std::fs::write(dir.path().join("mcp-lint.toml"), &first).expect("write");
+        let second = show(dir.path(), &[]);
+        assert_eq!(values(&first), values(&second), "{first}\n----\n{second}");
+        // The shown settings lint as the configuration and the flags did.
+        assert_eq!(report(dir.path(), &[]), expected, "{first}");
+        std::fs::write(dir.path().join("mcp-lint.toml"), config).expect("write");
+    }
+    // The defaults too.
+    let plain = project(None);
+    let first = show(plain.path(), &[]);
+    std::fs::write(plain.path().join("mcp-lint.toml"), &first).expect("write");
+    assert_eq!(values(&first), values(&show(plain.path(), &[])));
 }

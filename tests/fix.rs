@@ -7,6 +7,8 @@ use std::process::Command;
 use assert_cmd::cargo::CommandCargoExt;
 use tempfile::TempDir;
 
+mod support;
+
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("create dir");
     for entry in std::fs::read_dir(from).expect("read dir") {
@@ -45,21 +47,16 @@ fn lint(dir: &Path, args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// `cargo check` of a std-only crate: offline, from its own Cargo.lock.
 fn cargo_check(dir: &Path, target_dir: &str) {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let target = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("target")
         .join(target_dir);
-    let output = Command::new(cargo)
-        .current_dir(dir)
-        .args(["check", "--quiet", "--target-dir"])
-        .arg(target)
-        .output()
-        .expect("cargo runs");
-    assert!(
-        output.status.success(),
-        "cargo check failed after fixing:\n{}",
-        String::from_utf8_lossy(&output.stderr)
+    support::run_ok(
+        support::cargo()
+            .current_dir(dir)
+            .args(["check", "--quiet", "--locked", "--offline", "--target-dir"])
+            .arg(target),
     );
 }
 
@@ -76,8 +73,8 @@ fn fixing_the_std_only_fixture_crate_keeps_it_compiling() {
     let copy = copy_of("tests/fixture-crates/cancel-server");
     let dir = copy.path();
     cargo_check(dir, "fixture-crate-check");
-    let (code, stdout, _) = lint(dir, &["--format", "concise"]);
-    assert_eq!(code, 1);
+    let (code, stdout, stderr) = lint(dir, &["--format", "concise"]);
+    assert_eq!(code, 1, "{stderr}");
     assert_eq!(
         findings(&stdout).len(),
         4,
@@ -197,14 +194,7 @@ fn diff_prints_the_change_and_writes_nothing() {
 const BUGGY: &str = "impl Responder {\n    fn cancel(&self) {\n        self.token.cancel();\n        self.send_error(0, \"Request cancelled\");\n    }\n}\n";
 
 fn git(dir: &Path, args: &[&str]) {
-    let status = Command::new("git")
-        .current_dir(dir)
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-        .args(args)
-        .output()
-        .expect("git runs")
-        .status;
-    assert!(status.success(), "git {args:?}");
+    support::git(dir, args);
 }
 
 fn repo() -> TempDir {
@@ -253,10 +243,10 @@ fn vcs_guard_refuses_dirty_and_staged_files_and_trees_without_vcs() {
     let plain = tempfile::tempdir().expect("temp dir");
     std::fs::write(plain.path().join("server.rs"), BUGGY).expect("write");
     let (code, _, stderr) = lint(plain.path(), &["--fix", "."]);
-    assert_eq!(code, 2);
+    assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("--allow-no-vcs"), "{stderr}");
-    let (code, _, _) = lint(plain.path(), &["--fix", "--allow-no-vcs", "."]);
-    assert_eq!(code, 0);
+    let (code, _, stderr) = lint(plain.path(), &["--fix", "--allow-no-vcs", "."]);
+    assert_eq!(code, 0, "{stderr}");
 }
 
 #[test]

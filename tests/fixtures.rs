@@ -1,6 +1,10 @@
 //! Fixture tests: every file (or directory, linted as one crate) under `tests/fixtures/<rule>/`
 //! marks the lines where findings are expected with `//~ CODE` at the end of the line where the
 //! primary span starts. Unmarked lines must produce nothing.
+//!
+//! The rules' directories come from the registry (`tests/fixtures/<code lowercase>/`): a new
+//! rule's fixtures run with no edit here, a rule that can report from code but has no directory
+//! fails, and so does a directory that names no rule. Each rule's fixes are checked too.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -147,11 +151,10 @@ fn actual(fixture: &Path, rule_dir: &str) -> (Findings, Vec<String>) {
     (findings, messages)
 }
 
-fn fixtures(rule_dir: &str) -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(rule_dir);
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(&root)
+/// The fixtures in a rule's directory: its `.rs` files (not the `.fixed.rs` ones) and its
+/// directories.
+fn fixtures(dir: &Path) -> Vec<PathBuf> {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
         .expect("fixture directory exists")
         .map(|e| e.expect("readable entry").path())
         .filter(|p| p.is_dir() || (p.extension().is_some_and(|e| e == "rs") && !is_fixed_file(p)))
@@ -163,11 +166,13 @@ fn fixtures(rule_dir: &str) -> Vec<PathBuf> {
 /// Apply the safe fixes to every fixture of a rule and compare with the `.fixed.rs` files beside
 /// them (`MCP_LINT_BLESS=1` writes them). Also checks that fixing converges, that the result
 /// parses, that a second run changes nothing, and that each rule emits fixes as it declares.
-fn check_rule_fixes(rule_dir: &str) {
+fn check_rule_fixes(dir: &Path, rule_dir: &str) -> Vec<String> {
     let bless = std::env::var_os("MCP_LINT_BLESS").is_some();
     let mut failures = Vec::new();
     let mut fixed_files = 0;
-    for fixture in fixtures(rule_dir) {
+    // The fixes of the rule's own findings, by applicability.
+    let mut emitted: Vec<Applicability> = Vec::new();
+    for fixture in fixtures(dir) {
         let units = unit(&fixture);
         let name = fixture
             .file_name()
@@ -178,7 +183,14 @@ fn check_rule_fixes(rule_dir: &str) {
         let settings = settings_for(&fixture);
         let result = engine::lint_with(&units, Path::new("/"), &Overlay::new(), &settings);
         for d in &result.diagnostics {
-            let declared = rules::find(d.code).expect("rule is registered").meta().fix;
+            let Some(rule) = rules::find(d.code) else {
+                failures.push(format!("{name}: {} is not a registered rule", d.code));
+                continue;
+            };
+            let declared = rule.meta().fix;
+            if d.code.eq_ignore_ascii_case(rule_dir) {
+                emitted.extend(d.fix.as_ref().map(|f| f.applicability));
+            }
             let consistent = match declared {
                 FixAvailability::None => d.fix.is_none(),
                 FixAvailability::Always => d.fix.is_some(),
@@ -274,21 +286,28 @@ fn check_rule_fixes(rule_dir: &str) {
             }
         }
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // A rule that declares fixes shows one in its fixtures, and when any is safe, `--fix` applies
+    // it to some fixture (a rule whose fixes are all suggestions changes no file).
     if rules::find(rule_dir).is_some_and(|r| r.meta().fix != FixAvailability::None) {
-        assert!(
-            fixed_files > 0,
-            "{rule_dir} has fixes but no fixture exercises them"
-        );
+        if emitted.is_empty() {
+            failures.push(format!(
+                "{rule_dir} declares fixes but no fixture shows one"
+            ));
+        } else if emitted.contains(&Applicability::Safe) && fixed_files == 0 {
+            failures.push(format!(
+                "{rule_dir} has safe fixes but no fixture exercises them"
+            ));
+        }
     }
+    failures
 }
 
-fn check_rule_fixtures(rule_dir: &str) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(rule_dir);
-    let entries = fixtures(rule_dir);
-    assert!(!entries.is_empty(), "no fixtures under {}", root.display());
+/// Compare each fixture's findings with its `//~` markers. Returns the failures.
+fn check_rule_fixtures(dir: &Path, rule_dir: &str) -> Vec<String> {
+    let entries = fixtures(dir);
+    if entries.is_empty() {
+        return vec![format!("no fixtures under {}", dir.display())];
+    }
     let mut failures = Vec::new();
     let mut markers = 0;
     for fixture in &entries {
@@ -314,105 +333,193 @@ fn check_rule_fixtures(rule_dir: &str) {
             failures.push(report);
         }
     }
+    if markers == 0 {
+        failures.push(format!(
+            "the fixtures of {rule_dir} expect no finding at all"
+        ));
+    }
+    failures
+}
+
+/// Registered rules that no code can trigger, so they have no fixture directory, and why.
+const WITHOUT_FIXTURES: &[(&str, &str)] = &[(
+    "MCP999",
+    "an internal error is the tool's failure, never the code's: tests/internal_error.rs covers it",
+)];
+
+/// What one run of the harness over a fixtures root did.
+#[derive(Debug, Default)]
+struct HarnessRun {
+    /// Every fixture (file or directory) whose findings and fixes were checked.
+    ran: Vec<PathBuf>,
+    failures: Vec<String>,
+}
+
+/// Run the fixtures of every registered rule found under `root` (`<root>/<code lowercase>/`),
+/// each rule on its own thread: compare the findings with the markers and check the fixes, for
+/// every rule. A registered rule that can report from code and has no directory fails, and so
+/// does a directory that names no rule.
+fn run_harness(root: &Path) -> HarnessRun {
+    let mut run = HarnessRun::default();
+    let registry = rules::registry();
+    let mut directories: Vec<String> = std::fs::read_dir(root)
+        .expect("the fixtures root is readable")
+        .map(|e| e.expect("readable entry"))
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    directories.sort();
+    for directory in &directories {
+        if !registry
+            .iter()
+            .any(|r| r.meta().code.to_ascii_lowercase() == *directory)
+        {
+            run.failures.push(format!(
+                "{}: a fixture directory that names no registered rule (directories are rule \
+                 codes in lower case)",
+                root.join(directory).display()
+            ));
+        }
+    }
+    let mut wanted = Vec::new();
+    for rule in &registry {
+        let code = rule.meta().code;
+        let directory = code.to_ascii_lowercase();
+        let exempt = WITHOUT_FIXTURES.iter().any(|(c, _)| *c == code);
+        match (directories.contains(&directory), exempt) {
+            (true, _) => wanted.push((directory.clone(), root.join(&directory))),
+            (false, false) => run.failures.push(format!(
+                "{code} has no fixture directory {}: every rule that can report from code needs \
+                 fixtures",
+                root.join(&directory).display()
+            )),
+            (false, true) => {}
+        }
+    }
+    let results: Vec<(String, Vec<PathBuf>, Vec<String>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = wanted
+            .iter()
+            .map(|(name, dir)| {
+                let handle = scope.spawn(move || {
+                    let mut failures = check_rule_fixtures(dir, name);
+                    failures.extend(check_rule_fixes(dir, name));
+                    (fixtures(dir), failures)
+                });
+                (name.clone(), handle)
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|(name, handle)| match handle.join() {
+                Ok((ran, failures)) => (name, ran, failures),
+                Err(panic) => {
+                    let message = panic
+                        .downcast_ref::<String>()
+                        .cloned()
+                        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                        .unwrap_or_default();
+                    (
+                        name,
+                        Vec::new(),
+                        vec![format!("the harness panicked: {message}")],
+                    )
+                }
+            })
+            .collect()
+    });
+    for (name, ran, failures) in results {
+        run.ran.extend(ran);
+        run.failures
+            .extend(failures.into_iter().map(|f| format!("[{name}] {f}")));
+    }
+    run.ran.sort();
+    run
+}
+
+fn fixtures_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+/// Every rule's fixtures and fixes, found from the registry: no list of rules to keep here.
+#[test]
+fn every_rules_fixtures_and_fixes() {
+    let run = run_harness(&fixtures_root());
     assert!(
-        markers > 0,
-        "the fixtures of {rule_dir} expect no finding at all"
+        run.failures.is_empty(),
+        "{} failures:\n{}",
+        run.failures.len(),
+        run.failures.join("\n")
+    );
+    // Every fixture on disk was run: each directory under the root, each fixture in it.
+    let mut on_disk = Vec::new();
+    for entry in std::fs::read_dir(fixtures_root()).expect("readable") {
+        let path = entry.expect("entry").path();
+        if path.is_dir() {
+            on_disk.extend(fixtures(&path));
+        }
+    }
+    on_disk.sort();
+    assert_eq!(run.ran, on_disk, "the fixtures run are those on disk");
+    assert!(run.ran.len() > 100, "{} fixtures", run.ran.len());
+}
+
+/// The harness runs fixtures it was never told about: a temporary fixtures root with a new
+/// fixture (right and wrong markers), a directory that names no rule, and rules without
+/// directories; each is run or reported, with no edit to this file.
+#[test]
+fn the_harness_finds_fixtures_from_the_registry() {
+    const SEND: &str = "pub fn dispatch(method: &str, id: u64, out: &Sender<Value>) {\n    if method == \"notifications/cancelled\" {\n        let _ = out.send(json!({\"jsonrpc\": \"2.0\", \"id\": id, \"error\": {\"code\": -32800, \"message\": \"c\"}}));";
+    let root = tempfile::tempdir().expect("temp dir");
+    let write = |relative: &str, text: &str| {
+        let path = root.path().join(relative);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    };
+    write(
+        "mcp001/marked.rs",
+        &format!("{SEND} //~ MCP001\n    }}\n}}\n"),
+    );
+    write("mcp001/unmarked.rs", &format!("{SEND}\n    }}\n}}\n"));
+    write("mcp555/stray.rs", "fn f() {}\n");
+    let run = run_harness(root.path());
+    assert_eq!(
+        run.ran,
+        [
+            root.path().join("mcp001/marked.rs"),
+            root.path().join("mcp001/unmarked.rs")
+        ]
+    );
+    let failures = run.failures.join("\n");
+    assert!(
+        run.failures
+            .iter()
+            .any(|f| f.starts_with("[mcp001] unmarked.rs:") && f.contains("unexpected")),
+        "{failures}"
+    );
+    // The marked finding matches; the fix check runs too (and wants the `.fixed.rs` file).
+    assert!(
+        !run.failures
+            .iter()
+            .any(|f| f.starts_with("[mcp001] marked.rs:\n")),
+        "{failures}"
     );
     assert!(
-        failures.is_empty(),
-        "{} of {} fixtures failed:\n{}",
-        failures.len(),
-        entries.len(),
-        failures.join("\n")
+        failures.contains("[mcp001] marked.rs: ")
+            && failures.contains("marked.fixed.rs is missing"),
+        "{failures}"
     );
-}
-
-#[test]
-fn mcp001_fixtures() {
-    check_rule_fixtures("mcp001");
-}
-
-#[test]
-fn mcp000_fixtures() {
-    check_rule_fixtures("mcp000");
-}
-
-#[test]
-fn mcp002_fixtures() {
-    check_rule_fixtures("mcp002");
-}
-
-#[test]
-fn mcp002_fixes() {
-    check_rule_fixes("mcp002");
-}
-
-#[test]
-fn mcp005_fixtures() {
-    check_rule_fixtures("mcp005");
-}
-
-#[test]
-fn mcp005_fixes() {
-    check_rule_fixes("mcp005");
-}
-
-#[test]
-fn mcp006_fixtures() {
-    check_rule_fixtures("mcp006");
-}
-
-#[test]
-fn mcp007_fixtures() {
-    check_rule_fixtures("mcp007");
-}
-
-#[test]
-fn mcp007_fixes() {
-    check_rule_fixes("mcp007");
-}
-
-#[test]
-fn mcp900_fixtures() {
-    check_rule_fixtures("mcp900");
-}
-
-#[test]
-fn mcp900_fixes() {
-    check_rule_fixes("mcp900");
-}
-
-#[test]
-fn mcp901_fixtures() {
-    check_rule_fixtures("mcp901");
-}
-
-#[test]
-fn mcp001_fixes() {
-    check_rule_fixes("mcp001");
-}
-
-#[test]
-fn mcp000_fixes() {
-    check_rule_fixes("mcp000");
-}
-
-#[test]
-fn mcp003_fixtures() {
-    check_rule_fixtures("mcp003");
-}
-
-#[test]
-fn mcp004_fixtures() {
-    check_rule_fixtures("mcp004");
-}
-
-#[test]
-fn mcp004_fixes() {
-    check_rule_fixes("mcp004");
-}
-
-#[test]
-fn mcp006_fixes() {
-    check_rule_fixes("mcp006");
+    assert!(
+        failures.contains("mcp555: a fixture directory that names no registered rule"),
+        "{failures}"
+    );
+    for rule in rules::registry() {
+        let code = rule.meta().code;
+        let missing = format!("{code} has no fixture directory");
+        let exempt = WITHOUT_FIXTURES.iter().any(|(c, _)| *c == code);
+        assert_eq!(
+            failures.contains(&missing),
+            code != "MCP001" && !exempt,
+            "{code}: {failures}"
+        );
+    }
 }

@@ -10,6 +10,8 @@ use cargo_mcp_lint::engine::LintResult;
 use cargo_mcp_lint::output::{Format, Report};
 use cargo_mcp_lint::source::{ByteSpan, SourceFile, SourceMap};
 
+mod support;
+
 fn run_on_example(args: &[&str]) -> (i32, String) {
     let output = Command::cargo_bin("cargo-mcp-lint")
         .expect("binary is built")
@@ -19,23 +21,19 @@ fn run_on_example(args: &[&str]) -> (i32, String) {
         .env_remove("GITHUB_ACTIONS")
         .output()
         .expect("binary runs");
-    (
-        output.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-    )
+    let code = output.status.code().unwrap_or(-1);
+    assert!(
+        matches!(code, 0 | 1),
+        "cargo-mcp-lint {args:?} exited with {code}:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    (code, String::from_utf8_lossy(&output.stdout).into_owned())
 }
 
 /// The SARIF 2.1.0 schema as the `serde-sarif` crate's sources carry it (a dev-dependency, so
-/// cargo has it on disk).
+/// `cargo test` downloaded it).
 fn sarif_schema() -> serde_json::Value {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let output = Command::new(cargo)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(["metadata", "--format-version", "1", "--offline"])
-        .output()
-        .expect("cargo metadata runs");
-    let metadata: serde_json::Value =
-        serde_json::from_slice(&output.stdout).expect("metadata is JSON");
+    let metadata = support::metadata();
     let manifest = metadata["packages"]
         .as_array()
         .and_then(|packages| packages.iter().find(|p| p["name"] == "serde-sarif"))

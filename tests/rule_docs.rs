@@ -5,9 +5,10 @@
 use cargo_mcp_lint::diagnostic::Applicability;
 use std::path::{Path, PathBuf};
 
+use cargo_mcp_lint::config::Settings;
 use cargo_mcp_lint::engine::{self, LintUnit, Overlay, UnitFile};
 use cargo_mcp_lint::fix::{self, FixOptions};
-use cargo_mcp_lint::rules::{self, FixAvailability};
+use cargo_mcp_lint::rules::{self, internal_error, FixAvailability};
 
 const HEADINGS: &[&str] = &[
     "## What it does",
@@ -41,15 +42,33 @@ fn unit(path: &Path) -> Vec<LintUnit> {
     }]
 }
 
-fn diagnostics(text: &str) -> Vec<cargo_mcp_lint::diagnostic::Diagnostic> {
+fn diagnostics_with(
+    text: &str,
+    settings: &Settings,
+) -> Vec<cargo_mcp_lint::diagnostic::Diagnostic> {
     let path = PathBuf::from("/docs/example.rs");
     let mut overlay = Overlay::new();
     overlay.insert(path.clone(), text.to_string());
-    engine::lint_with(&unit(&path), Path::new("/"), &overlay, &Default::default()).diagnostics
+    engine::lint_with(&unit(&path), Path::new("/"), &overlay, settings).diagnostics
+}
+
+fn diagnostics(text: &str) -> Vec<cargo_mcp_lint::diagnostic::Diagnostic> {
+    diagnostics_with(text, &Settings::default())
 }
 
 fn codes_found(text: &str) -> Vec<&'static str> {
     diagnostics(text).iter().map(|d| d.code).collect()
+}
+
+/// The settings a rule's "Example" is linted with: the defaults, except for MCP999, which no
+/// code triggers; its Example is linted with the test hook that makes the analysis of the file
+/// panic, to show what the tool reports then.
+fn example_settings(code: &str) -> Settings {
+    let mut settings = Settings::default();
+    if code == internal_error::META.code {
+        settings.panic_on_file = Some("example.rs".into());
+    }
+    settings
 }
 
 /// Whether the rule's findings in a text carry a fix that `--fix` applies.
@@ -127,7 +146,9 @@ fn documented_examples_trigger_and_use_instead_does_not() {
         let instead = code_after(m.docs, "## Use instead")
             .unwrap_or_else(|| panic!("{}: no Use instead code", m.code));
         assert!(
-            codes_found(&example).contains(&m.code),
+            diagnostics_with(&example, &example_settings(m.code))
+                .iter()
+                .any(|d| d.code == m.code),
             "{}: the Example does not trigger it",
             m.code
         );
@@ -169,4 +190,54 @@ fn documented_examples_trigger_and_use_instead_does_not() {
             }
         }
     }
+}
+
+/// The README's rule table ("What it finds") lists every registered rule, in order, with its
+/// code, name, default severity and fix availability as `--list-rules` words them.
+#[test]
+fn the_readme_rule_table_matches_the_registry() {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("README.md is readable");
+    let section = readme
+        .split("\n## What it finds\n")
+        .nth(1)
+        .expect("the README has a \"What it finds\" section");
+    let section = section.split("\n## ").next().unwrap_or(section);
+    let header = section
+        .lines()
+        .find(|l| l.starts_with("| code |"))
+        .expect("the section has the rule table");
+    assert_eq!(header, "| code | name | default | fix | what |");
+    let rows: Vec<(String, String, String, String)> = section
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .map(|l| {
+            let cells: Vec<&str> = l.splitn(6, '|').map(str::trim).collect();
+            assert_eq!(cells.len(), 6, "a row with five cells: {l}");
+            (
+                cells[1].trim_matches('`').to_string(),
+                cells[2].trim_matches('`').to_string(),
+                cells[3].to_string(),
+                cells[4].to_string(),
+            )
+        })
+        .collect();
+    let expected: Vec<(String, String, String, String)> = rules::registry()
+        .iter()
+        .map(|r| {
+            let m = r.meta();
+            let fix = match m.fix {
+                FixAvailability::None => "no",
+                FixAvailability::Sometimes => "sometimes",
+                FixAvailability::Always => "yes",
+            };
+            (
+                m.code.to_string(),
+                m.name.to_string(),
+                m.default_severity.as_str().to_string(),
+                fix.to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(rows, expected, "README's rule table against the registry");
 }

@@ -314,8 +314,6 @@ pub struct Vocabulary {
     pub request_tokens: Vec<String>,
     /// More words that mark a token as server-wide (shutdown) rather than per-request.
     pub shutdown_tokens: Vec<String>,
-    /// Guard expressions (for the missing-guard analysis).
-    pub guards: Vec<String>,
     /// More function names whose return value becomes a request's response.
     pub request_handlers: Vec<String>,
 }

@@ -82,7 +82,10 @@ fn rendered(sources: &SourceMap, d: &Diagnostic) -> Rendered<usize> {
     if let Some(help) = &d.help {
         notes.push(format!("help: {help}"));
     }
-    notes.push(format!("`{}` ({}) is on by default", d.code, d.name));
+    // An internal error is not a rule one could turn off.
+    if !crate::rules::internal_error::is_internal_error(d) {
+        notes.push(format!("`{}` ({}) is on by default", d.code, d.name));
+    }
     Rendered::new(severity)
         .with_code(d.code)
         .with_message(&d.message)

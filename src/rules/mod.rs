@@ -3,6 +3,7 @@
 
 pub mod bad_error_code;
 pub mod cancel_sends_response;
+pub mod internal_error;
 pub mod invalid_suppression;
 pub mod ping_not_answered;
 pub mod progress_after_completion;
@@ -213,6 +214,7 @@ pub fn registry() -> Vec<&'static dyn Rule> {
         &stdio_embedded_newline::StdioEmbeddedNewline,
         &unused_suppression::UnusedSuppression,
         &invalid_suppression::InvalidSuppression,
+        &internal_error::InternalError,
     ]
 }
 

@@ -1,0 +1,85 @@
+//! What the integration tests that run other programs (cargo, git) share: each such run shows
+//! the program's own stderr when it fails, and none needs the network.
+
+// Each test crate uses only some of these.
+#![allow(dead_code)]
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// The cargo that runs the tests (`$CARGO`), else `cargo` on the PATH.
+pub fn cargo() -> Command {
+    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+}
+
+/// Run `command` and return its output; panic, with the command, its exit status, its stderr and
+/// its stdout, when it cannot start or does not succeed.
+pub fn run_ok(command: &mut Command) -> Output {
+    let shown = format!("{command:?}");
+    let output = command
+        .output()
+        .unwrap_or_else(|error| panic!("could not run {shown}: {error}"));
+    assert!(
+        output.status.success(),
+        "{shown} failed ({}):\n--- stderr\n{}\n--- stdout\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr),
+        String::from_utf8_lossy(&output.stdout)
+    );
+    output
+}
+
+/// The host's target triple, from `cargo -vV`'s `host: ` line.
+pub fn host() -> String {
+    let output = run_ok(cargo().arg("-vV"));
+    let text = String::from_utf8_lossy(&output.stdout).into_owned();
+    text.lines()
+        .find_map(|line| line.strip_prefix("host: "))
+        .map(|host| host.trim().to_string())
+        .unwrap_or_else(|| panic!("`cargo -vV` names no host:\n{text}"))
+}
+
+/// `cargo metadata` of this package, offline and for the host platform only: the packages
+/// `cargo test --locked` itself downloaded are all it needs (without `--filter-platform`, cargo
+/// wants the manifests of other platforms' dependencies, which a fresh cache does not hold).
+pub fn metadata() -> serde_json::Value {
+    let output = run_ok(
+        cargo()
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args([
+                "metadata",
+                "--format-version",
+                "1",
+                "--offline",
+                "--locked",
+                "--filter-platform",
+            ])
+            .arg(host()),
+    );
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
+        panic!(
+            "`cargo metadata` printed no JSON ({error}); its stderr:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        )
+    })
+}
+
+/// Run git in `dir` with a fixed identity and no signing, whatever the user's configuration;
+/// panic with git's stderr when it fails.
+pub fn git(dir: &Path, args: &[&str]) -> Output {
+    run_ok(
+        Command::new("git")
+            .current_dir(dir)
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@example.com",
+                "-c",
+                "commit.gpgsign=false",
+                "-c",
+                "init.defaultBranch=main",
+            ])
+            .args(args),
+    )
+}

@@ -5,7 +5,7 @@ use std::collections::{HashMap, VecDeque};
 
 use super::facts::{
     CallSite, Callee, CancelOrigin, FileFacts, FunctionFacts, OriginCondition, ReceiverType,
-    RegistryRemoval, ReturnSite, SinkKind, SinkSite,
+    SinkSite,
 };
 use super::vocabulary as vocab;
 use crate::source::FileId;
@@ -133,11 +133,13 @@ impl<'a> CrateGraph<'a> {
         &self.files
     }
 
-    fn function(&self, r: FunctionRef) -> &'a FunctionFacts {
+    /// A function's facts.
+    pub fn function(&self, r: FunctionRef) -> &'a FunctionFacts {
         &self.files[r.file].1.functions[r.function]
     }
 
-    fn file_id(&self, r: FunctionRef) -> FileId {
+    /// The file a function lies in.
+    pub fn file_id(&self, r: FunctionRef) -> FileId {
         self.files[r.file].0
     }
 
@@ -152,7 +154,7 @@ impl<'a> CrateGraph<'a> {
     }
 
     /// The innermost cancel path that holds, of those a site lies on.
-    fn effective_origin(&self, file: usize, origins: &[usize]) -> Option<&'a CancelOrigin> {
+    pub fn effective_origin(&self, file: usize, origins: &[usize]) -> Option<&'a CancelOrigin> {
         let facts = self.files[file].1;
         origins
             .iter()
@@ -336,7 +338,7 @@ impl<'a> CrateGraph<'a> {
 
     /// Whether a recorded send is a send: unconditional ones are; a send of a call's value is
     /// one when the call returns a response.
-    fn sink_active(&self, f: FunctionRef, sink: &SinkSite) -> bool {
+    pub fn sink_active(&self, f: FunctionRef, sink: &SinkSite) -> bool {
         sink.if_returns_response.is_empty()
             || sink.if_returns_response.iter().any(|callee| {
                 let call = CallSite {
@@ -351,7 +353,8 @@ impl<'a> CrateGraph<'a> {
             })
     }
 
-    fn all_functions(&self) -> impl Iterator<Item = FunctionRef> + '_ {
+    /// Every function of the unit.
+    pub fn all_functions(&self) -> impl Iterator<Item = FunctionRef> + '_ {
         self.files
             .iter()
             .enumerate()
@@ -468,121 +471,4 @@ impl<'a> CrateGraph<'a> {
         }
         found
     }
-
-    /// Whether a send goes into a channel that the crate drains in a function that itself deals
-    /// with the registry: a hand-off to a writer that can check, not a write to the wire.
-    fn is_registry_aware_channel(&self, channel: Option<&str>, registry: &str) -> bool {
-        let Some(channel) = channel else {
-            return false;
-        };
-        self.all_functions().any(|f| {
-            let facts = self.function(f);
-            facts.drains.iter().any(|d| d == channel)
-                && facts.registries.iter().any(|r| r == registry)
-        })
-    }
-
-    /// Values that request handlers return on a cancel path (shape B).
-    pub fn handler_returns(&self) -> Vec<HandlerReturn<'a>> {
-        let mut found = Vec::new();
-        for f in self.all_functions() {
-            let facts = self.function(f);
-            if !facts.handler {
-                continue;
-            }
-            for value in &facts.cancel_returns {
-                if let Some(origin) = self.effective_origin(f.file, &value.origins) {
-                    found.push(HandlerReturn {
-                        file: self.file_id(f),
-                        function: facts,
-                        value,
-                        origin,
-                    });
-                }
-            }
-        }
-        found
-    }
-
-    /// Response writes that a cancellation can precede without a guard (shape C): the crate
-    /// removes requests from an in-flight registry on cancellation, and elsewhere writes a
-    /// response on a path that touched that registry without making the write depend on the
-    /// request still being in it.
-    pub fn missing_guards(&self) -> Vec<MissingGuard<'a>> {
-        // Registries that cancel paths remove requests from, with whether the cancel path also
-        // aborts the request's task.
-        let mut registries: Vec<(&'a str, FileId, &'a RegistryRemoval, &'a CancelOrigin, bool)> =
-            Vec::new();
-        for (index, (file, facts)) in self.files.iter().enumerate() {
-            for removal in &facts.registry_removals {
-                let Some(origin) = self.effective_origin(index, &removal.origins) else {
-                    continue;
-                };
-                let aborts = facts.cancel_aborts.iter().any(|origins| {
-                    self.effective_origin(index, origins)
-                        .is_some_and(|o| std::ptr::eq(o, origin))
-                });
-                registries.push((removal.collection.as_str(), *file, removal, origin, aborts));
-            }
-        }
-        if registries.is_empty() {
-            return Vec::new();
-        }
-        let mut found = Vec::new();
-        for f in self.all_functions() {
-            let facts = self.function(f);
-            for sink in &facts.sinks {
-                if sink.kind != SinkKind::Response
-                    || !self.sink_active(f, sink)
-                    || sink.registry.guarded
-                    || self.effective_origin(f.file, &sink.origins).is_some()
-                {
-                    continue;
-                }
-                let covered = |name: &str, aborts: bool| {
-                    sink.registry.guarded_by.iter().any(|g| g == name)
-                        || (sink.registry.in_spawn && aborts)
-                        || self.is_registry_aware_channel(sink.channel.as_deref(), name)
-                };
-                let unguarded = registries.iter().find(|(name, _, _, _, aborts)| {
-                    sink.registry.touched.iter().any(|t| t == name) && !covered(name, *aborts)
-                });
-                if let Some((name, removal_file, removal, origin, _)) = unguarded {
-                    found.push(MissingGuard {
-                        file: self.file_id(f),
-                        function: facts,
-                        sink,
-                        registry: name,
-                        removal_file: *removal_file,
-                        removal,
-                        origin,
-                    });
-                }
-            }
-        }
-        found
-    }
-}
-
-/// A value a request handler returns on a cancel path.
-#[derive(Debug, Clone)]
-pub struct HandlerReturn<'a> {
-    pub file: FileId,
-    pub function: &'a FunctionFacts,
-    pub value: &'a ReturnSite,
-    pub origin: &'a CancelOrigin,
-}
-
-/// A response write not guarded against the request's cancellation.
-#[derive(Debug, Clone)]
-pub struct MissingGuard<'a> {
-    pub file: FileId,
-    pub function: &'a FunctionFacts,
-    pub sink: &'a SinkSite,
-    /// The in-flight registry's name.
-    pub registry: &'a str,
-    pub removal_file: FileId,
-    /// Where the cancel path removes the request from it.
-    pub removal: &'a RegistryRemoval,
-    pub origin: &'a CancelOrigin,
 }

@@ -2,15 +2,16 @@
 //! the client cancelled it, directly or through calls of the same crate.
 
 use super::{FixAvailability, Rule, RuleContext, RuleMeta};
-use crate::analysis::crate_graph::{CancelSend, HandlerReturn, Hop, MissingGuard, SendHow};
+use crate::analysis::crate_graph::{CancelSend, Hop, SendHow};
 use crate::analysis::facts::Removal;
 use crate::analysis::facts::{CallSite, SinkKind, SinkSite};
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Label, Severity};
 use crate::edits::removal_edit;
-use crate::sdk::Sdk;
 use crate::source::{ByteSpan, SourceMap};
 
 pub mod follow_up;
+pub mod shape_b;
+pub mod shape_c;
 
 /// Words without which a file holds no cancel path (besides the configured hook and notification
 /// names).
@@ -33,10 +34,10 @@ pub static META: RuleMeta = RuleMeta {
     docs: include_str!("../../../rules/MCP001-cancel-sends-response.md"),
 };
 
-const SPEC_MUST_NOT: &str =
+pub(crate) const SPEC_MUST_NOT: &str =
     "MCP 2026-07-28 (basic/transports/stdio, basic/transports/streamable-http): \
 the server MUST NOT send any further messages for a cancelled request";
-const SPEC_SHOULD_NOT: &str = "MCP 2025-11-25 (basic/utilities/cancellation): receivers of a cancellation \
+pub(crate) const SPEC_SHOULD_NOT: &str = "MCP 2025-11-25 (basic/utilities/cancellation): receivers of a cancellation \
 SHOULD stop processing the request and not send a response for it; strict clients drop the whole transport when a \
 response arrives for an id they cancelled";
 
@@ -74,112 +75,24 @@ impl Rule for CancelSendsResponse {
             out.push(d);
         }
         if let Some(sdk) = context.sdk.filter(|sdk| sdk.answers_cancelled_requests()) {
-            for handler_return in context.graph.handler_returns() {
-                out.push(handler_return_diagnostic(
-                    &handler_return,
-                    sdk,
-                    context.sources,
-                ));
+            for handler_return in shape_b::find(context.graph) {
+                out.push(shape_b::diagnostic(&handler_return, sdk, context.sources));
             }
         }
-        for missing in context.graph.missing_guards() {
-            out.push(missing_guard_diagnostic(&missing));
+        for missing in shape_c::find(context.graph) {
+            out.push(shape_c::diagnostic(&missing));
         }
     }
 }
 
 /// Source text for a message: white space folded, at most 40 characters, in backticks.
-fn short(text: &str) -> String {
+pub(crate) fn short(text: &str) -> String {
     let folded = text.split_whitespace().collect::<Vec<_>>().join(" ");
     let cut: String = folded.chars().take(40).collect();
     if cut.len() < folded.len() {
         format!("`{cut}..`")
     } else {
         format!("`{cut}`")
-    }
-}
-
-/// Shape B: a request handler's value on a cancel path becomes the response.
-fn handler_return_diagnostic(
-    found: &HandlerReturn<'_>,
-    sdk: &Sdk,
-    sources: &SourceMap,
-) -> Diagnostic {
-    let what = sources
-        .get(found.file)
-        .map(|s| short(s.snippet(found.value.span)))
-        .unwrap_or_else(|| found.value.what.clone());
-    Diagnostic {
-        code: META.code,
-        name: META.name,
-        severity: META.default_severity,
-        message: format!(
-            "{what} becomes the response to a cancelled request: `{}` is a request handler and {sdk} sends what it returns",
-            found.function.name
-        ),
-        file: found.file,
-        span: found.value.span,
-        labels: vec![
-            Label {
-                file: found.file,
-                span: found.origin.span,
-                message: found.origin.label.clone(),
-            },
-            Label {
-                file: found.file,
-                span: found.function.name_span,
-                message: format!("`{}` is a request handler: what it returns is sent as the response", found.function.name),
-            },
-        ],
-        notes: vec![
-            format!("{} (assumed from {})", sdk.explanation(), sdk.source),
-            SPEC_MUST_NOT.to_string(),
-            SPEC_SHOULD_NOT.to_string(),
-        ],
-        help: Some(sdk.help()),
-        fix: None,
-        context: None,
-    }
-}
-
-/// Shape C: a response write that does not check that the request is still in flight.
-fn missing_guard_diagnostic(found: &MissingGuard<'_>) -> Diagnostic {
-    Diagnostic {
-        code: META.code,
-        name: META.name,
-        severity: META.default_severity,
-        message: format!(
-            "{} writes a response without checking that the request was not cancelled meanwhile",
-            found.sink.what
-        ),
-        file: found.file,
-        span: found.sink.span,
-        labels: vec![
-            Label {
-                file: found.removal_file,
-                span: found.origin.span,
-                message: found.origin.label.clone(),
-            },
-            Label {
-                file: found.removal_file,
-                span: found.removal.span,
-                message: format!("on cancellation the request is removed from `{}` here", found.registry),
-            },
-        ],
-        notes: vec![
-            format!(
-                "`{}` holds the requests in flight; a response for a request no longer in it was cancelled",
-                found.registry
-            ),
-            SPEC_MUST_NOT.to_string(),
-            SPEC_SHOULD_NOT.to_string(),
-        ],
-        help: Some(format!(
-            "write the response only for a request still in flight: `let Some(..) = {}.remove(&id) else {{ continue }};` before the write, or check `!token.is_cancelled()`",
-            found.registry
-        )),
-        fix: None,
-        context: None,
     }
 }
 

@@ -272,10 +272,6 @@ pub struct FunctionFacts {
     pub module: Vec<String>,
     /// Set when the whole function is a cancel path (a cancel hook).
     pub hook: Option<OriginId>,
-    /// Whether the function is a request handler whose return value becomes the response
-    /// (rmcp `#[tool]` fns and `ServerHandler` request methods, pmcp `ToolHandler::handle`,
-    /// rust-mcp-sdk `handle_*_request`, configured names).
-    pub handler: bool,
     /// Values returned on a cancel path.
     pub cancel_returns: Vec<ReturnSite>,
     /// Channels this function drains (`x_rx.recv()`), by name without the `_rx` suffix.
@@ -531,7 +527,6 @@ impl<'v> FactsBuilder<'v> {
     fn enter_function(
         &mut self,
         item_span: ByteSpan,
-        attrs: &[syn::Attribute],
         sig: &syn::Signature,
         self_ty: Option<String>,
         trait_name: Option<String>,
@@ -539,7 +534,6 @@ impl<'v> FactsBuilder<'v> {
         let name = sig.ident.to_string();
         let has_receiver = sig.receiver().is_some();
         let name_span = self.span(&sig.ident);
-        let handler = is_request_handler(self.vocab, &name, attrs, trait_name.as_deref());
         let hook = if self.vocab.is_cancel_hook(&name, has_receiver) {
             Some(self.add_origin(
                 OriginKind::Hook,
@@ -573,7 +567,6 @@ impl<'v> FactsBuilder<'v> {
                 has_receiver,
                 module: self.module.clone(),
                 hook,
-                handler,
                 cancel_returns: Vec::new(),
                 drains: Vec::new(),
                 stdout_writes: Vec::new(),
@@ -601,14 +594,13 @@ impl<'v> FactsBuilder<'v> {
     fn with_function(
         &mut self,
         item_span: ByteSpan,
-        attrs: &[syn::Attribute],
         sig: &syn::Signature,
         self_ty: Option<String>,
         trait_name: Option<String>,
         body: &syn::Block,
     ) {
         self.facts.items.push(item_span);
-        self.enter_function(item_span, attrs, sig, self_ty, trait_name);
+        self.enter_function(item_span, sig, self_ty, trait_name);
         let saved = std::mem::take(&mut self.origins);
         if let Some(hook) = self.functions.last().and_then(|f| f.facts.hook) {
             self.origins.push(hook);
@@ -2294,28 +2286,6 @@ fn path_attribute(attrs: &[syn::Attribute]) -> Option<String> {
     })
 }
 
-/// Whether a function is a request handler whose return value becomes the response.
-fn is_request_handler(
-    vocabulary: &vocab::Vocabulary,
-    name: &str,
-    attrs: &[syn::Attribute],
-    trait_name: Option<&str>,
-) -> bool {
-    let tool_attribute = attrs
-        .iter()
-        .any(|a| a.path().segments.last().is_some_and(|s| s.ident == "tool"));
-    tool_attribute
-        || vocabulary.request_handlers.iter().any(|h| h == name)
-        || match trait_name {
-            Some("ServerHandler" | "ClientHandler") => {
-                !name.starts_with("on_") && name != "get_info"
-            }
-            Some("ToolHandler" | "PromptHandler" | "ResourceHandler") => name == "handle",
-            _ => false,
-        }
-        || (name.starts_with("handle_") && name.ends_with("_request"))
-}
-
 /// A short description of a value for messages: `Err(McpError::..)`.
 fn describe_value(expr: &Expr) -> String {
     let text = quote::ToTokens::to_token_stream(expr).to_string();
@@ -2560,7 +2530,7 @@ impl<'ast> Visit<'ast> for FactsBuilder<'_> {
         let span = self.span(item);
         let test = is_test_item(&item.attrs);
         self.test_depth += usize::from(test);
-        self.with_function(span, &item.attrs, &item.sig, None, None, &item.block);
+        self.with_function(span, &item.sig, None, None, &item.block);
         self.test_depth -= usize::from(test);
         self.impls = saved;
     }
@@ -2568,21 +2538,14 @@ impl<'ast> Visit<'ast> for FactsBuilder<'_> {
     fn visit_impl_item_fn(&mut self, item: &'ast syn::ImplItemFn) {
         let (self_ty, trait_name) = self.impls.last().cloned().unwrap_or((None, None));
         let span = self.span(item);
-        self.with_function(
-            span,
-            &item.attrs,
-            &item.sig,
-            self_ty,
-            trait_name,
-            &item.block,
-        );
+        self.with_function(span, &item.sig, self_ty, trait_name, &item.block);
     }
 
     fn visit_trait_item_fn(&mut self, item: &'ast syn::TraitItemFn) {
         if let Some(block) = &item.default {
             let trait_name = self.impls.last().and_then(|(_, t)| t.clone());
             let span = self.span(item);
-            self.with_function(span, &item.attrs, &item.sig, None, trait_name, block);
+            self.with_function(span, &item.sig, None, trait_name, block);
         }
     }
 

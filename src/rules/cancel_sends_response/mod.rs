@@ -10,6 +10,7 @@ use crate::edits::removal_edit;
 use crate::source::{ByteSpan, SourceMap};
 
 pub mod follow_up;
+pub mod handlers;
 pub mod shape_b;
 pub mod shape_c;
 
@@ -46,6 +47,10 @@ pub struct CancelSendsResponse;
 impl Rule for CancelSendsResponse {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn collector(&self) -> Option<&'static dyn crate::analysis::walk::Collects> {
+        Some(&handlers::Handlers)
     }
 
     fn words(&self, vocabulary: &crate::analysis::vocabulary::Vocabulary) -> Vec<String> {

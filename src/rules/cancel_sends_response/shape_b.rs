@@ -20,9 +20,15 @@ pub struct HandlerReturn<'a> {
 /// Values that request handlers return on a cancel path (shape B).
 pub fn find<'a>(graph: &CrateGraph<'a>) -> Vec<HandlerReturn<'a>> {
     let mut found = Vec::new();
+    // The request handlers of each file (see `handlers`), by their items' spans.
+    let handlers: Vec<Vec<crate::source::ByteSpan>> = graph
+        .files()
+        .iter()
+        .map(|(_, facts)| super::handlers::handlers(facts))
+        .collect();
     for f in graph.all_functions() {
         let facts = graph.function(f);
-        if !facts.handler {
+        if !handlers[f.file].contains(&facts.item_span) {
             continue;
         }
         for value in &facts.cancel_returns {

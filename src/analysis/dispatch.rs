@@ -414,10 +414,10 @@ fn handles_parse_error(node: Node<'_>, parent: Option<Node<'_>>) -> bool {
                 && calls_parser(&init.expr)
         }),
         (Node::Expr(expr), Some(Node::Expr(Expr::MethodCall(call)))) => {
-            matches!(
-                call.method.to_string().as_str(),
-                "map_err" | "unwrap_or_else" | "or_else" | "map_or_else"
-            ) && call.args.iter().any(|arg| std::ptr::eq(arg, expr))
+            call.args.iter().any(|arg| std::ptr::eq(arg, expr))
+                && ["map_err", "unwrap_or_else", "or_else", "map_or_else"]
+                    .iter()
+                    .any(|m| call.method == m)
         }
         _ => false,
     }

@@ -102,7 +102,7 @@ impl<'ast> Scope<'ast> {
     }
 
     /// Whether the current node lies in a macro's body, read as code (see
-    /// [`Hook::reads_macro_bodies`]).
+    /// [`Hook::reads_macro_body`]).
     pub fn in_macro_body(&self) -> bool {
         self.macro_depth > 0
     }
@@ -160,9 +160,11 @@ impl<'ast> Scope<'ast> {
 /// What one rule (or the shared layer) collects from a file during the walk. Nodes are lent for
 /// the call only (those of macro bodies live no longer than the macro's visit).
 pub trait Hook {
-    /// Whether the walk must read the bodies of macros as code (when a hook wants them, all
-    /// hooks are shown them; [`Scope::in_macro_body`] tells them apart).
-    fn reads_macro_bodies(&self) -> bool {
+    /// Whether the walk must read the body of the macro `name` (`select`, `println`, ...) as
+    /// code: reading costs a parse, so a hook asks only for the macros it needs. When a hook
+    /// wants a body, all hooks are shown it ([`Scope::in_macro_body`] tells them apart).
+    fn reads_macro_body(&self, name: &str) -> bool {
+        let _ = name;
         false
     }
 
@@ -207,11 +209,9 @@ pub fn walk<'h>(
     if hooks.is_empty() {
         return;
     }
-    let macro_bodies = hooks.iter().any(|h| h.reads_macro_bodies());
     let mut walker = Walker {
         scope: Scope::new(base),
         hooks,
-        macro_bodies,
     };
     walker.visit_file(file);
     for hook in walker.hooks {
@@ -222,8 +222,6 @@ pub fn walk<'h>(
 struct Walker<'ast, 'h> {
     scope: Scope<'ast>,
     hooks: Vec<Box<dyn Hook + 'h>>,
-    /// Read the bodies of macros as code.
-    macro_bodies: bool,
 }
 
 /// A macro's body read as code.
@@ -237,12 +235,19 @@ enum ParsedBody {
 /// (`println!`, `write!`) as their arguments; every other macro in an expression or a statement
 /// as expressions or statements, except those that only log, format or assert and `json!`
 /// (whose body is JSON). Item macros (`macro_rules!` definitions) are not read.
-fn parse_body(mac: &syn::Macro, parent: Option<Node<'_>>) -> Option<ParsedBody> {
+fn parse_body(
+    mac: &syn::Macro,
+    parent: Option<Node<'_>>,
+    hooks: &[Box<dyn Hook + '_>],
+) -> Option<ParsedBody> {
     if matches!(parent, Some(Node::Item(_))) {
         return None;
     }
     let name = syntax::macro_name(mac);
     if name == "json" || vocab::QUIET_MACROS.contains(&name.as_str()) {
+        return None;
+    }
+    if !hooks.iter().any(|h| h.reads_macro_body(&name)) {
         return None;
     }
     if syntax::is_select_macro(&name) {
@@ -272,7 +277,6 @@ impl<'ast, 'h> Walker<'ast, 'h> {
         let mut inner = Walker {
             scope: self.scope.narrowed(),
             hooks: std::mem::take(&mut self.hooks),
-            macro_bodies: self.macro_bodies,
         };
         inner.scope.macro_depth += 1;
         match body {
@@ -459,11 +463,7 @@ impl<'ast> Visit<'ast> for Walker<'ast, '_> {
     }
 
     fn visit_macro(&mut self, mac: &'ast syn::Macro) {
-        let body = if self.macro_bodies {
-            parse_body(mac, self.scope.parent())
-        } else {
-            None
-        };
+        let body = parse_body(mac, self.scope.parent(), &self.hooks);
         self.around(Node::Macro(mac), Entered::default(), |w| {
             visit::visit_macro(w, mac);
             if let Some(body) = &body {
@@ -499,7 +499,7 @@ mod tests {
     }
 
     impl Hook for Recorder {
-        fn reads_macro_bodies(&self) -> bool {
+        fn reads_macro_body(&self, _: &str) -> bool {
             true
         }
 

@@ -49,11 +49,6 @@ struct Collector<'v> {
 }
 
 impl Hook for Collector<'_> {
-    fn reads_macro_bodies(&self) -> bool {
-        // Functions defined inside macro bodies are functions of the crate too.
-        true
-    }
-
     fn enter(&mut self, node: Node<'_>, scope: &Scope<'_>) {
         // The trait a function is defined for: a free function has none, even inside an impl's
         // method.

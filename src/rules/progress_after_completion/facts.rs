@@ -145,6 +145,7 @@ impl Collects for ProgressFacts {
                 functions: Vec::new(),
                 saved: Vec::new(),
                 in_test: false,
+                calls: Vec::new(),
             })
         })
     }
@@ -201,6 +202,9 @@ struct Collector<'v> {
     saved: Vec<Vec<FnState>>,
     /// Whether the node being looked at is test code.
     in_test: bool,
+    /// The calls the walk is inside, innermost last: whether their arguments are in a spawned
+    /// task, and in a call that names `notifications/progress`.
+    calls: Vec<(bool, bool)>,
 }
 
 impl Collector<'_> {
@@ -387,23 +391,35 @@ impl Collector<'_> {
         }
     }
 
-    /// Enter (`by` 1) or leave (`by` -1) an argument of a call: of a spawn, of a call that names
-    /// `notifications/progress`.
-    fn argument(&mut self, call: &Expr, by: isize) {
-        let (spawns, args): (bool, Vec<&Expr>) = match call {
+    /// What the arguments of a call are inside: a spawned task, a call that names
+    /// `notifications/progress`. Worked out once per call, when the call is entered.
+    fn call_context(call: &Expr) -> (bool, bool) {
+        let (spawns, args) = match call {
             Expr::Call(c) => {
-                let name = match &*c.func {
-                    Expr::Path(p) => syntax::last_segment(&p.path),
-                    _ => String::new(),
+                let spawns = match &*c.func {
+                    Expr::Path(p) => p
+                        .path
+                        .segments
+                        .last()
+                        .is_some_and(|s| SPAWNS.iter().any(|w| s.ident == w)),
+                    _ => false,
                 };
-                (SPAWNS.contains(&name.as_str()), c.args.iter().collect())
+                (spawns, &c.args)
             }
-            Expr::MethodCall(c) => (false, c.args.iter().collect()),
-            _ => return,
+            Expr::MethodCall(c) => (false, &c.args),
+            _ => return (false, false),
         };
         let names_method = args
             .iter()
             .any(|a| syntax::str_literal(a).as_deref() == Some(PROGRESS_METHOD));
+        (spawns, names_method)
+    }
+
+    /// Enter (`by` 1) or leave (`by` -1) an argument of the innermost call entered.
+    fn argument(&mut self, by: isize) {
+        let Some(&(spawns, names_method)) = self.calls.last() else {
+            return;
+        };
         let Some(f) = self.functions.last_mut() else {
             return;
         };
@@ -495,17 +511,21 @@ fn opened_function<'n>(node: Node<'n>) -> Option<(&'n syn::Signature, &'n syn::B
     }
 }
 
-/// The call whose argument `node` is, if it is one.
-fn argument_of<'n>(node: Node<'n>, parent: Option<Node<'n>>) -> Option<&'n Expr> {
+/// Whether `node` is an argument of a call (its parent).
+fn is_argument(node: Node<'_>, parent: Option<Node<'_>>) -> bool {
     let (Node::Expr(expr), Some(Node::Expr(call))) = (node, parent) else {
-        return None;
+        return false;
     };
-    let is_arg = match call {
+    match call {
         Expr::Call(c) => c.args.iter().any(|a| std::ptr::eq(a, expr)),
         Expr::MethodCall(c) => c.args.iter().any(|a| std::ptr::eq(a, expr)),
         _ => false,
-    };
-    is_arg.then_some(call)
+    }
+}
+
+/// Whether `node` is a call (whose arguments the collector tracks).
+fn is_call(node: Node<'_>) -> bool {
+    matches!(node, Node::Expr(Expr::Call(_) | Expr::MethodCall(_)))
 }
 
 impl Hook for Collector<'_> {
@@ -519,8 +539,11 @@ impl Hook for Collector<'_> {
             let self_ty = scope.impl_scope().and_then(|i| i.self_ty.as_deref());
             self.enter_function(sig, block, self_ty);
         }
-        if let Some(call) = argument_of(node, scope.parent()) {
-            self.argument(call, 1);
+        if is_argument(node, scope.parent()) {
+            self.argument(1);
+        }
+        if let (true, Node::Expr(call)) = (is_call(node), node) {
+            self.calls.push(Self::call_context(call));
         }
         match node {
             // A module's functions are not the enclosing function's.
@@ -542,8 +565,11 @@ impl Hook for Collector<'_> {
             Node::Local(local) => self.leave_local(local),
             _ => {}
         }
-        if let Some(call) = argument_of(node, scope.parent()) {
-            self.argument(call, -1);
+        if is_call(node) {
+            self.calls.pop();
+        }
+        if is_argument(node, scope.parent()) {
+            self.argument(-1);
         }
         if opened_function(node).is_some() {
             self.functions.pop();

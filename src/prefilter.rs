@@ -62,6 +62,21 @@ pub fn standalone<'a>(words: &'a [&'a str]) -> impl Iterator<Item = String> + 'a
     words.iter().map(|w| format!("{STANDALONE}{w}"))
 }
 
+/// Words as owned strings (for `Rule::words`).
+pub fn words(words: &[&str]) -> Vec<String> {
+    words.iter().map(|w| w.to_string()).collect()
+}
+
+/// What MCP002 and MCP007 look for in the skipped files: a stdio server's other writers to
+/// stdout, once any parsed file serves MCP over stdio.
+pub fn stdout_writers(facts: &[&FileFacts]) -> BTreeSet<String> {
+    if facts.iter().any(|f| f.serves_stdio && f.mentions_mcp) {
+        standalone(STDOUT_WRITERS).collect()
+    } else {
+        BTreeSet::new()
+    }
+}
+
 /// Words without which a file holds no send: the follow-up waves parse only files with one.
 pub const SEND_WORDS: &[&str] = &[
     "send", "respond", "reply", "write", "notify", "print", "progress",

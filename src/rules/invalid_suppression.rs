@@ -20,11 +20,8 @@ impl Rule for InvalidSuppression {
         &META
     }
 
-    fn words(&self, _vocabulary: &crate::analysis::vocabulary::Vocabulary) -> Vec<String> {
-        crate::prefilter::SUPPRESSION_WORDS
-            .iter()
-            .map(|w| w.to_string())
-            .collect()
+    fn words(&self, _: &crate::analysis::vocabulary::Vocabulary) -> Vec<String> {
+        crate::prefilter::words(crate::prefilter::SUPPRESSION_WORDS)
     }
 
     fn check(&self, _: &RuleContext<'_>, _: &mut Vec<Diagnostic>) {}

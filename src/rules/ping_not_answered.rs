@@ -1,6 +1,12 @@
 //! MCP004 `ping-not-answered`: a hand-written method dispatcher that answers `initialize` and
 //! `tools/*` but sends `ping` to its method-not-found catch-all.
 
+use std::collections::BTreeSet;
+
+use crate::analysis::facts::FileFacts;
+use crate::analysis::vocabulary::Vocabulary;
+use crate::prefilter;
+
 use super::{FixAvailability, Rule, RuleContext, RuleMeta};
 use crate::analysis::dispatch::{CatchAllArm, MethodArm, MethodDispatcher, ResultTemplate};
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Label, Severity};
@@ -28,15 +34,11 @@ impl Rule for PingNotAnswered {
     }
 
     fn mcp_words(&self) -> &'static [&'static str] {
-        crate::prefilter::DISPATCH_WORDS
+        prefilter::DISPATCH_WORDS
     }
 
-    fn follow_up(
-        &self,
-        facts: &[&crate::analysis::facts::FileFacts],
-        _vocabulary: &crate::analysis::vocabulary::Vocabulary,
-    ) -> std::collections::BTreeSet<String> {
-        crate::prefilter::dispatcher_needles(facts)
+    fn follow_up(&self, facts: &[&FileFacts], _: &Vocabulary) -> BTreeSet<String> {
+        prefilter::dispatcher_needles(facts)
     }
 
     fn check(&self, context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {

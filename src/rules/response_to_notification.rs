@@ -3,9 +3,14 @@
 
 use std::collections::{HashMap, HashSet};
 
+use std::collections::BTreeSet;
+
+use crate::analysis::facts::FileFacts;
+use crate::analysis::vocabulary::Vocabulary;
+use crate::prefilter;
+
 use super::{FixAvailability, Rule, RuleContext, RuleMeta};
 use crate::analysis::dispatch::{is_notification_method, MethodArm, MethodDispatcher};
-use crate::analysis::facts::FileFacts;
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
 use crate::sdk::SdkName;
 use crate::source::{ByteSpan, FileId};
@@ -34,15 +39,11 @@ impl Rule for ResponseToNotification {
     }
 
     fn mcp_words(&self) -> &'static [&'static str] {
-        crate::prefilter::DISPATCH_WORDS
+        prefilter::DISPATCH_WORDS
     }
 
-    fn follow_up(
-        &self,
-        facts: &[&crate::analysis::facts::FileFacts],
-        _vocabulary: &crate::analysis::vocabulary::Vocabulary,
-    ) -> std::collections::BTreeSet<String> {
-        crate::prefilter::dispatcher_needles(facts)
+    fn follow_up(&self, facts: &[&FileFacts], _: &Vocabulary) -> BTreeSet<String> {
+        prefilter::dispatcher_needles(facts)
     }
 
     fn check(&self, context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {

@@ -1,6 +1,12 @@
 //! MCP007 `stdio-embedded-newline`: a stdio transport that writes pretty-printed JSON breaks the
 //! newline-delimited framing.
 
+use std::collections::BTreeSet;
+
+use crate::analysis::facts::FileFacts;
+use crate::analysis::vocabulary::Vocabulary;
+use crate::prefilter;
+
 use super::{FixAvailability, Rule, RuleContext, RuleMeta};
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
 
@@ -24,24 +30,12 @@ impl Rule for StdioEmbeddedNewline {
         &META
     }
 
-    fn words(&self, _vocabulary: &crate::analysis::vocabulary::Vocabulary) -> Vec<String> {
-        crate::prefilter::STDIO_WORDS
-            .iter()
-            .map(|w| w.to_string())
-            .collect()
+    fn words(&self, _: &Vocabulary) -> Vec<String> {
+        prefilter::words(prefilter::STDIO_WORDS)
     }
 
-    fn follow_up(
-        &self,
-        facts: &[&crate::analysis::facts::FileFacts],
-        _vocabulary: &crate::analysis::vocabulary::Vocabulary,
-    ) -> std::collections::BTreeSet<String> {
-        // A stdio server's other writers to stdout, in any file of the run.
-        if facts.iter().any(|f| f.serves_stdio && f.mentions_mcp) {
-            crate::prefilter::standalone(crate::prefilter::STDOUT_WRITERS).collect()
-        } else {
-            std::collections::BTreeSet::new()
-        }
+    fn follow_up(&self, facts: &[&FileFacts], _: &Vocabulary) -> BTreeSet<String> {
+        prefilter::stdout_writers(facts)
     }
 
     fn check(&self, context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {

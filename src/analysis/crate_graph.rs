@@ -165,139 +165,166 @@ impl<'a> CrateGraph<'a> {
 
     /// The crate functions a call may reach.
     fn resolve(&self, caller: FunctionRef, call: &CallSite) -> Vec<FunctionRef> {
-        let caller_facts = self.function(caller);
         let Some(candidates) = self.by_name.get(call.name()) else {
             return Vec::new();
         };
-        let pick = |keep: &dyn Fn(&FunctionFacts) -> bool| -> Vec<FunctionRef> {
-            candidates
-                .iter()
-                .copied()
-                .filter(|&c| keep(self.function(c)))
-                .collect()
-        };
         match &call.callee {
-            Callee::Path(segments) => {
-                if segments.len() >= 2 {
-                    let qualifier = &segments[segments.len() - 2];
-                    let is_type = qualifier == "Self"
-                        || qualifier
-                            .chars()
-                            .next()
-                            .is_some_and(|c| c.is_ascii_uppercase());
-                    if is_type {
-                        let ty = if qualifier == "Self" {
-                            caller_facts.self_ty.clone()
-                        } else {
-                            Some(qualifier.clone())
-                        };
-                        let mut found: Vec<FunctionRef> = ty
-                            .as_deref()
-                            .and_then(|ty| self.by_type.get(&(ty, call.name())))
-                            .cloned()
-                            .unwrap_or_default();
-                        if qualifier == "Self" && caller_facts.trait_name.is_some() {
-                            found.extend(pick(&|f| {
-                                f.self_ty.is_none() && f.trait_name == caller_facts.trait_name
-                            }));
-                        }
-                        if !found.is_empty() || qualifier == "Self" {
-                            return found;
-                        }
-                        // A crate trait's default body, called through the trait's name
-                        // (`Default::default()` and other foreign traits resolve to nothing).
-                        return pick(&|f| {
-                            f.self_ty.is_none()
-                                && f.trait_name.as_deref() == Some(qualifier.as_str())
-                        });
-                    }
-                    if !matches!(qualifier.as_str(), "crate" | "self" | "super") {
-                        // `module::f()`: a module of this crate, or else another crate's path.
-                        return pick(&|f| {
-                            f.self_ty.is_none()
-                                && f.trait_name.is_none()
-                                && f.module.last() == Some(qualifier)
-                        });
-                    }
-                }
-                let free = self
-                    .free_by_name
-                    .get(call.name())
-                    .cloned()
-                    .unwrap_or_default();
-                let same_module: Vec<FunctionRef> = free
-                    .iter()
-                    .copied()
-                    .filter(|&c| self.function(c).module == caller_facts.module)
-                    .collect();
-                if same_module.is_empty() {
-                    free
-                } else {
-                    same_module
-                }
-            }
+            Callee::Path(segments) => self.resolve_path(caller, call, segments, candidates),
             Callee::Method {
                 name,
                 on_self,
                 receiver,
-            } => {
-                let evident = match receiver {
-                    Some(ReceiverType::Named(ty)) => Some(ty.clone()),
-                    Some(ReceiverType::SelfField(field)) => caller_facts
-                        .self_ty
-                        .as_ref()
-                        .and_then(|owner| self.field_types.get(&(owner.clone(), field.clone())))
-                        .cloned(),
-                    None => None,
-                };
-                if let Some(ty) = evident {
-                    // The receiver's type is known: its methods, or nothing (a foreign type).
-                    return self
-                        .by_type
-                        .get(&(ty.as_str(), name.as_str()))
-                        .map(|refs| {
-                            refs.iter()
-                                .copied()
-                                .filter(|&r| self.function(r).has_receiver)
-                                .collect()
-                        })
-                        .unwrap_or_default();
-                }
-                if matches!(receiver, Some(ReceiverType::SelfField(_))) {
-                    // A field whose type is not a struct of this crate (or is unknown).
-                    return Vec::new();
-                }
-                if *on_self {
-                    let own: Vec<FunctionRef> = caller_facts
-                        .self_ty
-                        .as_deref()
-                        .and_then(|ty| self.by_type.get(&(ty, name.as_str())))
-                        .map(|refs| {
-                            refs.iter()
-                                .copied()
-                                .filter(|&r| self.function(r).has_receiver)
-                                .collect()
-                        })
-                        .unwrap_or_default();
-                    if !own.is_empty() {
-                        return own;
-                    }
-                    // Trait default methods and methods of the trait being implemented.
-                    let defaults = pick(&|f| f.has_receiver && f.self_ty.is_none());
-                    if !defaults.is_empty() {
-                        return defaults;
-                    }
-                }
-                if vocab::COMMON_METHODS.contains(&name.as_str()) {
-                    return Vec::new();
-                }
-                let methods = pick(&|f| f.has_receiver);
-                if methods.len() == 1 {
-                    methods
+            } => self.resolve_method(caller, name, *on_self, receiver.as_ref(), candidates),
+        }
+    }
+
+    /// The candidates that `keep` accepts.
+    fn pick(
+        &self,
+        candidates: &[FunctionRef],
+        keep: &dyn Fn(&FunctionFacts) -> bool,
+    ) -> Vec<FunctionRef> {
+        candidates
+            .iter()
+            .copied()
+            .filter(|&c| keep(self.function(c)))
+            .collect()
+    }
+
+    /// The crate functions a call by path (`f()`, `Type::f()`, `module::f()`) may reach.
+    fn resolve_path(
+        &self,
+        caller: FunctionRef,
+        call: &CallSite,
+        segments: &[String],
+        candidates: &[FunctionRef],
+    ) -> Vec<FunctionRef> {
+        let caller_facts = self.function(caller);
+        let pick = |keep: &dyn Fn(&FunctionFacts) -> bool| self.pick(candidates, keep);
+        if segments.len() >= 2 {
+            let qualifier = &segments[segments.len() - 2];
+            let is_type = qualifier == "Self"
+                || qualifier
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_uppercase());
+            if is_type {
+                let ty = if qualifier == "Self" {
+                    caller_facts.self_ty.clone()
                 } else {
-                    Vec::new()
+                    Some(qualifier.clone())
+                };
+                let mut found: Vec<FunctionRef> = ty
+                    .as_deref()
+                    .and_then(|ty| self.by_type.get(&(ty, call.name())))
+                    .cloned()
+                    .unwrap_or_default();
+                if qualifier == "Self" && caller_facts.trait_name.is_some() {
+                    found.extend(pick(&|f| {
+                        f.self_ty.is_none() && f.trait_name == caller_facts.trait_name
+                    }));
                 }
+                if !found.is_empty() || qualifier == "Self" {
+                    return found;
+                }
+                // A crate trait's default body, called through the trait's name
+                // (`Default::default()` and other foreign traits resolve to nothing).
+                return pick(&|f| {
+                    f.self_ty.is_none() && f.trait_name.as_deref() == Some(qualifier.as_str())
+                });
             }
+            if !matches!(qualifier.as_str(), "crate" | "self" | "super") {
+                // `module::f()`: a module of this crate, or else another crate's path.
+                return pick(&|f| {
+                    f.self_ty.is_none()
+                        && f.trait_name.is_none()
+                        && f.module.last() == Some(qualifier)
+                });
+            }
+        }
+        let free = self
+            .free_by_name
+            .get(call.name())
+            .cloned()
+            .unwrap_or_default();
+        let same_module: Vec<FunctionRef> = free
+            .iter()
+            .copied()
+            .filter(|&c| self.function(c).module == caller_facts.module)
+            .collect();
+        if same_module.is_empty() {
+            free
+        } else {
+            same_module
+        }
+    }
+
+    /// The crate methods a method call (`x.f()`, `self.f()`, `self.field.f()`) may reach.
+    fn resolve_method(
+        &self,
+        caller: FunctionRef,
+        name: &str,
+        on_self: bool,
+        receiver: Option<&ReceiverType>,
+        candidates: &[FunctionRef],
+    ) -> Vec<FunctionRef> {
+        let caller_facts = self.function(caller);
+        let pick = |keep: &dyn Fn(&FunctionFacts) -> bool| self.pick(candidates, keep);
+        let evident = match receiver {
+            Some(ReceiverType::Named(ty)) => Some(ty.clone()),
+            Some(ReceiverType::SelfField(field)) => caller_facts
+                .self_ty
+                .as_ref()
+                .and_then(|owner| self.field_types.get(&(owner.clone(), field.clone())))
+                .cloned(),
+            None => None,
+        };
+        if let Some(ty) = evident {
+            // The receiver's type is known: its methods, or nothing (a foreign type).
+            return self
+                .by_type
+                .get(&(ty.as_str(), name))
+                .map(|refs| {
+                    refs.iter()
+                        .copied()
+                        .filter(|&r| self.function(r).has_receiver)
+                        .collect()
+                })
+                .unwrap_or_default();
+        }
+        if matches!(receiver, Some(ReceiverType::SelfField(_))) {
+            // A field whose type is not a struct of this crate (or is unknown).
+            return Vec::new();
+        }
+        if on_self {
+            let own: Vec<FunctionRef> = caller_facts
+                .self_ty
+                .as_deref()
+                .and_then(|ty| self.by_type.get(&(ty, name)))
+                .map(|refs| {
+                    refs.iter()
+                        .copied()
+                        .filter(|&r| self.function(r).has_receiver)
+                        .collect()
+                })
+                .unwrap_or_default();
+            if !own.is_empty() {
+                return own;
+            }
+            // Trait default methods and methods of the trait being implemented.
+            let defaults = pick(&|f| f.has_receiver && f.self_ty.is_none());
+            if !defaults.is_empty() {
+                return defaults;
+            }
+        }
+        if vocab::COMMON_METHODS.contains(&name) {
+            return Vec::new();
+        }
+        let methods = pick(&|f| f.has_receiver);
+        if methods.len() == 1 {
+            methods
+        } else {
+            Vec::new()
         }
     }
 

@@ -2524,6 +2524,71 @@ fn tokens_mention_cancel(v: &vocab::Vocabulary, tokens: &proc_macro2::TokenStrea
     })
 }
 
+impl FactsBuilder<'_> {
+    /// What a method call does to the in-flight registries: drains a channel (`rx.recv()`),
+    /// touches or (on a cancel path) removes from a registry keyed by request, aborts a task.
+    fn note_registry_method(&mut self, call: &syn::ExprMethodCall, name: &str, span: ByteSpan) {
+        if matches!(
+            name,
+            "recv" | "try_recv" | "recv_async" | "blocking_recv" | "recv_many"
+        ) {
+            let drained = collection_name(&call.receiver)
+                .and_then(|n| channel_base(&n, &["_rx", "_receiver", "rx", "receiver"]));
+            if let (Some(drained), Some(state)) = (drained, self.functions.last_mut()) {
+                if !state.facts.drains.contains(&drained) {
+                    state.facts.drains.push(drained);
+                }
+            }
+        }
+        // A registry is keyed by request: `Option::take()` and friends (no key) are not one.
+        if REGISTRY_TOUCH.contains(&name) && !call.args.is_empty() {
+            if let Some(collection) = collection_name(&call.receiver) {
+                if REGISTRY_REMOVE.contains(&name) && !self.origins.is_empty() {
+                    self.facts.registry_removals.push(RegistryRemoval {
+                        collection: collection.clone(),
+                        span,
+                        origins: self.origins.clone(),
+                    });
+                }
+                self.touch_registry(collection);
+            }
+        }
+        if name == "abort" && call.args.is_empty() && !self.origins.is_empty() {
+            self.facts.cancel_aborts.push(self.origins.clone());
+        }
+    }
+
+    /// A `write_all`/`write`/.. into stdout: recorded; whether it writes a message (whose
+    /// arguments are then a payload).
+    fn note_stdout_method_write(&mut self, call: &syn::ExprMethodCall, span: ByteSpan) -> bool {
+        let writes = matches!(
+            call.method.to_string().as_str(),
+            "write_all" | "write" | "write_fmt" | "write_str" | "write_vectored"
+        );
+        let mut message = false;
+        if writes && self.is_stdout_expr(&call.receiver) {
+            let content = self.bytes_content(call.args.first());
+            // A write straight into `stdout()` is judged with the function (the transport's
+            // write site serialises JSON); one through a local handle only when it is text,
+            // since the transport's helpers write the lines they are handed.
+            let direct = local_ident(&call.receiver).is_none();
+            if content == WriteContent::Text || direct {
+                self.record_stdout(StdoutKind::Handle, span, span, content);
+            }
+            message = content != WriteContent::Text;
+            if message {
+                let pretty: Vec<ByteSpan> = call
+                    .args
+                    .iter()
+                    .flat_map(|a| self.pretty_behind(a))
+                    .collect();
+                self.record_pretty(pretty);
+            }
+        }
+        message
+    }
+}
+
 impl<'ast> Visit<'ast> for FactsBuilder<'_> {
     fn visit_item_fn(&mut self, item: &'ast syn::ItemFn) {
         let saved = std::mem::take(&mut self.impls);
@@ -2908,34 +2973,7 @@ impl<'ast> Visit<'ast> for FactsBuilder<'_> {
         self.sink_channel = self.channel_of(&call.receiver);
         self.check_send_call(&name, span, &args, what, pure);
         self.sink_channel = None;
-        if matches!(
-            name.as_str(),
-            "recv" | "try_recv" | "recv_async" | "blocking_recv" | "recv_many"
-        ) {
-            let drained = collection_name(&call.receiver)
-                .and_then(|n| channel_base(&n, &["_rx", "_receiver", "rx", "receiver"]));
-            if let (Some(drained), Some(state)) = (drained, self.functions.last_mut()) {
-                if !state.facts.drains.contains(&drained) {
-                    state.facts.drains.push(drained);
-                }
-            }
-        }
-        // A registry is keyed by request: `Option::take()` and friends (no key) are not one.
-        if REGISTRY_TOUCH.contains(&name.as_str()) && !call.args.is_empty() {
-            if let Some(collection) = collection_name(&call.receiver) {
-                if REGISTRY_REMOVE.contains(&name.as_str()) && !self.origins.is_empty() {
-                    self.facts.registry_removals.push(RegistryRemoval {
-                        collection: collection.clone(),
-                        span,
-                        origins: self.origins.clone(),
-                    });
-                }
-                self.touch_registry(collection);
-            }
-        }
-        if name == "abort" && call.args.is_empty() && !self.origins.is_empty() {
-            self.facts.cancel_aborts.push(self.origins.clone());
-        }
+        self.note_registry_method(call, &name, span);
         let spawns = name == "spawn" || name == "spawn_local";
         if !is_send_name(self.vocab, &name) {
             let on_self = matches!(peel(&call.receiver), Expr::Path(p) if p.path.is_ident("self"));
@@ -2949,30 +2987,7 @@ impl<'ast> Visit<'ast> for FactsBuilder<'_> {
                 },
             );
         }
-        let writes = matches!(
-            call.method.to_string().as_str(),
-            "write_all" | "write" | "write_fmt" | "write_str" | "write_vectored"
-        );
-        let mut message = false;
-        if writes && self.is_stdout_expr(&call.receiver) {
-            let content = self.bytes_content(call.args.first());
-            // A write straight into `stdout()` is judged with the function (the transport's
-            // write site serialises JSON); one through a local handle only when it is text,
-            // since the transport's helpers write the lines they are handed.
-            let direct = local_ident(&call.receiver).is_none();
-            if content == WriteContent::Text || direct {
-                self.record_stdout(StdoutKind::Handle, span, span, content);
-            }
-            message = content != WriteContent::Text;
-            if message {
-                let pretty: Vec<ByteSpan> = call
-                    .args
-                    .iter()
-                    .flat_map(|a| self.pretty_behind(a))
-                    .collect();
-                self.record_pretty(pretty);
-            }
-        }
+        let message = self.note_stdout_method_write(call, span);
         let args_text = || {
             call.args
                 .iter()

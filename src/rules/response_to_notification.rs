@@ -152,6 +152,18 @@ fn check_dispatcher(
             context: None,
         });
     }
+    check_catch_all(context, calls, file, dispatcher, out);
+}
+
+/// The catch-all of a dispatcher that notifications can reach without an `id` test: it answers
+/// them with method-not-found.
+fn check_catch_all(
+    context: &RuleContext<'_>,
+    calls: &CallIndex<'_>,
+    file: FileId,
+    dispatcher: &MethodDispatcher,
+    out: &mut Vec<Diagnostic>,
+) {
     let Some(catch_all) = &dispatcher.catch_all else {
         return;
     };

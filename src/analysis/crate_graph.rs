@@ -259,6 +259,19 @@ impl<'a> CrateGraph<'a> {
         }
     }
 
+    /// The methods (functions with a receiver) named `name` of the crate's type `ty`.
+    fn methods_of(&self, ty: &str, name: &str) -> Vec<FunctionRef> {
+        self.by_type
+            .get(&(ty, name))
+            .map(|refs| {
+                refs.iter()
+                    .copied()
+                    .filter(|&r| self.function(r).has_receiver)
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
     /// The crate methods a method call (`x.f()`, `self.f()`, `self.field.f()`) may reach.
     fn resolve_method(
         &self,
@@ -281,32 +294,17 @@ impl<'a> CrateGraph<'a> {
         };
         if let Some(ty) = evident {
             // The receiver's type is known: its methods, or nothing (a foreign type).
-            return self
-                .by_type
-                .get(&(ty.as_str(), name))
-                .map(|refs| {
-                    refs.iter()
-                        .copied()
-                        .filter(|&r| self.function(r).has_receiver)
-                        .collect()
-                })
-                .unwrap_or_default();
+            return self.methods_of(&ty, name);
         }
         if matches!(receiver, Some(ReceiverType::SelfField(_))) {
             // A field whose type is not a struct of this crate (or is unknown).
             return Vec::new();
         }
         if on_self {
-            let own: Vec<FunctionRef> = caller_facts
+            let own = caller_facts
                 .self_ty
                 .as_deref()
-                .and_then(|ty| self.by_type.get(&(ty, name)))
-                .map(|refs| {
-                    refs.iter()
-                        .copied()
-                        .filter(|&r| self.function(r).has_receiver)
-                        .collect()
-                })
+                .map(|ty| self.methods_of(ty, name))
                 .unwrap_or_default();
             if !own.is_empty() {
                 return own;

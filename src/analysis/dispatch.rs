@@ -50,10 +50,10 @@ fn is_mcp_method(name: &str) -> bool {
         .any(|prefix| name.starts_with(prefix))
 }
 
-/// Whether a file's text may hold a dispatcher or a null-`id` answer: it speaks MCP or names a
-/// `tools/` method.
-pub fn might_apply(text: &str) -> bool {
-    super::text::mentions_mcp(text) || text.contains("tools/")
+/// Whether a file's text may hold a dispatcher or a null-`id` answer: it speaks MCP
+/// (`mentions_mcp`, as [`super::text::mentions_mcp`] found) or names a `tools/` method.
+pub fn might_apply(mentions_mcp: bool, text: &str) -> bool {
+    mentions_mcp || text.contains("tools/")
 }
 
 /// The hook that builds a file's dispatch facts; `base` is added to every byte offset.

@@ -46,7 +46,7 @@ pub fn analyse_text(
         facts.mentions_mcp = mentions_mcp(text);
         facts.serves_stdio = serves_stdio(text);
         let mut hooks: Vec<Box<dyn walk::Hook + '_>> = Vec::new();
-        if dispatch::might_apply(text) {
+        if dispatch::might_apply(facts.mentions_mcp, text) {
             hooks.push(dispatch::hook(start));
         }
         hooks.extend(

@@ -1,7 +1,7 @@
 //! The shared walk over a file's syntax tree.
 //!
 //! The walker visits every node once, in `syn`'s order, keeps the scope the node lies in
-//! (enclosing items and functions, impls, inline modules, test code, the chain of parents) and
+//! (enclosing functions, impls and traits, test code, the parent node, macro bodies) and
 //! hands each node to every hook, once when it is entered and once when it is left. A hook is
 //! the facts one rule (or the shared layer) collects from a file: it reads the node, looks at
 //! the scope, keeps its own state, and writes its facts when the walk ends. A rule that is not
@@ -41,8 +41,6 @@ pub enum Node<'ast> {
 pub struct Function<'ast> {
     pub sig: &'ast syn::Signature,
     pub attrs: &'ast [syn::Attribute],
-    /// Its body (a trait's function may have none).
-    pub block: Option<&'ast syn::Block>,
     /// The whole function, attributes included.
     pub span: ByteSpan,
 }
@@ -67,7 +65,6 @@ pub struct Scope<'ast> {
     parents: Vec<Node<'ast>>,
     functions: Vec<Function<'ast>>,
     impls: Vec<ImplScope>,
-    modules: Vec<String>,
     test_depth: usize,
     macro_depth: usize,
 }
@@ -79,7 +76,6 @@ impl<'ast> Scope<'ast> {
             parents: Vec::new(),
             functions: Vec::new(),
             impls: Vec::new(),
-            modules: Vec::new(),
             test_depth: 0,
             macro_depth: 0,
         }
@@ -95,7 +91,6 @@ impl<'ast> Scope<'ast> {
             parents: self.parents.clone(),
             functions: self.functions.clone(),
             impls: self.impls.clone(),
-            modules: self.modules.clone(),
             test_depth: self.test_depth,
             macro_depth: self.macro_depth,
         }
@@ -125,29 +120,14 @@ impl<'ast> Scope<'ast> {
         self.parents.last().copied()
     }
 
-    /// The nodes that hold the current one, innermost last.
-    pub fn ancestors(&self) -> &[Node<'ast>] {
-        &self.parents
-    }
-
     /// The innermost enclosing function.
     pub fn function(&self) -> Option<&Function<'ast>> {
         self.functions.last()
     }
 
-    /// The enclosing functions, innermost last.
-    pub fn functions(&self) -> &[Function<'ast>] {
-        &self.functions
-    }
-
     /// The innermost enclosing impl or trait.
     pub fn impl_scope(&self) -> Option<&ImplScope> {
         self.impls.last()
-    }
-
-    /// The inline modules (`mod x { .. }`) that enclose the current node, outermost first.
-    pub fn modules(&self) -> &[String] {
-        &self.modules
     }
 
     /// Whether the current node is test code: inside an item (function, module, impl, trait)
@@ -197,7 +177,7 @@ pub trait Collects: Sync {
     ) -> Option<Box<dyn Hook + 'a>>;
 }
 
-pub use super::syntax::is_test_item;
+use super::syntax::is_test_item;
 
 /// Walk a file once, handing every node to every hook, then let each hook write its facts.
 pub fn walk<'h>(
@@ -267,7 +247,6 @@ fn parse_body(
 struct Entered {
     function: bool,
     impl_scope: bool,
-    module: bool,
     test: bool,
 }
 
@@ -325,24 +304,15 @@ impl<'ast, 'h> Walker<'ast, 'h> {
         if entered.impl_scope {
             self.scope.impls.pop();
         }
-        if entered.module {
-            self.scope.modules.pop();
-        }
     }
 
     fn enter_function(
         &mut self,
         sig: &'ast syn::Signature,
         attrs: &'ast [syn::Attribute],
-        block: Option<&'ast syn::Block>,
         span: ByteSpan,
     ) -> Entered {
-        self.scope.functions.push(Function {
-            sig,
-            attrs,
-            block,
-            span,
-        });
+        self.scope.functions.push(Function { sig, attrs, span });
         Entered {
             function: true,
             test: is_test_item(attrs),
@@ -367,7 +337,7 @@ impl<'ast> Visit<'ast> for Walker<'ast, '_> {
         let entered = match item {
             syn::Item::Fn(f) => {
                 let span = self.scope.span(f);
-                self.enter_function(&f.sig, &f.attrs, Some(&f.block), span)
+                self.enter_function(&f.sig, &f.attrs, span)
             }
             syn::Item::Impl(i) => {
                 let self_ty = match &*i.self_ty {
@@ -390,17 +360,10 @@ impl<'ast> Visit<'ast> for Walker<'ast, '_> {
                     ..Entered::default()
                 }
             }
-            syn::Item::Mod(m) => {
-                let inline = m.content.is_some();
-                if inline {
-                    self.scope.modules.push(m.ident.to_string());
-                }
-                Entered {
-                    module: inline,
-                    test: is_test_item(&m.attrs),
-                    ..Entered::default()
-                }
-            }
+            syn::Item::Mod(m) => Entered {
+                test: is_test_item(&m.attrs),
+                ..Entered::default()
+            },
             _ => Entered::default(),
         };
         self.around(Node::Item(item), entered, |w| visit::visit_item(w, item));
@@ -410,7 +373,7 @@ impl<'ast> Visit<'ast> for Walker<'ast, '_> {
         let entered = match item {
             syn::ImplItem::Fn(f) => {
                 let span = self.scope.span(f);
-                self.enter_function(&f.sig, &f.attrs, Some(&f.block), span)
+                self.enter_function(&f.sig, &f.attrs, span)
             }
             _ => Entered::default(),
         };
@@ -423,7 +386,7 @@ impl<'ast> Visit<'ast> for Walker<'ast, '_> {
         let entered = match item {
             syn::TraitItem::Fn(f) => {
                 let span = self.scope.span(f);
-                self.enter_function(&f.sig, &f.attrs, f.default.as_ref(), span)
+                self.enter_function(&f.sig, &f.attrs, span)
             }
             _ => Entered::default(),
         };

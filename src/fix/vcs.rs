@@ -13,22 +13,6 @@ pub struct VcsOptions {
     pub allow_no_vcs: bool,
 }
 
-/// The git work tree holding `dir`, if any.
-fn work_tree(dir: &Path) -> Option<PathBuf> {
-    let output = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(["rev-parse", "--show-toplevel"])
-        .output()
-        .ok()?;
-    if !output.status.success() {
-        return None;
-    }
-    let text = String::from_utf8(output.stdout).ok()?;
-    let top = PathBuf::from(text.trim_end_matches(['\n', '\r']));
-    Some(std::fs::canonicalize(&top).unwrap_or(top))
-}
-
 /// `git status` of files of one work tree: path (relative to the work tree) to its `XY` code.
 fn status(top: &Path, files: &[PathBuf]) -> Result<BTreeMap<String, (char, char)>, String> {
     let output = Command::new("git")
@@ -77,7 +61,7 @@ pub fn check(files: &[PathBuf], options: VcsOptions) -> Result<(), String> {
     for file in files {
         let real = std::fs::canonicalize(file).unwrap_or_else(|_| file.clone());
         let directory = real.parent().unwrap_or(Path::new(".")).to_path_buf();
-        match work_tree(&directory) {
+        match crate::report::repository_root(&directory) {
             Some(top) => by_tree.entry(top).or_default().push(real),
             None if options.allow_no_vcs => {}
             None => {

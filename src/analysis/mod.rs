@@ -4,8 +4,11 @@ pub mod crate_graph;
 pub mod dispatch;
 pub mod dispatchers;
 pub mod facts;
+pub mod items;
 pub mod nesting;
+pub mod sends;
 pub mod spans;
+pub mod stdio;
 pub mod syntax;
 pub mod text;
 pub mod vocabulary;
@@ -42,10 +45,16 @@ pub fn analyse_text(
         }
     });
     let result = parsed.map(|file| {
-        let mut facts = facts::collect(&file, start, module, vocabulary);
-        facts.mentions_mcp = mentions_mcp(text);
-        facts.serves_stdio = serves_stdio(text);
-        let mut hooks: Vec<Box<dyn walk::Hook + '_>> = Vec::new();
+        let mut facts = facts::FileFacts {
+            mentions_mcp: mentions_mcp(text),
+            serves_stdio: serves_stdio(text),
+            ..facts::FileFacts::default()
+        };
+        let mut hooks: Vec<Box<dyn walk::Hook + '_>> = vec![
+            Box::new(items::Items::default()),
+            Box::new(sends::Sends::new(vocabulary, start, module)),
+            Box::new(stdio::Stdio::default()),
+        ];
         if dispatch::might_apply(facts.mentions_mcp, text) {
             hooks.push(dispatch::hook(start));
         }

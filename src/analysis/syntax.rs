@@ -458,3 +458,25 @@ pub fn is_test_item(attrs: &[syn::Attribute]) -> bool {
                     .contains("test"))
     })
 }
+
+/// The identifiers a format string captures inline: `"{reply} {id:?}"` gives `reply`, `id`.
+pub fn format_captures(format: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut rest = format;
+    while let Some(open) = rest.find('{') {
+        rest = &rest[open + 1..];
+        if rest.starts_with('{') {
+            rest = &rest[1..];
+            continue;
+        }
+        let end = rest.find(['}', ':']).unwrap_or(rest.len());
+        let name = rest[..end].trim();
+        if !name.is_empty()
+            && name.chars().all(|c| c.is_alphanumeric() || c == '_')
+            && !name.starts_with(|c: char| c.is_ascii_digit())
+        {
+            found.push(name.to_string());
+        }
+    }
+    found
+}

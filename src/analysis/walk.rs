@@ -14,6 +14,7 @@ use super::spans::Bounds;
 use super::syntax::{self, MacroBody, SelectArm};
 use super::vocabulary::{self as vocab, Vocabulary};
 use crate::source::ByteSpan;
+use crate::unit::InlineModule;
 
 /// A node of the syntax tree, as hooks see it.
 #[derive(Clone, Copy)]
@@ -32,7 +33,10 @@ pub enum Node<'ast> {
     /// Every path: in expressions, types, patterns and attributes.
     Path(&'ast syn::Path),
     UsePath(&'ast syn::UsePath),
-    /// A branch of a `select!` (the children of its [`Node::Macro`] when macro bodies are read).
+    /// A macro's body read as code (the child of its [`Node::Macro`], see
+    /// [`Hook::reads_macro_body`]): its expressions or statements are its children.
+    Body(&'ast ParsedBody),
+    /// A branch of a `select!` (the children of its [`Node::Body`]).
     SelectArm(&'ast SelectArm),
 }
 
@@ -67,6 +71,11 @@ pub struct Scope<'ast> {
     impls: Vec<ImplScope>,
     test_depth: usize,
     macro_depth: usize,
+    /// The inline modules (`mod x { .. }`) around the current node, outermost first.
+    modules: Vec<InlineModule>,
+    /// Per enclosing region: whether it is a function's body (see
+    /// [`Scope::in_function_body`]).
+    regions: Vec<bool>,
 }
 
 impl<'ast> Scope<'ast> {
@@ -78,6 +87,8 @@ impl<'ast> Scope<'ast> {
             impls: Vec::new(),
             test_depth: 0,
             macro_depth: 0,
+            modules: Vec::new(),
+            regions: Vec::new(),
         }
     }
 
@@ -93,7 +104,21 @@ impl<'ast> Scope<'ast> {
             impls: self.impls.clone(),
             test_depth: self.test_depth,
             macro_depth: self.macro_depth,
+            modules: self.modules.clone(),
+            regions: self.regions.clone(),
         }
+    }
+
+    /// Whether the current node is part of a function's body: code that runs when the function
+    /// is called. Not a function's signature or attributes, a constant's or static's
+    /// initialiser, a struct, a type, an item macro, nor a macro in a type or a pattern.
+    pub fn in_function_body(&self) -> bool {
+        self.regions.last().copied().unwrap_or(false)
+    }
+
+    /// The inline modules (`mod x { .. }`) around the current node, outermost first.
+    pub fn inline_modules(&self) -> &[InlineModule] {
+        &self.modules
     }
 
     /// Whether the current node lies in a macro's body, read as code (see
@@ -205,7 +230,7 @@ struct Walker<'ast, 'h> {
 }
 
 /// A macro's body read as code.
-enum ParsedBody {
+pub enum ParsedBody {
     Select(Vec<SelectArm>),
     Exprs(Vec<syn::Expr>),
     Stmts(Vec<syn::Stmt>),
@@ -214,13 +239,10 @@ enum ParsedBody {
 /// How the walk reads a macro's body: `select!` as its branches; the writing macros
 /// (`println!`, `write!`) as their arguments; every other macro in an expression or a statement
 /// as expressions or statements, except those that only log, format or assert and `json!`
-/// (whose body is JSON). Item macros (`macro_rules!` definitions) are not read.
-fn parse_body(
-    mac: &syn::Macro,
-    parent: Option<Node<'_>>,
-    hooks: &[Box<dyn Hook + '_>],
-) -> Option<ParsedBody> {
-    if matches!(parent, Some(Node::Item(_))) {
+/// (whose body is JSON). Macros that stand for items (`macro_rules!` definitions, `cfg_x! { fn
+/// .. }` in a module or an impl), types or patterns are not read.
+fn parse_body(mac: &syn::Macro, in_code: bool, hooks: &[Box<dyn Hook + '_>]) -> Option<ParsedBody> {
+    if !in_code {
         return None;
     }
     let name = syntax::macro_name(mac);
@@ -248,6 +270,9 @@ struct Entered {
     function: bool,
     impl_scope: bool,
     test: bool,
+    module: bool,
+    /// The node opens a region: a function's body (`true`) or code that is not one (`false`).
+    region: Option<bool>,
 }
 
 impl<'ast, 'h> Walker<'ast, 'h> {
@@ -258,7 +283,7 @@ impl<'ast, 'h> Walker<'ast, 'h> {
             hooks: std::mem::take(&mut self.hooks),
         };
         inner.scope.macro_depth += 1;
-        match body {
+        inner.around(Node::Body(body), Entered::default(), |inner| match body {
             ParsedBody::Select(arms) => {
                 for arm in arms {
                     inner.around(Node::SelectArm(arm), Entered::default(), |w| {
@@ -277,7 +302,7 @@ impl<'ast, 'h> Walker<'ast, 'h> {
             }
             ParsedBody::Exprs(exprs) => exprs.iter().for_each(|e| inner.visit_expr(e)),
             ParsedBody::Stmts(stmts) => stmts.iter().for_each(|s| inner.visit_stmt(s)),
-        }
+        });
         self.hooks = inner.hooks;
     }
 
@@ -285,6 +310,9 @@ impl<'ast, 'h> Walker<'ast, 'h> {
     fn around(&mut self, node: Node<'ast>, entered: Entered, children: impl FnOnce(&mut Self)) {
         if entered.test {
             self.scope.test_depth += 1;
+        }
+        if let Some(region) = entered.region {
+            self.scope.regions.push(region);
         }
         for hook in &mut self.hooks {
             hook.enter(node, &self.scope);
@@ -297,6 +325,12 @@ impl<'ast, 'h> Walker<'ast, 'h> {
         }
         if entered.test {
             self.scope.test_depth -= 1;
+        }
+        if entered.region.is_some() {
+            self.scope.regions.pop();
+        }
+        if entered.module {
+            self.scope.modules.pop();
         }
         if entered.function {
             self.scope.functions.pop();
@@ -316,6 +350,7 @@ impl<'ast, 'h> Walker<'ast, 'h> {
         Entered {
             function: true,
             test: is_test_item(attrs),
+            region: Some(false),
             ..Entered::default()
         }
     }
@@ -326,6 +361,29 @@ impl<'ast, 'h> Walker<'ast, 'h> {
             trait_name,
         });
     }
+}
+
+/// Whether `node` is the body of the function its parent `parent` is.
+pub fn is_function_body(node: Node<'_>, parent: Option<Node<'_>>) -> bool {
+    let Node::Block(block) = node else {
+        return false;
+    };
+    match parent {
+        Some(Node::Item(syn::Item::Fn(f))) => std::ptr::eq(&*f.block, block),
+        Some(Node::ImplItem(syn::ImplItem::Fn(f))) => std::ptr::eq(&f.block, block),
+        Some(Node::TraitItem(syn::TraitItem::Fn(f))) => {
+            f.default.as_ref().is_some_and(|b| std::ptr::eq(b, block))
+        }
+        _ => false,
+    }
+}
+
+/// The value of a `#[path = ".."]` attribute.
+pub fn path_attribute(attrs: &[syn::Attribute]) -> Option<String> {
+    attrs.iter().find_map(|attr| match &attr.meta {
+        syn::Meta::NameValue(nv) if nv.path.is_ident("path") => syntax::str_literal(&nv.value),
+        _ => None,
+    })
 }
 
 fn last_ident(path: &syn::Path) -> Option<String> {
@@ -360,8 +418,21 @@ impl<'ast> Visit<'ast> for Walker<'ast, '_> {
                     ..Entered::default()
                 }
             }
-            syn::Item::Mod(m) => Entered {
-                test: is_test_item(&m.attrs),
+            syn::Item::Mod(m) => {
+                if m.content.is_some() {
+                    self.scope.modules.push(InlineModule {
+                        name: m.ident.to_string(),
+                        path_attr: path_attribute(&m.attrs),
+                    });
+                }
+                Entered {
+                    test: is_test_item(&m.attrs),
+                    module: m.content.is_some(),
+                    ..Entered::default()
+                }
+            }
+            syn::Item::Const(_) | syn::Item::Static(_) | syn::Item::Struct(_) => Entered {
+                region: Some(false),
                 ..Entered::default()
             },
             _ => Entered::default(),
@@ -375,6 +446,10 @@ impl<'ast> Visit<'ast> for Walker<'ast, '_> {
                 let span = self.scope.span(f);
                 self.enter_function(&f.sig, &f.attrs, span)
             }
+            syn::ImplItem::Const(_) => Entered {
+                region: Some(false),
+                ..Entered::default()
+            },
             _ => Entered::default(),
         };
         self.around(Node::ImplItem(item), entered, |w| {
@@ -396,7 +471,11 @@ impl<'ast> Visit<'ast> for Walker<'ast, '_> {
     }
 
     fn visit_block(&mut self, block: &'ast syn::Block) {
-        self.around(Node::Block(block), Entered::default(), |w| {
+        let entered = Entered {
+            region: is_function_body(Node::Block(block), self.scope.parent()).then_some(true),
+            ..Entered::default()
+        };
+        self.around(Node::Block(block), entered, |w| {
             visit::visit_block(w, block)
         });
     }
@@ -419,6 +498,23 @@ impl<'ast> Visit<'ast> for Walker<'ast, '_> {
         });
     }
 
+    /// A type is not code that runs (a constant expression in it is evaluated when compiling).
+    fn visit_type(&mut self, ty: &'ast syn::Type) {
+        self.scope.regions.push(false);
+        visit::visit_type(self, ty);
+        self.scope.regions.pop();
+    }
+
+    /// An assignment's value is visited before the place it is assigned to, in the order they
+    /// are evaluated.
+    fn visit_expr_assign(&mut self, assign: &'ast syn::ExprAssign) {
+        for attr in &assign.attrs {
+            self.visit_attribute(attr);
+        }
+        self.visit_expr(&assign.right);
+        self.visit_expr(&assign.left);
+    }
+
     fn visit_arm(&mut self, arm: &'ast syn::Arm) {
         self.around(Node::Arm(arm), Entered::default(), |w| {
             visit::visit_arm(w, arm)
@@ -426,8 +522,17 @@ impl<'ast> Visit<'ast> for Walker<'ast, '_> {
     }
 
     fn visit_macro(&mut self, mac: &'ast syn::Macro) {
-        let body = parse_body(mac, self.scope.parent(), &self.hooks);
-        self.around(Node::Macro(mac), Entered::default(), |w| {
+        // A macro in a type or a pattern (or an item macro) is not code that runs.
+        let in_code = matches!(
+            self.scope.parent(),
+            Some(Node::Stmt(syn::Stmt::Macro(_)) | Node::Expr(syn::Expr::Macro(_)))
+        );
+        let body = parse_body(mac, in_code, &self.hooks);
+        let entered = Entered {
+            region: (!in_code).then_some(false),
+            ..Entered::default()
+        };
+        self.around(Node::Macro(mac), entered, |w| {
             visit::visit_macro(w, mac);
             if let Some(body) = &body {
                 w.visit_body(body);
@@ -512,6 +617,70 @@ mod tests {
         // `f(1)`, `g(v)` and `h()`; not `q()` (a log) nor `x()` (a macro definition).
         assert_eq!(seen.matches("call in macro").count(), 3, "{seen}");
         assert!(!seen.contains("call in a"), "{seen}");
+    }
+
+    /// Records the calls it is shown in function bodies, by callee, and what holds each.
+    struct Calls {
+        seen: Vec<String>,
+    }
+
+    impl Hook for Calls {
+        fn reads_macro_body(&self, _: &str) -> bool {
+            true
+        }
+
+        fn enter(&mut self, node: Node<'_>, scope: &Scope<'_>) {
+            let Node::Expr(syn::Expr::Call(call)) = node else {
+                return;
+            };
+            if !scope.in_function_body() {
+                return;
+            }
+            let callee = quote::ToTokens::to_token_stream(&call.func).to_string();
+            let holder = match scope.parent() {
+                Some(Node::Body(_)) => " in a macro body",
+                _ => "",
+            };
+            let modules: Vec<String> = scope
+                .inline_modules()
+                .iter()
+                .map(|m| m.name.clone())
+                .collect();
+            let modules = if modules.is_empty() {
+                String::new()
+            } else {
+                format!(" in {}", modules.join("::"))
+            };
+            self.seen.push(format!("{callee}{holder}{modules}"));
+        }
+
+        fn finish(self: Box<Self>, facts: &mut FileFacts) {
+            facts.string_consts = vec![("seen".into(), self.seen.join("; "))];
+        }
+    }
+
+    fn calls_seen(code: &str) -> String {
+        let file: syn::File = syn::parse_str(code).expect("parses");
+        let mut facts = FileFacts::default();
+        let hooks: Vec<Box<dyn Hook>> = vec![Box::new(Calls { seen: Vec::new() })];
+        walk(&file, 0, hooks, &mut facts);
+        facts.string_consts[0].1.clone()
+    }
+
+    #[test]
+    fn only_code_that_runs_is_in_a_function_body() {
+        let seen = calls_seen(
+            "const C: usize = c();\n\
+             #[doc = d()] fn a(x: [u8; g()]) -> [u8; r()] { h(); let y: [u8; k()] = q(); }\n\
+             impl S { cfg_x! { fn m() { n(); } } }\n\
+             mod inner { fn b() { vec![v()]; } }",
+        );
+        assert_eq!(seen, "h; q; v in a macro body in inner");
+    }
+
+    #[test]
+    fn an_assigned_value_is_visited_before_its_place() {
+        assert_eq!(calls_seen("fn a() { *place() = value(); }"), "value; place");
     }
 
     #[test]

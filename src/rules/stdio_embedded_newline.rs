@@ -41,8 +41,8 @@ impl Rule for StdioEmbeddedNewline {
     fn check(&self, context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
         for (file, facts) in context.stdio_protocol_files() {
             // Only pretty output that reaches stdout as a message is recorded (see
-            // `FunctionFacts::pretty_json`).
-            for function in &facts.functions {
+            // `StdioFunction::pretty_json`).
+            for function in &facts.stdio {
                 // A transport that frames messages with `Content-Length` headers (LSP style) is
                 // not newline-delimited: pretty JSON does not break that framing (the framing
                 // itself is not MCP's stdio transport, a different problem).

@@ -42,8 +42,8 @@ impl Rule for StdioStdoutPollution {
 
     fn check(&self, context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
         for (file, facts) in context.stdio_protocol_files() {
-            for function in &facts.functions {
-                for write in &function.stdout_writes {
+            for function in &facts.stdio {
+                for write in &function.writes {
                     if reported(write, function.serializes_json) {
                         out.push(diagnostic(*file, write.kind, write.span, write.fix_span));
                     }

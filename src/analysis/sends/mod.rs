@@ -1,0 +1,259 @@
+//! Sends, calls and cancel paths, a hook on the shared walk: per function, the places that send
+//! a response or a further message, the calls it makes, the values it returns, and the cancel
+//! paths (and guards) each of those lies on; per file, the cancel paths and what they do to the
+//! registries of requests in flight.
+//!
+//! The walk shows each node when it is entered and when it is left. What a node does to the
+//! code under it (a cancel path it starts, a guard, a removal its statement allows) is done when
+//! the child it concerns is entered and undone when that child is left: see
+//! [`Sends::enter_child`] and [`Sends::leave_child`]. What a node does after its children (a
+//! `let` binding its names, a statement starting a cancel path for the statements after it) is
+//! done when the node or the child before is left.
+
+mod nodes;
+mod shapes;
+mod values;
+
+use std::collections::HashMap;
+
+use syn::Stmt;
+
+use super::facts::{Callee, FileFacts, FunctionFacts, OriginId, Removal};
+use super::spans::Bounds;
+use super::vocabulary::Vocabulary;
+use super::walk::{Hook, Node, ParsedBody, Scope};
+use crate::source::ByteSpan;
+
+/// The hook that collects a file's sends, calls and cancel paths.
+pub struct Sends<'v> {
+    vocab: &'v Vocabulary,
+    /// What is collected: functions, origins, registry removals, cancel aborts.
+    facts: FileFacts,
+    base: usize,
+    /// The file's module path within its crate.
+    module: Vec<String>,
+    functions: Vec<FunctionState>,
+    /// The cancel paths the current code lies on, innermost last.
+    origins: Vec<OriginId>,
+    /// Expressions that could be removed whole, by the span of the send or call they carry.
+    removable: Vec<(ByteSpan, Removal)>,
+    /// Per enclosing block: the in-flight registries its statements touched so far.
+    block_registries: Vec<Vec<String>>,
+    /// Registries whose removal result guards the current code.
+    registry_guards: Vec<String>,
+    /// How many guards (`!is_cancelled()`, a select! whose cancel branch sends nothing) hold here.
+    guard_depth: usize,
+    /// How many spawned tasks the current code is inside.
+    spawn_depth: usize,
+    /// The channel of the send call being recorded, if it sends into one.
+    sink_channel: Option<String>,
+    /// The condition of the send being recorded (calls that must return a response).
+    sink_condition: Vec<Callee>,
+    /// Per node being visited: what entering it as its parent's child did, to undo.
+    children: Vec<Undo>,
+    /// Per block (or macro body of statements) being visited.
+    blocks: Vec<BlockFrame>,
+    /// Per statement being visited.
+    stmts: Vec<StmtFrame>,
+    /// Per `if` being visited: how its condition relates to cancellation.
+    ifs: Vec<IfKind>,
+    /// Per `match` being visited: the registry its scrutinee looks up, and whether it converts
+    /// a notification into the cancellation.
+    matches: Vec<(Option<String>, bool)>,
+    /// Per match arm being visited: the registry that guards its body.
+    arms: Vec<Option<String>>,
+    /// Per `select!` being visited: whether it races the request's cancellation.
+    selects: Vec<bool>,
+    /// Per `let` with an initialiser: the pending values when it started.
+    lets: Vec<(usize, usize)>,
+    /// Per assignment: the pending response values when it started.
+    assigns: Vec<usize>,
+    /// Per `return` with a value: the pending returned values when it started.
+    returns: Vec<usize>,
+    /// Per method call: whether it spawns a task (its arguments run in it).
+    method_spawns: Vec<bool>,
+    /// Per call: whether it spawns a task.
+    call_spawns: Vec<bool>,
+    /// Per macro in code being visited: its address and the span of its statement or
+    /// expression.
+    macros: Vec<(usize, ByteSpan)>,
+    /// The last `select!` visited (by address), and whether it guards the code after it.
+    last_select_guard: Option<(usize, bool)>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct LocalInfo {
+    /// The local holds (or was derived from) a response message.
+    response: bool,
+    /// The local holds a further message for a request (a progress or log notification).
+    further: bool,
+    /// Response values built on a cancel path that reached this local.
+    flows: Vec<FlowValue>,
+    /// Values produced on a cancel path (any value: for handlers' returns) held by this local.
+    cancel_values: Vec<FlowValue>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct FlowValue {
+    span: ByteSpan,
+    what: String,
+    origins: Vec<OriginId>,
+}
+
+struct FunctionState {
+    facts: FunctionFacts,
+    /// The cancel paths around the function, set aside while its body is visited.
+    saved_origins: Vec<OriginId>,
+    locals: HashMap<String, LocalInfo>,
+    /// Locals bound to a request token's `cancelled()` future.
+    cancelled_futures: Vec<String>,
+    /// Response values produced on cancel arms, waiting for the `let` that receives them.
+    pending_flows: Vec<FlowValue>,
+    /// Any values produced on cancel arms, waiting for the `let` or return that receives them.
+    pending_returns: Vec<FlowValue>,
+    /// Locals that are another value under a new name (`let sink = tx.clone()`).
+    aliases: HashMap<String, String>,
+    /// Locals whose type the code makes evident.
+    local_types: HashMap<String, String>,
+    /// Locals built from calls (`let reply = self.reply_for(id)`), for deferred response sends.
+    built_from: HashMap<String, Vec<Callee>>,
+}
+
+/// What entering a node as its parent's child did, undone when it is left.
+#[derive(Default)]
+struct Undo {
+    /// A cancel path was started for it.
+    origin: bool,
+    /// Its values are remembered for the `let` that receives them (before the cancel path ends).
+    flowing: bool,
+    /// It is guarded: the cancel paths set aside, to be restored.
+    guarded: Option<Vec<OriginId>>,
+    /// It runs only if it won a race against the cancellation.
+    raced: bool,
+    /// A registry's removal result guards it.
+    registry_guard: bool,
+    /// How many removable expressions there were before it.
+    removable: Option<usize>,
+}
+
+/// A block (or a macro body of statements) being visited.
+struct BlockFrame {
+    origins: usize,
+    registry_guards: usize,
+    guard_depth: usize,
+    /// A function's body: its tail is the function's value.
+    function_body: bool,
+    /// The statement being visited, and how many there are.
+    index: usize,
+    len: usize,
+}
+
+/// A statement being visited: what was pending and removable before it.
+struct StmtFrame {
+    pending: usize,
+    pending_returns: usize,
+    removable: usize,
+}
+
+/// How an `if`'s condition relates to cancellation, once its `then` branch is reached.
+#[derive(Clone, Copy)]
+enum IfKind {
+    Unknown,
+    Plain,
+    Cancelled,
+    /// `if !token.is_cancelled()`: the `else` branch is a cancel path, starting at the condition.
+    NotCancelled(ByteSpan),
+}
+
+impl<'v> Sends<'v> {
+    /// The hook for a file whose code starts at `base`, in the module `module` of its crate.
+    pub fn new(vocab: &'v Vocabulary, base: usize, module: Vec<String>) -> Self {
+        Sends {
+            vocab,
+            facts: FileFacts::default(),
+            base,
+            module,
+            functions: Vec::new(),
+            origins: Vec::new(),
+            removable: Vec::new(),
+            block_registries: Vec::new(),
+            registry_guards: Vec::new(),
+            guard_depth: 0,
+            spawn_depth: 0,
+            sink_channel: None,
+            sink_condition: Vec::new(),
+            children: Vec::new(),
+            blocks: Vec::new(),
+            stmts: Vec::new(),
+            ifs: Vec::new(),
+            matches: Vec::new(),
+            arms: Vec::new(),
+            selects: Vec::new(),
+            lets: Vec::new(),
+            assigns: Vec::new(),
+            returns: Vec::new(),
+            method_spawns: Vec::new(),
+            call_spawns: Vec::new(),
+            macros: Vec::new(),
+            last_select_guard: None,
+        }
+    }
+
+    fn span(&self, node: &impl Bounds) -> ByteSpan {
+        let (first, last) = node.bounds();
+        let start = first.byte_range().start;
+        let end = last.byte_range().end.max(start);
+        ByteSpan::new(start + self.base, end + self.base)
+    }
+
+    fn current(&mut self) -> Option<&mut FunctionState> {
+        self.functions.last_mut()
+    }
+}
+
+impl Hook for Sends<'_> {
+    /// Every macro's body that may hold code is read (not those that only log or format).
+    fn reads_macro_body(&self, _: &str) -> bool {
+        true
+    }
+
+    fn enter(&mut self, node: Node<'_>, scope: &Scope<'_>) {
+        if !scope.in_function_body() {
+            return;
+        }
+        let undo = self.enter_child(node, scope);
+        self.children.push(undo);
+        self.enter_node(node, scope);
+    }
+
+    fn leave(&mut self, node: Node<'_>, scope: &Scope<'_>) {
+        if !scope.in_function_body() {
+            return;
+        }
+        self.leave_node(node, scope);
+        let undo = self.children.pop().unwrap_or_default();
+        self.leave_child(node, scope, undo);
+    }
+
+    fn finish(self: Box<Self>, facts: &mut FileFacts) {
+        let mine = self.facts;
+        facts.functions = mine.functions;
+        facts.origins = mine.origins;
+        facts.registry_removals = mine.registry_removals;
+        facts.cancel_aborts = mine.cancel_aborts;
+    }
+}
+
+/// The statements of a block or of a macro body read as statements.
+fn statements<'a>(node: Node<'a>) -> Option<&'a [Stmt]> {
+    match node {
+        Node::Block(block) => Some(&block.stmts),
+        Node::Body(ParsedBody::Stmts(stmts)) => Some(stmts),
+        _ => None,
+    }
+}
+
+/// A macro's address, to tell it apart while it is visited.
+fn address(mac: &syn::Macro) -> usize {
+    mac as *const syn::Macro as usize
+}

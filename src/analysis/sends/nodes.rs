@@ -1,0 +1,774 @@
+//! What each node does when the walk enters and leaves it.
+
+use std::collections::HashMap;
+
+use syn::{Expr, Pat, Stmt};
+
+use super::shapes::{
+    converts_to_cancel_notification, describe_call, is_ok_pattern, is_response_variant_pattern,
+    is_send_name, pattern_cancel_condition, registry_lookup, Condition,
+};
+use super::{
+    address, statements, BlockFrame, FunctionState, IfKind, LocalInfo, Sends, StmtFrame, Undo,
+};
+use crate::analysis::facts::{
+    Callee, FunctionFacts, OriginCondition, OriginKind, Removal, SinkKind, UnitValue,
+};
+use crate::analysis::syntax::{
+    format_captures, is_pure, macro_name, path_segments, pattern_bindings, peel, str_literal,
+    type_name, value_idents,
+};
+use crate::analysis::vocabulary as vocab;
+use crate::analysis::walk::{is_function_body, Node, ParsedBody, Scope};
+
+impl Sends<'_> {
+    /// A node is entered as its parent's child: what the parent does to it.
+    pub(super) fn enter_child(&mut self, node: Node<'_>, scope: &Scope<'_>) -> Undo {
+        let mut undo = Undo::default();
+        let parent = scope.parent();
+        if is_function_body(node, parent) {
+            self.enter_function(parent, scope);
+            return undo;
+        }
+        match (parent, node) {
+            (Some(Node::Expr(Expr::If(i))), Node::Block(b)) if std::ptr::eq(&i.then_branch, b) => {
+                self.enter_then(i, &mut undo)
+            }
+            (Some(Node::Expr(Expr::If(i))), Node::Expr(e)) => {
+                let is_else = i
+                    .else_branch
+                    .as_ref()
+                    .is_some_and(|(_, x)| std::ptr::eq(&**x, e));
+                if let (true, Some(IfKind::NotCancelled(span))) = (is_else, self.ifs.last()) {
+                    let origin = self.add_origin(
+                        OriginKind::IfCancelled,
+                        *span,
+                        "cancel path: this `else` branch runs when the request has been cancelled"
+                            .into(),
+                        OriginCondition::Always,
+                    );
+                    self.origins.push(origin);
+                    undo.origin = true;
+                }
+            }
+            (Some(Node::Expr(Expr::While(w))), Node::Block(b)) if std::ptr::eq(&w.body, b) => {
+                if let Expr::Let(l) = &*w.cond {
+                    self.bind(&l.pat, Some(&l.expr), Vec::new());
+                }
+                if let Condition::NotCancelled(_) = self.classify_condition(&w.cond) {
+                    self.guard(&mut undo);
+                }
+            }
+            (Some(Node::Expr(Expr::ForLoop(f))), Node::Block(b)) if std::ptr::eq(&f.body, b) => {
+                self.bind(&f.pat, Some(&f.expr), Vec::new());
+            }
+            (Some(Node::Expr(Expr::Match(m))), Node::Arm(arm)) => self.enter_arm(m, arm, &mut undo),
+            (Some(Node::Arm(arm)), Node::Expr(body)) if std::ptr::eq(&*arm.body, body) => {
+                if let Some(Some(collection)) = self.arms.last() {
+                    self.registry_guards.push(collection.clone());
+                    undo.registry_guard = true;
+                }
+                self.note_arm_body(body, &mut undo);
+            }
+            (Some(Node::SelectArm(arm)), Node::Expr(handler))
+                if std::ptr::eq(&arm.handler, handler) =>
+            {
+                self.enter_select_handler(arm, &mut undo)
+            }
+            _ => {}
+        }
+        undo
+    }
+
+    /// A node is left as its parent's child: undo what entering it did, and do what its parent
+    /// does after it.
+    pub(super) fn leave_child(&mut self, node: Node<'_>, scope: &Scope<'_>, undo: Undo) {
+        let parent = scope.parent();
+        match (parent, node) {
+            (Some(Node::Local(local)), Node::Expr(init))
+                if local
+                    .init
+                    .as_ref()
+                    .is_some_and(|i| std::ptr::eq(&*i.expr, init)) =>
+            {
+                self.bind_local(local, init)
+            }
+            (Some(Node::Expr(Expr::MethodCall(call))), Node::Expr(receiver))
+                if std::ptr::eq(&*call.receiver, receiver) =>
+            {
+                self.spawn_depth += usize::from(self.method_spawns.last() == Some(&true));
+            }
+            (Some(Node::Expr(Expr::Match(m))), Node::Expr(scrutinee))
+                if std::ptr::eq(&*m.expr, scrutinee) =>
+            {
+                self.note_matched_response(m)
+            }
+            (Some(Node::Expr(Expr::Match(_))), Node::Arm(_)) => {
+                self.arms.pop();
+            }
+            _ => {}
+        }
+        if let Some(len) = undo.removable {
+            self.removable.truncate(len);
+        }
+        if undo.flowing {
+            match node {
+                Node::Expr(value) => self.note_flowing_values(value),
+                Node::Block(block) => {
+                    let value = Expr::Block(syn::ExprBlock {
+                        attrs: Vec::new(),
+                        label: None,
+                        block: block.clone(),
+                    });
+                    self.note_flowing_values(&value);
+                }
+                _ => {}
+            }
+        }
+        if undo.origin {
+            self.origins.pop();
+        }
+        if undo.registry_guard {
+            self.registry_guards.pop();
+        }
+        if let Some(saved) = undo.guarded {
+            self.guard_depth -= 1;
+            self.origins = saved;
+        }
+        if undo.raced {
+            self.guard_depth -= 1;
+        }
+        if is_function_body(node, parent) {
+            self.leave_function();
+        }
+    }
+
+    /// Guard the code under a node: the cancel paths around it do not reach it.
+    fn guard(&mut self, undo: &mut Undo) {
+        undo.guarded = Some(std::mem::take(&mut self.origins));
+        self.guard_depth += 1;
+    }
+
+    /// An `if`'s `then` branch: a cancel path, guarded, or guarded by a registry's answer.
+    fn enter_then(&mut self, expr: &syn::ExprIf, undo: &mut Undo) {
+        if let Expr::Let(l) = &*expr.cond {
+            self.bind(&l.pat, Some(&l.expr), Vec::new());
+        }
+        let kind = match self.classify_condition(&expr.cond) {
+            Condition::Cancelled(kind, span, label, condition) => {
+                let origin = self.add_origin(kind, span, label, condition);
+                self.origins.push(origin);
+                undo.origin = true;
+                undo.flowing = true;
+                IfKind::Cancelled
+            }
+            Condition::NotCancelled(span) => {
+                self.guard(undo);
+                IfKind::NotCancelled(span)
+            }
+            Condition::Plain => {
+                let guard = match &*expr.cond {
+                    Expr::Let(l) if matches!(&*l.pat, Pat::TupleStruct(ts) if ts.path.is_ident("Some")) => {
+                        registry_lookup(&l.expr)
+                    }
+                    other => registry_lookup(other),
+                };
+                if let Some(collection) = guard {
+                    self.registry_guards.push(collection);
+                    undo.registry_guard = true;
+                }
+                IfKind::Plain
+            }
+        };
+        if let Some(last) = self.ifs.last_mut() {
+            *last = kind;
+        }
+    }
+
+    /// A `match` arm: a cancel path when its pattern (or guard) selects the cancellation;
+    /// otherwise its body may be guarded by the registry the scrutinee looks up.
+    fn enter_arm(&mut self, expr: &syn::ExprMatch, arm: &syn::Arm, undo: &mut Undo) {
+        let (lookup, converts) = self.matches.last().cloned().unwrap_or((None, false));
+        let mut condition = pattern_cancel_condition(self.vocab, &arm.pat);
+        if condition.is_none() && converts && is_ok_pattern(&arm.pat) {
+            condition = Some(OriginCondition::Always);
+        }
+        if condition.is_none() {
+            if let Some((_, guard)) = &arm.guard {
+                if let Condition::Cancelled(_, _, _, c) = self.classify_condition(guard) {
+                    condition = Some(c);
+                }
+            }
+        }
+        self.bind(&arm.pat, Some(&expr.expr), Vec::new());
+        match condition {
+            Some(condition) => {
+                let origin = self.add_origin(
+                    OriginKind::DispatchArm,
+                    self.span(&arm.pat),
+                    "cancel path: this arm handles the cancellation notification".into(),
+                    condition,
+                );
+                self.origins.push(origin);
+                undo.origin = true;
+                self.arms.push(None);
+            }
+            None => {
+                let guarded = matches!(&arm.pat, Pat::TupleStruct(ts) if ts.path.is_ident("Some"))
+                    .then_some(lookup)
+                    .flatten();
+                self.arms.push(guarded);
+            }
+        }
+    }
+
+    /// A `match` or `select!` arm's body: a send that is the whole body could become `{}`.
+    fn note_arm_body(&mut self, body: &Expr, undo: &mut Undo) {
+        undo.removable = Some(self.removable.len());
+        if !matches!(body, Expr::Block(_)) {
+            self.note_removable(
+                body,
+                Removal::Value {
+                    span: self.span(body),
+                    replacement: UnitValue::EmptyBlock,
+                },
+            );
+        }
+    }
+
+    /// A `select!` branch's handler: a cancel path when its future is the request's
+    /// cancellation; otherwise it runs only if it won the race against it.
+    fn enter_select_handler(&mut self, arm: &crate::analysis::syntax::SelectArm, undo: &mut Undo) {
+        let cancels = arm
+            .future
+            .as_ref()
+            .is_some_and(|f| self.is_request_cancelled_future(f));
+        if let (true, Some(future)) = (cancels, &arm.future) {
+            let origin = self.add_origin(
+                OriginKind::SelectArm,
+                self.span(future),
+                "cancel path: this `select!` branch runs when the request is cancelled".into(),
+                OriginCondition::Always,
+            );
+            self.origins.push(origin);
+            undo.origin = true;
+            undo.flowing = true;
+        } else {
+            if let (Some(pattern), Some(future)) = (&arm.pattern, &arm.future) {
+                self.bind(pattern, Some(future), Vec::new());
+            }
+            // A branch raced against the request's cancellation runs only if it won.
+            if self.selects.last() == Some(&true) {
+                self.guard_depth += 1;
+                undo.raced = true;
+            }
+        }
+        self.note_arm_body(&arm.handler, undo);
+    }
+
+    /// `match &m { JsonRpcMessage::Response(..) => .. }`: `m` holds a response message.
+    fn note_matched_response(&mut self, expr: &syn::ExprMatch) {
+        if !expr
+            .arms
+            .iter()
+            .any(|arm| is_response_variant_pattern(&arm.pat))
+        {
+            return;
+        }
+        if let Expr::Path(p) = peel(&expr.expr) {
+            if let Some(ident) = p.path.get_ident() {
+                let name = ident.to_string();
+                if let Some(state) = self.current() {
+                    state.locals.entry(name).or_default().response = true;
+                }
+            }
+        }
+    }
+}
+
+impl Sends<'_> {
+    /// A function's body is entered: the function's facts start, and the cancel paths around
+    /// it are set aside (its own, if it is a cancel hook, take their place).
+    fn enter_function(&mut self, parent: Option<Node<'_>>, scope: &Scope<'_>) {
+        let (sig, self_ty, trait_name) = match parent {
+            Some(Node::Item(syn::Item::Fn(f))) => (&f.sig, None, None),
+            Some(Node::ImplItem(syn::ImplItem::Fn(f))) => {
+                let scope = scope.impl_scope().cloned().unwrap_or_default();
+                (&f.sig, scope.self_ty, scope.trait_name)
+            }
+            Some(Node::TraitItem(syn::TraitItem::Fn(f))) => {
+                let trait_name = scope.impl_scope().and_then(|i| i.trait_name.clone());
+                (&f.sig, None, trait_name)
+            }
+            _ => return,
+        };
+        let item_span = scope.function().map(|f| f.span).unwrap_or_default();
+        let name = sig.ident.to_string();
+        let has_receiver = sig.receiver().is_some();
+        let name_span = self.span(&sig.ident);
+        let hook = self.vocab.is_cancel_hook(&name, has_receiver).then(|| {
+            self.add_origin(
+                OriginKind::Hook,
+                name_span,
+                format!("cancel path: `{name}` runs because a request was cancelled"),
+                OriginCondition::Always,
+            )
+        });
+        let mut locals = HashMap::new();
+        let mut local_types = HashMap::new();
+        for input in &sig.inputs {
+            if let syn::FnArg::Typed(arg) = input {
+                let bindings = pattern_bindings(&arg.pat);
+                if let (Some(ty), [name]) = (type_name(&arg.ty), bindings.as_slice()) {
+                    local_types.insert(name.clone(), ty);
+                }
+                for binding in bindings {
+                    locals.insert(binding, LocalInfo::default());
+                }
+            }
+        }
+        let mut module = self.module.clone();
+        module.extend(scope.inline_modules().iter().map(|m| m.name.clone()));
+        let saved_origins = std::mem::take(&mut self.origins);
+        self.origins.extend(hook);
+        self.functions.push(FunctionState {
+            facts: FunctionFacts {
+                name,
+                name_span,
+                item_span,
+                self_ty,
+                trait_name,
+                has_receiver,
+                module,
+                hook,
+                cancel_returns: Vec::new(),
+                drains: Vec::new(),
+                registries: Vec::new(),
+                returns_response: false,
+                returns_calls: Vec::new(),
+                sinks: Vec::new(),
+                calls: Vec::new(),
+            },
+            saved_origins,
+            locals,
+            cancelled_futures: Vec::new(),
+            pending_flows: Vec::new(),
+            pending_returns: Vec::new(),
+            aliases: HashMap::new(),
+            local_types,
+            built_from: HashMap::new(),
+        });
+    }
+
+    fn leave_function(&mut self) {
+        if let Some(state) = self.functions.pop() {
+            self.origins = state.saved_origins;
+            self.facts.functions.push(state.facts);
+        }
+    }
+}
+
+impl Sends<'_> {
+    /// A node is entered: what it does before its children.
+    pub(super) fn enter_node(&mut self, node: Node<'_>, scope: &Scope<'_>) {
+        if let Some(stmts) = statements(node) {
+            self.blocks.push(BlockFrame {
+                origins: self.origins.len(),
+                registry_guards: self.registry_guards.len(),
+                guard_depth: self.guard_depth,
+                function_body: is_function_body(node, scope.parent()),
+                index: 0,
+                len: stmts.len(),
+            });
+            self.block_registries.push(Vec::new());
+            return;
+        }
+        match node {
+            Node::Stmt(stmt) => self.enter_stmt(stmt),
+            Node::Local(local) if local.init.is_some() => {
+                let (pending, returns) = self.pending();
+                self.lets.push((pending, returns));
+            }
+            Node::Expr(expr) => self.enter_expr(expr),
+            Node::Macro(mac) => {
+                let site = match scope.parent() {
+                    Some(Node::Stmt(Stmt::Macro(_))) => Some(self.span(mac)),
+                    Some(Node::Expr(expr @ Expr::Macro(_))) => Some(self.span(expr)),
+                    _ => None,
+                };
+                if let Some(site) = site {
+                    self.macros.push((address(mac), site));
+                }
+            }
+            Node::Body(ParsedBody::Select(arms)) => {
+                let races = arms.iter().any(|arm| {
+                    arm.future
+                        .as_ref()
+                        .is_some_and(|f| self.is_request_cancelled_future(f))
+                });
+                self.selects.push(races);
+            }
+            _ => {}
+        }
+    }
+
+    /// The lengths of the current function's pending response values and returned values.
+    fn pending(&self) -> (usize, usize) {
+        self.functions
+            .last()
+            .map_or((0, 0), |f| (f.pending_flows.len(), f.pending_returns.len()))
+    }
+
+    fn enter_expr(&mut self, expr: &Expr) {
+        match expr {
+            Expr::If(_) => self.ifs.push(IfKind::Unknown),
+            Expr::Match(m) => self.matches.push((
+                registry_lookup(&m.expr),
+                converts_to_cancel_notification(&m.expr),
+            )),
+            Expr::Assign(_) => {
+                let (pending, _) = self.pending();
+                self.assigns.push(pending);
+            }
+            Expr::Return(r) if r.expr.is_some() => {
+                let (_, returns) = self.pending();
+                self.returns.push(returns);
+            }
+            Expr::MethodCall(call) => self.enter_method_call(call),
+            Expr::Call(call) => self.enter_call(call),
+            Expr::Closure(closure) => {
+                for input in &closure.inputs {
+                    self.bind(input, None, Vec::new());
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A statement, before it is visited: how the send or call it is could be removed.
+    fn enter_stmt(&mut self, stmt: &Stmt) {
+        let (pending, pending_returns) = self.pending();
+        self.stmts.push(StmtFrame {
+            pending,
+            pending_returns,
+            removable: self.removable.len(),
+        });
+        let last = self.blocks.last().is_some_and(|b| b.index + 1 == b.len);
+        match stmt {
+            Stmt::Expr(expr, Some(_)) => {
+                self.note_removable(expr, Removal::Statement(self.span(stmt)))
+            }
+            Stmt::Expr(expr, None) if last => self.note_removable(
+                expr,
+                Removal::Value {
+                    span: self.span(expr),
+                    replacement: UnitValue::Unit,
+                },
+            ),
+            Stmt::Local(local) if matches!(local.pat, Pat::Wild(_)) => {
+                if let Some(init) = local.init.as_ref().filter(|i| i.diverge.is_none()) {
+                    self.note_removable(&init.expr, Removal::Statement(self.span(stmt)));
+                }
+            }
+            Stmt::Macro(mac) => {
+                let span = self.span(&mac.mac);
+                self.removable
+                    .push((span, Removal::Statement(self.span(stmt))));
+            }
+            _ => {}
+        }
+    }
+
+    fn enter_method_call(&mut self, call: &syn::ExprMethodCall) {
+        let name = call.method.to_string();
+        let span = self.span(call);
+        let args: Vec<&Expr> = call.args.iter().collect();
+        let what = describe_call(Some(&call.receiver), &name);
+        let pure = is_pure(&call.receiver) && call.args.iter().all(is_pure);
+        self.sink_channel = self.channel_of(&call.receiver);
+        self.check_send_call(&name, span, &args, what, pure);
+        self.sink_channel = None;
+        self.note_registry_method(call, &name, span);
+        let spawns = name == "spawn" || name == "spawn_local";
+        if !is_send_name(self.vocab, &name) {
+            let on_self = matches!(peel(&call.receiver), Expr::Path(p) if p.path.is_ident("self"));
+            let receiver = self.receiver_type(&call.receiver);
+            self.record_call(
+                span,
+                Callee::Method {
+                    name,
+                    on_self,
+                    receiver,
+                },
+            );
+        }
+        self.method_spawns.push(spawns);
+    }
+
+    fn enter_call(&mut self, call: &syn::ExprCall) {
+        let mut spawns = false;
+        if let Expr::Path(func) = &*call.func {
+            let segments = path_segments(&func.path);
+            if let Some(name) = segments.last().cloned() {
+                let span = self.span(call);
+                let args: Vec<&Expr> = call.args.iter().collect();
+                let what = format!("`{}(..)`", segments.join("::"));
+                let pure = call.args.iter().all(is_pure);
+                let sink_path = self.vocab.is_sink_path(&segments);
+                if sink_path {
+                    self.record_sink(span, SinkKind::Response, what.clone(), pure);
+                } else {
+                    self.check_send_call(&name, span, &args, what, pure);
+                }
+                if !sink_path && !is_send_name(self.vocab, &name) {
+                    self.record_call(span, Callee::Path(segments));
+                }
+                spawns = matches!(name.as_str(), "spawn" | "spawn_local" | "spawn_blocking");
+            }
+        }
+        self.spawn_depth += usize::from(spawns);
+        self.call_spawns.push(spawns);
+    }
+}
+
+impl Sends<'_> {
+    /// A node is left: what it does after its children.
+    pub(super) fn leave_node(&mut self, node: Node<'_>, scope: &Scope<'_>) {
+        if statements(node).is_some() {
+            if let Some(frame) = self.blocks.pop() {
+                self.block_registries.pop();
+                self.registry_guards.truncate(frame.registry_guards);
+                self.guard_depth = frame.guard_depth;
+                self.origins.truncate(frame.origins);
+            }
+            return;
+        }
+        match node {
+            Node::Stmt(stmt) => self.leave_stmt(stmt),
+            Node::Local(local) if local.init.is_some() => {
+                self.lets.pop();
+            }
+            Node::Expr(expr) => self.leave_expr(expr),
+            Node::Macro(mac) => {
+                let mine = self.macros.last().is_some_and(|(a, _)| *a == address(mac));
+                self.macros.truncate(self.macros.len() - usize::from(mine));
+            }
+            Node::Body(ParsedBody::Exprs(args)) => {
+                if let Some(Node::Macro(mac)) = scope.parent() {
+                    self.leave_write_args(mac, args);
+                }
+            }
+            Node::Body(ParsedBody::Select(arms)) => {
+                self.selects.pop();
+                if let Some(Node::Macro(mac)) = scope.parent() {
+                    let guards = arms.iter().any(|arm| {
+                        arm.future
+                            .as_ref()
+                            .is_some_and(|f| self.is_request_cancelled_future(f))
+                            && super::shapes::is_nothing_to_send(&arm.handler)
+                    });
+                    self.last_select_guard = Some((address(mac), guards));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn leave_expr(&mut self, expr: &Expr) {
+        match expr {
+            Expr::If(_) => {
+                self.ifs.pop();
+            }
+            Expr::Match(_) => {
+                self.matches.pop();
+            }
+            Expr::Assign(assign) => {
+                let pending = self.assigns.pop().unwrap_or(0);
+                self.leave_assign(assign, pending);
+            }
+            Expr::Return(r) => {
+                if let Some(value) = &r.expr {
+                    let pending = self.returns.pop().unwrap_or(0);
+                    self.note_returned(value, pending);
+                }
+            }
+            // `Err(..)?` on a cancel path returns the error from the function.
+            Expr::Try(t) if !self.origins.is_empty() && is_err_call(&t.expr) => {
+                let (_, pending) = self.pending();
+                self.note_returned(&t.expr, pending);
+            }
+            Expr::MethodCall(_) => {
+                self.spawn_depth -= usize::from(self.method_spawns.pop() == Some(true));
+            }
+            Expr::Call(_) => {
+                self.spawn_depth -= usize::from(self.call_spawns.pop() == Some(true));
+            }
+            _ => {}
+        }
+    }
+
+    /// A statement was visited: its value may be the function's; it may start a cancel path,
+    /// a registry's guard or a guard for the statements after it.
+    fn leave_stmt(&mut self, stmt: &Stmt) {
+        let Some(frame) = self.stmts.pop() else {
+            return;
+        };
+        self.removable.truncate(frame.removable);
+        let (function_body, last) = self
+            .blocks
+            .last()
+            .map_or((false, false), |b| (b.function_body, b.index + 1 == b.len));
+        if function_body && last {
+            match stmt {
+                Stmt::Expr(tail, None) => self.note_returned(tail, frame.pending_returns),
+                Stmt::Macro(m) if m.semi_token.is_none() => {
+                    let tail = Expr::Macro(syn::ExprMacro {
+                        attrs: Vec::new(),
+                        mac: m.mac.clone(),
+                    });
+                    self.note_returned(&tail, frame.pending_returns);
+                }
+                _ => {}
+            }
+        }
+        if let Some(state) = self.current() {
+            state.pending_flows.truncate(frame.pending);
+            state.pending_returns.truncate(frame.pending_returns);
+        }
+        if let Some((kind, span, label, condition)) = self.starts_cancel_path(stmt) {
+            let origin = self.add_origin(kind, span, label, condition);
+            self.origins.push(origin);
+        }
+        // `let Some(..) = pool.remove(&id) else { .. };` guards the rest of the block.
+        if let Stmt::Local(local) = stmt {
+            if let Some(init) = local.init.as_ref().filter(|i| i.diverge.is_some()) {
+                if let Some(collection) = registry_lookup(&init.expr) {
+                    self.registry_guards.push(collection);
+                }
+            }
+        }
+        if self.starts_select_guard(stmt) || self.is_cancel_early_exit(stmt) {
+            self.guard_depth += 1;
+        }
+        if let Some(block) = self.blocks.last_mut() {
+            block.index += 1;
+        }
+    }
+
+    /// A writing macro's arguments were visited: a send when they carry a message.
+    fn leave_write_args(&mut self, mac: &syn::Macro, args: &[Expr]) {
+        let name = macro_name(mac);
+        if !vocab::WRITE_MACROS.contains(&name.as_str()) {
+            return;
+        }
+        let Some(&(_, span)) = self.macros.last().filter(|(a, _)| *a == address(mac)) else {
+            return;
+        };
+        let skip = if name.starts_with("print") { 1 } else { 2 };
+        // Identifiers captured inside the format string (`println!("{reply}")`) are arguments
+        // too.
+        let captured: Vec<Expr> = args
+            .get(skip - 1)
+            .and_then(str_literal)
+            .map(|format| format_captures(&format))
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|ident| syn::parse_str::<Expr>(&ident).ok())
+            .collect();
+        let payload: Vec<&Expr> = args.iter().skip(skip).chain(captured.iter()).collect();
+        let pure = args.iter().all(is_pure);
+        if payload.iter().any(|a| self.is_response_valued(a)) {
+            self.record_sink(span, SinkKind::Response, format!("`{name}!(..)`"), pure);
+        } else if payload.iter().any(|a| self.is_further_message(a)) {
+            self.record_sink(
+                span,
+                SinkKind::FurtherMessage,
+                format!("`{name}!(..)`"),
+                pure,
+            );
+        }
+        if self.origins.is_empty() {
+            self.record_flows(&payload, span);
+        }
+    }
+
+    /// `x = value`: the local `x` now carries what the value carries.
+    fn leave_assign(&mut self, assign: &syn::ExprAssign, pending: usize) {
+        let flows = self
+            .current()
+            .map(|f| {
+                f.pending_flows
+                    .split_off(pending.min(f.pending_flows.len()))
+            })
+            .unwrap_or_default();
+        let Expr::Path(p) = &*assign.left else {
+            return;
+        };
+        let Some(ident) = p.path.get_ident() else {
+            return;
+        };
+        let response = self.is_response_valued(&assign.right);
+        let further = self.is_further_message(&assign.right);
+        let mut carried = self.flows_of(&assign.right);
+        carried.extend(flows);
+        if !self.origins.is_empty() {
+            carried.extend(self.cancel_value(&assign.right));
+        }
+        let name = ident.to_string();
+        if let Some(state) = self.current() {
+            let entry = state.locals.entry(name).or_default();
+            entry.response |= response;
+            entry.further |= further;
+            for flow in carried {
+                if !entry.flows.contains(&flow) {
+                    entry.flows.push(flow);
+                }
+            }
+        }
+    }
+
+    /// A `let`'s initialiser was visited: its names carry what the value carries.
+    fn bind_local(&mut self, local: &syn::Local, init: &Expr) {
+        let (pending, pending_returns) = self.lets.last().copied().unwrap_or_default();
+        let flows = self
+            .current()
+            .map(|f| {
+                f.pending_flows
+                    .split_off(pending.min(f.pending_flows.len()))
+            })
+            .unwrap_or_default();
+        let returns = self
+            .current()
+            .map(|f| {
+                f.pending_returns
+                    .split_off(pending_returns.min(f.pending_returns.len()))
+            })
+            .unwrap_or_default();
+        self.bind(&local.pat, Some(init), flows);
+        let mut carried = returns;
+        for ident in value_idents(init) {
+            if let Some(l) = self.local(&ident) {
+                carried.extend(l.cancel_values.iter().cloned());
+            }
+        }
+        if carried.is_empty() {
+            return;
+        }
+        let bindings = pattern_bindings(&local.pat);
+        if let Some(state) = self.current() {
+            for name in bindings {
+                state
+                    .locals
+                    .entry(name)
+                    .or_default()
+                    .cancel_values
+                    .extend(carried.iter().cloned());
+            }
+        }
+    }
+}
+
+/// `Err(..)`.
+fn is_err_call(expr: &Expr) -> bool {
+    matches!(expr, Expr::Call(call) if matches!(&*call.func, Expr::Path(p) if p.path.is_ident("Err")))
+}

@@ -1,0 +1,799 @@
+//! The questions the send analysis asks of values and conditions, and how it records what it
+//! finds.
+
+use syn::visit::{self, Visit};
+use syn::{Expr, Macro, Pat, Stmt};
+
+use super::shapes::{
+    cancel_method_operand, channel_base, collection_name, constructed_type,
+    converts_to_cancel_notification, describe_construct, describe_value, is_nothing_to_send,
+    is_ok_pattern, is_request_token, is_response_construct, pattern_cancel_condition,
+    tokens_mention_cancel, Condition, REGISTRY_REMOVE, REGISTRY_TOUCH,
+};
+use super::{address, FlowValue, LocalInfo, Sends};
+use crate::analysis::facts::{
+    CallSite, Callee, CancelOrigin, OriginCondition, OriginId, OriginKind, ReceiverType,
+    RegistryContext, RegistryRemoval, Removal, ReturnSite, SinkKind, SinkSite,
+};
+use crate::analysis::syntax::{
+    json_shape, macro_name, parse_macro_body, path_segments, pattern_bindings, peel,
+    strip_statement_wrappers, tail_values, type_name, value_idents, MacroBody,
+};
+use crate::analysis::vocabulary as vocab;
+use crate::source::ByteSpan;
+
+impl Sends<'_> {
+    pub(super) fn add_origin(
+        &mut self,
+        kind: OriginKind,
+        span: ByteSpan,
+        label: String,
+        condition: OriginCondition,
+    ) -> OriginId {
+        self.facts.origins.push(CancelOrigin {
+            kind,
+            span,
+            label,
+            condition,
+        });
+        self.facts.origins.len() - 1
+    }
+
+    pub(super) fn removal_of(&self, span: ByteSpan) -> Option<Removal> {
+        self.removable
+            .iter()
+            .rev()
+            .find(|(core, _)| *core == span)
+            .map(|(_, removal)| *removal)
+    }
+
+    pub(super) fn registry_context(&self) -> RegistryContext {
+        let mut touched: Vec<String> = Vec::new();
+        for block in &self.block_registries {
+            for name in block {
+                if !touched.contains(name) {
+                    touched.push(name.clone());
+                }
+            }
+        }
+        RegistryContext {
+            touched,
+            guarded_by: self.registry_guards.clone(),
+            guarded: self.guard_depth > 0,
+            in_spawn: self.spawn_depth > 0,
+        }
+    }
+
+    /// The channel a receiver expression names, through aliases: `sink` (bound from
+    /// `sink_proxy_tx.clone()`) gives `sink_proxy`.
+    pub(super) fn channel_of(&self, receiver: &Expr) -> Option<String> {
+        let mut name = collection_name(receiver)?;
+        if let Some(state) = self.functions.last() {
+            for _ in 0..8 {
+                match state.aliases.get(&name) {
+                    Some(target) if *target != name => name = target.clone(),
+                    _ => break,
+                }
+            }
+        }
+        channel_base(&name, &["_tx", "_sender", "tx", "sender"])
+    }
+
+    pub(super) fn record_sink(&mut self, span: ByteSpan, kind: SinkKind, what: String, pure: bool) {
+        let origins = self.origins.clone();
+        let removal = self.removal_of(span);
+        let registry = self.registry_context();
+        let channel = self.sink_channel.take();
+        let condition = std::mem::take(&mut self.sink_condition);
+        if let Some(state) = self.current() {
+            state.facts.sinks.push(SinkSite {
+                span,
+                kind,
+                what,
+                origins,
+                sent_at: None,
+                removal,
+                pure,
+                registry,
+                channel,
+                if_returns_response: condition,
+            });
+        }
+    }
+
+    pub(super) fn record_call(&mut self, span: ByteSpan, callee: Callee) {
+        let origins = self.origins.clone();
+        let removal = self.removal_of(span);
+        if let Some(state) = self.current() {
+            state.facts.calls.push(CallSite {
+                span,
+                callee,
+                origins,
+                removal,
+            });
+        }
+    }
+
+    /// Note how the send or call that `expr` carries could be removed.
+    pub(super) fn note_removable(&mut self, expr: &Expr, removal: Removal) {
+        let core = self.span(strip_statement_wrappers(expr));
+        self.removable.push((core, removal));
+    }
+
+    /// Record the sends of response values built on a cancel path that `args` carry.
+    pub(super) fn record_flows(&mut self, args: &[&Expr], send_span: ByteSpan) {
+        let flows: Vec<FlowValue> = args.iter().flat_map(|a| self.flows_of(a)).collect();
+        if let Some(state) = self.current() {
+            for flow in flows {
+                let site = SinkSite {
+                    span: flow.span,
+                    kind: SinkKind::Response,
+                    what: flow.what,
+                    origins: flow.origins,
+                    sent_at: Some(send_span),
+                    removal: None,
+                    pure: false,
+                    registry: RegistryContext::default(),
+                    channel: None,
+                    if_returns_response: Vec::new(),
+                };
+                if !state.facts.sinks.contains(&site) {
+                    state.facts.sinks.push(site);
+                }
+            }
+        }
+    }
+
+    pub(super) fn local(&self, name: &str) -> Option<&LocalInfo> {
+        self.functions.last().and_then(|f| f.locals.get(name))
+    }
+
+    /// Whether an expression is, builds, or was derived from a JSON-RPC response message.
+    pub(super) fn is_response_valued(&self, expr: &Expr) -> bool {
+        struct Finder<'b, 'v> {
+            builder: &'b Sends<'v>,
+            found: bool,
+        }
+        impl<'ast> Visit<'ast> for Finder<'_, '_> {
+            fn visit_expr(&mut self, expr: &'ast Expr) {
+                if self.found {
+                    return;
+                }
+                if is_response_construct(expr) {
+                    self.found = true;
+                    return;
+                }
+                if let Expr::Path(p) = expr {
+                    if let Some(ident) = p.path.get_ident() {
+                        if self
+                            .builder
+                            .local(&ident.to_string())
+                            .is_some_and(|l| l.response)
+                        {
+                            self.found = true;
+                            return;
+                        }
+                    }
+                }
+                if let Expr::Closure(_) = expr {
+                    return;
+                }
+                visit::visit_expr(self, expr);
+            }
+            fn visit_macro(&mut self, mac: &'ast Macro) {
+                if json_shape(mac).is_some_and(|s| s.is_response()) {
+                    self.found = true;
+                    return;
+                }
+                if vocab::QUIET_MACROS.contains(&macro_name(mac).as_str())
+                    && macro_name(mac) != "format"
+                {
+                    return;
+                }
+                if let Some(body) = parse_macro_body(&mac.tokens) {
+                    match body {
+                        MacroBody::Exprs(exprs) => exprs.iter().for_each(|e| self.visit_expr(e)),
+                        MacroBody::Stmts(stmts) => stmts.iter().for_each(|s| self.visit_stmt(s)),
+                    }
+                }
+            }
+            fn visit_item(&mut self, _: &'ast syn::Item) {}
+        }
+        let mut finder = Finder {
+            builder: self,
+            found: false,
+        };
+        finder.visit_expr(expr);
+        finder.found
+    }
+
+    /// Whether an expression is a further message for a request: a progress or log notification.
+    pub(super) fn is_further_message(&self, expr: &Expr) -> bool {
+        struct Finder {
+            found: bool,
+        }
+        impl<'ast> Visit<'ast> for Finder {
+            fn visit_path(&mut self, path: &'ast syn::Path) {
+                if path
+                    .segments
+                    .iter()
+                    .any(|s| vocab::FURTHER_MESSAGE_TYPES.contains(&s.ident.to_string().as_str()))
+                {
+                    self.found = true;
+                }
+                visit::visit_path(self, path);
+            }
+            fn visit_macro(&mut self, mac: &'ast Macro) {
+                if let Some(method) = json_shape(mac).and_then(|s| s.method) {
+                    if vocab::FURTHER_MESSAGE_METHODS.contains(&method.as_str()) {
+                        self.found = true;
+                    }
+                }
+            }
+            fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+            fn visit_item(&mut self, _: &'ast syn::Item) {}
+        }
+        let mut finder = Finder { found: false };
+        finder.visit_expr(expr);
+        finder.found
+            || value_idents(expr)
+                .iter()
+                .any(|ident| self.local(ident).is_some_and(|l| l.further))
+    }
+
+    /// The cancel-path response values an expression carries through locals.
+    pub(super) fn flows_of(&self, expr: &Expr) -> Vec<FlowValue> {
+        let mut flows = Vec::new();
+        for ident in value_idents(expr) {
+            if let Some(local) = self.local(&ident) {
+                for flow in &local.flows {
+                    if !flows.contains(flow) {
+                        flows.push(flow.clone());
+                    }
+                }
+            }
+        }
+        flows
+    }
+
+    /// Bind the identifiers of a pattern to what the value they come from carries.
+    pub(super) fn bind(&mut self, pat: &Pat, from: Option<&Expr>, extra_flows: Vec<FlowValue>) {
+        let (response, further, mut flows) = match from {
+            Some(expr) => (
+                self.is_response_valued(expr),
+                self.is_further_message(expr),
+                self.flows_of(expr),
+            ),
+            None => (false, false, Vec::new()),
+        };
+        flows.extend(extra_flows);
+        if let (Some(expr), false) = (from, self.origins.is_empty()) {
+            flows.extend(self.cancel_value(expr));
+        }
+        let cancelled_future = from.is_some_and(|e| self.is_request_cancelled_future(e));
+        let alias = match (pat, from.map(peel)) {
+            (Pat::Ident(_), Some(value @ (Expr::Path(_) | Expr::Field(_)))) => {
+                collection_name(value)
+            }
+            _ => None,
+        };
+        let bindings = pattern_bindings(pat);
+        if let (Some(alias), [name]) = (alias, bindings.as_slice()) {
+            if let Some(state) = self.functions.last_mut() {
+                state.aliases.insert(name.clone(), alias);
+            }
+        }
+        let evident_type = match pat {
+            Pat::Type(typed) => type_name(&typed.ty),
+            _ => from.and_then(constructed_type),
+        };
+        let built = from.map(|e| self.value_calls(e)).unwrap_or_default();
+        if let [name] = bindings.as_slice() {
+            if let Some(state) = self.functions.last_mut() {
+                match evident_type {
+                    Some(ty) => {
+                        state.local_types.insert(name.clone(), ty);
+                    }
+                    None => {
+                        state.local_types.remove(name);
+                    }
+                }
+                if built.is_empty() {
+                    state.built_from.remove(name);
+                } else {
+                    state.built_from.insert(name.clone(), built);
+                }
+            }
+        }
+        if let Some(state) = self.current() {
+            for name in bindings {
+                if cancelled_future {
+                    state.cancelled_futures.push(name.clone());
+                }
+                state.locals.insert(
+                    name,
+                    LocalInfo {
+                        response,
+                        further,
+                        flows: flows.clone(),
+                        cancel_values: Vec::new(),
+                    },
+                );
+            }
+        }
+    }
+
+    /// `token.cancelled()` / `token.cancelled_owned()` on a per-request token (not a shutdown
+    /// token), possibly wrapped (`Box::pin(..)`, `.fuse()`, `&mut fut`), or a local holding one.
+    pub(super) fn is_request_cancelled_future(&self, expr: &Expr) -> bool {
+        match expr {
+            Expr::MethodCall(m) if m.method == "cancelled" || m.method == "cancelled_owned" => {
+                is_request_token(self.vocab, &m.receiver)
+            }
+            Expr::MethodCall(m) if m.args.is_empty() => {
+                self.is_request_cancelled_future(&m.receiver)
+            }
+            Expr::Call(c) if c.args.len() == 1 => c
+                .args
+                .first()
+                .is_some_and(|a| self.is_request_cancelled_future(a)),
+            Expr::Reference(r) => self.is_request_cancelled_future(&r.expr),
+            Expr::Paren(p) => self.is_request_cancelled_future(&p.expr),
+            Expr::Group(g) => self.is_request_cancelled_future(&g.expr),
+            Expr::Path(p) => p.path.get_ident().is_some_and(|ident| {
+                let name = ident.to_string();
+                self.functions
+                    .last()
+                    .is_some_and(|f| f.cancelled_futures.contains(&name))
+            }),
+            _ => false,
+        }
+    }
+
+    /// `token.cancelled().await`: the code after it runs because of the cancellation.
+    pub(super) fn is_cancelled_await(&self, expr: &Expr) -> bool {
+        match expr {
+            Expr::Await(a) => self.is_request_cancelled_future(&a.base),
+            Expr::Paren(p) => self.is_cancelled_await(&p.expr),
+            _ => false,
+        }
+    }
+
+    /// How an `if` condition relates to cancellation.
+    pub(super) fn classify_condition(&self, cond: &Expr) -> Condition {
+        match cond {
+            Expr::Paren(p) => self.classify_condition(&p.expr),
+            Expr::Group(g) => self.classify_condition(&g.expr),
+            Expr::MethodCall(m)
+                if m.method == "is_cancelled" && is_request_token(self.vocab, &m.receiver) =>
+            {
+                Condition::Cancelled(
+                    OriginKind::IfCancelled,
+                    self.span(cond),
+                    "cancel path: this branch runs when the request has been cancelled".into(),
+                    OriginCondition::Always,
+                )
+            }
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => {
+                match self.classify_condition(&u.expr) {
+                    Condition::Cancelled(OriginKind::IfCancelled, ..) => {
+                        Condition::NotCancelled(self.span(cond))
+                    }
+                    _ => Condition::Plain,
+                }
+            }
+            Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_)) => {
+                match self.classify_condition(&b.left) {
+                    Condition::Plain => self.classify_condition(&b.right),
+                    other => other,
+                }
+            }
+            Expr::Binary(b) if matches!(b.op, syn::BinOp::Eq(_)) => {
+                match cancel_method_operand(self.vocab, &b.left)
+                    .or_else(|| cancel_method_operand(self.vocab, &b.right))
+                {
+                    Some(condition) => Condition::Cancelled(
+                        OriginKind::DispatchArm,
+                        self.span(cond),
+                        "cancel path: this branch handles `notifications/cancelled`".into(),
+                        condition,
+                    ),
+                    None => Condition::Plain,
+                }
+            }
+            Expr::MethodCall(m) if m.method == "eq" && m.args.len() == 1 => {
+                match m
+                    .args
+                    .first()
+                    .and_then(|a| cancel_method_operand(self.vocab, a))
+                {
+                    Some(condition) => Condition::Cancelled(
+                        OriginKind::DispatchArm,
+                        self.span(cond),
+                        "cancel path: this branch handles `notifications/cancelled`".into(),
+                        condition,
+                    ),
+                    None => Condition::Plain,
+                }
+            }
+            Expr::Macro(m) if macro_name(&m.mac) == "matches" => {
+                let cancels = parse_macro_body(&m.mac.tokens).is_some()
+                    && tokens_mention_cancel(self.vocab, &m.mac.tokens);
+                if cancels {
+                    Condition::Cancelled(
+                        OriginKind::DispatchArm,
+                        self.span(cond),
+                        "cancel path: this branch handles `notifications/cancelled`".into(),
+                        OriginCondition::Always,
+                    )
+                } else {
+                    Condition::Plain
+                }
+            }
+            Expr::Let(l) => match pattern_cancel_condition(self.vocab, &l.pat) {
+                Some(condition) => Condition::Cancelled(
+                    OriginKind::DispatchArm,
+                    self.span(cond),
+                    "cancel path: this branch handles the cancellation notification".into(),
+                    condition,
+                ),
+                None if is_ok_pattern(&l.pat) && converts_to_cancel_notification(&l.expr) => {
+                    Condition::Cancelled(
+                        OriginKind::DispatchArm,
+                        self.span(cond),
+                        "cancel path: this branch handles the cancellation notification".into(),
+                        OriginCondition::Always,
+                    )
+                }
+                None => Condition::Plain,
+            },
+            _ => Condition::Plain,
+        }
+    }
+
+    /// Whether a statement starts a cancel path for the statements after it.
+    pub(super) fn starts_cancel_path(
+        &self,
+        stmt: &Stmt,
+    ) -> Option<(OriginKind, ByteSpan, String, OriginCondition)> {
+        match stmt {
+            Stmt::Expr(expr, _) if self.is_cancelled_await(expr) => Some((
+                OriginKind::AfterCancelledAwait,
+                self.span(expr),
+                "cancel path: the code after this runs once the request is cancelled".into(),
+                OriginCondition::Always,
+            )),
+            Stmt::Expr(Expr::While(w), _) => match self.classify_condition(&w.cond) {
+                Condition::NotCancelled(span) => Some((
+                    OriginKind::AfterCancelLoop,
+                    span,
+                    "cancel path: the code after this loop runs once the request is cancelled"
+                        .into(),
+                    OriginCondition::Always,
+                )),
+                _ => None,
+            },
+            Stmt::Local(local) => {
+                let init = local.init.as_ref()?;
+                if self.is_cancelled_await(&init.expr) {
+                    return Some((
+                        OriginKind::AfterCancelledAwait,
+                        self.span(&init.expr),
+                        "cancel path: the code after this runs once the request is cancelled"
+                            .into(),
+                        OriginCondition::Always,
+                    ));
+                }
+                init.diverge.as_ref()?;
+                let cancels = pattern_cancel_condition(self.vocab, &local.pat).or_else(|| {
+                    (is_ok_pattern(&local.pat) && converts_to_cancel_notification(&init.expr))
+                        .then_some(OriginCondition::Always)
+                })?;
+                Some((
+                    OriginKind::DispatchArm,
+                    self.span(&local.pat),
+                    "cancel path: the code after this handles the cancellation notification".into(),
+                    cancels,
+                ))
+            }
+            _ => None,
+        }
+    }
+
+    /// `if token.is_cancelled() { return ..; }`: the code after it runs only for a request that
+    /// was not cancelled.
+    pub(super) fn is_cancel_early_exit(&self, stmt: &Stmt) -> bool {
+        let Stmt::Expr(Expr::If(i), _) = stmt else {
+            return false;
+        };
+        let cancelled = matches!(
+            self.classify_condition(&i.cond),
+            Condition::Cancelled(OriginKind::IfCancelled, ..)
+        );
+        let diverges = match i.then_branch.stmts.last() {
+            Some(Stmt::Expr(e, _)) => {
+                matches!(e, Expr::Return(_) | Expr::Continue(_) | Expr::Break(_))
+            }
+            _ => false,
+        };
+        cancelled && diverges
+    }
+
+    /// The calls whose value an expression is or carries through conversions, and the calls
+    /// that locals it names were built from: `error_reply(id)`, `serde_json::to_string(&reply)`
+    /// with `let reply = self.reply_for(id)`.
+    pub(super) fn value_calls(&self, expr: &Expr) -> Vec<Callee> {
+        let mut calls = Vec::new();
+        let value = peel(expr);
+        match value {
+            Expr::Call(c) => {
+                if let Expr::Path(p) = &*c.func {
+                    let segments = path_segments(&p.path);
+                    if !segments
+                        .iter()
+                        .any(|s| s == "Some" || s == "Ok" || s == "Err")
+                    {
+                        calls.push(Callee::Path(segments));
+                    }
+                }
+                for arg in &c.args {
+                    calls.extend(self.value_calls(arg));
+                }
+            }
+            Expr::MethodCall(m) => {
+                let on_self = matches!(peel(&m.receiver), Expr::Path(p) if p.path.is_ident("self"));
+                calls.push(Callee::Method {
+                    name: m.method.to_string(),
+                    on_self,
+                    receiver: self.receiver_type(&m.receiver),
+                });
+                calls.extend(self.value_calls(&m.receiver));
+            }
+            Expr::Path(p) => {
+                if let Some(ident) = p.path.get_ident() {
+                    if let Some(state) = self.functions.last() {
+                        if let Some(built) = state.built_from.get(&ident.to_string()) {
+                            calls.extend(built.iter().cloned());
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        calls
+    }
+
+    /// The type of a method call's receiver, when the code makes it evident.
+    pub(super) fn receiver_type(&self, receiver: &Expr) -> Option<ReceiverType> {
+        match peel(receiver) {
+            Expr::Path(p) => {
+                let ident = p.path.get_ident()?.to_string();
+                if ident == "self" {
+                    return None;
+                }
+                self.functions
+                    .last()
+                    .and_then(|f| f.local_types.get(&ident))
+                    .map(|t| ReceiverType::Named(t.clone()))
+            }
+            Expr::Field(f) => match (&*f.base, &f.member) {
+                (Expr::Path(p), syn::Member::Named(field)) if p.path.is_ident("self") => {
+                    Some(ReceiverType::SelfField(field.to_string()))
+                }
+                _ => None,
+            },
+            Expr::MethodCall(m)
+                if m.args.is_empty()
+                    && matches!(
+                        m.method.to_string().as_str(),
+                        "lock"
+                            | "read"
+                            | "write"
+                            | "unwrap"
+                            | "as_ref"
+                            | "as_mut"
+                            | "borrow"
+                            | "borrow_mut"
+                    ) =>
+            {
+                self.receiver_type(&m.receiver)
+            }
+            Expr::Await(a) => self.receiver_type(&a.base),
+            Expr::Try(t) => self.receiver_type(&t.expr),
+            _ => None,
+        }
+    }
+
+    /// A `select!` racing work against the request's token, whose cancel branch leaves nothing
+    /// to send: the code after it runs only for a request that was not cancelled.
+    pub(super) fn starts_select_guard(&self, stmt: &Stmt) -> bool {
+        let mac = match stmt {
+            Stmt::Local(local) => match local.init.as_ref().map(|i| &*i.expr) {
+                Some(Expr::Macro(m)) => &m.mac,
+                _ => return false,
+            },
+            Stmt::Macro(m) => &m.mac,
+            Stmt::Expr(Expr::Macro(m), _) => &m.mac,
+            _ => return false,
+        };
+        // The walk read the `select!` (its body is left just before its statement): whether
+        // it guards was noted then.
+        matches!(self.last_select_guard, Some((a, true)) if a == address(mac))
+    }
+
+    /// Note that the current statement touches an in-flight registry.
+    pub(super) fn touch_registry(&mut self, collection: String) {
+        if let Some(state) = self.functions.last_mut() {
+            if !state.facts.registries.contains(&collection) {
+                state.facts.registries.push(collection.clone());
+            }
+        }
+        if let Some(block) = self.block_registries.last_mut() {
+            if !block.contains(&collection) {
+                block.push(collection);
+            }
+        }
+    }
+
+    /// A response value built right here on a cancel path (for a local that receives it).
+    pub(super) fn cancel_value(&self, expr: &Expr) -> Option<FlowValue> {
+        let value = peel(expr);
+        (is_response_construct(value) || self.is_response_valued(value)).then(|| FlowValue {
+            span: self.span(value),
+            what: describe_construct(value),
+            origins: self.origins.clone(),
+        })
+    }
+
+    /// Remember the response values that a cancel-path branch evaluates to, for the `let` that
+    /// receives them.
+    pub(super) fn note_flowing_values(&mut self, body: &Expr) {
+        let origins = self.origins.clone();
+        let values: Vec<FlowValue> = tail_values(body)
+            .into_iter()
+            .map(peel)
+            .filter(|value| self.is_response_valued(value))
+            .map(|value| FlowValue {
+                span: self.span(value),
+                what: describe_construct(value),
+                origins: origins.clone(),
+            })
+            .collect();
+        let returns: Vec<FlowValue> = tail_values(body)
+            .into_iter()
+            .filter(|value| !is_nothing_to_send(value))
+            .map(|value| FlowValue {
+                span: self.span(value),
+                what: describe_value(value),
+                origins: origins.clone(),
+            })
+            .collect();
+        if let Some(state) = self.current() {
+            state.pending_flows.extend(values);
+            state.pending_returns.extend(returns);
+        }
+    }
+
+    /// A value the function returns (its tail, or a `return`): record the cancel-path values it
+    /// carries (from cancel branches inside it since `pending`, from locals it names, or itself
+    /// when it is on a cancel path).
+    pub(super) fn note_returned(&mut self, value: &Expr, pending: usize) {
+        let returns_response = tail_values(value)
+            .into_iter()
+            .any(|v| self.is_response_valued(v));
+        let returned_calls: Vec<Callee> = tail_values(value)
+            .into_iter()
+            .flat_map(|v| self.value_calls(v))
+            .collect();
+        if let Some(state) = self.current() {
+            state.facts.returns_response |= returns_response;
+            for call in returned_calls {
+                if !state.facts.returns_calls.contains(&call) {
+                    state.facts.returns_calls.push(call);
+                }
+            }
+        }
+        let mut returned: Vec<FlowValue> = self
+            .functions
+            .last()
+            .map(|f| f.pending_returns[pending.min(f.pending_returns.len())..].to_vec())
+            .unwrap_or_default();
+        for ident in value_idents(value) {
+            if let Some(local) = self.local(&ident) {
+                returned.extend(local.cancel_values.iter().cloned());
+            }
+        }
+        if !self.origins.is_empty() {
+            for tail in tail_values(value) {
+                if !is_nothing_to_send(tail) {
+                    returned.push(FlowValue {
+                        span: self.span(tail),
+                        what: describe_value(tail),
+                        origins: self.origins.clone(),
+                    });
+                }
+            }
+        }
+        if let Some(state) = self.current() {
+            for value in returned {
+                let site = ReturnSite {
+                    span: value.span,
+                    what: value.what,
+                    origins: value.origins,
+                };
+                if !state.facts.cancel_returns.contains(&site) {
+                    state.facts.cancel_returns.push(site);
+                }
+            }
+        }
+    }
+
+    pub(super) fn check_send_call(
+        &mut self,
+        name: &str,
+        span: ByteSpan,
+        args: &[&Expr],
+        what: String,
+        pure: bool,
+    ) {
+        if self.vocab.is_sink_call(name) {
+            self.record_sink(span, SinkKind::Response, what, pure);
+        } else if vocab::FURTHER_MESSAGE_CALLS.contains(&name) {
+            self.record_sink(span, SinkKind::FurtherMessage, what, pure);
+        } else if vocab::TRANSPORT_CALLS.contains(&name) {
+            if args.iter().any(|a| self.is_response_valued(a)) {
+                self.record_sink(span, SinkKind::Response, what, pure);
+            } else if args.iter().any(|a| self.is_further_message(a)) {
+                self.record_sink(span, SinkKind::FurtherMessage, what, pure);
+            } else {
+                // `tx.send(error_reply(id))`: a response send if a called function returns one.
+                let calls: Vec<Callee> = args.iter().flat_map(|a| self.value_calls(a)).collect();
+                if !calls.is_empty() {
+                    self.sink_condition = calls;
+                    self.record_sink(span, SinkKind::Response, what, pure);
+                }
+            }
+            if self.origins.is_empty() {
+                self.record_flows(args, span);
+            }
+        }
+    }
+
+    /// What a method call does to the in-flight registries: drains a channel (`rx.recv()`),
+    /// touches or (on a cancel path) removes from a registry keyed by request, aborts a task.
+    pub(super) fn note_registry_method(
+        &mut self,
+        call: &syn::ExprMethodCall,
+        name: &str,
+        span: ByteSpan,
+    ) {
+        if matches!(
+            name,
+            "recv" | "try_recv" | "recv_async" | "blocking_recv" | "recv_many"
+        ) {
+            let drained = collection_name(&call.receiver)
+                .and_then(|n| channel_base(&n, &["_rx", "_receiver", "rx", "receiver"]));
+            if let (Some(drained), Some(state)) = (drained, self.functions.last_mut()) {
+                if !state.facts.drains.contains(&drained) {
+                    state.facts.drains.push(drained);
+                }
+            }
+        }
+        // A registry is keyed by request: `Option::take()` and friends (no key) are not one.
+        if REGISTRY_TOUCH.contains(&name) && !call.args.is_empty() {
+            if let Some(collection) = collection_name(&call.receiver) {
+                if REGISTRY_REMOVE.contains(&name) && !self.origins.is_empty() {
+                    self.facts.registry_removals.push(RegistryRemoval {
+                        collection: collection.clone(),
+                        span,
+                        origins: self.origins.clone(),
+                    });
+                }
+                self.touch_registry(collection);
+            }
+        }
+        if name == "abort" && call.args.is_empty() && !self.origins.is_empty() {
+            self.facts.cancel_aborts.push(self.origins.clone());
+        }
+    }
+}

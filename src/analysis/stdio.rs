@@ -1,0 +1,885 @@
+//! Writes to stdout, a hook on the shared walk: per function, what reaches stdout (`println!`,
+//! writes into a `stdout()` handle, loggers that log to stdout), what it writes, whether it lies
+//! on the path that serves, and pretty-printed JSON written as a message. MCP002 and MCP007 read
+//! these facts.
+
+use std::collections::HashMap;
+
+use syn::visit::{self, Visit};
+use syn::{Expr, Macro, Pat, Stmt};
+
+use super::facts::{FileFacts, StdioFunction, StdoutKind, StdoutWrite, WriteContent};
+use super::syntax::{
+    format_captures, macro_name, parse_macro_body, path_segments, str_literal, MacroBody,
+};
+use super::vocabulary as vocab;
+use super::walk::{is_function_body, Hook, Node, ParsedBody, Scope};
+use crate::source::ByteSpan;
+
+/// The hook that collects a file's writes to stdout.
+#[derive(Default)]
+pub struct Stdio {
+    out: Vec<StdioFunction>,
+    functions: Vec<Function>,
+    /// The methods applied to the current receiver chain (for `.with_writer(..)`).
+    chain_methods: Vec<String>,
+    /// Per method call whose arguments are being visited: the chain it set aside, and whether
+    /// its arguments are a message written to stdout.
+    calls: Vec<(Vec<String>, bool)>,
+    /// Per writing macro (`println!`, `writeln!`) being visited.
+    macros: Vec<WriteMacro>,
+    /// Whether each `if` (by where its `if` keyword starts) reaches code that serves stdio in
+    /// any branch, remembered so that an `else if` chain is looked through once, not once per
+    /// link.
+    if_serves: HashMap<usize, bool>,
+    /// Branches outside the path that serves (see [`StdoutWrite::off_path`]).
+    off_path: Vec<ByteSpan>,
+    /// How many stdout writes of a possible message enclose the current code.
+    payload_depth: usize,
+    /// The `let` initialisers being visited, innermost last.
+    let_captures: Vec<LetCapture>,
+}
+
+struct Function {
+    facts: StdioFunction,
+    /// Locals holding serialised JSON (`let line = serde_json::to_string(..)?`), with the
+    /// pretty-printing calls their value came from.
+    serialized_locals: HashMap<String, Vec<ByteSpan>>,
+    /// Locals holding a stdout handle (`let mut out = io::stdout().lock()`).
+    stdout_locals: Vec<String>,
+}
+
+/// A writing macro being visited.
+struct WriteMacro {
+    /// The macro, by address (to tell its body from others').
+    mac: usize,
+    name: String,
+    /// The macro statement or expression.
+    span: ByteSpan,
+    /// Its arguments were read (the walk parsed its body as expressions).
+    read: bool,
+    /// Its arguments are a message written to stdout.
+    message: bool,
+}
+
+/// What the initialiser of the `let` being visited serialises.
+#[derive(Default)]
+struct LetCapture {
+    serialized: bool,
+    pretty: Vec<ByteSpan>,
+}
+
+/// The function whose body `node` is, with its span.
+fn body_of_function(node: Node<'_>, scope: &Scope<'_>) -> Option<ByteSpan> {
+    is_function_body(node, scope.parent())
+        .then(|| scope.function().map(|f| f.span))
+        .flatten()
+}
+
+/// The span of the macro statement or expression that holds the macro `scope` is in.
+fn macro_site(mac: &Macro, scope: &Scope<'_>) -> Option<ByteSpan> {
+    match scope.parent()? {
+        Node::Stmt(Stmt::Macro(_)) => Some(scope.span(mac)),
+        Node::Expr(expr @ Expr::Macro(_)) => Some(scope.span(expr)),
+        _ => None,
+    }
+}
+
+impl Hook for Stdio {
+    fn reads_macro_body(&self, name: &str) -> bool {
+        vocab::WRITE_MACROS.contains(&name)
+    }
+
+    fn enter(&mut self, node: Node<'_>, scope: &Scope<'_>) {
+        if !scope.in_function_body() {
+            return;
+        }
+        if let Some(span) = body_of_function(node, scope) {
+            self.functions.push(Function {
+                facts: StdioFunction {
+                    item_span: span,
+                    ..StdioFunction::default()
+                },
+                serialized_locals: HashMap::new(),
+                stdout_locals: Vec::new(),
+            });
+        }
+        match node {
+            Node::Expr(Expr::If(expr)) => self.note_off_path_if(expr, scope),
+            Node::Expr(Expr::Match(expr)) => self.note_off_path_match(expr, scope),
+            Node::Expr(Expr::MethodCall(call)) => self.enter_method_call(call, scope),
+            Node::Expr(Expr::Call(call)) => self.check_stdout_call(call, scope),
+            Node::Local(local) if local.init.is_some() => {
+                self.let_captures.push(LetCapture::default())
+            }
+            Node::Macro(mac) => self.enter_macro(mac, scope),
+            Node::Body(ParsedBody::Exprs(args)) => self.enter_macro_args(args, scope),
+            _ => {}
+        }
+    }
+
+    fn leave(&mut self, node: Node<'_>, scope: &Scope<'_>) {
+        if !scope.in_function_body() {
+            return;
+        }
+        match node {
+            Node::Expr(expr) => {
+                if let Expr::MethodCall(_) = expr {
+                    if let Some((chain, message)) = self.calls.pop() {
+                        self.payload_depth -= usize::from(message);
+                        self.chain_methods = chain;
+                    }
+                }
+                self.leave_child(expr, scope);
+            }
+            Node::Body(ParsedBody::Exprs(args)) => self.leave_macro_args(args, scope),
+            Node::Macro(mac) => self.leave_macro(mac, scope),
+            _ => {}
+        }
+        if body_of_function(node, scope).is_some() {
+            if let Some(function) = self.functions.pop() {
+                let facts = function.facts;
+                let any = !facts.writes.is_empty()
+                    || facts.serializes_json
+                    || facts.touches_stdout
+                    || !facts.pretty_json.is_empty();
+                if any {
+                    self.out.push(facts);
+                }
+            }
+        }
+    }
+
+    fn finish(self: Box<Self>, facts: &mut FileFacts) {
+        facts.stdio = self.out;
+    }
+}
+
+impl Stdio {
+    /// An expression is left: a method call's receiver (its arguments come next), or a `let`'s
+    /// initialiser (the names it binds come next).
+    fn leave_child(&mut self, expr: &Expr, scope: &Scope<'_>) {
+        match scope.parent() {
+            Some(Node::Expr(Expr::MethodCall(call))) if std::ptr::eq(&*call.receiver, expr) => {
+                self.chain_methods.pop();
+                let chain = std::mem::take(&mut self.chain_methods);
+                if let Some(frame) = self.calls.last_mut() {
+                    frame.0 = chain;
+                    self.payload_depth += usize::from(frame.1);
+                }
+            }
+            Some(Node::Local(local))
+                if local
+                    .init
+                    .as_ref()
+                    .is_some_and(|i| std::ptr::eq(&*i.expr, expr)) =>
+            {
+                self.bind_local(local, expr);
+            }
+            _ => {}
+        }
+    }
+
+    fn current(&mut self) -> Option<&mut Function> {
+        self.functions.last_mut()
+    }
+
+    fn record_stdout(
+        &mut self,
+        kind: StdoutKind,
+        span: ByteSpan,
+        fix_span: ByteSpan,
+        content: WriteContent,
+        scope: &Scope<'_>,
+    ) {
+        let off_path = self
+            .off_path
+            .iter()
+            .any(|b| b.start <= span.start && span.end <= b.end);
+        if let Some(function) = self.current() {
+            function.facts.writes.push(StdoutWrite {
+                kind,
+                span,
+                fix_span,
+                in_test: scope.in_test(),
+                off_path,
+                content,
+            });
+        }
+    }
+
+    /// A `println!` or `print!` (the fix edits the macro's name).
+    fn record_print(&mut self, mac: &Macro, span: ByteSpan, content: WriteContent, scope: &Scope) {
+        if let Some(last) = mac.path.segments.last() {
+            let fix_span = scope.span(&last.ident);
+            let kind = if last.ident == "println" {
+                StdoutKind::Println
+            } else {
+                StdoutKind::Print
+            };
+            self.record_stdout(kind, span, fix_span, content, scope);
+        }
+    }
+
+    /// Pretty-printing calls whose output reached stdout as a message (outside test code).
+    fn record_pretty(&mut self, spans: impl IntoIterator<Item = ByteSpan>, scope: &Scope<'_>) {
+        if scope.in_test() {
+            return;
+        }
+        if let Some(function) = self.current() {
+            for span in spans {
+                if !function.facts.pretty_json.contains(&span) {
+                    function.facts.pretty_json.push(span);
+                }
+            }
+        }
+    }
+
+    /// The pretty-printing calls behind the serialised-JSON locals an expression writes
+    /// (`line`, `&line`, `line.as_bytes()`, a captured `{line}`).
+    fn pretty_behind(&self, expr: &Expr) -> Vec<ByteSpan> {
+        let Some(function) = self.functions.last() else {
+            return Vec::new();
+        };
+        match local_ident(expr) {
+            Some(name) => function
+                .serialized_locals
+                .get(&name)
+                .cloned()
+                .unwrap_or_default(),
+            None => Vec::new(),
+        }
+    }
+
+    fn is_serialized_local(&self, name: &str) -> bool {
+        self.functions
+            .last()
+            .is_some_and(|f| f.serialized_locals.contains_key(name))
+    }
+
+    /// Whether an expression is serialised JSON: a `serde_json::to_*` call, a `json!(..)`, or a
+    /// local bound from one.
+    fn is_serialized(&self, expr: &Expr) -> bool {
+        let core = unwrap_chain(expr);
+        match core {
+            Expr::Macro(m) => macro_name(&m.mac) == "json",
+            Expr::Call(call) => matches!(&*call.func, Expr::Path(p)
+                if p.path.segments.first().is_some_and(|s| s.ident == "serde_json")
+                    && p.path.segments.last().is_some_and(|s| s.ident.to_string().starts_with("to_"))),
+            _ => local_ident(core).is_some_and(|name| self.is_serialized_local(&name)),
+        }
+    }
+
+    /// Whether an expression is a stdout handle: `stdout()`, `io::stdout().lock()`, a local
+    /// bound from one, `BufWriter::new(stdout())`, `&mut out`.
+    fn is_stdout_expr(&self, expr: &Expr) -> bool {
+        match expr {
+            Expr::Paren(p) => self.is_stdout_expr(&p.expr),
+            Expr::Group(g) => self.is_stdout_expr(&g.expr),
+            Expr::Reference(r) => self.is_stdout_expr(&r.expr),
+            Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "lock" | "by_ref") => {
+                self.is_stdout_expr(&m.receiver)
+            }
+            Expr::Call(call) => match &*call.func {
+                Expr::Path(p) => {
+                    let segments = path_segments(&p.path);
+                    let joined = segments.join("::");
+                    if call.args.is_empty() {
+                        segments.last().is_some_and(|l| l == "stdout")
+                            && (segments.len() == 1 || joined.ends_with("io::stdout"))
+                    } else {
+                        (joined.ends_with("BufWriter::new") || joined.ends_with("LineWriter::new"))
+                            && call.args.first().is_some_and(|a| self.is_stdout_expr(a))
+                    }
+                }
+                _ => false,
+            },
+            Expr::Path(p) => p.path.get_ident().is_some_and(|ident| {
+                let name = ident.to_string();
+                self.functions
+                    .last()
+                    .is_some_and(|f| f.stdout_locals.contains(&name))
+            }),
+            _ => false,
+        }
+    }
+
+    /// What a formatting write (`println!`, `writeln!(out, ..)`) writes: its format string and
+    /// the arguments after it.
+    fn format_content(&self, format: Option<&Expr>, args: &[Expr]) -> WriteContent {
+        let Some(format) = format else {
+            return WriteContent::Unlabelled;
+        };
+        let Some(text) = str_literal(format) else {
+            return WriteContent::Unlabelled;
+        };
+        if text.contains("jsonrpc") {
+            return WriteContent::Message;
+        }
+        if !format_text(&text).trim().is_empty() {
+            return WriteContent::Text;
+        }
+        let serialized = args.iter().any(|a| self.is_serialized(a))
+            || format_captures(&text)
+                .iter()
+                .any(|name| self.is_serialized_local(name));
+        if serialized {
+            WriteContent::Message
+        } else {
+            WriteContent::Unlabelled
+        }
+    }
+
+    /// What a byte write (`out.write_all(..)`) writes.
+    fn bytes_content(&self, arg: Option<&Expr>) -> WriteContent {
+        let Some(arg) = arg else {
+            return WriteContent::Unlabelled;
+        };
+        let literal = match unwrap_chain(arg) {
+            Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::ByteStr(b),
+                ..
+            }) => Some(String::from_utf8_lossy(&b.value()).into_owned()),
+            Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) => Some(s.value()),
+            _ => None,
+        };
+        match literal {
+            Some(text) if text.contains("jsonrpc") => WriteContent::Message,
+            Some(text) if text.trim().is_empty() => WriteContent::Unlabelled,
+            Some(_) => WriteContent::Text,
+            None if self.is_serialized(arg) => WriteContent::Message,
+            None => WriteContent::Unlabelled,
+        }
+    }
+
+    /// A `let`'s initialiser was visited: the names it binds hold serialised JSON or a stdout
+    /// handle when it does.
+    fn bind_local(&mut self, local: &syn::Local, init: &Expr) {
+        let capture = self.let_captures.pop().unwrap_or_default();
+        let stdout_handle = self.is_stdout_expr(init);
+        let aliased = local_ident(init)
+            .and_then(|name| self.functions.last()?.serialized_locals.get(&name).cloned());
+        if !(capture.serialized || stdout_handle || aliased.is_some()) {
+            return;
+        }
+        let bindings = super::syntax::pattern_bindings(&local.pat);
+        if let Some(function) = self.current() {
+            for name in bindings {
+                if stdout_handle {
+                    function.stdout_locals.push(name.clone());
+                }
+                if capture.serialized || aliased.is_some() {
+                    let mut pretty = capture.pretty.clone();
+                    pretty.extend(aliased.iter().flatten().copied());
+                    function.serialized_locals.insert(name, pretty);
+                }
+            }
+        }
+    }
+}
+
+impl Stdio {
+    /// Mark the branches of an `if` that lie outside the path that serves.
+    fn note_off_path_if(&mut self, expr: &syn::ExprIf, scope: &Scope<'_>) {
+        let then_serves = reaches_serving_block(&expr.then_branch);
+        let then_span = || {
+            let range = expr.then_branch.brace_token.span.join().byte_range();
+            ByteSpan::new(range.start + scope.base, range.end + scope.base)
+        };
+        match &expr.else_branch {
+            Some((_, else_branch)) => {
+                let else_serves = match &**else_branch {
+                    Expr::If(next) => self.if_chain_serves(next),
+                    other => reaches_serving(other),
+                };
+                if else_serves && !then_serves {
+                    self.off_path.push(then_span());
+                } else if then_serves && !else_serves {
+                    self.off_path.push(scope.span(&**else_branch));
+                }
+            }
+            None => {
+                if !then_serves && diverges(&expr.then_branch) && is_cli_check(&expr.cond) {
+                    self.off_path.push(then_span());
+                }
+            }
+        }
+    }
+
+    /// Whether any branch of an `if` (through its `else if` links) reaches code that serves,
+    /// each link's branches looked through once per file.
+    fn if_chain_serves(&mut self, first: &syn::ExprIf) -> bool {
+        let mut links = Vec::new();
+        let mut current = first;
+        let mut tail = false;
+        loop {
+            let key = current.if_token.span.byte_range().start;
+            if let Some(known) = self.if_serves.get(&key) {
+                tail = *known;
+                break;
+            }
+            links.push((key, current));
+            match current.else_branch.as_ref().map(|(_, e)| &**e) {
+                Some(Expr::If(next)) => current = next,
+                Some(other) => {
+                    tail = reaches_serving(other);
+                    break;
+                }
+                None => break,
+            }
+        }
+        for (key, link) in links.into_iter().rev() {
+            tail = tail || reaches_serving_block(&link.then_branch);
+            self.if_serves.insert(key, tail);
+        }
+        tail
+    }
+
+    /// Mark the arms of a `match` that lie outside the path that serves.
+    fn note_off_path_match(&mut self, expr: &syn::ExprMatch, scope: &Scope<'_>) {
+        let serves: Vec<bool> = expr
+            .arms
+            .iter()
+            .map(|arm| reaches_serving(&arm.body))
+            .collect();
+        let any = serves.iter().any(|s| *s);
+        for (arm, serves) in expr.arms.iter().zip(serves) {
+            if !serves && (any || (is_cli_check_pattern(&arm.pat) && diverges_expr(&arm.body))) {
+                self.off_path.push(scope.span(&*arm.body));
+            }
+        }
+    }
+}
+
+impl Stdio {
+    /// A method call: a write into stdout, and the chain of builder methods it continues.
+    fn enter_method_call(&mut self, call: &syn::ExprMethodCall, scope: &Scope<'_>) {
+        let message = self.note_stdout_method_write(call, scope);
+        let args_text = || {
+            call.args
+                .iter()
+                .map(|a| quote::ToTokens::to_token_stream(a).to_string())
+                .collect::<String>()
+        };
+        let marker = match call.method.to_string().as_str() {
+            "with_writer" | "with_ansi_writer" if args_text().contains("stdout") => {
+                "with_writer_stdout".to_string()
+            }
+            "target" if args_text().contains("Stderr") => "target_stderr".to_string(),
+            other => other.to_string(),
+        };
+        self.chain_methods.push(marker);
+        self.calls.push((Vec::new(), message));
+    }
+
+    /// A `write_all`/`write`/.. into stdout: recorded; whether it writes a message (whose
+    /// arguments are then a payload).
+    fn note_stdout_method_write(&mut self, call: &syn::ExprMethodCall, scope: &Scope) -> bool {
+        let writes = matches!(
+            call.method.to_string().as_str(),
+            "write_all" | "write" | "write_fmt" | "write_str" | "write_vectored"
+        );
+        if !writes || !self.is_stdout_expr(&call.receiver) {
+            return false;
+        }
+        let span = scope.span(call);
+        let content = self.bytes_content(call.args.first());
+        // A write straight into `stdout()` is judged with the function (the transport's write
+        // site serialises JSON); one through a local handle only when it is text, since the
+        // transport's helpers write the lines they are handed.
+        let direct = local_ident(&call.receiver).is_none();
+        if content == WriteContent::Text || direct {
+            self.record_stdout(StdoutKind::Handle, span, span, content, scope);
+        }
+        let message = content != WriteContent::Text;
+        if message {
+            let pretty: Vec<ByteSpan> = call
+                .args
+                .iter()
+                .flat_map(|a| self.pretty_behind(a))
+                .collect();
+            self.record_pretty(pretty, scope);
+        }
+        message
+    }
+
+    /// `stdout()`, `tracing_subscriber::fmt()` and friends; `serde_json::to_string`.
+    fn check_stdout_call(&mut self, call: &syn::ExprCall, scope: &Scope<'_>) {
+        let Expr::Path(func) = &*call.func else {
+            return;
+        };
+        let segments = path_segments(&func.path);
+        let last = segments.last().map(String::as_str).unwrap_or("");
+        if segments.first().is_some_and(|s| s == "serde_json") && SERIALIZERS.contains(&last) {
+            self.note_serializer(call, last, scope);
+        }
+        let joined = segments.join("::");
+        if last == "stdout"
+            && call.args.is_empty()
+            && (segments.len() == 1 || joined.ends_with("io::stdout"))
+        {
+            if let Some(function) = self.current() {
+                function.facts.touches_stdout = true;
+            }
+            // Writes through the handle are judged where they are made (`write_all(..)`,
+            // `writeln!(..)`); a `flush` or `lock` alone writes nothing.
+            return;
+        }
+        if let Some(kind) = self.logger_to_stdout(&joined, call) {
+            let span = scope.span(call);
+            self.record_stdout(kind, span, span, WriteContent::Text, scope);
+        }
+    }
+
+    /// A `serde_json` serialiser call: the function serialises JSON; a pretty one whose output
+    /// reaches stdout as a message is recorded (or remembered with the `let` it initialises).
+    fn note_serializer(&mut self, call: &syn::ExprCall, last: &str, scope: &Scope<'_>) {
+        let pretty = last.ends_with("_pretty");
+        let name_span = match &*call.func {
+            Expr::Path(p) => p.path.segments.last().map(|s| scope.span(&s.ident)),
+            _ => None,
+        };
+        if let Some(function) = self.current() {
+            function.facts.serializes_json = true;
+        }
+        // `to_writer(out, ..)` writes; the others make a value.
+        let into_stdout = last.starts_with("to_writer")
+            && call.args.first().is_some_and(|a| self.is_stdout_expr(a));
+        if let Some(capture) = self.let_captures.last_mut() {
+            capture.serialized |= !last.starts_with("to_writer");
+        }
+        if let (true, Some(name_span)) = (pretty, name_span) {
+            if into_stdout || self.payload_depth > 0 {
+                self.record_pretty([name_span], scope);
+            } else if let Some(capture) = self.let_captures.last_mut() {
+                capture.pretty.push(name_span);
+            }
+        }
+    }
+
+    /// A logger set up to write to stdout: a `tracing_subscriber` fmt subscriber or layer, or a
+    /// `log4rs` console appender, judged by the builder methods chained on it.
+    fn logger_to_stdout(&self, joined: &str, call: &syn::ExprCall) -> Option<StdoutKind> {
+        let chained = |name: &str| self.chain_methods.iter().any(|m| m == name);
+        let is_fmt_root = joined == "tracing_subscriber::fmt"
+            || joined.ends_with("fmt::Subscriber::builder")
+            || joined.ends_with("FmtSubscriber::builder")
+            || joined == "tracing_subscriber::fmt::layer"
+            || joined == "fmt::layer"
+            || (joined == "fmt" && call.args.is_empty());
+        if is_fmt_root {
+            // `with_writer_stdout`: the chain names a writer that is stdout.
+            if chained("with_writer_stdout") {
+                Some(StdoutKind::TracingFmtToStdout)
+            } else if !chained("with_writer") && !chained("with_ansi_writer") {
+                Some(StdoutKind::TracingFmt)
+            } else {
+                None
+            }
+        } else if joined == "tracing_subscriber::fmt::init" || joined == "fmt::init" {
+            Some(StdoutKind::TracingFmtInit)
+        } else if joined.ends_with("ConsoleAppender::builder") && call.args.is_empty() {
+            // `target_stderr`: the chain sets `.target(Target::Stderr)`.
+            if chained("target") {
+                Some(StdoutKind::Log4rsConsoleToStdout)
+            } else if !chained("target_stderr") {
+                Some(StdoutKind::Log4rsConsole)
+            } else {
+                None
+            }
+        } else {
+            None
+        }
+    }
+}
+
+const SERIALIZERS: &[&str] = &[
+    "to_string",
+    "to_vec",
+    "to_writer",
+    "to_string_pretty",
+    "to_writer_pretty",
+    "to_vec_pretty",
+];
+
+impl Stdio {
+    /// A macro in code: `println!`/`print!` name stdout; a writing macro's arguments are read
+    /// next (see [`Stdio::enter_macro_args`]).
+    fn enter_macro(&mut self, mac: &Macro, scope: &Scope<'_>) {
+        let Some(span) = macro_site(mac, scope) else {
+            return;
+        };
+        let name = macro_name(mac);
+        if name == "println" || name == "print" {
+            if let Some(function) = self.current() {
+                function.facts.touches_stdout = true;
+            }
+            // `println!()` has no body to parse: a bare newline.
+            if mac.tokens.is_empty() {
+                self.record_print(mac, span, WriteContent::Unlabelled, scope);
+            }
+        }
+        if vocab::WRITE_MACROS.contains(&name.as_str()) {
+            self.macros.push(WriteMacro {
+                mac: address(mac),
+                name,
+                span,
+                read: false,
+                message: false,
+            });
+        }
+    }
+
+    /// A writing macro's arguments, before they are visited: what it writes to stdout.
+    fn enter_macro_args(&mut self, args: &[Expr], scope: &Scope<'_>) {
+        let Some(Node::Macro(mac)) = scope.parent() else {
+            return;
+        };
+        let Some(frame) = self.macros.last().filter(|f| f.mac == address(mac)) else {
+            return;
+        };
+        let name = frame.name.clone();
+        let span = frame.span;
+        let skip = if name.starts_with("print") { 1 } else { 2 };
+        // A write to stdout: `println!`/`print!`, or `write!`/`writeln!` into a stdout handle.
+        let to_stdout = skip == 1 || args.first().is_some_and(|a| self.is_stdout_expr(a));
+        let content = to_stdout
+            .then(|| self.format_content(args.get(skip - 1), args.get(skip..).unwrap_or(&[])));
+        match content {
+            Some(content) if skip == 1 => self.record_print(mac, span, content, scope),
+            Some(WriteContent::Text) => {
+                self.record_stdout(StdoutKind::Handle, span, span, WriteContent::Text, scope)
+            }
+            _ => {}
+        }
+        let message = matches!(
+            content,
+            Some(WriteContent::Message | WriteContent::Unlabelled)
+        );
+        self.payload_depth += usize::from(message);
+        if let Some(frame) = self.macros.last_mut() {
+            frame.read = true;
+            frame.message = message;
+        }
+    }
+}
+
+impl Stdio {
+    /// A writing macro's arguments were visited: the pretty-printed JSON they carry.
+    fn leave_macro_args(&mut self, args: &[Expr], scope: &Scope<'_>) {
+        let Some(Node::Macro(mac)) = scope.parent() else {
+            return;
+        };
+        let Some(frame) = self.macros.last().filter(|f| f.mac == address(mac)) else {
+            return;
+        };
+        if !frame.message {
+            return;
+        }
+        self.payload_depth -= 1;
+        let skip = if frame.name.starts_with("print") {
+            1
+        } else {
+            2
+        };
+        // Identifiers captured inside the format string (`println!("{reply}")`) are arguments
+        // too.
+        let mut pretty: Vec<ByteSpan> = args
+            .iter()
+            .skip(skip)
+            .flat_map(|a| self.pretty_behind(a))
+            .collect();
+        let captured = args
+            .get(skip - 1)
+            .and_then(str_literal)
+            .map(|format| format_captures(&format))
+            .unwrap_or_default();
+        if let Some(function) = self.functions.last() {
+            for name in captured {
+                pretty.extend(function.serialized_locals.get(&name).into_iter().flatten());
+            }
+        }
+        self.record_pretty(pretty, scope);
+    }
+
+    /// A writing macro is left: a `println!` whose body does not read as expressions is
+    /// reported as text.
+    fn leave_macro(&mut self, mac: &Macro, scope: &Scope<'_>) {
+        if self.macros.last().is_none_or(|f| f.mac != address(mac)) {
+            return;
+        }
+        let Some(frame) = self.macros.pop() else {
+            return;
+        };
+        let print = frame.name == "println" || frame.name == "print";
+        if !frame.read && print && !mac.tokens.is_empty() {
+            self.record_print(mac, frame.span, WriteContent::Text, scope);
+        }
+    }
+}
+
+/// A macro's address, to tell it apart while it is visited.
+fn address(mac: &Macro) -> usize {
+    mac as *const Macro as usize
+}
+
+/// A value without the calls that only unwrap or view it: `x?`, `x.unwrap()`, `x.as_bytes()`,
+/// `&x`.
+fn unwrap_chain(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Paren(p) => unwrap_chain(&p.expr),
+        Expr::Group(g) => unwrap_chain(&g.expr),
+        Expr::Reference(r) => unwrap_chain(&r.expr),
+        Expr::Try(t) => unwrap_chain(&t.expr),
+        Expr::Await(a) => unwrap_chain(&a.base),
+        Expr::MethodCall(m)
+            if matches!(
+                m.method.to_string().as_str(),
+                "unwrap"
+                    | "expect"
+                    | "unwrap_or_default"
+                    | "unwrap_or"
+                    | "unwrap_or_else"
+                    | "as_bytes"
+                    | "as_str"
+                    | "as_slice"
+                    | "clone"
+                    | "to_string"
+            ) =>
+        {
+            unwrap_chain(&m.receiver)
+        }
+        other => other,
+    }
+}
+
+/// The local an expression writes, through [`unwrap_chain`]: `line`, `&line`, `line.as_bytes()`.
+fn local_ident(expr: &Expr) -> Option<String> {
+    match unwrap_chain(expr) {
+        Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+        _ => None,
+    }
+}
+
+/// A format string's own text: without its `{..}` placeholders (`{{` and `}}` are text).
+fn format_text(format: &str) -> String {
+    let mut text = String::new();
+    let mut chars = format.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '{' if chars.peek() == Some(&'{') => {
+                chars.next();
+                text.push('{');
+            }
+            '}' if chars.peek() == Some(&'}') => {
+                chars.next();
+                text.push('}');
+            }
+            '{' => {
+                for inner in chars.by_ref() {
+                    if inner == '}' {
+                        break;
+                    }
+                }
+            }
+            other => text.push(other),
+        }
+    }
+    text
+}
+
+/// A call that serves over stdio, by its name: `serve`, `serve_server`, `stdin`, and any name
+/// with `stdio` in it (`stdio()`, `run_stdio()`, `serve_stdio()`).
+fn is_serve_name(name: &str) -> bool {
+    name == "serve" || name == "serve_server" || name == "stdin" || name.contains("stdio")
+}
+
+/// Whether code reaches a call that serves over stdio (or names `StdioTransport`).
+struct ServingFinder(bool);
+
+impl<'ast> Visit<'ast> for ServingFinder {
+    fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+        if let Expr::Path(p) = &*call.func {
+            if p.path
+                .segments
+                .last()
+                .is_some_and(|s| is_serve_name(&s.ident.to_string()))
+            {
+                self.0 = true;
+            }
+        }
+        visit::visit_expr_call(self, call);
+    }
+    fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+        if is_serve_name(&call.method.to_string()) {
+            self.0 = true;
+        }
+        visit::visit_expr_method_call(self, call);
+    }
+    fn visit_path(&mut self, path: &'ast syn::Path) {
+        if path.segments.iter().any(|s| s.ident == "StdioTransport") {
+            self.0 = true;
+        }
+        visit::visit_path(self, path);
+    }
+    fn visit_macro(&mut self, mac: &'ast Macro) {
+        if let Some(body) = parse_macro_body(&mac.tokens) {
+            match body {
+                MacroBody::Exprs(exprs) => exprs.iter().for_each(|e| self.visit_expr(e)),
+                MacroBody::Stmts(stmts) => stmts.iter().for_each(|s| self.visit_stmt(s)),
+            }
+        }
+    }
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+fn reaches_serving(expr: &Expr) -> bool {
+    let mut finder = ServingFinder(false);
+    finder.visit_expr(expr);
+    finder.0
+}
+
+fn reaches_serving_block(block: &syn::Block) -> bool {
+    let mut finder = ServingFinder(false);
+    finder.visit_block(block);
+    finder.0
+}
+
+/// Whether a block ends by leaving the function or the process: its last statement is a
+/// `return` or an `exit(..)` call.
+fn diverges(block: &syn::Block) -> bool {
+    match block.stmts.last() {
+        Some(Stmt::Expr(expr, _)) => diverges_expr(expr),
+        _ => false,
+    }
+}
+
+fn diverges_expr(expr: &Expr) -> bool {
+    match expr {
+        Expr::Return(_) => true,
+        Expr::Block(b) => diverges(&b.block),
+        Expr::Call(call) => matches!(&*call.func, Expr::Path(p)
+            if p.path.segments.last().is_some_and(|s| s.ident == "exit")),
+        _ => false,
+    }
+}
+
+/// Whether tokens look at a command-line flag or sub-command: a string literal starting with
+/// `-` (`"--version"`, `"-h"`), or the word `version` or `help` (`cli.version`, `"help"`).
+fn tokens_check_cli(tokens: &str) -> bool {
+    tokens.contains("\"-")
+        || tokens
+            .split(|c: char| !c.is_alphanumeric() && c != '_')
+            .any(|word| word == "version" || word == "help")
+}
+
+fn is_cli_check(cond: &Expr) -> bool {
+    tokens_check_cli(&quote::ToTokens::to_token_stream(cond).to_string())
+}
+
+fn is_cli_check_pattern(pat: &Pat) -> bool {
+    tokens_check_cli(&quote::ToTokens::to_token_stream(pat).to_string())
+}

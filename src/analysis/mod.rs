@@ -37,6 +37,8 @@ pub fn analyse_text(
             ),
         });
     }
+    // Token spans are turned into byte offsets by the file's own lines while it is analysed.
+    let _locating = spans::Locating::new(code);
     let parsed = syn::parse_file(code).map_err(|error| {
         let range = error.span().byte_range();
         ParseFailure {

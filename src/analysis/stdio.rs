@@ -9,6 +9,7 @@ use syn::visit::{self, Visit};
 use syn::{Expr, Macro, Pat, Stmt};
 
 use super::facts::{FileFacts, StdioFunction, StdoutKind, StdoutWrite, WriteContent};
+use super::spans::{end_of, start_of};
 use super::syntax::{
     format_captures, macro_name, parse_macro_body, path_segments, str_literal, MacroBody,
 };
@@ -386,8 +387,8 @@ impl Stdio {
     fn note_off_path_if(&mut self, expr: &syn::ExprIf, scope: &Scope<'_>) {
         let then_serves = reaches_serving_block(&expr.then_branch);
         let then_span = || {
-            let range = expr.then_branch.brace_token.span.join().byte_range();
-            ByteSpan::new(range.start + scope.base, range.end + scope.base)
+            let span = expr.then_branch.brace_token.span.join();
+            ByteSpan::new(start_of(span) + scope.base, end_of(span) + scope.base)
         };
         match &expr.else_branch {
             Some((_, else_branch)) => {
@@ -416,7 +417,7 @@ impl Stdio {
         let mut current = first;
         let mut tail = false;
         loop {
-            let key = current.if_token.span.byte_range().start;
+            let key = start_of(current.if_token.span);
             if let Some(known) = self.if_serves.get(&key) {
                 tail = *known;
                 break;

@@ -135,8 +135,8 @@ impl<'ast> Scope<'ast> {
 
     /// The byte span from one token to another.
     pub fn raw_span(&self, first: proc_macro2::Span, last: proc_macro2::Span) -> ByteSpan {
-        let start = first.byte_range().start;
-        let end = last.byte_range().end.max(start);
+        let start = super::spans::start_of(first);
+        let end = super::spans::end_of(last).max(start);
         ByteSpan::new(start + self.base, end + self.base)
     }
 

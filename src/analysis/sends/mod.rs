@@ -201,8 +201,8 @@ impl<'v> Sends<'v> {
 
     fn span(&self, node: &impl Bounds) -> ByteSpan {
         let (first, last) = node.bounds();
-        let start = first.byte_range().start;
-        let end = last.byte_range().end.max(start);
+        let start = super::spans::start_of(first);
+        let end = super::spans::end_of(last).max(start);
         ByteSpan::new(start + self.base, end + self.base)
     }
 

@@ -483,10 +483,13 @@ impl Sends<'_> {
         let name = call.method.to_string();
         let span = self.span(call);
         let args: Vec<&Expr> = call.args.iter().collect();
-        let what = describe_call(Some(&call.receiver), &name);
-        let pure = is_pure(&call.receiver) && call.args.iter().all(is_pure);
+        let describe = || {
+            let what = describe_call(Some(&call.receiver), &name);
+            let pure = is_pure(&call.receiver) && call.args.iter().all(is_pure);
+            (what, pure)
+        };
         self.sink_channel = self.channel_of(&call.receiver);
-        self.check_send_call(&name, span, &args, what, pure);
+        self.check_send_call(&name, span, &args, &describe);
         self.sink_channel = None;
         self.note_registry_method(call, &name, span);
         let spawns = name == "spawn" || name == "spawn_local";
@@ -512,13 +515,16 @@ impl Sends<'_> {
             if let Some(name) = segments.last().cloned() {
                 let span = self.span(call);
                 let args: Vec<&Expr> = call.args.iter().collect();
-                let what = format!("`{}(..)`", segments.join("::"));
-                let pure = call.args.iter().all(is_pure);
+                let describe = || {
+                    let what = format!("`{}(..)`", segments.join("::"));
+                    (what, call.args.iter().all(is_pure))
+                };
                 let sink_path = self.vocab.is_sink_path(&segments);
                 if sink_path {
-                    self.record_sink(span, SinkKind::Response, what.clone(), pure);
+                    let (what, pure) = describe();
+                    self.record_sink(span, SinkKind::Response, what, pure);
                 } else {
-                    self.check_send_call(&name, span, &args, what, pure);
+                    self.check_send_call(&name, span, &args, &describe);
                 }
                 if !sink_path && !is_send_name(self.vocab, &name) {
                     self.record_call(span, Callee::Path(segments));

@@ -733,29 +733,33 @@ impl Sends<'_> {
         name: &str,
         span: ByteSpan,
         args: &[&Expr],
-        what: String,
-        pure: bool,
+        describe: &dyn Fn() -> (String, bool),
     ) {
-        if self.vocab.is_sink_call(name) {
-            self.record_sink(span, SinkKind::Response, what, pure);
+        let transport = vocab::TRANSPORT_CALLS.contains(&name);
+        let kind = if self.vocab.is_sink_call(name) {
+            Some(SinkKind::Response)
         } else if vocab::FURTHER_MESSAGE_CALLS.contains(&name) {
-            self.record_sink(span, SinkKind::FurtherMessage, what, pure);
-        } else if vocab::TRANSPORT_CALLS.contains(&name) {
-            if args.iter().any(|a| self.is_response_valued(a)) {
-                self.record_sink(span, SinkKind::Response, what, pure);
-            } else if args.iter().any(|a| self.is_further_message(a)) {
-                self.record_sink(span, SinkKind::FurtherMessage, what, pure);
-            } else {
-                // `tx.send(error_reply(id))`: a response send if a called function returns one.
-                let calls: Vec<Callee> = args.iter().flat_map(|a| self.value_calls(a)).collect();
-                if !calls.is_empty() {
-                    self.sink_condition = calls;
-                    self.record_sink(span, SinkKind::Response, what, pure);
-                }
-            }
-            if self.origins.is_empty() {
-                self.record_flows(args, span);
-            }
+            Some(SinkKind::FurtherMessage)
+        } else if !transport {
+            None
+        } else if args.iter().any(|a| self.is_response_valued(a)) {
+            Some(SinkKind::Response)
+        } else if args.iter().any(|a| self.is_further_message(a)) {
+            Some(SinkKind::FurtherMessage)
+        } else {
+            // `tx.send(error_reply(id))`: a response send if a called function returns one.
+            let calls: Vec<Callee> = args.iter().flat_map(|a| self.value_calls(a)).collect();
+            let conditional = !calls.is_empty();
+            self.sink_condition = calls;
+            conditional.then_some(SinkKind::Response)
+        };
+        if let Some(kind) = kind {
+            let (what, pure) = describe();
+            self.record_sink(span, kind, what, pure);
+        }
+        self.sink_condition.clear();
+        if transport && self.origins.is_empty() {
+            self.record_flows(args, span);
         }
     }
 

@@ -7,6 +7,7 @@
 //! * `code: <literal>` in a struct literal whose type is named after an error;
 //! * rmcp's `ErrorCode::RESOURCE_NOT_FOUND` (the retired -32002).
 
+use crate::analysis::spans::{end_of, start_of};
 use proc_macro2::{TokenStream, TokenTree};
 use syn::Expr;
 
@@ -180,13 +181,12 @@ impl Collector {
                     let Ok(parsed) = value.to_string().parse::<i64>() else {
                         continue;
                     };
-                    let range = value.span().byte_range();
                     let start = if negative {
-                        trees[i + 2].span().byte_range().start
+                        start_of(trees[i + 2].span())
                     } else {
-                        range.start
+                        start_of(value.span())
                     };
-                    let span = ByteSpan::new(start + self.base, range.end + self.base);
+                    let span = ByteSpan::new(start + self.base, end_of(value.span()) + self.base);
                     self.codes
                         .push((span, if negative { -parsed } else { parsed }));
                 }

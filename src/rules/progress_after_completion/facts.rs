@@ -19,7 +19,7 @@ use syn::visit::{self, Visit};
 use syn::{Expr, Pat, Stmt};
 
 use crate::analysis::facts::FileFacts;
-use crate::analysis::spans::Bounds;
+use crate::analysis::spans::{end_of, start_of, Bounds};
 use crate::analysis::syntax::{self, macro_name, path_segments};
 use crate::analysis::vocabulary::{self as vocab, Vocabulary};
 use crate::analysis::walk::{Collects, Hook, Node, Scope};
@@ -158,14 +158,14 @@ pub fn findings(facts: &FileFacts) -> Vec<ProgressFinding> {
 
 fn span_of(base: usize, node: &impl Bounds) -> ByteSpan {
     let (first, last) = node.bounds();
-    let start = first.byte_range().start;
-    let end = last.byte_range().end.max(start);
+    let start = start_of(first);
+    let end = end_of(last).max(start);
     ByteSpan::new(start + base, end + base)
 }
 
 fn token_span(base: usize, first: &TokenTree, last: &TokenTree) -> ByteSpan {
-    let start = first.span().byte_range().start;
-    let end = last.span().byte_range().end.max(start);
+    let start = start_of(first.span());
+    let end = end_of(last.span()).max(start);
     ByteSpan::new(start + base, end + base)
 }
 
@@ -746,7 +746,7 @@ impl BodyScan {
         if TASK_IDENTS.contains(&name.as_str()) {
             self.mentions_tasks = true;
         }
-        self.idents.push((name, ident.span().byte_range().start));
+        self.idents.push((name, start_of(ident.span())));
     }
 
     fn literal(&mut self, text: &str) {
@@ -930,8 +930,8 @@ impl<'ast> Visit<'ast> for TaskScan<'_> {
                 .first()
                 .map(|s| s.ident.span())
                 .unwrap_or_else(|| expr.brace_token.span.open());
-            let start = start.byte_range().start;
-            let end = expr.brace_token.span.close().byte_range().end.max(start);
+            let start = start_of(start);
+            let end = end_of(expr.brace_token.span.close()).max(start);
             self.value(
                 ByteSpan::new(start + self.base, end + self.base),
                 format!("`{type_name} {{ .. }}`"),

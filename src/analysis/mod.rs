@@ -55,7 +55,6 @@ pub fn analyse_text(
         let mut hooks: Vec<Box<dyn walk::Hook + '_>> = vec![
             Box::new(items::Items::default()),
             Box::new(sends::Sends::new(vocabulary, start, module)),
-            Box::new(stdio::Stdio::default()),
         ];
         if dispatch::might_apply(facts.mentions_mcp, text) {
             hooks.push(dispatch::hook(start));

@@ -14,8 +14,30 @@ use super::syntax::{
     format_captures, macro_name, parse_macro_body, path_segments, str_literal, MacroBody,
 };
 use super::vocabulary as vocab;
-use super::walk::{is_function_body, Hook, Node, ParsedBody, Scope};
+use super::vocabulary::Vocabulary;
+use super::walk::{is_function_body, Collects, Hook, Node, ParsedBody, Scope};
 use crate::source::ByteSpan;
+
+/// Collects the writes to stdout, for the rules that read them (MCP002, MCP007): each names
+/// this collector, so it runs once when either is enabled and not at all when neither is.
+pub static COLLECTOR: StdioCollector = StdioCollector;
+
+pub struct StdioCollector;
+
+/// Words without which a file writes nothing to stdout and serialises no JSON: `println!`,
+/// `stdout()`, `serde_json::..`, a `tracing_subscriber` fmt subscriber, a `log4rs` console.
+const WORDS: &[&str] = &["print", "stdout", "serde_json", "fmt", "ConsoleAppender"];
+
+impl Collects for StdioCollector {
+    fn key(&self) -> &'static str {
+        "stdio"
+    }
+
+    fn hook<'a>(&self, text: &'a str, _: usize, _: &'a Vocabulary) -> Option<Box<dyn Hook + 'a>> {
+        let any = WORDS.iter().any(|w| text.contains(w));
+        any.then(|| -> Box<dyn Hook + 'a> { Box::new(Stdio::default()) })
+    }
+}
 
 /// The hook that collects a file's writes to stdout.
 #[derive(Default)]

@@ -195,10 +195,14 @@ pub fn enabled(settings: &Settings) -> Vec<&'static dyn Rule> {
 
 /// The collectors of the enabled rules.
 pub fn collectors(settings: &Settings) -> Vec<&'static dyn Collects> {
-    enabled(settings)
-        .into_iter()
-        .filter_map(|rule| rule.collector())
-        .collect()
+    let mut collectors: Vec<&'static dyn Collects> = Vec::new();
+    // Rules that read the same facts name the same collector: it runs once.
+    for collector in enabled(settings).into_iter().filter_map(|r| r.collector()) {
+        if !collectors.iter().any(|c| c.key() == collector.key()) {
+            collectors.push(collector);
+        }
+    }
+    collectors
 }
 
 /// Every rule, in code order.
@@ -290,5 +294,21 @@ mod tests {
         assert!(collectors(&Settings::default())
             .iter()
             .any(|c| c.key() == "MCP005"));
+    }
+
+    #[test]
+    fn a_collector_two_rules_name_runs_once_and_not_when_both_are_off() {
+        let stdio = |settings: &Settings| {
+            collectors(settings)
+                .iter()
+                .filter(|c| c.key() == "stdio")
+                .count()
+        };
+        let mut settings = Settings::default();
+        assert_eq!(stdio(&settings), 1);
+        settings.command_line.insert("MCP002", Level::Allow);
+        assert_eq!(stdio(&settings), 1);
+        settings.command_line.insert("MCP007", Level::Allow);
+        assert_eq!(stdio(&settings), 0);
     }
 }

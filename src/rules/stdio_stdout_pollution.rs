@@ -32,6 +32,10 @@ impl Rule for StdioStdoutPollution {
         &META
     }
 
+    fn collector(&self) -> Option<&'static dyn crate::analysis::walk::Collects> {
+        Some(&crate::analysis::stdio::COLLECTOR)
+    }
+
     fn words(&self, _: &Vocabulary) -> Vec<String> {
         prefilter::words(prefilter::STDIO_WORDS)
     }

@@ -9,7 +9,8 @@ use super::shapes::{
     is_send_name, pattern_cancel_condition, registry_lookup, Condition,
 };
 use super::{
-    address, statements, BlockFrame, FunctionState, IfKind, LocalInfo, Sends, StmtFrame, Undo,
+    address, statements, BlockFrame, FlowValue, FunctionState, IfKind, LocalInfo, Sends, StmtFrame,
+    Undo,
 };
 use crate::analysis::facts::{
     Callee, FunctionFacts, OriginCondition, OriginKind, Removal, SinkKind, UnitValue,
@@ -412,6 +413,19 @@ impl Sends<'_> {
         }
     }
 
+    /// Take the current function's pending response values and returned values from the
+    /// given lengths on.
+    fn take_pending(&mut self, flows: usize, returns: usize) -> (Vec<FlowValue>, Vec<FlowValue>) {
+        let Some(f) = self.current() else {
+            return (Vec::new(), Vec::new());
+        };
+        let flows = f.pending_flows.split_off(flows.min(f.pending_flows.len()));
+        let returns = f
+            .pending_returns
+            .split_off(returns.min(f.pending_returns.len()));
+        (flows, returns)
+    }
+
     /// The lengths of the current function's pending response values and returned values.
     fn pending(&self) -> (usize, usize) {
         self.functions
@@ -700,13 +714,7 @@ impl Sends<'_> {
 
     /// `x = value`: the local `x` now carries what the value carries.
     fn leave_assign(&mut self, assign: &syn::ExprAssign, pending: usize) {
-        let flows = self
-            .current()
-            .map(|f| {
-                f.pending_flows
-                    .split_off(pending.min(f.pending_flows.len()))
-            })
-            .unwrap_or_default();
+        let (flows, _) = self.take_pending(pending, usize::MAX);
         let Expr::Path(p) = &*assign.left else {
             return;
         };
@@ -736,20 +744,7 @@ impl Sends<'_> {
     /// A `let`'s initialiser was visited: its names carry what the value carries.
     fn bind_local(&mut self, local: &syn::Local, init: &Expr) {
         let (pending, pending_returns) = self.lets.last().copied().unwrap_or_default();
-        let flows = self
-            .current()
-            .map(|f| {
-                f.pending_flows
-                    .split_off(pending.min(f.pending_flows.len()))
-            })
-            .unwrap_or_default();
-        let returns = self
-            .current()
-            .map(|f| {
-                f.pending_returns
-                    .split_off(pending_returns.min(f.pending_returns.len()))
-            })
-            .unwrap_or_default();
+        let (flows, returns) = self.take_pending(pending, pending_returns);
         self.bind(&local.pat, Some(init), flows);
         let mut carried = returns;
         for ident in value_idents(init) {

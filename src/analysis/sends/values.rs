@@ -388,34 +388,17 @@ impl Sends<'_> {
                     other => other,
                 }
             }
-            Expr::Binary(b) if matches!(b.op, syn::BinOp::Eq(_)) => {
-                match cancel_method_operand(self.vocab, &b.left)
-                    .or_else(|| cancel_method_operand(self.vocab, &b.right))
-                {
-                    Some(condition) => Condition::Cancelled(
-                        OriginKind::DispatchArm,
-                        self.span(cond),
-                        "cancel path: this branch handles `notifications/cancelled`".into(),
-                        condition,
-                    ),
-                    None => Condition::Plain,
-                }
-            }
-            Expr::MethodCall(m) if m.method == "eq" && m.args.len() == 1 => {
-                match m
-                    .args
+            Expr::Binary(b) if matches!(b.op, syn::BinOp::Eq(_)) => self.method_test(
+                cond,
+                cancel_method_operand(self.vocab, &b.left)
+                    .or_else(|| cancel_method_operand(self.vocab, &b.right)),
+            ),
+            Expr::MethodCall(m) if m.method == "eq" && m.args.len() == 1 => self.method_test(
+                cond,
+                m.args
                     .first()
-                    .and_then(|a| cancel_method_operand(self.vocab, a))
-                {
-                    Some(condition) => Condition::Cancelled(
-                        OriginKind::DispatchArm,
-                        self.span(cond),
-                        "cancel path: this branch handles `notifications/cancelled`".into(),
-                        condition,
-                    ),
-                    None => Condition::Plain,
-                }
-            }
+                    .and_then(|a| cancel_method_operand(self.vocab, a)),
+            ),
             Expr::Macro(m) if macro_name(&m.mac) == "matches" => {
                 let cancels = parse_macro_body(&m.mac.tokens).is_some()
                     && tokens_mention_cancel(self.vocab, &m.mac.tokens);
@@ -448,6 +431,20 @@ impl Sends<'_> {
                 None => Condition::Plain,
             },
             _ => Condition::Plain,
+        }
+    }
+
+    /// A condition that compares the method with the cancellation's (`method ==
+    /// "notifications/cancelled"`, `.eq(..)`): its branch handles the cancellation.
+    fn method_test(&self, cond: &Expr, condition: Option<OriginCondition>) -> Condition {
+        match condition {
+            Some(condition) => Condition::Cancelled(
+                OriginKind::DispatchArm,
+                self.span(cond),
+                "cancel path: this branch handles `notifications/cancelled`".into(),
+                condition,
+            ),
+            None => Condition::Plain,
         }
     }
 

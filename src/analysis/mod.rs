@@ -41,8 +41,17 @@ pub fn analyse_text(
     let _locating = spans::Locating::new(code);
     let parsed = syn::parse_file(code).map_err(|error| {
         let range = error.span().byte_range();
+        // A lexing error's span is not always a byte offset in the text (it may count
+        // characters): keep it in the text and on character boundaries.
+        let boundary = |at: usize| {
+            let mut at = (at + start).min(text.len());
+            while !text.is_char_boundary(at) {
+                at -= 1;
+            }
+            at
+        };
         ParseFailure {
-            span: ByteSpan::new(range.start + start, range.end + start),
+            span: ByteSpan::new(boundary(range.start), boundary(range.end)),
             message: format!("this file does not parse: {error}"),
         }
     });
@@ -70,4 +79,19 @@ pub fn analyse_text(
     // Spans are no longer needed: free the thread's span table so memory stays flat.
     proc_macro2::extra::invalidate_current_thread_spans();
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lexing_error_is_reported_inside_the_text_on_character_boundaries() {
+        let text = "\u{feff}\u{feff}{\u{feff}";
+        let vocabulary = vocabulary::Vocabulary::default();
+        let failure = analyse_text(text, Vec::new(), &vocabulary, &[]).expect_err("no parse");
+        let span = failure.span;
+        assert!(span.start <= span.end && span.end <= text.len(), "{span:?}");
+        assert!(text.is_char_boundary(span.start) && text.is_char_boundary(span.end));
+    }
 }

@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 
 use std::collections::BTreeSet;
 
-use crate::analysis::facts::FileFacts;
+use crate::analysis::facts::{FileFacts, SinkKind};
 use crate::analysis::vocabulary::Vocabulary;
 use crate::prefilter;
 
@@ -60,8 +60,15 @@ impl Rule for ResponseToNotification {
                     check_dispatcher(context, &calls, *file, dispatcher, out);
                 }
                 for (span, function) in &facts.dispatch.prefix_checks {
-                    let name = function.and_then(|f| calls.name_of(*file, f));
-                    if name.is_some_and(|n| calls.checks_id_from(n, CALLER_DEPTH)) {
+                    // The prefix decides what is answered only in code that answers messages
+                    // (or whose callers do): a predicate a linter or an inspector calls decides
+                    // nothing.
+                    let Some(name) = function.and_then(|f| calls.name_of(*file, f)) else {
+                        continue;
+                    };
+                    if calls.checks_id_from(name, CALLER_DEPTH)
+                        || !calls.answers_from(name, CALLER_DEPTH)
+                    {
                         continue;
                     }
                     out.push(prefix_diagnostic(*file, *span));
@@ -262,6 +269,8 @@ fn null_id_diagnostic(file: FileId, span: ByteSpan) -> Diagnostic {
 /// The unit's functions: which test a message's `id`, and who calls whom (by name).
 struct CallIndex<'a> {
     checks_id: HashSet<&'a str>,
+    /// Functions that answer a message: they send a response, return one, or dispatch methods.
+    answers: HashSet<&'a str>,
     callers: HashMap<&'a str, Vec<&'a str>>,
     callees: HashMap<&'a str, Vec<&'a str>>,
     /// Each file's functions: (item span, name).
@@ -272,6 +281,7 @@ impl<'a> CallIndex<'a> {
     fn new(files: &[(FileId, &'a FileFacts)]) -> Self {
         let mut index = CallIndex {
             checks_id: HashSet::new(),
+            answers: HashSet::new(),
             callers: HashMap::new(),
             callees: HashMap::new(),
             functions: HashMap::new(),
@@ -283,6 +293,15 @@ impl<'a> CallIndex<'a> {
                 .map(|f| (f.item_span, f.name.as_str()))
                 .collect();
             for function in &facts.functions {
+                // A send known to send a response (not one that does only if a callee returns
+                // one).
+                let sends = function
+                    .sinks
+                    .iter()
+                    .any(|s| s.kind == SinkKind::Response && s.if_returns_response.is_empty());
+                if sends || function.returns_response {
+                    index.answers.insert(function.name.as_str());
+                }
                 for call in &function.calls {
                     let callee = call.name();
                     index
@@ -295,6 +314,11 @@ impl<'a> CallIndex<'a> {
                         .entry(function.name.as_str())
                         .or_default()
                         .push(callee);
+                }
+            }
+            for dispatcher in &facts.dispatch.dispatchers {
+                if let Some((name, _)) = &dispatcher.function {
+                    index.answers.insert(name.as_str());
                 }
             }
             for (check, _) in &facts.dispatch.id_checks {
@@ -314,6 +338,16 @@ impl<'a> CallIndex<'a> {
 
     /// Whether `function` or a caller of it (up to `depth` calls up) tests the `id`.
     fn checks_id_from(&self, function: &str, depth: usize) -> bool {
+        self.up_from(function, depth, &self.checks_id)
+    }
+
+    /// Whether `function` or a caller of it (up to `depth` calls up) answers a message.
+    fn answers_from(&self, function: &str, depth: usize) -> bool {
+        self.up_from(function, depth, &self.answers)
+    }
+
+    /// Whether `function` or a caller of it (up to `depth` calls up) is in `set`.
+    fn up_from(&self, function: &str, depth: usize, set: &HashSet<&str>) -> bool {
         let mut seen: HashSet<&str> = HashSet::new();
         let mut frontier: Vec<&str> = vec![function];
         for _ in 0..=depth {
@@ -322,7 +356,7 @@ impl<'a> CallIndex<'a> {
                 if !seen.insert(name) {
                     continue;
                 }
-                if self.checks_id.contains(name) {
+                if set.contains(name) {
                     return true;
                 }
                 next.extend(self.callers.get(name).into_iter().flatten().copied());

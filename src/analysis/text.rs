@@ -42,13 +42,19 @@ pub(crate) const MCP_WORDS: &[&str] = &[
     "ErrorData",
 ];
 
-/// Whether a text speaks MCP or JSON-RPC.
+/// Whether a text speaks MCP or JSON-RPC: its code or its string literals (a `"jsonrpc"` key)
+/// hold one of [`MCP_WORDS`]; its comments do not count.
 pub fn mentions_mcp(text: &str) -> bool {
-    MCP_WORDS.iter().any(|w| text.contains(w))
+    if !MCP_WORDS.iter().any(|w| text.contains(w)) {
+        return false;
+    }
+    let code = strip_comments(text);
+    MCP_WORDS.iter().any(|w| code.contains(w))
 }
 
 /// Whether a text serves MCP over stdio: it reads `stdin()`, calls a `stdio()` transport, or names
-/// `StdioTransport`, in its code (comments, doc comments included, do not count).
+/// `StdioTransport`, in its code (comments, doc comments included, and string literals, such as
+/// a code generator's template or a help text, do not count).
 ///
 /// A file that launches an MCP server as a child process and talks to it over the child's pipes
 /// (rmcp's `TokioChildProcess`, rust-mcp-sdk's `StdioTransport::create_with_server_launch`,
@@ -63,7 +69,7 @@ pub fn serves_stdio(text: &str) -> bool {
     {
         return false;
     }
-    let code = strip_comments(text);
+    let code = code_only(text);
     if code.contains("stdio()") {
         return true;
     }
@@ -96,6 +102,22 @@ fn launches_stdio_child(code: &str) -> bool {
         "stdin(process::Stdio::piped())",
     ];
     LAUNCHES.iter().any(|needle| code.contains(needle))
+}
+
+/// The text's code alone: comments blanked out and each string, byte string or character
+/// literal replaced by `""`.
+fn code_only(text: &str) -> String {
+    use crate::lexical::Region;
+    let mut out = String::with_capacity(text.len());
+    for (region, range) in crate::lexical::regions(text) {
+        match region {
+            Region::Code => out.push_str(&text[range]),
+            Region::Literal => out.push_str("\"\""),
+            Region::BlockComment => out.push(' '),
+            Region::LineComment => {}
+        }
+    }
+    out
 }
 
 /// The text with its comments (`//` to the end of the line, nested `/* */`) blanked out; string,
@@ -140,6 +162,15 @@ mod tests {
     }
 
     #[test]
+    fn speaking_mcp_is_read_in_code_and_literals_not_comments() {
+        use super::mentions_mcp;
+        assert!(mentions_mcp("let m = json!({\"jsonrpc\": \"2.0\"});"));
+        assert!(mentions_mcp("use rmcp::model::Tool;"));
+        assert!(!mentions_mcp("// an MCP server would answer here\nfn f() {}"));
+        assert!(!mentions_mcp("/// Speaks JSON-RPC.\nfn f() {}"));
+    }
+
+    #[test]
     fn servers_and_clients() {
         assert!(serves_stdio("handler.serve(stdio()).await"));
         assert!(serves_stdio("for line in io::stdin().lines() {}"));
@@ -166,6 +197,11 @@ mod tests {
         assert!(serves_stdio(
             "if std::io::stdin().is_terminal() { exit(2); } for l in std::io::stdin().lines() {}"
         ));
+        // Only in a string: a code generator's template, a help text.
+        assert!(!serves_stdio(
+            "const T: &str = r#\"fn main() { serve(stdio()); StdioTransport::new(); }\"#;"
+        ));
+        assert!(!serves_stdio("println!(\"pipe it to stdin() of the server\");"));
         // A proxy that serves stdio and launches servers as children still serves.
         assert!(serves_stdio(
             "TokioChildProcess::new(cmd); proxy.serve(stdio())"

@@ -166,7 +166,9 @@ mod tests {
         use super::mentions_mcp;
         assert!(mentions_mcp("let m = json!({\"jsonrpc\": \"2.0\"});"));
         assert!(mentions_mcp("use rmcp::model::Tool;"));
-        assert!(!mentions_mcp("// an MCP server would answer here\nfn f() {}"));
+        assert!(!mentions_mcp(
+            "// an MCP server would answer here\nfn f() {}"
+        ));
         assert!(!mentions_mcp("/// Speaks JSON-RPC.\nfn f() {}"));
     }
 
@@ -201,7 +203,9 @@ mod tests {
         assert!(!serves_stdio(
             "const T: &str = r#\"fn main() { serve(stdio()); StdioTransport::new(); }\"#;"
         ));
-        assert!(!serves_stdio("println!(\"pipe it to stdin() of the server\");"));
+        assert!(!serves_stdio(
+            "println!(\"pipe it to stdin() of the server\");"
+        ));
         // A proxy that serves stdio and launches servers as children still serves.
         assert!(serves_stdio(
             "TokioChildProcess::new(cmd); proxy.serve(stdio())"

@@ -70,6 +70,10 @@ struct Function {
     serialized_locals: HashMap<String, Vec<ByteSpan>>,
     /// Locals holding a stdout handle (`let mut out = io::stdout().lock()`).
     stdout_locals: Vec<String>,
+    /// Locals holding a logger builder that logs to stdout unless a writer is set on it later
+    /// (`let fmt = fmt().with_env_filter(..); fmt.with_writer(file).init()`), with the spans
+    /// of the writes recorded for it.
+    logger_locals: HashMap<String, Vec<ByteSpan>>,
 }
 
 /// A writing macro being visited.
@@ -90,6 +94,9 @@ struct WriteMacro {
 struct LetCapture {
     serialized: bool,
     pretty: Vec<ByteSpan>,
+    /// Loggers to stdout built in the initialiser (a fmt subscriber, a console appender): the
+    /// spans of their writes, which a writer set later on the local takes back.
+    loggers: Vec<ByteSpan>,
 }
 
 /// The function whose body `node` is, with its span.
@@ -125,6 +132,7 @@ impl Hook for Stdio {
                 },
                 serialized_locals: HashMap::new(),
                 stdout_locals: Vec::new(),
+                logger_locals: HashMap::new(),
             });
         }
         match node {
@@ -382,6 +390,12 @@ impl Stdio {
     /// handle when it does.
     fn bind_local(&mut self, local: &syn::Local, init: &Expr) {
         let capture = self.let_captures.pop().unwrap_or_default();
+        if let (syn::Pat::Ident(binding), false) = (&local.pat, capture.loggers.is_empty()) {
+            let name = binding.ident.to_string();
+            if let Some(function) = self.current() {
+                function.logger_locals.insert(name, capture.loggers.clone());
+            }
+        }
         let stdout_handle = self.is_stdout_expr(init);
         let aliased = local_ident(init)
             .and_then(|name| self.functions.last()?.serialized_locals.get(&name).cloned());
@@ -494,8 +508,29 @@ impl Stdio {
             "target" if args_text().contains("Stderr") => "target_stderr".to_string(),
             other => other.to_string(),
         };
+        // A writer set on a local logger builder: the logger writes there, not to stdout.
+        if marker == "with_writer" || marker == "with_ansi_writer" || marker == "target_stderr" {
+            self.take_back_logger(&call.receiver);
+        }
         self.chain_methods.push(marker);
         self.calls.push((Vec::new(), message));
+    }
+
+    /// A writer other than stdout is set on the logger builder a local holds: the writes
+    /// recorded for it are taken back.
+    fn take_back_logger(&mut self, receiver: &Expr) {
+        let mut root = receiver;
+        while let Expr::MethodCall(m) = root {
+            root = &m.receiver;
+        }
+        let Some(name) = local_ident(root) else {
+            return;
+        };
+        if let Some(function) = self.current() {
+            if let Some(spans) = function.logger_locals.remove(&name) {
+                function.facts.writes.retain(|w| !spans.contains(&w.span));
+            }
+        }
     }
 
     /// A `write_all`/`write`/.. into stdout: recorded; whether it writes a message (whose
@@ -554,6 +589,10 @@ impl Stdio {
         if let Some(kind) = self.logger_to_stdout(&joined, call) {
             let span = scope.span(call);
             self.record_stdout(kind, span, span, WriteContent::Text, scope);
+            let settable = matches!(kind, StdoutKind::TracingFmt | StdoutKind::Log4rsConsole);
+            if let (true, Some(capture)) = (settable, self.let_captures.last_mut()) {
+                capture.loggers.push(span);
+            }
         }
     }
 

@@ -84,11 +84,28 @@ pub fn serves_stdio(text: &str) -> bool {
 /// (an installer's "proceed? [y/N]"). A server's stdin is a pipe from its client.
 fn prompts_on_terminal(code: &str) -> bool {
     const TEST: &str = "stdin().is_terminal()";
-    code.match_indices(TEST).any(|(at, _)| {
+    let negated = |at: usize| {
         let before = code[..at]
             .trim_end_matches(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == ':');
         before.trim_end().ends_with('!')
-    })
+    };
+    code.match_indices(TEST).any(|(at, _)| negated(at))
+        // The same test through libc (`unsafe { libc::isatty(libc::STDIN_FILENO) } == 0`) or
+        // the atty crate (`!atty::is(atty::Stream::Stdin)`).
+        || code.match_indices("isatty(").any(|(at, _)| {
+            let rest = &code[at + "isatty(".len()..];
+            let Some(close) = rest.find(')') else {
+                return false;
+            };
+            let fd = rest[..close].trim();
+            let stdin = fd == "0" || fd.ends_with("STDIN_FILENO");
+            let after = rest[close + 1..].trim_start().trim_start_matches('}').trim_start();
+            stdin && after.starts_with("== 0")
+        })
+        || code.match_indices("atty::is(").any(|(at, _)| {
+            let arg = code[at..].split(')').next().unwrap_or("");
+            arg.contains("Stdin") && negated(at)
+        })
 }
 
 /// Whether code launches a child process with piped stdio, the client side of the stdio
@@ -195,7 +212,16 @@ mod tests {
         assert!(!serves_stdio(
             "if !std::io::stdin().is_terminal() { bail!(\"no tty\"); } std::io::stdin().read_line(&mut s);"
         ));
+        assert!(!serves_stdio(
+            "if unsafe { libc::isatty(libc::STDIN_FILENO) } == 0 { bail!(\"no tty\"); } std::io::stdin().read_line(&mut s);"
+        ));
+        assert!(!serves_stdio(
+            "if !atty::is(atty::Stream::Stdin) { exit(1); } std::io::stdin().read_line(&mut s);"
+        ));
         // A server that refuses to run on a terminal still serves.
+        assert!(serves_stdio(
+            "if unsafe { libc::isatty(0) } == 1 { exit(2); } for l in std::io::stdin().lines() {}"
+        ));
         assert!(serves_stdio(
             "if std::io::stdin().is_terminal() { exit(2); } for l in std::io::stdin().lines() {}"
         ));

@@ -90,15 +90,11 @@ struct Collector {
 impl Collector {
     fn span(&self, node: &impl Bounds) -> ByteSpan {
         let (first, last) = node.bounds();
-        let start = super::spans::start_of(first);
-        let end = super::spans::end_of(last).max(start);
-        ByteSpan::new(start + self.base, end + self.base)
+        self.raw_span(first, last)
     }
 
     fn raw_span(&self, first: proc_macro2::Span, last: proc_macro2::Span) -> ByteSpan {
-        let start = super::spans::start_of(first);
-        let end = super::spans::end_of(last).max(start);
-        ByteSpan::new(start + self.base, end + self.base)
+        super::spans::byte_span(first, last, self.base)
     }
 
     fn function_span(&self) -> Option<ByteSpan> {

@@ -91,6 +91,13 @@ pub fn end_of(span: Span) -> usize {
     located(span.end()).unwrap_or_else(|| span.byte_range().end)
 }
 
+/// The bytes from one token to another, in a file whose code starts at `base`.
+pub fn byte_span(first: Span, last: Span, base: usize) -> crate::source::ByteSpan {
+    let start = start_of(first);
+    let end = end_of(last).max(start);
+    crate::source::ByteSpan::new(start + base, end + base)
+}
+
 /// The first and last token spans of an expression.
 pub fn expr_bounds(expr: &Expr) -> (Span, Span) {
     (expr_first(expr), expr_last(expr))

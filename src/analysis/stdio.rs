@@ -9,13 +9,13 @@ use syn::visit::{self, Visit};
 use syn::{Expr, Macro, Pat, Stmt};
 
 use super::facts::{FileFacts, StdioFunction, StdoutKind, StdoutWrite, WriteContent};
-use super::spans::{end_of, start_of};
+use super::spans::{byte_span, start_of};
 use super::syntax::{
     format_captures, macro_name, parse_macro_body, path_segments, str_literal, MacroBody,
 };
 use super::vocabulary as vocab;
 use super::vocabulary::Vocabulary;
-use super::walk::{is_function_body, Collects, Hook, Node, ParsedBody, Scope};
+use super::walk::{is_function_body, macro_key, Collects, Hook, Node, ParsedBody, Scope};
 use crate::source::ByteSpan;
 
 /// Collects the writes to stdout, for the rules that read them (MCP002, MCP007): each names
@@ -104,15 +104,6 @@ fn body_of_function(node: Node<'_>, scope: &Scope<'_>) -> Option<ByteSpan> {
     is_function_body(node, scope.parent())
         .then(|| scope.function().map(|f| f.span))
         .flatten()
-}
-
-/// The span of the macro statement or expression that holds the macro `scope` is in.
-fn macro_site(mac: &Macro, scope: &Scope<'_>) -> Option<ByteSpan> {
-    match scope.parent()? {
-        Node::Stmt(Stmt::Macro(_)) => Some(scope.span(mac)),
-        Node::Expr(expr @ Expr::Macro(_)) => Some(scope.span(expr)),
-        _ => None,
-    }
 }
 
 impl Hook for Stdio {
@@ -424,7 +415,7 @@ impl Stdio {
         let then_serves = reaches_serving_block(&expr.then_branch);
         let then_span = || {
             let span = expr.then_branch.brace_token.span.join();
-            ByteSpan::new(start_of(span) + scope.base, end_of(span) + scope.base)
+            byte_span(span, span, scope.base)
         };
         match &expr.else_branch {
             Some((_, else_branch)) => {
@@ -671,7 +662,7 @@ impl Stdio {
     /// A macro in code: `println!`/`print!` name stdout; a writing macro's arguments are read
     /// next (see [`Stdio::enter_macro_args`]).
     fn enter_macro(&mut self, mac: &Macro, scope: &Scope<'_>) {
-        let Some(span) = macro_site(mac, scope) else {
+        let Some(span) = scope.macro_site(mac) else {
             return;
         };
         let name = macro_name(mac);
@@ -686,7 +677,7 @@ impl Stdio {
         }
         if vocab::WRITE_MACROS.contains(&name.as_str()) {
             self.macros.push(WriteMacro {
-                mac: address(mac),
+                mac: macro_key(mac),
                 name,
                 span,
                 read: false,
@@ -700,7 +691,7 @@ impl Stdio {
         let Some(Node::Macro(mac)) = scope.parent() else {
             return;
         };
-        let Some(frame) = self.macros.last().filter(|f| f.mac == address(mac)) else {
+        let Some(frame) = self.macros.last().filter(|f| f.mac == macro_key(mac)) else {
             return;
         };
         let name = frame.name.clone();
@@ -735,7 +726,7 @@ impl Stdio {
         let Some(Node::Macro(mac)) = scope.parent() else {
             return;
         };
-        let Some(frame) = self.macros.last().filter(|f| f.mac == address(mac)) else {
+        let Some(frame) = self.macros.last().filter(|f| f.mac == macro_key(mac)) else {
             return;
         };
         if !frame.message {
@@ -770,7 +761,7 @@ impl Stdio {
     /// A writing macro is left: a `println!` whose body does not read as expressions is
     /// reported as text.
     fn leave_macro(&mut self, mac: &Macro, scope: &Scope<'_>) {
-        if self.macros.last().is_none_or(|f| f.mac != address(mac)) {
+        if self.macros.last().is_none_or(|f| f.mac != macro_key(mac)) {
             return;
         }
         let Some(frame) = self.macros.pop() else {
@@ -781,11 +772,6 @@ impl Stdio {
             self.record_print(mac, frame.span, WriteContent::Text, scope);
         }
     }
-}
-
-/// A macro's address, to tell it apart while it is visited.
-fn address(mac: &Macro) -> usize {
-    mac as *const Macro as usize
 }
 
 /// A value without the calls that only unwrap or view it: `x?`, `x.unwrap()`, `x.as_bytes()`,

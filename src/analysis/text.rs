@@ -124,27 +124,24 @@ fn launches_stdio_child(code: &str) -> bool {
 /// The text's code alone: comments blanked out and each string, byte string or character
 /// literal replaced by `""`.
 fn code_only(text: &str) -> String {
-    use crate::lexical::Region;
-    let mut out = String::with_capacity(text.len());
-    for (region, range) in crate::lexical::regions(text) {
-        match region {
-            Region::Code => out.push_str(&text[range]),
-            Region::Literal => out.push_str("\"\""),
-            Region::BlockComment => out.push(' '),
-            Region::LineComment => {}
-        }
-    }
-    out
+    blanked(text, false)
 }
 
 /// The text with its comments (`//` to the end of the line, nested `/* */`) blanked out; string,
 /// raw string, byte string and character literals are kept as they are.
 pub fn strip_comments(text: &str) -> String {
+    blanked(text, true)
+}
+
+/// The text without its comments, with its literals kept or replaced by `""`.
+fn blanked(text: &str, keep_literals: bool) -> String {
     use crate::lexical::Region;
     let mut out = String::with_capacity(text.len());
     for (region, range) in crate::lexical::regions(text) {
         match region {
-            Region::Code | Region::Literal => out.push_str(&text[range]),
+            Region::Code => out.push_str(&text[range]),
+            Region::Literal if keep_literals => out.push_str(&text[range]),
+            Region::Literal => out.push_str("\"\""),
             Region::BlockComment => out.push(' '),
             Region::LineComment => {}
         }

@@ -135,9 +135,17 @@ impl<'ast> Scope<'ast> {
 
     /// The byte span from one token to another.
     pub fn raw_span(&self, first: proc_macro2::Span, last: proc_macro2::Span) -> ByteSpan {
-        let start = super::spans::start_of(first);
-        let end = super::spans::end_of(last).max(start);
-        ByteSpan::new(start + self.base, end + self.base)
+        super::spans::byte_span(first, last, self.base)
+    }
+
+    /// For a macro that stands for code (the current node, in a statement or an expression),
+    /// the span of that statement or expression.
+    pub fn macro_site(&self, mac: &syn::Macro) -> Option<ByteSpan> {
+        match self.parent()? {
+            Node::Stmt(syn::Stmt::Macro(_)) => Some(self.span(mac)),
+            Node::Expr(expr @ syn::Expr::Macro(_)) => Some(self.span(expr)),
+            _ => None,
+        }
     }
 
     /// The node that holds the current one.
@@ -361,6 +369,11 @@ impl<'ast, 'h> Walker<'ast, 'h> {
             trait_name,
         });
     }
+}
+
+/// A macro's identity while it is visited (its address), to tell its body from another's.
+pub fn macro_key(mac: &syn::Macro) -> usize {
+    mac as *const syn::Macro as usize
 }
 
 /// Whether `node` is the body of the function its parent `parent` is.

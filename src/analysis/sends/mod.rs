@@ -201,9 +201,7 @@ impl<'v> Sends<'v> {
 
     fn span(&self, node: &impl Bounds) -> ByteSpan {
         let (first, last) = node.bounds();
-        let start = super::spans::start_of(first);
-        let end = super::spans::end_of(last).max(start);
-        ByteSpan::new(start + self.base, end + self.base)
+        super::spans::byte_span(first, last, self.base)
     }
 
     fn current(&mut self) -> Option<&mut FunctionState> {
@@ -251,11 +249,6 @@ fn statements<'a>(node: Node<'a>) -> Option<&'a [Stmt]> {
         Node::Body(ParsedBody::Stmts(stmts)) => Some(stmts),
         _ => None,
     }
-}
-
-/// A macro's address, to tell it apart while it is visited.
-fn address(mac: &syn::Macro) -> usize {
-    mac as *const syn::Macro as usize
 }
 
 #[cfg(test)]

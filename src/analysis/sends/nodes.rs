@@ -9,8 +9,7 @@ use super::shapes::{
     is_send_name, pattern_cancel_condition, registry_lookup, Condition,
 };
 use super::{
-    address, statements, BlockFrame, FlowValue, FunctionState, IfKind, LocalInfo, Sends, StmtFrame,
-    Undo,
+    statements, BlockFrame, FlowValue, FunctionState, IfKind, LocalInfo, Sends, StmtFrame, Undo,
 };
 use crate::analysis::facts::{
     Callee, FunctionFacts, OriginCondition, OriginKind, Removal, SinkKind, UnitValue,
@@ -20,7 +19,7 @@ use crate::analysis::syntax::{
     type_name, value_idents,
 };
 use crate::analysis::vocabulary as vocab;
-use crate::analysis::walk::{is_function_body, Node, ParsedBody, Scope};
+use crate::analysis::walk::{is_function_body, macro_key, Node, ParsedBody, Scope};
 
 impl Sends<'_> {
     /// A node is entered as its parent's child: what the parent does to it.
@@ -392,13 +391,8 @@ impl Sends<'_> {
             }
             Node::Expr(expr) => self.enter_expr(expr),
             Node::Macro(mac) => {
-                let site = match scope.parent() {
-                    Some(Node::Stmt(Stmt::Macro(_))) => Some(self.span(mac)),
-                    Some(Node::Expr(expr @ Expr::Macro(_))) => Some(self.span(expr)),
-                    _ => None,
-                };
-                if let Some(site) = site {
-                    self.macros.push((address(mac), site));
+                if let Some(site) = scope.macro_site(mac) {
+                    self.macros.push((macro_key(mac), site));
                 }
             }
             Node::Body(ParsedBody::Select(arms)) => {
@@ -570,7 +564,10 @@ impl Sends<'_> {
             }
             Node::Expr(expr) => self.leave_expr(expr),
             Node::Macro(mac) => {
-                let mine = self.macros.last().is_some_and(|(a, _)| *a == address(mac));
+                let mine = self
+                    .macros
+                    .last()
+                    .is_some_and(|(a, _)| *a == macro_key(mac));
                 self.macros.truncate(self.macros.len() - usize::from(mine));
             }
             Node::Body(ParsedBody::Exprs(args)) => {
@@ -587,7 +584,7 @@ impl Sends<'_> {
                             .is_some_and(|f| self.is_request_cancelled_future(f))
                             && super::shapes::is_nothing_to_send(&arm.handler)
                     });
-                    self.last_select_guard = Some((address(mac), guards));
+                    self.last_select_guard = Some((macro_key(mac), guards));
                 }
             }
             _ => {}
@@ -681,7 +678,7 @@ impl Sends<'_> {
         if !vocab::WRITE_MACROS.contains(&name.as_str()) {
             return;
         }
-        let Some(&(_, span)) = self.macros.last().filter(|(a, _)| *a == address(mac)) else {
+        let Some(&(_, span)) = self.macros.last().filter(|(a, _)| *a == macro_key(mac)) else {
             return;
         };
         let skip = if name.starts_with("print") { 1 } else { 2 };

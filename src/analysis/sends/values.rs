@@ -10,7 +10,7 @@ use super::shapes::{
     is_ok_pattern, is_request_token, is_response_construct, pattern_cancel_condition,
     tokens_mention_cancel, Condition, REGISTRY_REMOVE, REGISTRY_TOUCH,
 };
-use super::{address, FlowValue, LocalInfo, Sends};
+use super::{FlowValue, LocalInfo, Sends};
 use crate::analysis::facts::{
     CallSite, Callee, CancelOrigin, OriginCondition, OriginId, OriginKind, ReceiverType,
     RegistryContext, RegistryRemoval, Removal, ReturnSite, SinkKind, SinkSite,
@@ -20,6 +20,7 @@ use crate::analysis::syntax::{
     strip_statement_wrappers, tail_values, type_name, value_idents, MacroBody,
 };
 use crate::analysis::vocabulary as vocab;
+use crate::analysis::walk::macro_key;
 use crate::source::ByteSpan;
 
 impl Sends<'_> {
@@ -615,7 +616,7 @@ impl Sends<'_> {
         };
         // The walk read the `select!` (its body is left just before its statement): whether
         // it guards was noted then.
-        matches!(self.last_select_guard, Some((a, true)) if a == address(mac))
+        matches!(self.last_select_guard, Some((a, true)) if a == macro_key(mac))
     }
 
     /// Note that the current statement touches an in-flight registry.

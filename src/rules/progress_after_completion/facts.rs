@@ -19,7 +19,7 @@ use syn::visit::{self, Visit};
 use syn::{Expr, Pat, Stmt};
 
 use crate::analysis::facts::FileFacts;
-use crate::analysis::spans::{end_of, start_of, Bounds};
+use crate::analysis::spans::{byte_span, start_of, Bounds};
 use crate::analysis::syntax::{self, macro_name, path_segments};
 use crate::analysis::vocabulary::{self as vocab, Vocabulary};
 use crate::analysis::walk::{Collects, Hook, Node, Scope};
@@ -158,15 +158,11 @@ pub fn findings(facts: &FileFacts) -> Vec<ProgressFinding> {
 
 fn span_of(base: usize, node: &impl Bounds) -> ByteSpan {
     let (first, last) = node.bounds();
-    let start = start_of(first);
-    let end = end_of(last).max(start);
-    ByteSpan::new(start + base, end + base)
+    byte_span(first, last, base)
 }
 
 fn token_span(base: usize, first: &TokenTree, last: &TokenTree) -> ByteSpan {
-    let start = start_of(first.span());
-    let end = end_of(last.span()).max(start);
-    ByteSpan::new(start + base, end + base)
+    byte_span(first.span(), last.span(), base)
 }
 
 struct FnState {
@@ -930,10 +926,8 @@ impl<'ast> Visit<'ast> for TaskScan<'_> {
                 .first()
                 .map(|s| s.ident.span())
                 .unwrap_or_else(|| expr.brace_token.span.open());
-            let start = start_of(start);
-            let end = end_of(expr.brace_token.span.close()).max(start);
             self.value(
-                ByteSpan::new(start + self.base, end + self.base),
+                byte_span(start, expr.brace_token.span.close(), self.base),
                 format!("`{type_name} {{ .. }}`"),
             );
         }

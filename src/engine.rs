@@ -271,8 +271,9 @@ pub fn lint_observed(
             sources: &sources,
             settings,
             sdk: sdk.as_ref(),
-            is_target: unit.follow_modules,
+            is_target: unit.rooted,
             is_test_target: unit.test_target,
+            serving: std::cell::OnceCell::new(),
         };
         for rule in &rules {
             internal_error::check_caught(*rule, &context, &mut diagnostics);

@@ -10,6 +10,9 @@ pub struct LintUnit {
     pub files: Vec<UnitFile>,
     /// Follow `mod x;` declarations from the files (cargo mode: the files are target roots).
     pub follow_modules: bool,
+    /// The first file is a target's root (`src/main.rs`, `examples/x.rs`, ..): what it serves,
+    /// the target's other files serve too.
+    pub rooted: bool,
     /// The package's manifest, where its MCP SDK is read from.
     pub manifest: Option<PathBuf>,
     /// A test or bench target (cargo mode).

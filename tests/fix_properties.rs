@@ -88,6 +88,7 @@ fn units(path: &Path) -> Vec<LintUnit> {
             owns_directory: false,
         }],
         follow_modules: false,
+        rooted: false,
         manifest: None,
         test_target: false,
     }]

@@ -41,6 +41,7 @@ fn unit(fixture: &Path) -> Vec<LintUnit> {
             })
             .collect(),
         follow_modules: false,
+        rooted: false,
         manifest: None,
         test_target: false,
     }]

@@ -20,6 +20,7 @@ fn unit(path: &Path) -> LintUnit {
             owns_directory: true,
         }],
         follow_modules: false,
+        rooted: false,
         manifest: None,
         test_target: false,
     }

@@ -37,6 +37,7 @@ fn unit(path: &Path) -> Vec<LintUnit> {
             owns_directory: false,
         }],
         follow_modules: false,
+        rooted: false,
         manifest: None,
         test_target: false,
     }]

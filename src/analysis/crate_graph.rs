@@ -163,6 +163,11 @@ impl<'a> CrateGraph<'a> {
             .find(|origin| self.origin_holds(origin))
     }
 
+    /// The crate functions a call of `caller` may reach.
+    pub fn callees(&self, caller: FunctionRef, call: &CallSite) -> Vec<FunctionRef> {
+        self.resolve(caller, call)
+    }
+
     /// The crate functions a call may reach.
     fn resolve(&self, caller: FunctionRef, call: &CallSite) -> Vec<FunctionRef> {
         let Some(candidates) = self.by_name.get(call.name()) else {

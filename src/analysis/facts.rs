@@ -295,6 +295,23 @@ pub struct StdioFunction {
     pub pretty_json: Vec<ByteSpan>,
 }
 
+/// Where a file starts serving MCP over its own stdio, and the branches of its functions.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ServingFacts {
+    /// Calls in function bodies that start serving over the process's own stdio: a stdio
+    /// transport (`stdio()`, `StdioTransport::new()`, `.run_stdio()`), or a read of `stdin()` in
+    /// a file that reads JSON. Only in files whose code serves stdio (see
+    /// [`FileFacts::serves_stdio`]).
+    pub serve_sites: Vec<ByteSpan>,
+    /// Sets of code that exclude each other, in function bodies: the arms of a `match`, the
+    /// branches of an `if` chain with an `else`, and an `if` that leaves (`return`, `exit`,
+    /// `bail!`) against the rest of its block.
+    pub branches: Vec<Vec<ByteSpan>>,
+    /// Types that implement a handler trait (`impl ServerHandler for X`, any trait named
+    /// `*Handler`): the SDK calls their methods while it serves.
+    pub handler_types: Vec<String>,
+}
+
 /// Everything the rules need to know about one file.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FileFacts {
@@ -320,6 +337,9 @@ pub struct FileFacts {
     /// The file serves over stdio: it reads `stdin()`, calls a `stdio()` transport, or names
     /// `StdioTransport`.
     pub serves_stdio: bool,
+    /// Where the file starts serving stdio and how its functions branch (the server model's
+    /// facts, collected for MCP002 and MCP007).
+    pub serving: ServingFacts,
     /// Hand-written method dispatchers and the `id` tests around them (MCP003, MCP004).
     pub dispatch: super::dispatchers::DispatchFacts,
     /// What single rules collect for themselves, by rule code.

@@ -7,6 +7,8 @@ pub mod facts;
 pub mod items;
 pub mod nesting;
 pub mod sends;
+pub mod server_model;
+pub mod serving;
 pub mod spans;
 pub mod stdio;
 pub mod syntax;

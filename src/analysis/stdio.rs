@@ -24,6 +24,10 @@ pub static COLLECTOR: StdioCollector = StdioCollector;
 
 pub struct StdioCollector;
 
+/// The facts the stdio rules read: the writes to stdout, and the serve sites and branches the
+/// server model is built from.
+pub static COLLECTORS: [&'static dyn Collects; 2] = [&COLLECTOR, &super::serving::COLLECTOR];
+
 /// Words without which a file writes nothing to stdout and serialises no JSON: `println!`,
 /// `stdout()`, `serde_json::..`, a `tracing_subscriber` fmt subscriber, a `log4rs` console.
 const WORDS: &[&str] = &["print", "stdout", "serde_json", "fmt", "ConsoleAppender"];

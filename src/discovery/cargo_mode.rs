@@ -169,6 +169,7 @@ fn units_of(package: &Package) -> Vec<LintUnit> {
             name: format!("{} (lib)", package.name),
             files: library.clone(),
             follow_modules: true,
+            rooted: true,
             manifest: Some(package.manifest_path.clone().into_std_path_buf()),
             test_target: false,
         });
@@ -188,6 +189,7 @@ fn units_of(package: &Package) -> Vec<LintUnit> {
             name: format!("{} ({})", package.name, target.name),
             files,
             follow_modules: true,
+            rooted: true,
             manifest: Some(package.manifest_path.clone().into_std_path_buf()),
             test_target: target
                 .kind

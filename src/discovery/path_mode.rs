@@ -1,12 +1,20 @@
 //! Path mode: the named files, and every `.rs` file under the named directories, honouring
 //! `.gitignore` (and `.ignore`) files and skipping `target/` directories.
+//!
+//! The files are grouped as cargo would compile them, without running cargo: into packages by
+//! the nearest `Cargo.toml` above each file, and within a package into targets by cargo's layout
+//! (`src/lib.rs` and the library's files, `src/main.rs`, `src/bin/*`, `examples/*`, `tests/*`,
+//! `benches/*`). Every target other than the library is linted with the library's files, as
+//! rustc sees them. So calls resolve within a package, one example's server does not make its
+//! neighbours servers, and a package's findings do not change with what else is named.
 
+use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 
 use super::DiscoveryError;
 use crate::unit::{LintUnit, UnitFile};
 
-/// Collect the files under `paths` into one unit.
+/// Collect the files under `paths` and group them into units, one per package target.
 pub fn discover(paths: &[PathBuf]) -> Result<Vec<LintUnit>, DiscoveryError> {
     let mut files: Vec<PathBuf> = Vec::new();
     for path in paths {
@@ -37,24 +45,227 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<LintUnit>, DiscoveryError> {
     }
     let mut seen = std::collections::HashSet::new();
     files.retain(|f| seen.insert(f.clone()));
-    let files = files
-        .into_iter()
-        .map(|path| {
-            let module = module_of(&path);
-            UnitFile {
-                path,
-                module,
-                owns_directory: false,
-            }
+    Ok(group(files))
+}
+
+/// Where a file sits in its package, by cargo's layout.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Place {
+    /// Under `src/`, outside `src/main.rs` and `src/bin/`: the library, or the modules the
+    /// binary declares (path mode cannot tell them apart without following `mod` items).
+    Library,
+    /// A target of its own, by its kind and name: `src/main.rs`, `src/bin/x.rs` or
+    /// `src/bin/x/**`, `examples/x.rs` or `examples/x/**`, `tests/..`, `benches/..`.
+    Target { kind: TargetKind, name: String },
+    /// Elsewhere in the package (`build.rs`, a `fuzz/` directory without a manifest, ..).
+    Other,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum TargetKind {
+    Bin,
+    Example,
+    Test,
+    Bench,
+}
+
+/// A file's place in the package rooted at `package`, and its module path inside its target.
+fn place_of(package: &Path, path: &Path) -> (Place, Vec<String>) {
+    let Ok(relative) = path.strip_prefix(package) else {
+        return (Place::Other, module_of(path));
+    };
+    let parts: Vec<String> = relative
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(name) => Some(name.to_string_lossy().into_owned()),
+            _ => None,
         })
         .collect();
-    Ok(vec![LintUnit {
+    match parts
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
+        ["src", "main.rs"] => Some((
+            Place::Target {
+                kind: TargetKind::Bin,
+                name: String::new(),
+            },
+            Vec::new(),
+        )),
+        ["src", "bin", rest @ ..] => target(package, &["src", "bin"], TargetKind::Bin, rest),
+        ["src", rest @ ..] if !rest.is_empty() => Some((Place::Library, modules(rest))),
+        ["examples", rest @ ..] => target(package, &["examples"], TargetKind::Example, rest),
+        ["tests", rest @ ..] => target(package, &["tests"], TargetKind::Test, rest),
+        ["benches", rest @ ..] => target(package, &["benches"], TargetKind::Bench, rest),
+        _ => None,
+    }
+    .unwrap_or_else(|| (Place::Other, module_of(relative)))
+}
+
+/// The target a file under a target directory (`base`: `examples`, `src/bin`, ..) belongs to,
+/// as cargo finds them: `x.rs` is the target `x` (its root), and a directory `x/` holding a
+/// `main.rs` is the target `x` (`x/main.rs` its root, `x/y.rs` its module `y`). Anything else
+/// there is no target of its own.
+fn target(
+    package: &Path,
+    base: &[&str],
+    kind: TargetKind,
+    rest: &[&str],
+) -> Option<(Place, Vec<String>)> {
+    let (first, inner) = rest.split_first()?;
+    if inner.is_empty() {
+        let name = first.strip_suffix(".rs")?.to_string();
+        return Some((Place::Target { kind, name }, Vec::new()));
+    }
+    let mut root = package.to_path_buf();
+    root.extend(base);
+    root.push(first);
+    root.push("main.rs");
+    if !root.is_file() {
+        return None;
+    }
+    let name = first.to_string();
+    Some((Place::Target { kind, name }, modules(inner)))
+}
+
+/// The module path of a file from the directory of its crate root: `a/b.rs` is `a::b`, and
+/// `lib.rs`, `main.rs` and `mod.rs` name their directory.
+fn modules(rest: &[&str]) -> Vec<String> {
+    let mut module: Vec<String> = rest.iter().map(|s| s.to_string()).collect();
+    if let Some(last) = module.pop() {
+        let stem = last.strip_suffix(".rs").unwrap_or(&last).to_string();
+        if !matches!(stem.as_str(), "lib" | "main" | "mod") {
+            module.push(stem);
+        }
+    }
+    module
+}
+
+/// The package directory of `path`: where the nearest `Cargo.toml` above it lies.
+fn package_of(path: &Path) -> Option<PathBuf> {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    absolute
+        .parent()?
+        .ancestors()
+        .find(|dir| dir.join("Cargo.toml").is_file())
+        .map(Path::to_path_buf)
+}
+
+/// Group `files` (in their order) into units: per package, per target.
+fn group(files: Vec<PathBuf>) -> Vec<LintUnit> {
+    // Packages in the order their first file was named; files without a package last.
+    let mut packages: Vec<(Option<PathBuf>, Vec<PathBuf>)> = Vec::new();
+    let mut index: BTreeMap<Option<PathBuf>, usize> = BTreeMap::new();
+    for file in files {
+        let package = package_of(&file);
+        let slot = *index.entry(package.clone()).or_insert_with(|| {
+            packages.push((package, Vec::new()));
+            packages.len() - 1
+        });
+        packages[slot].1.push(file);
+    }
+    let mut units = Vec::new();
+    for (package, files) in packages {
+        match package {
+            Some(dir) => units.extend(package_units(&dir, files)),
+            None => units.push(loose_unit(files)),
+        }
+    }
+    units
+}
+
+/// Files outside any package: one unit, with module paths guessed from their place.
+fn loose_unit(files: Vec<PathBuf>) -> LintUnit {
+    LintUnit {
         name: "paths".into(),
-        files,
+        files: files
+            .into_iter()
+            .map(|path| UnitFile {
+                module: module_of(&path),
+                path,
+                owns_directory: false,
+            })
+            .collect(),
         follow_modules: false,
-        manifest: paths.first().and_then(|p| crate::sdk::manifest_for(p)),
+        rooted: false,
+        manifest: None,
         test_target: false,
-    }])
+    }
+}
+
+/// The units of one package's named files.
+fn package_units(dir: &Path, files: Vec<PathBuf>) -> Vec<LintUnit> {
+    let manifest = Some(dir.join("Cargo.toml"));
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "package".into());
+    let absolute = |path: &Path| std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut library: Vec<UnitFile> = Vec::new();
+    let mut targets: BTreeMap<Place, Vec<UnitFile>> = BTreeMap::new();
+    for path in files {
+        let (place, module) = place_of(dir, &absolute(&path));
+        let file = UnitFile {
+            path,
+            module,
+            owns_directory: false,
+        };
+        match place {
+            Place::Library => library.push(file),
+            other => targets.entry(other).or_default().push(file),
+        }
+    }
+    let library_root = library
+        .iter()
+        .position(|f| f.module.is_empty() && f.path.file_name().is_some_and(|n| n == "lib.rs"));
+    // The library's root first, as a target's root leads its unit.
+    if let Some(root) = library_root {
+        let root = library.remove(root);
+        library.insert(0, root);
+    }
+    let mut units = Vec::new();
+    if library_root.is_some() || targets.is_empty() {
+        units.push(LintUnit {
+            name: format!("{name} (lib)"),
+            files: library.clone(),
+            follow_modules: false,
+            rooted: library_root.is_some(),
+            manifest: manifest.clone(),
+            test_target: false,
+        });
+    }
+    for (place, mut own) in targets {
+        // A target's root leads its unit: `x.rs`, or `x/main.rs`.
+        let root = own.iter().position(|f| f.module.is_empty());
+        if let Some(root) = root {
+            let file = own.remove(root);
+            own.insert(0, file);
+        }
+        let (label, rooted, test_target) = match &place {
+            Place::Target { kind, name } => (
+                if name.is_empty() {
+                    "main".to_string()
+                } else {
+                    name.clone()
+                },
+                root.is_some(),
+                matches!(kind, TargetKind::Test | TargetKind::Bench),
+            ),
+            _ => ("other files".to_string(), false, false),
+        };
+        own.extend(library.iter().cloned());
+        units.push(LintUnit {
+            name: format!("{name} ({label})"),
+            files: own,
+            follow_modules: false,
+            rooted,
+            manifest: manifest.clone(),
+            test_target,
+        });
+    }
+    units
 }
 
 /// A best guess at a file's module path from its location: the components after the last `src`
@@ -79,4 +290,120 @@ pub fn module_of(path: &Path) -> Vec<String> {
         }
     }
     module
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(root: &Path, relative: &str) -> PathBuf {
+        let path = root.join(relative);
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("create");
+        std::fs::write(&path, "").expect("write");
+        path
+    }
+
+    /// A unit as (name, rooted, test target, files relative to the root with their module).
+    type Shown = (String, bool, bool, Vec<(String, String)>);
+
+    fn units(root: &Path, files: &[&str]) -> Vec<Shown> {
+        let paths: Vec<PathBuf> = files.iter().map(|f| write(root, f)).collect();
+        group(paths)
+            .into_iter()
+            .map(|u| {
+                let files = u
+                    .files
+                    .iter()
+                    .map(|f| {
+                        let relative = f.path.strip_prefix(root).expect("under the root");
+                        (relative.display().to_string(), f.module.join("::"))
+                    })
+                    .collect();
+                (u.name, u.rooted, u.test_target, files)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn files_are_grouped_by_package_and_by_cargos_target_layout() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let root = dir.path().join("pkg");
+        write(&root, "Cargo.toml");
+        let found = units(
+            &root,
+            &[
+                "src/lib.rs",
+                "src/server/mod.rs",
+                "src/main.rs",
+                "src/bin/tool/main.rs",
+                "src/bin/tool/args.rs",
+                "examples/demo.rs",
+                "tests/common/mod.rs",
+                "tests/it.rs",
+                "build.rs",
+            ],
+        );
+        let lib = vec![
+            ("src/lib.rs".to_string(), String::new()),
+            ("src/server/mod.rs".to_string(), "server".to_string()),
+        ];
+        let with_lib = |own: Vec<(&str, &str)>| {
+            let mut files: Vec<(String, String)> = own
+                .into_iter()
+                .map(|(p, m)| (p.to_string(), m.to_string()))
+                .collect();
+            files.extend(lib.clone());
+            files
+        };
+        assert_eq!(
+            found,
+            vec![
+                ("pkg (lib)".to_string(), true, false, lib.clone()),
+                (
+                    "pkg (main)".to_string(),
+                    true,
+                    false,
+                    with_lib(vec![("src/main.rs", "")])
+                ),
+                (
+                    "pkg (tool)".to_string(),
+                    true,
+                    false,
+                    with_lib(vec![
+                        ("src/bin/tool/main.rs", ""),
+                        ("src/bin/tool/args.rs", "args")
+                    ])
+                ),
+                (
+                    "pkg (demo)".to_string(),
+                    true,
+                    false,
+                    with_lib(vec![("examples/demo.rs", "")])
+                ),
+                (
+                    "pkg (it)".to_string(),
+                    true,
+                    true,
+                    with_lib(vec![("tests/it.rs", "")])
+                ),
+                (
+                    "pkg (other files)".to_string(),
+                    false,
+                    false,
+                    with_lib(vec![("tests/common/mod.rs", ""), ("build.rs", "build")])
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn files_of_different_packages_never_share_a_unit() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        write(dir.path(), "a/Cargo.toml");
+        write(dir.path(), "b/Cargo.toml");
+        let found = units(dir.path(), &["a/src/main.rs", "b/src/main.rs", "loose.rs"]);
+        let names: Vec<&str> = found.iter().map(|u| u.0.as_str()).collect();
+        assert_eq!(names, ["a (main)", "b (main)", "paths"]);
+        assert!(found.iter().all(|u| u.3.len() == 1));
+    }
 }

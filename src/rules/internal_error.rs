@@ -220,6 +220,7 @@ mod tests {
             sdk: None,
             is_target: false,
             is_test_target: false,
+            serving: std::cell::OnceCell::new(),
         };
         let mut out = Vec::new();
         check_caught(&Panics, &context, &mut out);

@@ -22,7 +22,7 @@ use crate::analysis::walk::Collects;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::prefilter::Prefilter;
 use crate::settings::Settings;
-use crate::source::{FileId, SourceMap};
+use crate::source::{ByteSpan, FileId, SourceMap};
 
 /// What every rule declares about itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,6 +62,8 @@ pub struct RuleContext<'a> {
     pub is_target: bool,
     /// The unit is a test or bench target (test code throughout).
     pub is_test_target: bool,
+    /// The server model's serving path, built when a rule first asks for it.
+    pub serving: std::cell::OnceCell<crate::analysis::server_model::ServingPath>,
 }
 
 impl RuleContext<'_> {
@@ -99,14 +101,21 @@ impl RuleContext<'_> {
         matches!(parent, Some("tests" | "benches"))
     }
 
-    /// The unit's files whose stdout is the protocol stream, in a unit that serves MCP: where
-    /// the stdio rules (MCP002, MCP007) look.
-    pub fn stdio_protocol_files(&self) -> impl Iterator<Item = &(FileId, &FileFacts)> {
-        let serves = self.serves_mcp();
-        self.graph
-            .files()
-            .iter()
-            .filter(move |(file, _)| serves && self.stdout_is_protocol(*file))
+    /// What runs while the unit serves MCP over its own stdio (see
+    /// [`crate::analysis::server_model`]).
+    pub fn serving_path(&self) -> &crate::analysis::server_model::ServingPath {
+        self.serving
+            .get_or_init(|| crate::analysis::server_model::ServingPath::new(self.graph))
+    }
+
+    /// Whether code at `span` of `file`, in the function whose whole item is `function`,
+    /// writes to the protocol stream when it writes to stdout: the unit serves MCP, it is not a
+    /// test or bench target, and the code runs while the unit serves stdio (or on the way to
+    /// serving it).
+    pub fn stdout_is_protocol_at(&self, file: FileId, function: ByteSpan, span: ByteSpan) -> bool {
+        !self.is_test_target
+            && self.serves_mcp()
+            && self.serving_path().runs_while_serving(file, function, span)
     }
 
     /// The value of a string constant of the unit, by name.
@@ -118,18 +127,6 @@ impl RuleContext<'_> {
                 .map(|(_, v)| v.as_str())
         })
     }
-
-    /// Whether stdout is the protocol stream for code in `file`: the file itself serves stdio,
-    /// or it belongs to a target whose root file does. Test and bench targets never count.
-    pub fn stdout_is_protocol(&self, file: crate::source::FileId) -> bool {
-        if self.is_test_target {
-            return false;
-        }
-        let files = self.graph.files();
-        let own = files.iter().any(|(id, f)| *id == file && f.serves_stdio);
-        let root = self.is_target && files.first().is_some_and(|(_, f)| f.serves_stdio);
-        own || root
-    }
 }
 
 pub trait Rule: Sync {
@@ -137,8 +134,8 @@ pub trait Rule: Sync {
     fn check(&self, context: &RuleContext<'_>, out: &mut Vec<Diagnostic>);
 
     /// The facts only this rule reads, collected by its hook on the shared walk.
-    fn collector(&self) -> Option<&'static dyn Collects> {
-        None
+    fn collectors(&self) -> &'static [&'static dyn Collects] {
+        &[]
     }
 
     /// Words without which a file holds nothing for this rule: a file that holds one is parsed
@@ -197,7 +194,7 @@ pub fn enabled(settings: &Settings) -> Vec<&'static dyn Rule> {
 pub fn collectors(settings: &Settings) -> Vec<&'static dyn Collects> {
     let mut collectors: Vec<&'static dyn Collects> = Vec::new();
     // Rules that read the same facts name the same collector: it runs once.
-    for collector in enabled(settings).into_iter().filter_map(|r| r.collector()) {
+    for &collector in enabled(settings).into_iter().flat_map(|r| r.collectors()) {
         if !collectors.iter().any(|c| c.key() == collector.key()) {
             collectors.push(collector);
         }

@@ -30,8 +30,8 @@ impl Rule for StdioEmbeddedNewline {
         &META
     }
 
-    fn collector(&self) -> Option<&'static dyn crate::analysis::walk::Collects> {
-        Some(&crate::analysis::stdio::COLLECTOR)
+    fn collectors(&self) -> &'static [&'static dyn crate::analysis::walk::Collects] {
+        &crate::analysis::stdio::COLLECTORS
     }
 
     fn words(&self, _: &Vocabulary) -> Vec<String> {
@@ -43,7 +43,7 @@ impl Rule for StdioEmbeddedNewline {
     }
 
     fn check(&self, context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
-        for (file, facts) in context.stdio_protocol_files() {
+        for (file, facts) in context.graph.files() {
             // Only pretty output that reaches stdout as a message is recorded (see
             // `StdioFunction::pretty_json`).
             for function in &facts.stdio {
@@ -58,6 +58,9 @@ impl Rule for StdioEmbeddedNewline {
                     continue;
                 }
                 for span in &function.pretty_json {
+                    if !context.stdout_is_protocol_at(*file, function.item_span, *span) {
+                        continue;
+                    }
                     let name = context
                         .sources
                         .get(*file)

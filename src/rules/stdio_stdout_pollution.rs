@@ -32,8 +32,8 @@ impl Rule for StdioStdoutPollution {
         &META
     }
 
-    fn collector(&self) -> Option<&'static dyn crate::analysis::walk::Collects> {
-        Some(&crate::analysis::stdio::COLLECTOR)
+    fn collectors(&self) -> &'static [&'static dyn crate::analysis::walk::Collects] {
+        &crate::analysis::stdio::COLLECTORS
     }
 
     fn words(&self, _: &Vocabulary) -> Vec<String> {
@@ -45,10 +45,12 @@ impl Rule for StdioStdoutPollution {
     }
 
     fn check(&self, context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
-        for (file, facts) in context.stdio_protocol_files() {
+        for (file, facts) in context.graph.files() {
             for function in &facts.stdio {
                 for write in &function.writes {
-                    if reported(write, function.serializes_json) {
+                    if reported(write, function.serializes_json)
+                        && context.stdout_is_protocol_at(*file, function.item_span, write.span)
+                    {
                         out.push(diagnostic(*file, write.kind, write.span, write.fix_span));
                     }
                 }

@@ -71,8 +71,8 @@ impl Rule for BadErrorCode {
         &META
     }
 
-    fn collector(&self) -> Option<&'static dyn crate::analysis::walk::Collects> {
-        Some(&facts::ErrorCodes)
+    fn collectors(&self) -> &'static [&'static dyn crate::analysis::walk::Collects] {
+        &[&facts::ErrorCodes]
     }
 
     fn mcp_words(&self) -> &'static [&'static str] {

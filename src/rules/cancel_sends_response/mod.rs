@@ -49,8 +49,8 @@ impl Rule for CancelSendsResponse {
         &META
     }
 
-    fn collector(&self) -> Option<&'static dyn crate::analysis::walk::Collects> {
-        Some(&handlers::Handlers)
+    fn collectors(&self) -> &'static [&'static dyn crate::analysis::walk::Collects] {
+        &[&handlers::Handlers]
     }
 
     fn words(&self, vocabulary: &crate::analysis::vocabulary::Vocabulary) -> Vec<String> {

@@ -28,8 +28,8 @@ impl Rule for ProgressAfterCompletion {
         &META
     }
 
-    fn collector(&self) -> Option<&'static dyn crate::analysis::walk::Collects> {
-        Some(&facts::ProgressFacts)
+    fn collectors(&self) -> &'static [&'static dyn crate::analysis::walk::Collects] {
+        &[&facts::ProgressFacts]
     }
 
     fn mcp_words(&self) -> &'static [&'static str] {

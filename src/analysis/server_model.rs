@@ -1,0 +1,169 @@
+//! The server model's serving path: what runs while a target serves MCP over its own stdio.
+//!
+//! Built per unit (a package target) from the shared facts: the functions that start serving
+//! stdio (their serve sites, see [`super::serving`]), every function that calls one of them on
+//! the way (`main`, a sub-command's runner), and, from those, everything they call on the path
+//! that serves, minus the branches that never serve: in a function on the way to serving, the
+//! arms of a `match`, the branches of an `if` and the early exits that exclude the branch that
+//! serves. The SDK's request handlers (methods of a type that implements a `*Handler` trait)
+//! run while serving too. A write to stdout matters to the protocol only there.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+
+use super::crate_graph::{CrateGraph, FunctionRef};
+use crate::source::{ByteSpan, FileId};
+
+/// What runs while the unit serves stdio.
+#[derive(Debug, Default)]
+pub struct ServingPath {
+    /// Functions that run while serving (or on the way to it), with the spans inside them that
+    /// do not (branches that exclude the one that serves).
+    /// By file and the function's whole item.
+    on_path: HashMap<(FileId, ByteSpan), Vec<ByteSpan>>,
+}
+
+fn within(inner: ByteSpan, outer: ByteSpan) -> bool {
+    outer.start <= inner.start && inner.end <= outer.end
+}
+
+impl ServingPath {
+    pub fn new(graph: &CrateGraph<'_>) -> Self {
+        let files = graph.files();
+        let functions: Vec<FunctionRef> = graph.all_functions().collect();
+        let innermost = |file: usize, span: ByteSpan| -> Option<FunctionRef> {
+            functions
+                .iter()
+                .copied()
+                .filter(|f| f.file == file && within(span, graph.function(*f).item_span))
+                .min_by_key(|f| {
+                    let item = graph.function(*f).item_span;
+                    item.end - item.start
+                })
+        };
+        // The functions that start serving.
+        let mut serving: HashSet<FunctionRef> = HashSet::new();
+        for (index, (_, facts)) in files.iter().enumerate() {
+            for site in &facts.serving.serve_sites {
+                if let Some(f) = innermost(index, *site) {
+                    serving.insert(f);
+                }
+            }
+        }
+        if serving.is_empty() {
+            return ServingPath::default();
+        }
+        // Calls by the name they call, so that callers are found without resolving every call.
+        let mut by_name: HashMap<&str, Vec<(FunctionRef, usize)>> = HashMap::new();
+        for &f in &functions {
+            for (index, call) in graph.function(f).calls.iter().enumerate() {
+                by_name.entry(call.name()).or_default().push((f, index));
+            }
+        }
+        // On the way to serving: the serving functions and all their callers.
+        let mut toward: HashSet<FunctionRef> = serving.clone();
+        let mut queue: VecDeque<FunctionRef> = serving.iter().copied().collect();
+        while let Some(f) = queue.pop_front() {
+            let name = graph.function(f).name.as_str();
+            for &(caller, index) in by_name.get(name).into_iter().flatten() {
+                if toward.contains(&caller) {
+                    continue;
+                }
+                let call = &graph.function(caller).calls[index];
+                if graph.callees(caller, call).contains(&f) {
+                    toward.insert(caller);
+                    queue.push_back(caller);
+                }
+            }
+        }
+        let calls_of = |f: FunctionRef| {
+            graph
+                .function(f)
+                .calls
+                .iter()
+                .map(move |call| (call.span, graph.callees(f, call)))
+        };
+        // In those, the branches that exclude the one that serves.
+        let mut off: HashMap<FunctionRef, Vec<ByteSpan>> = HashMap::new();
+        for &f in &toward {
+            let item = graph.function(f).item_span;
+            let (_, facts) = &files[f.file];
+            let serves = |arm: ByteSpan| {
+                facts
+                    .serving
+                    .serve_sites
+                    .iter()
+                    .any(|site| within(*site, arm))
+                    || calls_of(f).any(|(span, targets)| {
+                        within(span, arm) && targets.iter().any(|t| toward.contains(t))
+                    })
+            };
+            for arms in &facts.serving.branches {
+                if !arms.iter().all(|arm| within(*arm, item)) {
+                    continue;
+                }
+                let serving_arms: Vec<bool> = arms.iter().map(|arm| serves(*arm)).collect();
+                if serving_arms.iter().any(|s| *s) {
+                    for (arm, serves) in arms.iter().zip(serving_arms) {
+                        if !serves {
+                            off.entry(f).or_default().push(*arm);
+                        }
+                    }
+                }
+            }
+        }
+        // The SDK calls the handlers of the type it serves.
+        let handler_types: HashSet<&str> = files
+            .iter()
+            .flat_map(|(_, facts)| &facts.serving.handler_types)
+            .map(String::as_str)
+            .collect();
+        let handlers = functions.iter().copied().filter(|f| {
+            graph
+                .function(*f)
+                .self_ty
+                .as_deref()
+                .is_some_and(|t| handler_types.contains(t))
+        });
+        // Everything reached from there, except through calls in excluded branches.
+        let mut on_path: HashMap<FunctionRef, Vec<ByteSpan>> = HashMap::new();
+        let mut queue: VecDeque<FunctionRef> = VecDeque::new();
+        for f in toward.iter().copied().chain(handlers) {
+            if let std::collections::hash_map::Entry::Vacant(entry) = on_path.entry(f) {
+                entry.insert(off.get(&f).cloned().unwrap_or_default());
+                queue.push_back(f);
+            }
+        }
+        while let Some(f) = queue.pop_front() {
+            let excluded = on_path.get(&f).cloned().unwrap_or_default();
+            for (span, targets) in calls_of(f) {
+                if excluded.iter().any(|arm| within(span, *arm)) {
+                    continue;
+                }
+                for t in targets {
+                    if let std::collections::hash_map::Entry::Vacant(entry) = on_path.entry(t) {
+                        entry.insert(Vec::new());
+                        queue.push_back(t);
+                    }
+                }
+            }
+        }
+        let on_path = on_path
+            .into_iter()
+            .map(|(f, excluded)| ((files[f.file].0, graph.function(f).item_span), excluded))
+            .collect();
+        ServingPath { on_path }
+    }
+
+    /// Whether code at `span` of `file`, inside the function whose whole item is
+    /// `function_span`, runs while the unit serves stdio (or on the way to serving).
+    pub fn runs_while_serving(
+        &self,
+        file: FileId,
+        function_span: ByteSpan,
+        span: ByteSpan,
+    ) -> bool {
+        self.on_path
+            .get(&(file, function_span))
+            .is_some_and(|excluded| !excluded.iter().any(|arm| within(span, *arm)))
+    }
+}

@@ -1,0 +1,298 @@
+//! Where a file starts serving MCP over its own stdio, and how its functions branch: a hook on
+//! the shared walk. The server model ([`super::server_model`]) joins these facts over a target
+//! to find what runs while the target serves stdio; MCP002 and MCP007 read it.
+
+use syn::{Expr, Stmt};
+
+use super::facts::{FileFacts, ServingFacts};
+use super::syntax::{macro_name, path_segments};
+use super::text;
+use super::vocabulary::Vocabulary;
+use super::walk::{is_function_body, Collects, Hook, Node, Scope};
+use crate::source::ByteSpan;
+
+/// Collects serve sites and branches, for the rules that read the server model (MCP002,
+/// MCP007): each names this collector, so it runs once when either is enabled.
+pub static COLLECTOR: ServingCollector = ServingCollector;
+
+pub struct ServingCollector;
+
+impl Collects for ServingCollector {
+    fn key(&self) -> &'static str {
+        "serving"
+    }
+
+    fn hook<'a>(&self, text: &'a str, _: usize, _: &'a Vocabulary) -> Option<Box<dyn Hook + 'a>> {
+        Some(Box::new(Serving {
+            stdio: text::serves_stdio(text),
+            // A loop on stdin serves MCP when the file reads JSON (JSON-RPC messages); a
+            // program that reads a person's answers from stdin does not.
+            json: text.contains("json") || text.contains("Json") || text.contains("JSON"),
+            facts: ServingFacts::default(),
+            functions: Vec::new(),
+        }))
+    }
+}
+
+struct Serving {
+    /// The file's code serves stdio at all (see [`text::serves_stdio`]): its sites are looked
+    /// for only then.
+    stdio: bool,
+    json: bool,
+    facts: ServingFacts,
+    /// Per enclosing function, its reads of stdin and what decides whether they serve.
+    functions: Vec<StdinReads>,
+}
+
+/// A function's `stdin()` calls. They serve messages when the function reads stdin as a stream
+/// of lines (`.lines()`), parses JSON in a loop, or hands stdin to a transport in a pair
+/// (`(stdin(), stdout())`); a single `read_line` for a person's answer does not.
+#[derive(Default)]
+struct StdinReads {
+    sites: Vec<ByteSpan>,
+    paired: bool,
+    lines: bool,
+    looped: bool,
+    parses_json: bool,
+}
+
+impl StdinReads {
+    fn serve(&self) -> bool {
+        self.paired || self.lines || (self.looped && self.parses_json)
+    }
+}
+
+/// Whether a call by this path starts serving over the process's own stdio: rmcp's `stdio()`
+/// transport, a call named for serving stdio (`run_stdio()`, `serve_stdio()`,
+/// `start_stdio_server()`), a stdio transport type's constructor (`StdioTransport::new()`,
+/// `StdioServerTransport::default()`), or (`stdin()`) a read of stdin. Not any other function
+/// of a stdio transport type (`StdioTransport::parse_message(..)`).
+fn serving_path(segments: &[String], no_args: bool) -> Option<Site> {
+    let last = segments.last()?;
+    if last == "stdin" && no_args {
+        return Some(Site::Stdin);
+    }
+    if (last == "stdio" && no_args) || names_serving_stdio(last) {
+        return Some(Site::Transport);
+    }
+    let owner = segments
+        .len()
+        .checked_sub(2)
+        .and_then(|i| segments.get(i))?;
+    let constructor = last == "new" || last == "default" || last.starts_with("with_");
+    (owner.contains("Stdio") && owner.contains("Transport") && constructor)
+        .then_some(Site::Transport)
+}
+
+/// A function or method named for serving over stdio: `run_stdio`, `serve_stdio`,
+/// `start_stdio_server`, `listen_stdio`.
+fn names_serving_stdio(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    name.contains("stdio")
+        && ["serve", "run", "start", "listen"]
+            .iter()
+            .any(|verb| name.contains(verb))
+}
+
+enum Site {
+    Transport,
+    Stdin,
+}
+
+impl Serving {
+    fn site(&mut self, site: Option<Site>, span: ByteSpan) {
+        match site {
+            Some(Site::Transport) => self.facts.serve_sites.push(span),
+            Some(Site::Stdin) if self.json => {
+                if let Some(function) = self.functions.last_mut() {
+                    function.sites.push(span);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// `impl ServerHandler for X` (any trait named `*Handler`): the SDK calls `X`'s methods
+    /// while it serves.
+    fn note_handler_impl(&mut self, item: &syn::ItemImpl) {
+        let Some((_, path, _)) = &item.trait_ else {
+            return;
+        };
+        let handler = path
+            .segments
+            .last()
+            .is_some_and(|s| s.ident.to_string().ends_with("Handler"));
+        let syn::Type::Path(ty) = &*item.self_ty else {
+            return;
+        };
+        if let (true, Some(name)) = (handler, ty.path.segments.last()) {
+            let name = name.ident.to_string();
+            if !self.facts.handler_types.contains(&name) {
+                self.facts.handler_types.push(name);
+            }
+        }
+    }
+
+    /// An `if` chain (not a link of one): its branches, when it has an `else`.
+    fn note_if(&mut self, first: &syn::ExprIf, scope: &Scope<'_>) {
+        let mut arms = vec![block_span(&first.then_branch, scope)];
+        let mut next = first.else_branch.as_ref().map(|(_, e)| &**e);
+        while let Some(expr) = next {
+            match expr {
+                Expr::If(link) => {
+                    arms.push(block_span(&link.then_branch, scope));
+                    next = link.else_branch.as_ref().map(|(_, e)| &**e);
+                }
+                other => {
+                    arms.push(scope.span(other));
+                    next = None;
+                }
+            }
+        }
+        if first.else_branch.is_some() {
+            self.facts.branches.push(arms);
+        }
+    }
+
+    /// In a block, `if cond { ..; return }` with no `else`: its branch and the rest of the block
+    /// exclude each other.
+    fn note_early_exits(&mut self, block: &syn::Block, scope: &Scope<'_>) {
+        for (index, stmt) in block.stmts.iter().enumerate() {
+            let Stmt::Expr(Expr::If(expr), _) = stmt else {
+                continue;
+            };
+            if expr.else_branch.is_some() || !diverges(&expr.then_branch) {
+                continue;
+            }
+            let (Some(next), Some(last)) = (block.stmts.get(index + 1), block.stmts.last()) else {
+                continue;
+            };
+            let rest = ByteSpan::new(scope.span(next).start, scope.span(last).end);
+            self.facts
+                .branches
+                .push(vec![block_span(&expr.then_branch, scope), rest]);
+        }
+    }
+}
+
+/// `stdin()`, `io::stdin()`, `tokio::io::stdin()`.
+fn is_stdin_call(expr: &Expr) -> bool {
+    matches!(expr, Expr::Call(call) if call.args.is_empty()
+        && matches!(&*call.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "stdin")))
+}
+
+fn block_span(block: &syn::Block, scope: &Scope<'_>) -> ByteSpan {
+    let first = block.brace_token.span.open();
+    let last = block.brace_token.span.close();
+    scope.raw_span(first, last)
+}
+
+/// Whether a block ends by leaving: `return`, `continue`, `break`, `exit(..)`, or a macro that
+/// does not come back (`bail!`, `panic!`, `unreachable!`).
+fn diverges(block: &syn::Block) -> bool {
+    match block.stmts.last() {
+        Some(Stmt::Expr(expr, _)) => diverges_expr(expr),
+        Some(Stmt::Macro(mac)) => diverging_macro(&mac.mac),
+        _ => false,
+    }
+}
+
+fn diverges_expr(expr: &Expr) -> bool {
+    match expr {
+        Expr::Return(_) | Expr::Continue(_) | Expr::Break(_) => true,
+        Expr::Block(b) => diverges(&b.block),
+        Expr::Call(call) => matches!(&*call.func, Expr::Path(p)
+            if p.path.segments.last().is_some_and(|s| s.ident == "exit")),
+        Expr::Macro(mac) => diverging_macro(&mac.mac),
+        _ => false,
+    }
+}
+
+fn diverging_macro(mac: &syn::Macro) -> bool {
+    matches!(
+        macro_name(mac).as_str(),
+        "bail" | "panic" | "unreachable" | "todo" | "unimplemented"
+    )
+}
+
+impl Hook for Serving {
+    fn enter(&mut self, node: Node<'_>, scope: &Scope<'_>) {
+        if let Node::Item(syn::Item::Impl(item)) = node {
+            self.note_handler_impl(item);
+        }
+        if !scope.in_function_body() {
+            return;
+        }
+        if is_function_body(node, scope.parent()) {
+            self.functions.push(StdinReads::default());
+        }
+        if let Some(function) = self.functions.last_mut() {
+            match node {
+                Node::Expr(Expr::Loop(_) | Expr::While(_) | Expr::ForLoop(_)) => {
+                    function.looped = true
+                }
+                Node::Expr(Expr::MethodCall(call)) if call.method == "lines" => {
+                    function.lines = true
+                }
+                Node::Expr(Expr::Call(call)) => {
+                    if let Expr::Path(p) = &*call.func {
+                        let segments = path_segments(&p.path);
+                        let last = segments.last().map(String::as_str).unwrap_or("");
+                        if segments.iter().any(|s| s == "serde_json") && last.starts_with("from_") {
+                            function.parses_json = true;
+                        }
+                    }
+                }
+                Node::Expr(Expr::Tuple(tuple)) => {
+                    function.paired |= tuple.elems.iter().any(is_stdin_call);
+                }
+                _ => {}
+            }
+        }
+        match node {
+            // Test code serves nothing while the program runs.
+            Node::Expr(Expr::Call(call)) if self.stdio && !scope.in_test() => {
+                if let Expr::Path(p) = &*call.func {
+                    let segments = path_segments(&p.path);
+                    let site = serving_path(&segments, call.args.is_empty());
+                    self.site(site, scope.span(call));
+                }
+            }
+            // `.run_stdio()`, `.serve_stdio()`; not `Command::stdin(..)` configuring a child.
+            Node::Expr(Expr::MethodCall(call))
+                if self.stdio
+                    && !scope.in_test()
+                    && names_serving_stdio(&call.method.to_string()) =>
+            {
+                self.site(Some(Site::Transport), scope.span(call));
+            }
+            Node::Expr(Expr::Match(expr)) if expr.arms.len() > 1 => {
+                let arms = expr.arms.iter().map(|arm| scope.span(&*arm.body)).collect();
+                self.facts.branches.push(arms);
+            }
+            Node::Expr(whole @ Expr::If(expr)) => {
+                let is_link = matches!(scope.parent(), Some(Node::Expr(Expr::If(parent)))
+                    if parent.else_branch.as_ref().is_some_and(|(_, e)| std::ptr::eq(&**e, whole)));
+                if !is_link {
+                    self.note_if(expr, scope);
+                }
+            }
+            Node::Block(block) => self.note_early_exits(block, scope),
+            _ => {}
+        }
+    }
+
+    fn leave(&mut self, node: Node<'_>, scope: &Scope<'_>) {
+        if scope.in_function_body() && is_function_body(node, scope.parent()) {
+            if let Some(function) = self.functions.pop() {
+                if function.serve() {
+                    self.facts.serve_sites.extend(function.sites);
+                }
+            }
+        }
+    }
+
+    fn finish(self: Box<Self>, facts: &mut FileFacts) {
+        facts.serving = self.facts;
+    }
+}

@@ -1,106 +1,88 @@
 #!/usr/bin/env bash
 # Ecosystem check (in the spirit of clippy's lintcheck and ruff's ecosystem check): lint pinned
-# versions of real crates and write a report of every finding, to be triaged in
-# docs/ecosystem.md. It downloads the crates with cargo, so it is not part of the default CI.
+# versions of real crates, compare every finding with the checked-in verdicts
+# (scripts/ecosystem-verdicts.tsv) and print each rule's precision and the findings nobody has
+# triaged yet. It downloads the crates from crates.io, so it is not part of the default CI.
 #
 #   scripts/ecosystem-check.sh [OUTPUT_DIR]     (default: target/ecosystem)
+#
+# Writes OUTPUT_DIR/<crate>-<version>.json (the JSON report of each crate), OUTPUT_DIR/report.md
+# (counts per rule, precision per rule, untriaged findings) and prints the report.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-"$root/target/ecosystem"}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
+verdicts="$root/scripts/ecosystem-verdicts.tsv"
 
-# The corpus: MCP SDKs (old and new); published servers written by hand (a `match` over method
-# names, JSON-RPC built with serde_json, read from stdin lines), where the dispatcher rules
-# (MCP003, MCP004) fire; and large non-MCP crates as negative controls.
+# The corpus, pinned: "key name =version kind". MCP SDKs (old and new); published servers written
+# by hand (a `match` over method names, JSON-RPC built with serde_json, one message per stdin
+# line); servers on rmcp from 0.1 to 3.x and on other SDKs; multi-command CLIs that also serve
+# MCP; HTTP servers; and large non-MCP crates as negative controls.
 crates=(
-  "rmcp_2_1 rmcp =2.1.0"
-  "rmcp_newest rmcp =3.11.0"
-  "rust_mcp_sdk rust-mcp-sdk =2.0.0"
-  "pmcp pmcp =2.23.0"
-  "turbomcp turbomcp =4.0.0-alpha.5"
-  "code_baseline code-baseline =1.6.0"
-  "mushroomdb_server mushroomdb-server =0.10.1"
-  "rust_fs_mcp rust-fs-mcp =0.3.4"
-  "ripgrepx ripgrepx =0.4.0"
-  "tokio tokio =1.54.1"
-  "serde serde =1.0.229"
-  "syn syn =2.0.119"
+  "rmcp_2_1 rmcp =2.1.0 sdk"
+  "rmcp_newest rmcp =3.11.0 sdk"
+  "rust_mcp_sdk rust-mcp-sdk =2.0.0 sdk"
+  "pmcp pmcp =2.23.0 sdk"
+  "turbomcp turbomcp =4.0.0-alpha.5 sdk"
+  "code_baseline code-baseline =1.6.0 hand-written"
+  "mushroomdb_server mushroomdb-server =0.10.1 hand-written"
+  "rust_fs_mcp rust-fs-mcp =0.3.4 hand-written"
+  "ripgrepx ripgrepx =0.4.0 cli+hand-written"
+  "cratesio_mcp cratesio-mcp =0.4.4 tower-mcp"
+  "docs_mcp docs-mcp =0.1.2 rmcp-3"
+  "agentic_codebase agentic-codebase =0.3.0 hand-written"
+  "seekr_code seekr-code =2.0.1 cli+hand-written"
+  "rust_bash rust-bash =0.3.0 cli+hand-written"
+  "jev_repl jev-repl =0.11.0 cli+hand-written"
+  "lex_api lex-api =0.11.76 hand-written"
+  "zenith_tool zenith-tool =0.0.14 cli+hand-written"
+  "khive_mcp khive-mcp =0.2.8 rmcp-1"
+  "lean_host_mcp lean-host-mcp =0.14.2 rmcp-3"
+  "context_mcp context-mcp =0.1.6 hand-written+http"
+  "rust_docs_mcp rust-docs-mcp =0.1.1 rmcp-0.7"
+  "kaizen_cli kaizen-cli =0.1.46 cli+rmcp-1"
+  "rust_mcp_filesystem rust-mcp-filesystem =0.4.5 rust-mcp-sdk"
+  "pmcp_server pmcp-server =0.2.5 pmcp+http"
+  "mcp_server_filesystem mcp-server-filesystem =0.1.2 rmcp-0.6"
+  "postgres_mcp postgres-mcp =0.3.2 cli+rmcp-0.1"
+  "rust_mcp_server rust-mcp-server =0.4.0 rmcp-2.2"
+  "scc_cli scc-cli =0.2.11 cli+hand-written"
+  "hyper_mcp hyper-mcp =0.8.3 rmcp-1"
+  "nu_mcp nu-mcp =0.116.1 rmcp-3"
+  "rusty_commit rusty-commit =1.0.27 cli+rmcp-0.13"
+  "innate innate =0.2.0 cli+hand-written"
+  "firstpass_proxy firstpass-proxy =0.9.2 cli+hand-written"
+  "bito bito =1.0.0 cli+rmcp-1"
+  "mcp_server_gdb mcp-server-gdb =0.2.3 mcp-core"
+  "mcp_stdio_proxy mcp-stdio-proxy =0.2.10 cli+rmcp-http"
+  "tokio tokio =1.54.1 control"
+  "serde serde =1.0.229 control"
+  "syn syn =2.0.119 control"
 )
 
 echo "building cargo-mcp-lint (release)"
 cargo build --release --quiet --manifest-path "$root/Cargo.toml"
 lint="$root/target/release/cargo-mcp-lint"
 
-corpus="$out/corpus"
-mkdir -p "$corpus/src"
-{
-  echo '[package]'
-  echo 'name = "ecosystem-corpus"'
-  echo 'version = "0.0.0"'
-  echo 'edition = "2021"'
-  echo 'publish = false'
-  echo
-  echo '[workspace]'
-  echo
-  echo '[dependencies]'
-  for entry in "${crates[@]}"; do
-    read -r key name version <<<"$entry"
-    echo "$key = { package = \"$name\", version = \"$version\", default-features = false }"
-  done
-} > "$corpus/Cargo.toml"
-echo "fn main() {}" > "$corpus/src/main.rs"
-
-echo "downloading the corpus"
-(cd "$corpus" && cargo fetch --quiet)
-metadata="$out/metadata.json"
-(cd "$corpus" && cargo metadata --format-version 1 --quiet > "$metadata")
-
-report="$out/report.md"
-# The rules counted in the table's columns, one each.
-rules=(MCP001 MCP002 MCP003 MCP004 MCP005 MCP006 MCP007)
-{
-  echo "# Ecosystem check"
-  echo
-  echo "cargo-mcp-lint $("$lint" --version | awk '{print $NF}'), $(date -u +%Y-%m-%d)"
-  echo
-  echo "| crate | version | files | findings |$(printf ' %s |' "${rules[@]}")"
-  echo "|---|---|---:|---:|$(printf -- '---:|%.0s' "${rules[@]}")"
-} > "$report"
-details=""
+# Each crate's published source, as cargo would download it: the `.crate` file from crates.io,
+# checked against the SHA-256 the registry's index records, unpacked under OUTPUT_DIR/sources.
+# (Not with `cargo fetch`: a crate that is only a program cannot be a dependency, and some of the
+# servers' dependency trees cannot be resolved together.) "name version dir" lines:
+locations="$out/locations.txt"
+: > "$locations"
 for entry in "${crates[@]}"; do
-  read -r _ name version <<<"$entry"
-  version=${version#=}
-  dir=$(python3 -c '
-import json, sys
-data = json.load(open(sys.argv[1]))
-for p in data["packages"]:
-    if p["name"] == sys.argv[2] and p["version"] == sys.argv[3]:
-        print(p["manifest_path"].rsplit("/", 1)[0])
-        break
-' "$metadata" "$name" "$version")
-  if [ -z "$dir" ]; then
-    echo "| $name | $version | - | not found |$(printf ' |%.0s' "${rules[@]}")" >> "$report"
-    continue
-  fi
+  read -r _ name version _ <<<"$entry"
+  python3 "$root/scripts/fetch-crate.py" "$name" "${version#=}" "$out/sources" >> "$locations"
+done
+
+while read -r name version dir; do
   json="$out/$name-$version.json"
   # --no-cache: the facts are those of this build (a cache is keyed by the tool's version, not
   # by each change to the analysis), and nothing is written into the downloaded sources.
   (cd "$dir" && "$lint" . --format json --exit-zero --no-cache > "$json")
-  read -r files count by_rule < <(python3 -c '
-import collections, json, sys
-data = json.load(open(sys.argv[1]))
-codes = collections.Counter(d["code"] for d in data["diagnostics"])
-cells = " | ".join(str(codes.get(rule, 0)) for rule in sys.argv[2:])
-print(data["summary"]["files"], data["summary"]["diagnostics"], cells)
-' "$json" "${rules[@]}")
-  echo "| $name | $version | $files | $count | $by_rule |" >> "$report"
-  if [ "$count" != "0" ]; then
-    details+=$'\n'"## $name $version"$'\n\n'
-    details+=$(cd "$dir" && "$lint" . --format concise --exit-zero --no-cache | sed 's/^/- /')
-    details+=$'\n'
-  fi
-done
-printf '%s\n' "$details" >> "$report"
-echo "wrote $report"
-cat "$report"
+done < "$locations"
+
+python3 "$root/scripts/ecosystem-report.py" "$out" "$locations" "$verdicts" > "$out/report.md"
+echo "wrote $out/report.md"
+cat "$out/report.md"

@@ -73,6 +73,8 @@ struct FunctionScope {
     name: String,
     span: ByteSpan,
     params: Vec<(String, String)>,
+    /// The function has built an HTTP status so far (`StatusCode::UNAUTHORIZED`).
+    builds_status: bool,
 }
 
 struct Collector {
@@ -117,7 +119,12 @@ impl Collector {
             })
             .collect();
         let parse = name.contains("parse");
-        self.functions.push(FunctionScope { name, span, params });
+        self.functions.push(FunctionScope {
+            name,
+            span,
+            params,
+            builds_status: false,
+        });
         if parse {
             self.parse_error_depth += 1;
         }
@@ -379,13 +386,14 @@ impl Collector {
 
     fn null_id_response(&mut self, span: ByteSpan, tokens: Option<TokenStream>) {
         let parse_codes = tokens.is_some_and(names_parse_error_code);
-        // A function handed an HTTP status builds the body of an HTTP rejection (a missing
-        // header, a body too large, a failed authentication): the transport refuses the request
-        // before any message is read, and notifications are answered `202 Accepted` elsewhere.
+        // A function handed an HTTP status, or that builds one before the body, builds the body
+        // of an HTTP rejection (`(StatusCode::UNAUTHORIZED, Json(json!({.., "id": null})))`: a
+        // missing header, a body too large, a failed authentication): the transport refuses
+        // the request, and notifications are answered `202 Accepted` elsewhere.
         let http_rejection = self
             .functions
             .last()
-            .is_some_and(|f| f.params.iter().any(|(_, ty)| ty == "StatusCode"));
+            .is_some_and(|f| f.builds_status || f.params.iter().any(|(_, ty)| ty == "StatusCode"));
         self.facts.null_id_responses.push(NullIdResponse {
             span,
             answers_parse_error: self.parse_error_depth > 0 || parse_codes || http_rejection,
@@ -454,6 +462,11 @@ impl Hook for Collector {
                     if SDK_CRATES.iter().any(|c| first.ident == c) && path.segments.len() > 1 {
                         self.facts.names_sdk = true;
                     }
+                }
+                let status = path.segments.len() > 1
+                    && path.segments.iter().any(|s| s.ident == "StatusCode");
+                if let (true, Some(function)) = (status, self.functions.last_mut()) {
+                    function.builds_status = true;
                 }
             }
             Node::UsePath(path) if SDK_CRATES.iter().any(|c| path.ident == c) => {

@@ -86,7 +86,9 @@ for p in data["packages"]:
   json="$out/$name-$version.json"
   # --no-cache: the facts are those of this build (a cache is keyed by the tool's version, not
   # by each change to the analysis), and nothing is written into the downloaded sources.
-  (cd "$dir" && "$lint" . --format json --exit-zero --no-cache > "$json")
+  # --preview: the rules and shapes in preview are measured too (their precision here decides
+  # when they become stable).
+  (cd "$dir" && "$lint" . --format json --exit-zero --no-cache --preview > "$json")
   read -r files count by_rule < <(python3 -c '
 import collections, json, sys
 data = json.load(open(sys.argv[1]))
@@ -97,7 +99,7 @@ print(data["summary"]["files"], data["summary"]["diagnostics"], cells)
   echo "| $name | $version | $files | $count | $by_rule |" >> "$report"
   if [ "$count" != "0" ]; then
     details+=$'\n'"## $name $version"$'\n\n'
-    details+=$(cd "$dir" && "$lint" . --format concise --exit-zero --no-cache | sed 's/^/- /')
+    details+=$(cd "$dir" && "$lint" . --format concise --exit-zero --no-cache --preview | sed 's/^/- /')
     details+=$'\n'
   fi
 done

@@ -80,7 +80,9 @@ while read -r name version dir; do
   json="$out/$name-$version.json"
   # --no-cache: the facts are those of this build (a cache is keyed by the tool's version, not
   # by each change to the analysis), and nothing is written into the downloaded sources.
-  (cd "$dir" && "$lint" . --format json --exit-zero --no-cache > "$json")
+  # --preview: the rules and shapes in preview are measured too (their precision here decides
+  # when they become stable).
+  (cd "$dir" && "$lint" . --format json --exit-zero --no-cache --preview > "$json")
 done < "$locations"
 
 python3 "$root/scripts/ecosystem-report.py" "$out" "$locations" "$verdicts" > "$out/report.md"

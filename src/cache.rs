@@ -1,8 +1,9 @@
 //! The on-disk cache of per-file facts: an unchanged file is not parsed again. Entries are keyed
 //! by the file's content (and its module path); the whole cache is keyed by the tool's version,
-//! the facts' shape, the analysis vocabulary and the binary (its size and modification time), so
-//! a new version, a rebuilt binary or another configuration starts afresh. Only the
-//! entries a run used are written back, so the cache does not grow without bound.
+//! the facts' shape, the analysis vocabulary, the collecting rules, preview mode and the binary
+//! (its size and modification time), so a new version, a rebuilt binary or another configuration
+//! starts afresh. Only the entries a run used are written back, so the cache does not grow
+//! without bound.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -91,13 +92,27 @@ impl Cache {
         Cache::open_for(directory, vocabulary, &[])
     }
 
-    /// The cache of a run whose enabled rules collect facts under `collectors` (their keys): a
-    /// run with other rules enabled records other facts, so it keeps a cache of its own.
+    /// The cache of a run without preview mode whose enabled rules collect facts under
+    /// `collectors` (their keys): a run with other rules enabled records other facts, so it keeps
+    /// a cache of its own.
     pub fn open_for(directory: &Path, vocabulary: &Vocabulary, collectors: &[&str]) -> Cache {
+        Cache::open_in_mode(directory, vocabulary, collectors, false)
+    }
+
+    /// [`Cache::open_for`], for a run in preview mode or not: each mode keeps a cache of its
+    /// own, so what a run in one mode recorded is never read by a run in the other (a shape in
+    /// preview may be collected only in preview mode).
+    pub fn open_in_mode(
+        directory: &Path,
+        vocabulary: &Vocabulary,
+        collectors: &[&str],
+        preview: bool,
+    ) -> Cache {
         let key = format!(
-            "{}-{}-{}",
+            "{}-{}-{}-{}",
             cache_key(env!("CARGO_PKG_VERSION"), vocabulary),
             collectors.join("+"),
+            if preview { "preview" } else { "stable" },
             build_stamp()
         );
         let path = directory.join("facts-v2.bin");

@@ -133,6 +133,15 @@ pub struct Args {
     #[arg(long = "protocol-version", value_name = "VERSION", value_parser = ["2025-11-25", "2026-07-28"], help_heading = "Rules")]
     pub protocol_versions: Vec<String>,
 
+    /// Run the rules (and shapes of rules) in preview too: not yet precise enough to be on by
+    /// default. Overrides the configuration's `preview`.
+    #[arg(long, overrides_with = "no_preview", help_heading = "Rules")]
+    pub preview: bool,
+
+    /// Do not run the rules in preview, even if the configuration says `preview = true`.
+    #[arg(long, overrides_with = "preview", help_heading = "Rules")]
+    pub no_preview: bool,
+
     /// Use this configuration file instead of looking for mcp-lint.toml, .mcp-lint.toml or
     /// Cargo.toml metadata.
     #[arg(long, value_name = "PATH", help_heading = "Rules")]
@@ -412,6 +421,12 @@ fn build_settings(args: &Args, matches: &ArgMatches, cwd: &Path) -> Result<Setti
     };
     if let Err(message) = settings.apply_command_line(&command_line_levels(matches)) {
         return Err(fail(&message));
+    }
+    if args.preview || args.no_preview {
+        settings.preview = args.preview;
+    }
+    for warning in settings.preview_warnings() {
+        let _ = writeln!(io::stderr(), "warning: {warning}");
     }
     settings.analyse_every_file = args.all_files;
     if !args.protocol_versions.is_empty() {

@@ -2,7 +2,7 @@
 //! `[package.metadata.mcp-lint]` in `Cargo.toml`, joined with the command line's levels into the
 //! [`Settings`] of a run.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -44,6 +44,9 @@ pub struct Config {
     /// Files larger than this many MiB are reported and not analysed (default 8).
     #[serde(default)]
     pub max_file_size_mib: Option<u64>,
+    /// Preview mode: the rules (and shapes of rules) in preview run too (default false).
+    #[serde(default)]
+    pub preview: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -99,9 +102,12 @@ impl fmt::Display for ConfigError {
 /// Rule levels given on the command line, in the order given.
 pub type CommandLineLevels = Vec<(Level, String)>;
 
+/// The word that names every rule in a level.
+const ALL: &str = "all";
+
 /// The rule codes a level names: a code, a name, or `all`.
 fn codes_for(name: &str) -> Option<Vec<&'static str>> {
-    if name == "all" {
+    if name == ALL {
         return Some(rules::registry().iter().map(|r| r.meta().code).collect());
     }
     rules::find(name).map(|r| vec![r.meta().code])
@@ -114,11 +120,38 @@ impl Settings {
             let codes = codes_for(name).ok_or_else(|| {
                 format!("unknown rule `{name}` (see `cargo mcp-lint --list-rules`)")
             })?;
+            if name != ALL {
+                self.named.extend(codes.iter().copied());
+            }
             for code in codes {
                 self.command_line.insert(code, *level);
             }
         }
         Ok(())
+    }
+
+    /// The warnings of a run without preview mode that names a preview rule (by its code or
+    /// name, in the configuration's levels or on the command line) and leaves it able to report:
+    /// the rule does not run all the same. One per rule. Naming it `allow`, or selecting it only
+    /// through `all`, earns none.
+    pub fn preview_warnings(&self) -> Vec<String> {
+        if self.preview {
+            return Vec::new();
+        }
+        self.named
+            .iter()
+            .filter_map(|code| rules::find(code))
+            .map(|rule| rule.meta())
+            .filter(|m| m.is_preview() && self.may_report(m.code))
+            .map(|m| {
+                format!(
+                    "`{}` (`{}`) is a preview rule: it does not run without preview mode \
+                     (`--preview`, or `preview = true` in the configuration), so naming it \
+                     has no effect",
+                    m.code, m.name
+                )
+            })
+            .collect()
     }
 
     /// The effective settings for `--show-settings`: a configuration file, with every key spelt
@@ -129,6 +162,7 @@ impl Settings {
         #[derive(Serialize)]
         #[serde(rename_all = "kebab-case")]
         struct Shown<'a> {
+            preview: bool,
             protocol_versions: &'a [ProtocolVersion],
             require_suppression_reason: bool,
             max_file_size_mib: u64,
@@ -150,6 +184,7 @@ impl Settings {
         }
         let v = &self.vocabulary;
         let shown = Shown {
+            preview: self.preview,
             protocol_versions: &self.protocol_versions,
             require_suppression_reason: self.require_suppression_reason,
             max_file_size_mib: self.max_file_size / (1024 * 1024),
@@ -242,10 +277,15 @@ impl Settings {
                 Level::Deny => "deny",
             });
             let default = if set.is_none() { ", the default" } else { "" };
+            let status = match (m.is_preview(), self.preview) {
+                (false, _) => "",
+                (true, true) => ", in preview",
+                (true, false) => ", in preview: does not run without `preview = true`",
+            };
             let line = format!("{} = \"{name}\"", m.code);
             match level {
-                Some(_) => out.push_str(&format!("{line:<17}# {}{default}\n", m.name)),
-                None => out.push_str(&format!("# {line}  ({}{default})\n", m.name)),
+                Some(_) => out.push_str(&format!("{line:<17}# {}{default}{status}\n", m.name)),
+                None => out.push_str(&format!("# {line}  ({}{default}{status})\n", m.name)),
             }
         }
     }
@@ -359,10 +399,13 @@ pub fn load_file(path: &Path) -> Result<(ConfigSource, PathBuf, String, Config),
     Ok((ConfigSource::File(path.to_path_buf()), root, text, config))
 }
 
+/// The levels of a `rules` table, by code; the codes named by their code or name (not by `all`)
+/// are added to `named`.
 fn rule_levels(
     path: &Path,
     text: &str,
     levels: &BTreeMap<Spanned<String>, Level>,
+    named: &mut BTreeSet<&'static str>,
 ) -> Result<BTreeMap<&'static str, Level>, ConfigError> {
     let mut out = BTreeMap::new();
     for (name, level) in levels {
@@ -375,6 +418,9 @@ fn rule_levels(
                 name.get_ref()
             ),
         })?;
+        if name.get_ref() != ALL {
+            named.extend(codes.iter().copied());
+        }
         for code in codes {
             out.insert(code, *level);
         }
@@ -416,14 +462,15 @@ pub fn settings_from(
         ConfigSource::File(p) | ConfigSource::CargoMetadata(p) => p.clone(),
         ConfigSource::Default => PathBuf::new(),
     };
-    let levels = rule_levels(&path, text, &config.rules)?;
+    let mut named = BTreeSet::new();
+    let levels = rule_levels(&path, text, &config.rules, &mut named)?;
     let exclude = globs(&path, text, &config.exclude)?;
     let mut overrides = Vec::new();
     for o in &config.overrides {
         overrides.push((
             globs(&path, text, &o.paths)?,
             o.paths.iter().map(|p| p.get_ref().clone()).collect(),
-            rule_levels(&path, text, &o.rules)?,
+            rule_levels(&path, text, &o.rules, &mut named)?,
         ));
     }
     let sdk = match &config.sdk {
@@ -458,6 +505,8 @@ pub fn settings_from(
         exclude,
         exclude_patterns: config.exclude.iter().map(|p| p.get_ref().clone()).collect(),
         command_line: BTreeMap::new(),
+        named,
+        preview: config.preview,
         protocol_versions: config
             .protocol_versions
             .unwrap_or_else(|| vec![ProtocolVersion::V2025_11_25, ProtocolVersion::V2026_07_28]),

@@ -237,10 +237,14 @@ pub fn lint_observed(
         vocabulary: &settings.vocabulary,
         collectors,
         prefilter: rules::prefilter(settings),
-        cache: settings
-            .cache_directory
-            .as_deref()
-            .map(|dir| crate::cache::Cache::open_for(dir, &settings.vocabulary, &collector_keys)),
+        cache: settings.cache_directory.as_deref().map(|dir| {
+            crate::cache::Cache::open_in_mode(
+                dir,
+                &settings.vocabulary,
+                &collector_keys,
+                settings.preview,
+            )
+        }),
         test_panic: internal_error::test_panic_file(settings),
     };
     let mut analysed = Analysed::new();

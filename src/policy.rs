@@ -208,10 +208,13 @@ fn unused_suppression(
         .enumerate()
         .filter(|(_, r)| rules::find(&r.name).is_some())
         .collect();
-    // A rule that is off for this file makes its suppression moot, not unused.
+    // A rule that is off for this file (allowed, or in preview without preview mode) makes its
+    // suppression moot, not unused.
     let enabled = |name: &str| {
-        rules::find(name)
-            .is_some_and(|r| settings.level(r.meta().code, &source.path) != Some(Level::Allow))
+        rules::find(name).is_some_and(|r| {
+            rules::runs(r.meta(), settings)
+                && settings.level(r.meta().code, &source.path) != Some(Level::Allow)
+        })
     };
     let unused: Vec<&str> = valid
         .iter()
@@ -248,8 +251,11 @@ fn unused_suppression(
 }
 
 /// The severity a diagnostic is reported with in `path`, or `None` when its rule is allowed
-/// there.
+/// there, or does not run (a preview rule without preview mode).
 fn level_severity(settings: &Settings, d: &Diagnostic, path: &Path) -> Option<Severity> {
+    if !rules::code_runs(d.code, settings) {
+        return None;
+    }
     let default = rules::find(d.code)
         .map(|r| r.meta().default_severity)
         .unwrap_or(d.severity);

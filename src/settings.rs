@@ -1,8 +1,8 @@
 //! The settings of a run: rule levels (by file), excluded paths, the protocol versions and SDK
-//! targeted, and the analysis's vocabulary. The configuration ([`crate::config`]) builds them;
+//! targeted, preview mode, and the analysis's vocabulary. The configuration ([`crate::config`]) builds them;
 //! the engine, the rules and the policy read them.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use globset::GlobSet;
@@ -41,6 +41,12 @@ pub struct Settings {
     pub(crate) exclude: GlobSet,
     pub(crate) exclude_patterns: Vec<String>,
     pub(crate) command_line: BTreeMap<&'static str, Level>,
+    /// The rules named by their code or name (not by `all`) in the configuration's levels or on
+    /// the command line: naming a preview rule without preview mode earns a warning.
+    pub(crate) named: BTreeSet<&'static str>,
+    /// Preview mode (`--preview`, `preview = true`): the rules in preview run, and so do the
+    /// shapes of stable rules that are in preview (see `RuleContext::preview`).
+    pub preview: bool,
     pub protocol_versions: Vec<ProtocolVersion>,
     pub require_suppression_reason: bool,
     /// The SDK the configuration names (else it is read per package).
@@ -72,6 +78,8 @@ impl Default for Settings {
             exclude: GlobSet::empty(),
             exclude_patterns: Vec::new(),
             command_line: BTreeMap::new(),
+            named: BTreeSet::new(),
+            preview: false,
             protocol_versions: vec![ProtocolVersion::V2025_11_25, ProtocolVersion::V2026_07_28],
             require_suppression_reason: false,
             sdk: None,

@@ -27,8 +27,10 @@ fn summary(result: &LintResult) -> Vec<String> {
         .collect()
 }
 
+/// Lint in preview mode, so the rules in preview are compared too.
 fn lint(paths: &[PathBuf], cache_directory: Option<&Path>) -> LintResult {
     let mut settings = Settings::default();
+    settings.preview = true;
     settings.cache_directory = cache_directory.map(Path::to_path_buf);
     let units = path_mode::discover(paths).expect("discover");
     engine::lint_with(&units, Path::new("/"), &Overlay::new(), &settings)
@@ -152,6 +154,15 @@ fn a_cache_of_another_version_or_vocabulary_is_not_read() {
     assert!(
         Cache::open(dir.path(), &taught).is_empty(),
         "another vocabulary"
+    );
+    assert_eq!(
+        Cache::open_in_mode(dir.path(), &plain, &[], false).len(),
+        1,
+        "`open` is the cache of a run without preview mode"
+    );
+    assert!(
+        Cache::open_in_mode(dir.path(), &plain, &[], true).is_empty(),
+        "a run in preview mode does not read the cache of a run without it"
     );
     assert_ne!(
         cache::cache_key("0.1.0", &plain),

@@ -352,7 +352,8 @@ pub fn run() {
         "{noisy}\npub fn dispatch(method: &str) -> &'static str {{\n    match method {{\n        \"initialize\" => \"ok\",\n        \"tools/list\" => \"ok\",\n        _ => \"method not found\",\n    }}\n}}\n"
     );
     write(root, "server/src/lib.rs", &server);
-    let (code, stdout, stderr) = lint(root, &["--format", "concise"]);
+    // In preview mode: MCP007 is in preview.
+    let (code, stdout, stderr) = lint(root, &["--format", "concise", "--preview"]);
     assert_eq!(code, 1, "stdout: {stdout}\nstderr: {stderr}");
     let lines = concise_lines(&stdout);
     assert!(
@@ -365,4 +366,234 @@ pub fn run() {
             "{rule} in the server: {stdout}"
         );
     }
+}
+
+/// A stdio server whose transport writes pretty-printed JSON: MCP007's shape (the rule is in
+/// preview).
+const PRETTY_SERVER: &str = r#"
+use std::io::BufRead;
+
+fn write_message(message: &serde_json::Value) {
+    let line = serde_json::to_string_pretty(message).unwrap_or_default();
+    println!("{line}");
+}
+
+fn serve() {
+    for line in std::io::stdin().lock().lines().map_while(Result::ok) {
+        let request: serde_json::Value = serde_json::from_str(&line).unwrap_or_default();
+        if request["method"] == "tools/list" {
+            let id = request["id"].clone();
+            write_message(&serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {"tools": []}}));
+        }
+    }
+}
+"#;
+
+/// The MCP007 lines of a concise report.
+fn mcp007_lines(stdout: &str) -> Vec<&str> {
+    concise_lines(stdout)
+        .into_iter()
+        .filter(|l| l.contains(": MCP007 "))
+        .collect()
+}
+
+/// The preview warnings on stderr.
+fn preview_warnings(stderr: &str) -> Vec<&str> {
+    stderr
+        .lines()
+        .filter(|l| l.starts_with("warning: ") && l.contains("preview"))
+        .collect()
+}
+
+/// A directory with the pretty-printing server, and the configuration given, if any.
+fn pretty_server(config: Option<&str>) -> TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    write(dir.path(), "server.rs", PRETTY_SERVER);
+    if let Some(config) = config {
+        write(dir.path(), "mcp-lint.toml", config);
+    }
+    dir
+}
+
+/// MCP007 is in preview: it runs only in preview mode, which `--preview` or `preview = true`
+/// turns on and `--no-preview` turns off again (the last of the two flags wins). The runs share
+/// the facts cache, so a result of one mode is never reused in the other.
+#[test]
+fn a_preview_rule_runs_only_in_preview_mode() {
+    let dir = pretty_server(None);
+    let run = |dir: &Path, flags: &[&str]| {
+        let (code, stdout, stderr) = lint(
+            dir,
+            &[&["server.rs", "--format", "concise"], flags].concat(),
+        );
+        assert!(preview_warnings(&stderr).is_empty(), "{flags:?}: {stderr}");
+        (code, mcp007_lines(&stdout).len(), stdout)
+    };
+    let (code, found, stdout) = run(dir.path(), &[]);
+    assert_eq!((code, found), (0, 0), "not by default: {stdout}");
+    let (code, found, stdout) = run(dir.path(), &["--preview"]);
+    assert_eq!((code, found), (1, 1), "with --preview: {stdout}");
+    assert!(
+        stdout.contains("server.rs:5:28: MCP007 [stdio-embedded-newline]"),
+        "{stdout}"
+    );
+    let (code, found, stdout) = run(dir.path(), &[]);
+    assert_eq!(
+        (code, found),
+        (0, 0),
+        "not by default, cache warm: {stdout}"
+    );
+    assert_eq!(run(dir.path(), &["-W", "all"]).1, 0, "nor through `all`");
+    assert_eq!(run(dir.path(), &["--preview", "--no-preview"]).1, 0);
+    assert_eq!(run(dir.path(), &["--no-preview", "--preview"]).1, 1);
+
+    let configured = pretty_server(Some("preview = true\n"));
+    assert_eq!(run(configured.path(), &[]).1, 1, "with `preview = true`");
+    assert_eq!(
+        run(configured.path(), &["--no-preview"]).1,
+        0,
+        "--no-preview overrides the configuration"
+    );
+    let off = pretty_server(Some("preview = false\n"));
+    assert_eq!(
+        run(off.path(), &["--preview"]).1,
+        1,
+        "and so does --preview"
+    );
+    assert_eq!(run(off.path(), &[]).1, 0);
+}
+
+/// Naming a preview rule without preview mode (by code or name, on the command line or in the
+/// configuration) warns once and runs the rest; the rule reports nothing. Allowing it, or
+/// naming it in preview mode, does not warn.
+#[test]
+fn naming_a_preview_rule_without_preview_mode_warns_and_does_not_run_it() {
+    let run = |dir: &Path, flags: &[&str]| {
+        let (code, stdout, stderr) = lint(
+            dir,
+            &[&["server.rs", "--format", "concise"], flags].concat(),
+        );
+        let warnings: Vec<String> = preview_warnings(&stderr)
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+        (code, mcp007_lines(&stdout).len(), warnings, stdout)
+    };
+    let plain = pretty_server(None);
+    for flags in [
+        &["-W", "MCP007"][..],
+        &["-D", "stdio-embedded-newline"],
+        &["--deny", "mcp007", "-W", "MCP007"],
+    ] {
+        let (code, found, warnings, stdout) = run(plain.path(), flags);
+        assert_eq!((code, found), (0, 0), "{flags:?}: {stdout}");
+        assert_eq!(warnings.len(), 1, "{flags:?}: {warnings:?}");
+        assert!(
+            warnings[0].contains("`MCP007`") && warnings[0].contains("`--preview`"),
+            "{warnings:?}"
+        );
+    }
+    for flags in [&["-A", "MCP007"][..], &["-W", "MCP007", "-A", "MCP007"]] {
+        let (_, found, warnings, _) = run(plain.path(), flags);
+        assert_eq!((found, warnings.len()), (0, 0), "{flags:?}: {warnings:?}");
+    }
+    let (code, found, warnings, stdout) = run(plain.path(), &["-W", "MCP007", "--preview"]);
+    assert_eq!((code, found, warnings.len()), (1, 1, 0), "{stdout}");
+    // In preview mode its level applies: its default, or the one it is given.
+    let severity = |flags: &[&str]| {
+        let (_, stdout, stderr) = lint(
+            plain.path(),
+            &[&["server.rs", "--format", "json", "--preview"], flags].concat(),
+        );
+        let report: serde_json::Value =
+            serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}{stderr}"));
+        let severities: Vec<String> = report["diagnostics"]
+            .as_array()
+            .expect("diagnostics")
+            .iter()
+            .filter(|d| d["code"] == "MCP007")
+            .map(|d| d["severity"].as_str().unwrap_or_default().to_string())
+            .collect();
+        severities
+    };
+    assert_eq!(severity(&[]), ["error"]);
+    assert_eq!(severity(&["-W", "MCP007"]), ["warning"]);
+    assert!(severity(&["-A", "MCP007"]).is_empty());
+
+    let configured = pretty_server(Some("[rules]\nMCP007 = \"warn\"\n"));
+    let (code, found, warnings, stdout) = run(configured.path(), &[]);
+    assert_eq!((code, found), (0, 0), "{stdout}");
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    let (_, found, warnings, _) = run(configured.path(), &["-W", "MCP007"]);
+    assert_eq!((found, warnings.len()), (0, 1), "one warning per rule");
+    let (code, found, warnings, _) = run(configured.path(), &["--preview"]);
+    assert_eq!((code, found, warnings.len()), (1, 1, 0));
+    let in_override = pretty_server(Some(
+        "[[overrides]]\npaths = [\"*.rs\"]\nrules = { stdio-embedded-newline = \"deny\" }\n",
+    ));
+    let (_, found, warnings, _) = run(in_override.path(), &[]);
+    assert_eq!((found, warnings.len()), (0, 1), "named in an override");
+}
+
+/// `--list-rules` shows each rule's status; `--explain` says a preview rule is in preview and
+/// how to turn preview mode on.
+#[test]
+fn list_rules_and_explain_show_the_status() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (code, stdout, stderr) = lint(dir.path(), &["--list-rules"]);
+    assert_eq!(code, 0, "{stderr}");
+    let header = stdout.lines().next().unwrap_or_default();
+    assert!(header.contains("Status"), "{stdout}");
+    let row = |code: &str| {
+        stdout
+            .lines()
+            .find(|l| l.starts_with(code))
+            .unwrap_or_default()
+            .split_whitespace()
+            .nth(4)
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert_eq!(row("MCP007"), "preview", "{stdout}");
+    for code in ["MCP000", "MCP001", "MCP002", "MCP006", "MCP900", "MCP999"] {
+        assert_eq!(row(code), "stable", "{code}: {stdout}");
+    }
+
+    let (code, stdout, stderr) = lint(dir.path(), &["--explain", "MCP007"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("- Status: preview"), "{stdout}");
+    assert!(
+        stdout.contains("`--preview`") && stdout.contains("`preview = true`"),
+        "{stdout}"
+    );
+    let (_, stdout, _) = lint(dir.path(), &["--explain", "MCP001"]);
+    assert!(stdout.contains("- Status: stable"), "{stdout}");
+}
+
+/// A suppression of a preview rule is moot without preview mode (not reported unused, MCP900),
+/// and suppresses it in preview mode.
+#[test]
+fn a_suppression_of_a_preview_rule_is_not_unused_without_preview_mode() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let suppressed = PRETTY_SERVER.replace(
+        "    let line = serde_json::to_string_pretty",
+        "    // mcp-lint: allow(MCP007) -- a debugging transport\n    let line = serde_json::to_string_pretty",
+    );
+    assert_ne!(suppressed, PRETTY_SERVER);
+    write(dir.path(), "server.rs", &suppressed);
+    for flags in [&[][..], &["--preview"]] {
+        let (code, stdout, stderr) = lint(
+            dir.path(),
+            &[&["server.rs", "--format", "concise"], flags].concat(),
+        );
+        assert_eq!(code, 0, "{flags:?}: {stdout}{stderr}");
+        assert!(concise_lines(&stdout).is_empty(), "{flags:?}: {stdout}");
+    }
+    let unsuppressed = suppressed.replace("allow(MCP007)", "allow(MCP002)");
+    write(dir.path(), "server.rs", &unsuppressed);
+    let (_, stdout, _) = lint(dir.path(), &["server.rs", "--format", "concise"]);
+    assert!(
+        stdout.contains(": MCP900 ") && !stdout.contains(": MCP007 "),
+        "a suppression of a stable rule that suppresses nothing is still reported: {stdout}"
+    );
 }

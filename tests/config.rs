@@ -256,6 +256,43 @@ fn explain_and_list_rules() {
     assert!(stderr.contains("unknown rule"), "{stderr}");
 }
 
+/// `preview = true` is read from `mcp-lint.toml` and from Cargo.toml's metadata alike, and
+/// `--show-settings` shows preview mode, and which rules are in preview.
+#[test]
+fn preview_mode_in_the_configuration_and_the_shown_settings() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(
+        dir.path().join("Cargo.toml"),
+        "[package]\nname = \"p\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[package.metadata.mcp-lint]\npreview = true\n",
+    )
+    .expect("write");
+    std::fs::create_dir_all(dir.path().join("src")).expect("mkdir");
+    std::fs::write(dir.path().join("src/lib.rs"), BUGGY).expect("write");
+    let (code, stdout, stderr) = lint(dir.path(), &["--show-settings"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("\npreview = true\n"), "{stdout}");
+    assert!(
+        stdout.contains("# stdio-embedded-newline, the default, in preview\n"),
+        "{stdout}"
+    );
+    let (_, stdout, _) = lint(dir.path(), &["--show-settings", "--no-preview"]);
+    assert!(stdout.contains("\npreview = false\n"), "{stdout}");
+    assert!(
+        stdout.contains(
+            "# stdio-embedded-newline, the default, in preview: does not run without \
+             `preview = true`\n"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("MCP002 = \"deny\"  # stdio-stdout-pollution, the default\n"),
+        "stable rules are shown as before: {stdout}"
+    );
+    let bad = project(Some("preview = \"yes\"\n"));
+    let (code, _, stderr) = lint(bad.path(), &["src"]);
+    assert_eq!(code, 2, "a bad value is an error: {stderr}");
+}
+
 #[test]
 fn statistics() {
     let (code, stdout, stderr) = lint(
@@ -354,10 +391,13 @@ request-handlers = ["serve_call"]
             &["-D", "MCP001", "--protocol-version", "2026-07-28"][..],
             "deny",
         ),
+        (&["--preview"][..], "warn"),
     ] {
         let expected = report(dir.path(), args);
         let first = show(dir.path(), args);
+        let preview = format!("preview = {}", args.contains(&"--preview"));
         for key in [
+            &preview,
             "sink-calls = [",
             "request-handlers = [",
             "max-file-size-mib = 3",

@@ -5,6 +5,9 @@
 //! The rules' directories come from the registry (`tests/fixtures/<code lowercase>/`): a new
 //! rule's fixtures run with no edit here, a rule that can report from code but has no directory
 //! fails, and so does a directory that names no rule. Each rule's fixes are checked too.
+//!
+//! Fixtures run in preview mode, so the rules and shapes in preview are tested like the stable
+//! ones; what preview mode leaves out is tested in `tests/cli.rs`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -47,14 +50,17 @@ fn unit(fixture: &Path) -> Vec<LintUnit> {
     }]
 }
 
-/// A directory fixture may carry an `mcp-lint.toml` (for example to name the SDK).
+/// A directory fixture may carry an `mcp-lint.toml` (for example to name the SDK). Preview mode
+/// is on.
 fn settings_for(fixture: &Path) -> Settings {
     let config = fixture.join("mcp-lint.toml");
-    if fixture.is_dir() && config.is_file() {
+    let mut settings = if fixture.is_dir() && config.is_file() {
         config::load(fixture, Some(&config)).expect("the fixture's configuration loads")
     } else {
         Settings::default()
-    }
+    };
+    settings.preview = true;
+    settings
 }
 
 fn rust_files(path: &Path) -> Vec<PathBuf> {

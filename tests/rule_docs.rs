@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use cargo_mcp_lint::config::Settings;
 use cargo_mcp_lint::engine::{self, LintUnit, Overlay, UnitFile};
 use cargo_mcp_lint::fix::{self, FixOptions};
-use cargo_mcp_lint::rules::{self, internal_error, FixAvailability};
+use cargo_mcp_lint::rules::{self, internal_error, FixAvailability, RuleMeta, RuleStatus};
 
 const HEADINGS: &[&str] = &[
     "## What it does",
@@ -53,33 +53,43 @@ fn diagnostics_with(
     engine::lint_with(&unit(&path), Path::new("/"), &overlay, settings).diagnostics
 }
 
-fn diagnostics(text: &str) -> Vec<cargo_mcp_lint::diagnostic::Diagnostic> {
-    diagnostics_with(text, &Settings::default())
-}
-
-fn codes_found(text: &str) -> Vec<&'static str> {
-    diagnostics(text).iter().map(|d| d.code).collect()
-}
-
-/// The settings a rule's "Example" is linted with: the defaults, except for MCP999, which no
-/// code triggers; its Example is linted with the test hook that makes the analysis of the file
-/// panic, to show what the tool reports then.
-fn example_settings(code: &str) -> Settings {
+/// The settings a rule's documented code is linted with: the defaults, in preview mode for a
+/// rule in preview (whose documentation shows what it reports when it runs).
+fn rule_settings(meta: &RuleMeta) -> Settings {
     let mut settings = Settings::default();
-    if code == internal_error::META.code {
+    settings.preview = meta.is_preview();
+    settings
+}
+
+fn codes_found(text: &str, meta: &RuleMeta) -> Vec<&'static str> {
+    diagnostics_with(text, &rule_settings(meta))
+        .iter()
+        .map(|d| d.code)
+        .collect()
+}
+
+/// The settings a rule's "Example" is linted with: [`rule_settings`], and for MCP999, which no
+/// code triggers, the test hook that makes the analysis of the file panic, to show what the tool
+/// reports then.
+fn example_settings(meta: &RuleMeta) -> Settings {
+    let mut settings = rule_settings(meta);
+    if meta.code == internal_error::META.code {
         settings.panic_on_file = Some("example.rs".into());
     }
     settings
 }
 
 /// Whether the rule's findings in a text carry a fix that `--fix` applies.
-fn has_applicable_fix(text: &str, code: &str) -> bool {
-    diagnostics(text).iter().any(|d| {
-        d.code == code
-            && d.fix
-                .as_ref()
-                .is_some_and(|f| f.applicability != Applicability::DisplayOnly)
-    })
+fn has_applicable_fix(text: &str, meta: &RuleMeta) -> bool {
+    let code = meta.code;
+    diagnostics_with(text, &rule_settings(meta))
+        .iter()
+        .any(|d| {
+            d.code == code
+                && d.fix
+                    .as_ref()
+                    .is_some_and(|f| f.applicability != Applicability::DisplayOnly)
+        })
 }
 
 #[test]
@@ -126,6 +136,23 @@ fn every_rule_has_its_documentation_file() {
             "{}",
             m.code
         );
+        assert!(
+            m.docs
+                .contains(&format!("\n- Status: {}", m.status.as_str())),
+            "{}: the docs give the rule's status, `- Status: {}`",
+            m.code,
+            m.status.as_str()
+        );
+        if m.status == RuleStatus::Preview {
+            // The page says why, and how to turn the rule on.
+            for needed in ["## Preview\n", "`--preview`", "`preview = true`", "90%"] {
+                assert!(
+                    m.docs.contains(needed),
+                    "{}: a preview rule's docs say `{needed}`",
+                    m.code
+                );
+            }
+        }
         let mut last = 0;
         for heading in HEADINGS {
             let at = m
@@ -147,14 +174,14 @@ fn documented_examples_trigger_and_use_instead_does_not() {
         let instead = code_after(m.docs, "## Use instead")
             .unwrap_or_else(|| panic!("{}: no Use instead code", m.code));
         assert!(
-            diagnostics_with(&example, &example_settings(m.code))
+            diagnostics_with(&example, &example_settings(m))
                 .iter()
                 .any(|d| d.code == m.code),
             "{}: the Example does not trigger it",
             m.code
         );
         assert!(
-            !codes_found(&instead).contains(&m.code),
+            !codes_found(&instead, m).contains(&m.code),
             "{}: the Use instead triggers it",
             m.code
         );
@@ -168,14 +195,14 @@ fn documented_examples_trigger_and_use_instead_does_not() {
                 Path::new("/"),
                 FixOptions { unsafe_fixes: true },
                 overlay,
-                &Default::default(),
+                &rule_settings(m),
             );
             let fixed = run
                 .files
                 .first()
                 .map(|f| f.fixed.clone())
                 .unwrap_or(example.clone());
-            if has_applicable_fix(&example, m.code) {
+            if has_applicable_fix(&example, m) {
                 assert_eq!(
                     fixed, instead,
                     "{}: fixing the Example does not give the Use instead",
@@ -194,7 +221,7 @@ fn documented_examples_trigger_and_use_instead_does_not() {
 }
 
 /// The README's rule table ("What it finds") lists every registered rule, in order, with its
-/// code, name, default severity and fix availability as `--list-rules` words them.
+/// code, name, default severity, fix availability and status as `--list-rules` words them.
 #[test]
 fn the_readme_rule_table_matches_the_registry() {
     let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
@@ -208,22 +235,24 @@ fn the_readme_rule_table_matches_the_registry() {
         .lines()
         .find(|l| l.starts_with("| code |"))
         .expect("the section has the rule table");
-    assert_eq!(header, "| code | name | default | fix | what |");
-    let rows: Vec<(String, String, String, String)> = section
+    assert_eq!(header, "| code | name | default | fix | status | what |");
+    type Row = (String, String, String, String, String);
+    let rows: Vec<Row> = section
         .lines()
         .filter(|l| l.starts_with("| `"))
         .map(|l| {
-            let cells: Vec<&str> = l.splitn(6, '|').map(str::trim).collect();
-            assert_eq!(cells.len(), 6, "a row with five cells: {l}");
+            let cells: Vec<&str> = l.splitn(7, '|').map(str::trim).collect();
+            assert_eq!(cells.len(), 7, "a row with six cells: {l}");
             (
                 cells[1].trim_matches('`').to_string(),
                 cells[2].trim_matches('`').to_string(),
                 cells[3].to_string(),
                 cells[4].to_string(),
+                cells[5].to_string(),
             )
         })
         .collect();
-    let expected: Vec<(String, String, String, String)> = rules::registry()
+    let expected: Vec<Row> = rules::registry()
         .iter()
         .map(|r| {
             let m = r.meta();
@@ -237,6 +266,7 @@ fn the_readme_rule_table_matches_the_registry() {
                 m.name.to_string(),
                 m.default_severity.as_str().to_string(),
                 fix.to_string(),
+                m.status.as_str().to_string(),
             )
         })
         .collect();

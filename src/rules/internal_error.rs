@@ -12,7 +12,7 @@
 use std::cell::{Cell, RefCell};
 use std::path::Path;
 
-use super::{FixAvailability, Rule, RuleContext, RuleMeta};
+use super::{FixAvailability, Rule, RuleContext, RuleMeta, RuleStatus};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::source::{ByteSpan, FileId};
 
@@ -23,6 +23,7 @@ pub static META: RuleMeta = RuleMeta {
     summary: "cargo-mcp-lint itself failed on a file (a bug in the tool, not in your code)",
     fix: FixAvailability::None,
     docs: include_str!("../../rules/MCP999-internal-error.md"),
+    status: RuleStatus::Stable,
 };
 
 pub struct InternalError;

@@ -1,7 +1,7 @@
 //! MCP901 `invalid-suppression`: a suppression comment that names an unknown rule, or gives no
 //! reason when the configuration requires one. Reported by the engine's suppression pass.
 
-use super::{FixAvailability, Rule, RuleContext, RuleMeta};
+use super::{FixAvailability, Rule, RuleContext, RuleMeta, RuleStatus};
 use crate::diagnostic::{Diagnostic, Severity};
 
 pub static META: RuleMeta = RuleMeta {
@@ -11,6 +11,7 @@ pub static META: RuleMeta = RuleMeta {
     summary: "a suppression comment names an unknown rule or lacks a required reason",
     fix: FixAvailability::None,
     docs: include_str!("../../rules/MCP901-invalid-suppression.md"),
+    status: RuleStatus::Stable,
 };
 
 pub struct InvalidSuppression;

@@ -38,6 +38,38 @@ pub struct RuleMeta {
     pub fix: FixAvailability,
     /// The rule's documentation (Markdown).
     pub docs: &'static str,
+    /// Stable (on by default), or in preview (runs only in preview mode).
+    pub status: RuleStatus,
+}
+
+impl RuleMeta {
+    /// Whether the rule is in preview.
+    pub fn is_preview(&self) -> bool {
+        self.status == RuleStatus::Preview
+    }
+}
+
+/// Whether a rule is stable or in preview, as ruff has them. A rule whose precision on the
+/// ecosystem corpus (`docs/ecosystem.md`) is below 90% is in preview: it never runs unless
+/// preview mode is on (`--preview`, or `preview = true` in the configuration), neither by
+/// default, nor by `all`, nor when named explicitly. In preview mode it behaves as a stable rule.
+/// New rules start in preview; so do new shapes of a stable rule (see [`RuleContext::preview`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuleStatus {
+    /// Precise enough to be on by default.
+    Stable,
+    /// Off unless preview mode is on.
+    Preview,
+}
+
+impl RuleStatus {
+    /// `stable` or `preview`, as `--list-rules` and the rules' documentation word it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuleStatus::Stable => "stable",
+            RuleStatus::Preview => "preview",
+        }
+    }
 }
 
 /// Whether a rule offers fixes.
@@ -67,6 +99,20 @@ pub struct RuleContext<'a> {
 }
 
 impl RuleContext<'_> {
+    /// Whether preview mode is on (`--preview`, or `preview = true` in the configuration). A
+    /// preview rule runs only then, so it need not ask; a stable rule asks before reporting a
+    /// shape that is still in preview (a new shape starts there, as ruff's do), so the shape is
+    /// reported only in preview mode:
+    ///
+    /// ```text
+    /// if shape_is_new && !context.preview() {
+    ///     continue;
+    /// }
+    /// ```
+    pub fn preview(&self) -> bool {
+        self.settings.preview
+    }
+
     /// Whether the unit serves MCP: it depends on an MCP SDK (its manifest, or its code's
     /// paths: `use rmcp::..`), holds a method dispatcher, or builds JSON-RPC messages
     /// (`"jsonrpc"`, `"2.0"`) for MCP methods (`"initialize"`, `"tools/list"`), the signature of
@@ -181,13 +227,26 @@ pub fn follow_up_needles(settings: &Settings, facts: &[&FileFacts]) -> BTreeSet<
         .collect()
 }
 
-/// The rules that can report anything in a run with `settings`: those not allowed everywhere.
-/// The others cost nothing: no hook, no pre-filter words, no check.
+/// The rules that can report anything in a run with `settings`: those whose status lets them run
+/// (see [`runs`]) and that are not allowed everywhere. The others cost nothing: no hook, no
+/// pre-filter words, no check.
 pub fn enabled(settings: &Settings) -> Vec<&'static dyn Rule> {
     registry()
         .into_iter()
-        .filter(|rule| settings.may_report(rule.meta().code))
+        .filter(|rule| runs(rule.meta(), settings) && settings.may_report(rule.meta().code))
         .collect()
+}
+
+/// Whether a rule's status lets it run with `settings`: it is stable, or preview mode is on.
+/// Whatever level a preview rule is given, it reports nothing without preview mode.
+pub fn runs(meta: &RuleMeta, settings: &Settings) -> bool {
+    !meta.is_preview() || settings.preview
+}
+
+/// Whether the rule with this code runs with `settings` (see [`runs`]); a code that names no
+/// rule runs (it is not a preview rule).
+pub fn code_runs(code: &str, settings: &Settings) -> bool {
+    find(code).is_none_or(|rule| runs(rule.meta(), settings))
 }
 
 /// The collectors of the enabled rules.
@@ -226,9 +285,10 @@ pub fn find(code_or_name: &str) -> Option<&'static dyn Rule> {
     })
 }
 
-/// The table `--list-rules` prints.
+/// The table `--list-rules` prints, with a note on preview rules below it when there are any.
 pub fn table() -> String {
-    let mut out = String::from("Code    Name                      Default  Fix        Summary\n");
+    let mut out =
+        String::from("Code    Name                      Default  Fix        Status   Summary\n");
     for rule in registry() {
         let m = rule.meta();
         let fix = match m.fix {
@@ -237,13 +297,20 @@ pub fn table() -> String {
             FixAvailability::Always => "yes",
         };
         out.push_str(&format!(
-            "{:<7} {:<25} {:<8} {:<10} {}\n",
+            "{:<7} {:<25} {:<8} {:<10} {:<8} {}\n",
             m.code,
             m.name,
             m.default_severity.as_str(),
             fix,
+            m.status.as_str(),
             m.summary
         ));
+    }
+    if registry().iter().any(|r| r.meta().is_preview()) {
+        out.push_str(
+            "\nRules in preview run only with `--preview` (or `preview = true` in the \
+             configuration).\n",
+        );
     }
     out
 }
@@ -301,11 +368,101 @@ mod tests {
                 .filter(|c| c.key() == "stdio")
                 .count()
         };
-        let mut settings = Settings::default();
+        // In preview mode, so that MCP007 (in preview) runs.
+        let mut settings = Settings {
+            preview: true,
+            ..Settings::default()
+        };
         assert_eq!(stdio(&settings), 1);
         settings.command_line.insert("MCP002", Level::Allow);
         assert_eq!(stdio(&settings), 1);
         settings.command_line.insert("MCP007", Level::Allow);
         assert_eq!(stdio(&settings), 0);
+        // Without preview mode, MCP007 costs nothing either.
+        settings.command_line.remove("MCP007");
+        settings.preview = false;
+        assert_eq!(stdio(&settings), 0);
+    }
+
+    #[test]
+    fn only_mcp007_is_in_preview() {
+        let preview: Vec<&str> = registry()
+            .iter()
+            .map(|r| r.meta())
+            .filter(|m| m.is_preview())
+            .map(|m| m.code)
+            .collect();
+        assert_eq!(preview, ["MCP007"]);
+        assert_eq!(
+            stdio_embedded_newline::META.status.as_str(),
+            "preview",
+            "the table's word"
+        );
+        assert_eq!(syntax_error::META.status.as_str(), "stable");
+    }
+
+    #[test]
+    fn a_preview_rule_runs_only_in_preview_mode_whatever_its_level() {
+        let is_enabled = |settings: &Settings, code: &str| {
+            enabled(settings).iter().any(|r| r.meta().code == code)
+        };
+        let mut settings = Settings::default();
+        assert!(!is_enabled(&settings, "MCP007"), "not by default");
+        assert!(is_enabled(&settings, "MCP002"), "a stable rule runs");
+        assert!(!code_runs("MCP007", &settings));
+        assert!(code_runs("MCP002", &settings) && code_runs("MCP555", &settings));
+        for level in [Level::Warn, Level::Deny] {
+            settings.command_line.insert("MCP007", level);
+            assert!(
+                !is_enabled(&settings, "MCP007"),
+                "not when named: {level:?}"
+            );
+        }
+        settings.preview = true;
+        assert!(is_enabled(&settings, "MCP007"), "in preview mode");
+        assert!(code_runs("MCP007", &settings));
+        settings.command_line.insert("MCP007", Level::Allow);
+        assert!(!is_enabled(&settings, "MCP007"), "allowed in preview mode");
+    }
+
+    #[test]
+    fn the_context_tells_a_rule_whether_preview_mode_is_on() {
+        let facts = FileFacts::default();
+        let graph = CrateGraph::new(vec![(0, &facts)]);
+        let sources = SourceMap::default();
+        let preview = |on: bool| {
+            let settings = Settings {
+                preview: on,
+                ..Settings::default()
+            };
+            let context = RuleContext {
+                graph: &graph,
+                sources: &sources,
+                settings: &settings,
+                sdk: None,
+                is_target: false,
+                is_test_target: false,
+            };
+            context.preview()
+        };
+        assert!(!preview(false));
+        assert!(preview(true));
+    }
+
+    #[test]
+    fn the_table_shows_each_rules_status() {
+        let table = table();
+        let header = table.lines().next().unwrap_or_default();
+        assert!(header.contains(" Status "), "{header}");
+        let row = |code: &str| {
+            table
+                .lines()
+                .find(|l| l.starts_with(code))
+                .unwrap_or_default()
+                .to_string()
+        };
+        assert!(row("MCP007").contains(" preview "), "{table}");
+        assert!(row("MCP002").contains(" stable "), "{table}");
+        assert!(table.contains("`--preview`"), "{table}");
     }
 }

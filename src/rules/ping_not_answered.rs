@@ -7,7 +7,7 @@ use crate::analysis::facts::FileFacts;
 use crate::analysis::vocabulary::Vocabulary;
 use crate::prefilter;
 
-use super::{FixAvailability, Rule, RuleContext, RuleMeta};
+use super::{FixAvailability, Rule, RuleContext, RuleMeta, RuleStatus};
 use crate::analysis::dispatch::{CatchAllArm, MethodArm, MethodDispatcher, ResultTemplate};
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Label, Severity};
 use crate::protocol::ProtocolVersion;
@@ -20,6 +20,7 @@ pub static META: RuleMeta = RuleMeta {
     summary: "a method dispatcher answers `ping` with method-not-found",
     fix: FixAvailability::Sometimes,
     docs: include_str!("../../rules/MCP004-ping-not-answered.md"),
+    status: RuleStatus::Stable,
 };
 
 const SPEC: &str =

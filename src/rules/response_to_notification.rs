@@ -9,7 +9,7 @@ use crate::analysis::facts::{FileFacts, SinkKind};
 use crate::analysis::vocabulary::Vocabulary;
 use crate::prefilter;
 
-use super::{FixAvailability, Rule, RuleContext, RuleMeta};
+use super::{FixAvailability, Rule, RuleContext, RuleMeta, RuleStatus};
 use crate::analysis::dispatch::{is_notification_method, MethodArm, MethodDispatcher};
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
 use crate::sdk::SdkName;
@@ -22,6 +22,7 @@ pub static META: RuleMeta = RuleMeta {
     summary: "a response or error is sent for a notification (a message without an id)",
     fix: FixAvailability::Sometimes,
     docs: include_str!("../../rules/MCP003-response-to-notification.md"),
+    status: RuleStatus::Stable,
 };
 
 const SPEC: &str = "MCP basic/index (2025-11-25 and 2026-07-28): notifications are one-way messages and the \

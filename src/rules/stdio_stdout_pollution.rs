@@ -7,7 +7,7 @@ use crate::analysis::facts::FileFacts;
 use crate::analysis::vocabulary::Vocabulary;
 use crate::prefilter;
 
-use super::{FixAvailability, Rule, RuleContext, RuleMeta};
+use super::{FixAvailability, Rule, RuleContext, RuleMeta, RuleStatus};
 use crate::analysis::facts::{StdoutKind, StdoutWrite, WriteContent};
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
 use crate::source::ByteSpan;
@@ -19,6 +19,7 @@ pub static META: RuleMeta = RuleMeta {
     summary: "a stdio MCP server writes something other than protocol messages to stdout",
     fix: FixAvailability::Sometimes,
     docs: include_str!("../../rules/MCP002-stdio-stdout-pollution.md"),
+    status: RuleStatus::Stable,
 };
 
 const SPEC: &str = "MCP stdio transport (2025-11-25 basic/transports, 2026-07-28 basic/transports/stdio): \

@@ -1,7 +1,7 @@
 //! MCP000 `syntax-error`: a file that cannot be read or parsed. The engine reports it while
 //! reading files; the rule exists so that the code has a name, documentation and a level.
 
-use super::{FixAvailability, Rule, RuleContext, RuleMeta};
+use super::{FixAvailability, Rule, RuleContext, RuleMeta, RuleStatus};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::source::{ByteSpan, FileId};
 
@@ -12,6 +12,7 @@ pub static META: RuleMeta = RuleMeta {
     summary: "a file could not be read or parsed, so it was not analysed",
     fix: FixAvailability::None,
     docs: include_str!("../../rules/MCP000-syntax-error.md"),
+    status: RuleStatus::Stable,
 };
 
 pub struct SyntaxError;

@@ -1,7 +1,7 @@
 //! MCP900 `unused-suppression`: a suppression comment that suppresses nothing. Reported by the
 //! engine's suppression pass; this file gives the code its name, level and documentation.
 
-use super::{FixAvailability, Rule, RuleContext, RuleMeta};
+use super::{FixAvailability, Rule, RuleContext, RuleMeta, RuleStatus};
 use crate::diagnostic::{Diagnostic, Severity};
 
 pub static META: RuleMeta = RuleMeta {
@@ -11,6 +11,7 @@ pub static META: RuleMeta = RuleMeta {
     summary: "a suppression comment suppresses nothing",
     fix: FixAvailability::Sometimes,
     docs: include_str!("../../rules/MCP900-unused-suppression.md"),
+    status: RuleStatus::Stable,
 };
 
 pub struct UnusedSuppression;

@@ -3,7 +3,7 @@
 
 pub mod facts;
 
-use super::{FixAvailability, Rule, RuleContext, RuleMeta};
+use super::{FixAvailability, Rule, RuleContext, RuleMeta, RuleStatus};
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
 use crate::protocol::ProtocolVersion;
 use crate::source::{ByteSpan, FileId};
@@ -26,6 +26,7 @@ pub static META: RuleMeta = RuleMeta {
     summary: "an error code is 0, or one the JSON-RPC or MCP specification reserves",
     fix: FixAvailability::Sometimes,
     docs: include_str!("../../../rules/MCP006-bad-error-code.md"),
+    status: RuleStatus::Stable,
 };
 
 /// What is wrong with a code, if anything: the message, the severity and the specification's

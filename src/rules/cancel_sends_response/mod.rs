@@ -1,7 +1,7 @@
 //! MCP001 `cancel-sends-response`: a response, error or further message sent for a request after
 //! the client cancelled it, directly or through calls of the same crate.
 
-use super::{FixAvailability, Rule, RuleContext, RuleMeta};
+use super::{FixAvailability, Rule, RuleContext, RuleMeta, RuleStatus};
 use crate::analysis::crate_graph::{CancelSend, Hop, SendHow};
 use crate::analysis::facts::Removal;
 use crate::analysis::facts::{CallSite, SinkKind, SinkSite};
@@ -33,6 +33,7 @@ pub static META: RuleMeta = RuleMeta {
     summary: "a response or further message is sent for a request the client cancelled",
     fix: FixAvailability::Sometimes,
     docs: include_str!("../../../rules/MCP001-cancel-sends-response.md"),
+    status: RuleStatus::Stable,
 };
 
 pub(crate) const SPEC_MUST_NOT: &str =

@@ -2,7 +2,7 @@
 //! (sent from a spawned task that the handler does not wait for), and progress tokens made up
 //! instead of taken from the request.
 
-use super::{FixAvailability, Rule, RuleContext, RuleMeta};
+use super::{FixAvailability, Rule, RuleContext, RuleMeta, RuleStatus};
 pub mod facts;
 
 use crate::diagnostic::{Diagnostic, Label, Severity};
@@ -16,6 +16,7 @@ pub static META: RuleMeta = RuleMeta {
     summary: "progress can be sent after the request completed, or with a made-up token",
     fix: FixAvailability::None,
     docs: include_str!("../../../rules/MCP005-progress-after-completion.md"),
+    status: RuleStatus::Stable,
 };
 
 const AFTER_COMPLETION: &str = "MCP 2025-11-25 basic/utilities/progress and 2026-07-28 basic/patterns/progress: Progress notifications MUST stop after completion";

@@ -30,87 +30,12 @@ impl ServingPath {
     pub fn new(graph: &CrateGraph<'_>) -> Self {
         let files = graph.files();
         let functions: Vec<FunctionRef> = graph.all_functions().collect();
-        let innermost = |file: usize, span: ByteSpan| -> Option<FunctionRef> {
-            functions
-                .iter()
-                .copied()
-                .filter(|f| f.file == file && within(span, graph.function(*f).item_span))
-                .min_by_key(|f| {
-                    let item = graph.function(*f).item_span;
-                    item.end - item.start
-                })
-        };
-        // The functions that start serving.
-        let mut serving: HashSet<FunctionRef> = HashSet::new();
-        for (index, (_, facts)) in files.iter().enumerate() {
-            for site in &facts.serving.serve_sites {
-                if let Some(f) = innermost(index, *site) {
-                    serving.insert(f);
-                }
-            }
-        }
+        let serving = serving_functions(graph, &functions);
         if serving.is_empty() {
             return ServingPath::default();
         }
-        // Calls by the name they call, so that callers are found without resolving every call.
-        let mut by_name: HashMap<&str, Vec<(FunctionRef, usize)>> = HashMap::new();
-        for &f in &functions {
-            for (index, call) in graph.function(f).calls.iter().enumerate() {
-                by_name.entry(call.name()).or_default().push((f, index));
-            }
-        }
-        // On the way to serving: the serving functions and all their callers.
-        let mut toward: HashSet<FunctionRef> = serving.clone();
-        let mut queue: VecDeque<FunctionRef> = serving.iter().copied().collect();
-        while let Some(f) = queue.pop_front() {
-            let name = graph.function(f).name.as_str();
-            for &(caller, index) in by_name.get(name).into_iter().flatten() {
-                if toward.contains(&caller) {
-                    continue;
-                }
-                let call = &graph.function(caller).calls[index];
-                if graph.callees(caller, call).contains(&f) {
-                    toward.insert(caller);
-                    queue.push_back(caller);
-                }
-            }
-        }
-        let calls_of = |f: FunctionRef| {
-            graph
-                .function(f)
-                .calls
-                .iter()
-                .map(move |call| (call.span, graph.callees(f, call)))
-        };
-        // In those, the branches that exclude the one that serves.
-        let mut off: HashMap<FunctionRef, Vec<ByteSpan>> = HashMap::new();
-        for &f in &toward {
-            let item = graph.function(f).item_span;
-            let (_, facts) = &files[f.file];
-            let serves = |arm: ByteSpan| {
-                facts
-                    .serving
-                    .serve_sites
-                    .iter()
-                    .any(|site| within(*site, arm))
-                    || calls_of(f).any(|(span, targets)| {
-                        within(span, arm) && targets.iter().any(|t| toward.contains(t))
-                    })
-            };
-            for arms in &facts.serving.branches {
-                if !arms.iter().all(|arm| within(*arm, item)) {
-                    continue;
-                }
-                let serving_arms: Vec<bool> = arms.iter().map(|arm| serves(*arm)).collect();
-                if serving_arms.iter().any(|s| *s) {
-                    for (arm, serves) in arms.iter().zip(serving_arms) {
-                        if !serves {
-                            off.entry(f).or_default().push(*arm);
-                        }
-                    }
-                }
-            }
-        }
+        let toward = callers_of(graph, &functions, &serving);
+        let off = excluded_branches(graph, &toward);
         // The SDK calls the handlers of the type it serves.
         let handler_types: HashSet<&str> = files
             .iter()
@@ -135,7 +60,7 @@ impl ServingPath {
         }
         while let Some(f) = queue.pop_front() {
             let excluded = on_path.get(&f).cloned().unwrap_or_default();
-            for (span, targets) in calls_of(f) {
+            for (span, targets) in calls_of(graph, f) {
                 if excluded.iter().any(|arm| within(span, *arm)) {
                     continue;
                 }
@@ -166,4 +91,106 @@ impl ServingPath {
             .get(&(file, function_span))
             .is_some_and(|excluded| !excluded.iter().any(|arm| within(span, *arm)))
     }
+}
+
+/// Each call of `f`: its span and the crate functions it may reach.
+fn calls_of<'g>(
+    graph: &'g CrateGraph<'_>,
+    f: FunctionRef,
+) -> impl Iterator<Item = (ByteSpan, Vec<FunctionRef>)> + 'g {
+    graph
+        .function(f)
+        .calls
+        .iter()
+        .map(move |call| (call.span, graph.callees(f, call)))
+}
+
+/// The functions that start serving: the innermost function around each serve site.
+fn serving_functions(graph: &CrateGraph<'_>, functions: &[FunctionRef]) -> HashSet<FunctionRef> {
+    let innermost = |file: usize, span: ByteSpan| -> Option<FunctionRef> {
+        functions
+            .iter()
+            .copied()
+            .filter(|f| f.file == file && within(span, graph.function(*f).item_span))
+            .min_by_key(|f| {
+                let item = graph.function(*f).item_span;
+                item.end - item.start
+            })
+    };
+    let mut serving = HashSet::new();
+    for (index, (_, facts)) in graph.files().iter().enumerate() {
+        for site in &facts.serving.serve_sites {
+            serving.extend(innermost(index, *site));
+        }
+    }
+    serving
+}
+
+/// On the way to serving: the serving functions and all their callers.
+fn callers_of(
+    graph: &CrateGraph<'_>,
+    functions: &[FunctionRef],
+    serving: &HashSet<FunctionRef>,
+) -> HashSet<FunctionRef> {
+    // Calls by the name they call, so that callers are found without resolving every call.
+    let mut by_name: HashMap<&str, Vec<(FunctionRef, usize)>> = HashMap::new();
+    for &f in functions {
+        for (index, call) in graph.function(f).calls.iter().enumerate() {
+            by_name.entry(call.name()).or_default().push((f, index));
+        }
+    }
+    let mut toward: HashSet<FunctionRef> = serving.clone();
+    let mut queue: VecDeque<FunctionRef> = serving.iter().copied().collect();
+    while let Some(f) = queue.pop_front() {
+        let name = graph.function(f).name.as_str();
+        for &(caller, index) in by_name.get(name).into_iter().flatten() {
+            if toward.contains(&caller) {
+                continue;
+            }
+            let call = &graph.function(caller).calls[index];
+            if graph.callees(caller, call).contains(&f) {
+                toward.insert(caller);
+                queue.push_back(caller);
+            }
+        }
+    }
+    toward
+}
+
+/// In the functions on the way to serving, the branches that exclude the one that serves: of
+/// a set of branches where one holds a serve site or a call on the way, the others.
+fn excluded_branches(
+    graph: &CrateGraph<'_>,
+    toward: &HashSet<FunctionRef>,
+) -> HashMap<FunctionRef, Vec<ByteSpan>> {
+    let mut off: HashMap<FunctionRef, Vec<ByteSpan>> = HashMap::new();
+    for &f in toward {
+        let item = graph.function(f).item_span;
+        let (_, facts) = &graph.files()[f.file];
+        let calls: Vec<(ByteSpan, Vec<FunctionRef>)> = calls_of(graph, f).collect();
+        let serves = |arm: ByteSpan| {
+            facts
+                .serving
+                .serve_sites
+                .iter()
+                .any(|site| within(*site, arm))
+                || calls.iter().any(|(span, targets)| {
+                    within(*span, arm) && targets.iter().any(|t| toward.contains(t))
+                })
+        };
+        for arms in &facts.serving.branches {
+            if !arms.iter().all(|arm| within(*arm, item)) {
+                continue;
+            }
+            let serving_arms: Vec<bool> = arms.iter().map(|arm| serves(*arm)).collect();
+            if serving_arms.iter().any(|s| *s) {
+                for (arm, serves) in arms.iter().zip(serving_arms) {
+                    if !serves {
+                        off.entry(f).or_default().push(*arm);
+                    }
+                }
+            }
+        }
+    }
+    off
 }

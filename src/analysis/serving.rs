@@ -201,6 +201,14 @@ fn diverges_expr(expr: &Expr) -> bool {
     match expr {
         Expr::Return(_) | Expr::Continue(_) | Expr::Break(_) => true,
         Expr::Block(b) => diverges(&b.block),
+        // `match run() { Ok(()) => return .., Err(e) => { ..; return .. } }`
+        Expr::Match(m) => !m.arms.is_empty() && m.arms.iter().all(|arm| diverges_expr(&arm.body)),
+        Expr::If(i) => {
+            diverges(&i.then_branch)
+                && i.else_branch
+                    .as_ref()
+                    .is_some_and(|(_, other)| diverges_expr(other))
+        }
         Expr::Call(call) => matches!(&*call.func, Expr::Path(p)
             if p.path.segments.last().is_some_and(|s| s.ident == "exit")),
         Expr::Macro(mac) => diverging_macro(&mac.mac),

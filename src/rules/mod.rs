@@ -442,6 +442,7 @@ mod tests {
                 sdk: None,
                 is_target: false,
                 is_test_target: false,
+                serving: std::cell::OnceCell::new(),
             };
             context.preview()
         };

@@ -2,8 +2,9 @@
 //! parsed. Each enabled rule names its words (`Rule::words`, `Rule::mcp_words`): a file is
 //! parsed when it holds one of the first kind (a word of a cancel path, a stdio transport, a
 //! suppression comment), one of the second kind and a word of code that speaks MCP (error codes,
-//! method dispatch, progress), or, in cargo mode, a `mod x;` declaration (to follow the module
-//! tree). Later waves parse the skipped files that what was parsed points at (`Rule::follow_up`:
+//! method dispatch, progress; the MCP word in code or a string literal, not only in a comment:
+//! see [`crate::analysis::text::speaks_mcp`]), or, in cargo mode, a `mod x;` declaration (to
+//! follow the module tree). Later waves parse the skipped files that what was parsed points at (`Rule::follow_up`:
 //! the functions a cancel path calls, the callers of a dispatcher, stdout writers in a stdio
 //! server); this module holds the machinery and the words several rules share.
 
@@ -107,6 +108,7 @@ impl Prefilter {
         needles.extend(
             crate::analysis::text::MCP_WORDS
                 .iter()
+                .chain(&["tools/"])
                 .map(|s| s.to_string()),
         );
         Prefilter {
@@ -140,7 +142,11 @@ impl Prefilter {
                 speaks_mcp = true;
             }
         }
-        (follows_modules && declares_modules(text)) || (gated && speaks_mcp)
+        // The words of MCP count in code and literals, not in comments (a comment that names
+        // MCP, or a fixture's `//~ MCP004` marker, decides nothing): checked last, and only here,
+        // since it copies the text without its comments.
+        (follows_modules && declares_modules(text))
+            || (gated && speaks_mcp && crate::analysis::text::speaks_mcp(text))
     }
 }
 

@@ -51,13 +51,15 @@ fn is_mcp_method(name: &str) -> bool {
 }
 
 /// Whether a file's text may hold a dispatcher or a null-`id` answer: it speaks MCP
-/// (`mentions_mcp`, as [`super::text::mentions_mcp`] found) or names a `tools/` method.
+/// (`mentions_mcp`, as [`super::text::mentions_mcp`] found) or names a `tools/` method, in its
+/// code or string literals (see [`super::text::speaks_mcp`]).
 pub fn might_apply(mentions_mcp: bool, text: &str) -> bool {
-    mentions_mcp || text.contains("tools/")
+    mentions_mcp || super::text::names_tools_method(text)
 }
 
-/// The hook that builds a file's dispatch facts; `base` is added to every byte offset.
-pub fn hook(base: usize) -> Box<dyn Hook> {
+/// The hook that builds a file's dispatch facts; `base` is added to every byte offset. The
+/// string literals of `unread` constants (see [`super::items::unread_constants`]) are not noted.
+pub fn hook(base: usize, unread: Vec<super::items::UnreadConst>) -> Box<dyn Hook> {
     Box::new(Collector {
         base,
         facts: DispatchFacts::default(),
@@ -66,7 +68,19 @@ pub fn hook(base: usize) -> Box<dyn Hook> {
         seen_jsonrpc: false,
         seen_two: false,
         chain_links: std::collections::HashSet::new(),
+        unread,
+        in_unread: 0,
     })
+}
+
+/// The name of the constant or static `node` is, if it is one.
+fn constant_name(node: Node<'_>) -> Option<&syn::Ident> {
+    match node {
+        Node::Item(syn::Item::Const(c)) => Some(&c.ident),
+        Node::Item(syn::Item::Static(s)) => Some(&s.ident),
+        Node::ImplItem(syn::ImplItem::Const(c)) => Some(&c.ident),
+        _ => None,
+    }
 }
 
 struct FunctionScope {
@@ -87,6 +101,10 @@ struct Collector {
     seen_two: bool,
     /// The inner `if`s of the `if`/`else if` dispatchers found, by start.
     chain_links: std::collections::HashSet<usize>,
+    /// The private constants no code of the file reads.
+    unread: Vec<super::items::UnreadConst>,
+    /// How many of them enclose the current node.
+    in_unread: usize,
 }
 
 impl Collector {
@@ -358,7 +376,11 @@ impl Collector {
         })
     }
 
+    /// A string literal of code (not of an unread constant, which is words, not behaviour).
     fn note_literal(&mut self, value: &str) {
+        if self.in_unread > 0 {
+            return;
+        }
         match value {
             "ping" => self.facts.mentions_ping = true,
             "jsonrpc" => self.seen_jsonrpc = true,
@@ -451,6 +473,9 @@ impl Hook for Collector {
                 self.enter_function(function.name(), function.span, function.sig);
             }
         }
+        if self.is_unread(node) {
+            self.in_unread += 1;
+        }
         match node {
             Node::Path(path) => {
                 // A macro's own path is not read (`rmcp::tool!` names the SDK through its
@@ -490,6 +515,9 @@ impl Hook for Collector {
         if is_function(node) {
             self.leave_function();
         }
+        if self.is_unread(node) {
+            self.in_unread = self.in_unread.saturating_sub(1);
+        }
     }
 
     fn finish(self: Box<Self>, facts: &mut super::facts::FileFacts) {
@@ -498,6 +526,14 @@ impl Hook for Collector {
 }
 
 impl Collector {
+    /// Whether `node` is one of the unread constants.
+    fn is_unread(&self, node: Node<'_>) -> bool {
+        let Some(name) = constant_name(node) else {
+            return false;
+        };
+        self.unread.iter().any(|c| *name == c.name)
+    }
+
     fn push_id_check(&mut self, span: ByteSpan) {
         let function = self.function_span();
         self.facts.id_checks.push((span, function));
@@ -1101,14 +1137,23 @@ mod tests {
 
     /// The dispatch facts of a parsed file, through the shared walk.
     fn collect(file: &syn::File, base: usize) -> DispatchFacts {
+        collect_with(file, base, Vec::new())
+    }
+
+    fn collect_with(
+        file: &syn::File,
+        base: usize,
+        unread: Vec<crate::analysis::items::UnreadConst>,
+    ) -> DispatchFacts {
         let mut facts = crate::analysis::facts::FileFacts::default();
-        crate::analysis::walk::walk(file, base, vec![hook(base)], &mut facts);
+        crate::analysis::walk::walk(file, base, vec![hook(base, unread)], &mut facts);
         facts.dispatch
     }
 
     fn facts(code: &str) -> DispatchFacts {
         let file = syn::parse_file(code).expect("test code parses");
-        collect(&file, 0)
+        let unread = crate::analysis::items::unread_constants(&file, code, 0);
+        collect_with(&file, 0, unread)
     }
 
     #[test]
@@ -1156,6 +1201,31 @@ mod tests {
             .catch_all
             .as_ref()
             .is_some_and(|c| c.method_not_found));
+    }
+
+    #[test]
+    fn literals_count_in_code_not_in_doc_comments_or_unread_private_constants() {
+        let unread = facts(
+            r#"/// "jsonrpc": "2.0", ping
+            #[doc = "initialize"]
+            const WORDS: &[&str] = &["jsonrpc", "2.0", "ping", "initialize"];
+            static METHOD: &str = "tools/list";
+            impl S { const PING: &str = "ping"; }
+            fn f() { let _ = WORDS2; }"#,
+        );
+        assert!(!unread.jsonrpc_literals && !unread.mcp_method_literals && !unread.mentions_ping);
+        // Read by code (a path, a macro's tokens), or public (read where the analysis may not
+        // see it): as if written where they are read.
+        let read = facts(
+            r#"const VERSION: &str = "2.0";
+            const PING: &str = "ping";
+            pub const METHODS: &[&str] = &["initialize"];
+            fn f(m: &str) -> Value {
+                if m == PING { return json!({}); }
+                json!({"jsonrpc": VERSION})
+            }"#,
+        );
+        assert!(read.jsonrpc_literals && read.mcp_method_literals && read.mentions_ping);
     }
 
     #[test]

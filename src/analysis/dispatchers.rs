@@ -93,11 +93,13 @@ pub struct DispatchFacts {
     /// `method.starts_with("notifications/")` tests, with the enclosing function's span.
     pub prefix_checks: Vec<(ByteSpan, Option<ByteSpan>)>,
     pub null_id_responses: Vec<NullIdResponse>,
-    /// The file holds the string literal `"ping"`.
+    /// The file's code holds the string literal `"ping"`. Here and below, a literal of code:
+    /// not in test code, nor in a doc comment, nor in the value of a private constant or static
+    /// that no code of the file reads (an unused `const` is words, not behaviour).
     pub mentions_ping: bool,
-    /// The file holds the string literals `"jsonrpc"` and `"2.0"`.
+    /// The file's code holds the string literals `"jsonrpc"` and `"2.0"`.
     pub jsonrpc_literals: bool,
-    /// The file holds the string literal `"initialize"`, `"tools/list"` or `"tools/call"`.
+    /// The file's code holds the string literal `"initialize"`, `"tools/list"` or `"tools/call"`.
     pub mcp_method_literals: bool,
     /// The file's code names an MCP SDK crate (`use rmcp::..`, `pmcp::Server`).
     pub names_sdk: bool,

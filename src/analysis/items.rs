@@ -70,3 +70,159 @@ impl Hook for Items {
         facts.mod_decls = self.mod_decls;
     }
 }
+
+/// A private constant or static (`const X: &str = "ping";` without `pub`) whose name appears
+/// nowhere else in the file's code: nothing reads its value, which is words, not behaviour. A
+/// `pub` one, or a trait's, may be read where the analysis does not look, and counts as read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnreadConst {
+    pub name: String,
+    /// From `const` (or `static`) to the `;`.
+    pub span: ByteSpan,
+}
+
+/// The file's unread private constants and statics (see [`UnreadConst`]), in free, inline
+/// module, function and `impl` scope. `text` is the whole file and `base` where the parsed code
+/// starts in it. A name is read when it appears (as a whole identifier, outside comments) more
+/// than once: at its definition and somewhere else.
+pub fn unread_constants(file: &syn::File, text: &str, base: usize) -> Vec<UnreadConst> {
+    use proc_macro2::Span;
+    use syn::visit::Visit;
+
+    #[derive(Default)]
+    struct Private {
+        found: Vec<UnreadConst>,
+        /// In a trait's `impl`, whose constants code reads through the trait (maybe in another
+        /// file): they count as read.
+        in_trait_impl: bool,
+    }
+
+    impl Private {
+        fn add(&mut self, vis: &syn::Visibility, ident: &syn::Ident, first: Span, last: Span) {
+            if matches!(vis, syn::Visibility::Inherited) {
+                self.found.push(UnreadConst {
+                    name: ident.to_string(),
+                    span: super::spans::byte_span(first, last, 0),
+                });
+            }
+        }
+    }
+
+    impl<'ast> Visit<'ast> for Private {
+        fn visit_item_const(&mut self, c: &'ast syn::ItemConst) {
+            self.add(&c.vis, &c.ident, c.const_token.span, c.semi_token.span);
+            syn::visit::visit_item_const(self, c);
+        }
+        fn visit_item_static(&mut self, s: &'ast syn::ItemStatic) {
+            self.add(&s.vis, &s.ident, s.static_token.span, s.semi_token.span);
+            syn::visit::visit_item_static(self, s);
+        }
+        fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
+            let outer = std::mem::replace(&mut self.in_trait_impl, i.trait_.is_some());
+            syn::visit::visit_item_impl(self, i);
+            self.in_trait_impl = outer;
+        }
+        fn visit_impl_item_const(&mut self, c: &'ast syn::ImplItemConst) {
+            if !self.in_trait_impl {
+                self.add(&c.vis, &c.ident, c.const_token.span, c.semi_token.span);
+            }
+            syn::visit::visit_impl_item_const(self, c);
+        }
+    }
+
+    let mut private = Private::default();
+    private.visit_file(file);
+    if private.found.is_empty() {
+        return Vec::new();
+    }
+    let mut seen: std::collections::HashMap<&str, usize> =
+        private.found.iter().map(|c| (c.name.as_str(), 0)).collect();
+    let code = super::text::strip_comments(text);
+    for word in code.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+        if let Some(count) = seen.get_mut(word) {
+            *count += 1;
+        }
+    }
+    let unread: Vec<String> = seen
+        .into_iter()
+        .filter(|(_, count)| *count <= 1)
+        .map(|(name, _)| name.to_string())
+        .collect();
+    private
+        .found
+        .into_iter()
+        .filter(|c| unread.contains(&c.name))
+        .map(|c| UnreadConst {
+            span: ByteSpan::new(c.span.start + base, c.span.end + base),
+            ..c
+        })
+        .collect()
+}
+
+/// The text with the unread constants blanked (each byte of them a space, so every offset
+/// stays): what the file says in code that runs or is read.
+pub fn without_unread<'a>(text: &'a str, unread: &[UnreadConst]) -> std::borrow::Cow<'a, str> {
+    if unread.is_empty() {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut bytes = text.as_bytes().to_vec();
+    for constant in unread {
+        let end = constant.span.end.min(bytes.len());
+        let start = constant.span.start.min(end);
+        bytes[start..end].fill(b' ');
+    }
+    // Blanking whole tokens keeps the text UTF-8; should a span ever cut a character, the text
+    // is left whole (its words then count, as they did before).
+    match String::from_utf8(bytes) {
+        Ok(blanked) => std::borrow::Cow::Owned(blanked),
+        Err(_) => std::borrow::Cow::Borrowed(text),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unread(code: &str) -> Vec<String> {
+        let file = syn::parse_file(code).expect("test code parses");
+        let _locating = super::super::spans::Locating::new(code);
+        let found = unread_constants(&file, code, 0);
+        for constant in &found {
+            let text = &code[constant.span.start..constant.span.end];
+            assert!(
+                text.starts_with("const") || text.starts_with("static"),
+                "{text}"
+            );
+            assert!(text.ends_with(';'), "{text}");
+        }
+        found.into_iter().map(|c| c.name).collect()
+    }
+
+    #[test]
+    fn private_constants_no_code_reads() {
+        let code = "const A: &str = \"jsonrpc\";\n\
+                    pub const B: &str = \"2.0\";\n\
+                    static C: &str = \"ping\"; // read as C only in this comment\n\
+                    const D: &str = \"initialize\";\n\
+                    const E: &str = \"tools/list\";\n\
+                    struct S;\n\
+                    impl S { const F: &str = \"ping\"; fn f(&self) -> &str { Self::F } }\n\
+                    impl Named for S { const H: &str = \"ping\"; }\n\
+                    mod m { const G: u8 = 1; }\n\
+                    fn main() { let _ = json!({\"method\": D}); println!(\"{}\", E); }";
+        let mut found = unread(code);
+        found.sort();
+        assert_eq!(found, ["A", "C", "G"]);
+    }
+
+    #[test]
+    fn blanking_keeps_every_offset() {
+        let code = "const A: &str = \"é\";\nfn f() {}\n";
+        let file = syn::parse_file(code).expect("parses");
+        let _locating = super::super::spans::Locating::new(code);
+        let found = unread_constants(&file, code, 0);
+        let blanked = without_unread(code, &found);
+        assert_eq!(blanked.len(), code.len());
+        assert!(blanked.trim_start().starts_with("fn f() {}"), "{blanked:?}");
+    }
+}

@@ -58,8 +58,15 @@ pub fn analyse_text(
         }
     });
     let result = parsed.map(|file| {
+        // What the file says in code: not in comments, nor in private constants nothing reads.
+        let unread = if text::may_speak_mcp(text) {
+            items::unread_constants(&file, text, start)
+        } else {
+            Vec::new()
+        };
+        let said = items::without_unread(text, &unread);
         let mut facts = facts::FileFacts {
-            mentions_mcp: mentions_mcp(text),
+            mentions_mcp: mentions_mcp(&said),
             serves_stdio: serves_stdio(text),
             ..facts::FileFacts::default()
         };
@@ -67,8 +74,8 @@ pub fn analyse_text(
             Box::new(items::Items::default()),
             Box::new(sends::Sends::new(vocabulary, start, module)),
         ];
-        if dispatch::might_apply(facts.mentions_mcp, text) {
-            hooks.push(dispatch::hook(start));
+        if dispatch::might_apply(facts.mentions_mcp, &said) {
+            hooks.push(dispatch::hook(start, unread));
         }
         hooks.extend(
             collectors
@@ -86,6 +93,29 @@ pub fn analyse_text(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn words_in_comments_and_unread_constants_do_not_speak_mcp() {
+        let vocabulary = vocabulary::Vocabulary::default();
+        let analyse =
+            |text: &str| analyse_text(text, Vec::new(), &vocabulary, &[]).expect("parses");
+        let arms =
+            "fn f(m: &str) -> i64 { match m { \"initialize\" => 1, \"ping\" => 2, _ => -32601 } }";
+        for words in [
+            "// an MCP server's tools/list\n",
+            "/// rmcp::ServerHandler\n#[allow(dead_code)]\nconst SAMPLE: &str = r#\"{\"jsonrpc\":\"2.0\"}\"#;\n",
+        ] {
+            let facts = analyse(&format!("{words}{arms}"));
+            assert!(!facts.mentions_mcp, "{words}");
+            assert!(facts.dispatch.dispatchers.is_empty(), "{words}");
+        }
+        // Read, the constant speaks.
+        let facts = analyse(&format!(
+            "const V: &str = \"jsonrpc\";\nfn g() -> &'static str {{ V }}\n{arms}"
+        ));
+        assert!(facts.mentions_mcp);
+        assert_eq!(facts.dispatch.dispatchers.len(), 1);
+    }
 
     #[test]
     fn a_lexing_error_is_reported_inside_the_text_on_character_boundaries() {

@@ -42,6 +42,12 @@ pub(crate) const MCP_WORDS: &[&str] = &[
     "ErrorData",
 ];
 
+/// Whether a text may speak MCP: it holds one of [`MCP_WORDS`] or a `tools/` method anywhere,
+/// comments included (the quick test before [`speaks_mcp`]).
+pub fn may_speak_mcp(text: &str) -> bool {
+    text.contains("tools/") || MCP_WORDS.iter().any(|w| text.contains(w))
+}
+
 /// Whether a text speaks MCP or JSON-RPC: its code or its string literals (a `"jsonrpc"` key)
 /// hold one of [`MCP_WORDS`]; its comments do not count.
 pub fn mentions_mcp(text: &str) -> bool {
@@ -50,6 +56,20 @@ pub fn mentions_mcp(text: &str) -> bool {
     }
     let code = strip_comments(text);
     MCP_WORDS.iter().any(|w| code.contains(w))
+}
+
+/// Whether a text names a `tools/` method (`"tools/list"`) in its code or string literals (its
+/// comments do not count): a hand-written dispatcher may speak MCP with no other word of it.
+pub fn names_tools_method(text: &str) -> bool {
+    text.contains("tools/") && strip_comments(text).contains("tools/")
+}
+
+/// Whether a text speaks MCP in its code or string literals, never only in its comments: it holds
+/// one of [`MCP_WORDS`] ([`mentions_mcp`]) or names a `tools/` method ([`names_tools_method`]).
+/// What makes a file worth a look for the rules that read code that speaks MCP (see
+/// [`crate::prefilter`]) and for the dispatch facts.
+pub fn speaks_mcp(text: &str) -> bool {
+    mentions_mcp(text) || names_tools_method(text)
 }
 
 /// Whether a text serves MCP over stdio: it reads `stdin()`, calls a `stdio()` transport, or names
@@ -184,6 +204,18 @@ mod tests {
             "// an MCP server would answer here\nfn f() {}"
         ));
         assert!(!mentions_mcp("/// Speaks JSON-RPC.\nfn f() {}"));
+    }
+
+    #[test]
+    fn a_tools_method_speaks_mcp_in_code_and_literals_not_comments() {
+        use super::speaks_mcp;
+        assert!(speaks_mcp(
+            "match m { \"tools/list\" => list(), _ => nf() }"
+        ));
+        assert!(!speaks_mcp(
+            "// MCP's tools/list\nmatch m { \"a\" => a(), _ => nf() }"
+        ));
+        assert!(!speaks_mcp("/* tools/call */ fn f() {}"));
     }
 
     #[test]

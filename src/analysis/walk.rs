@@ -553,6 +553,14 @@ impl<'ast> Visit<'ast> for Walker<'ast, '_> {
         });
     }
 
+    /// A doc comment (`///`, `//!`, `/** */`, which `syn` reads as `#[doc = ".."]`) is a
+    /// comment: no hook is shown its text, whatever words it holds.
+    fn visit_attribute(&mut self, attr: &'ast syn::Attribute) {
+        if !attr.path().is_ident("doc") {
+            visit::visit_attribute(self, attr);
+        }
+    }
+
     fn visit_lit_str(&mut self, lit: &'ast syn::LitStr) {
         self.around(Node::LitStr(lit), Entered::default(), |_| {});
     }
@@ -615,6 +623,19 @@ mod tests {
             facts.string_consts[0].1,
             "call in a test=false; str in a test=false; call in b test=true; macro in c test=false; str in c test=false"
         );
+    }
+
+    #[test]
+    fn doc_comments_are_not_shown() {
+        let file: syn::File = syn::parse_str(
+            "//! ping\n/// initialize\n#[doc = \"jsonrpc\"]\n/** 2.0 */\n#[path = \"x.rs\"]\nfn a() {\n    /// tools/list\n    let _ = 1;\n}",
+        )
+        .expect("parses");
+        let mut facts = FileFacts::default();
+        let hooks: Vec<Box<dyn Hook>> = vec![Box::new(Recorder { seen: Vec::new() })];
+        walk(&file, 0, hooks, &mut facts);
+        // Only the `#[path]` attribute's string.
+        assert_eq!(facts.string_consts[0].1, "str in a test=false");
     }
 
     #[test]

@@ -116,8 +116,10 @@ impl RuleContext<'_> {
     /// Whether the unit serves MCP: it depends on an MCP SDK (its manifest, or its code's
     /// paths: `use rmcp::..`), holds a method dispatcher, or builds JSON-RPC messages
     /// (`"jsonrpc"`, `"2.0"`) for MCP methods (`"initialize"`, `"tools/list"`), the signature of
-    /// a hand-written server. The protocol rules other than MCP001 run only on such units, so
-    /// ordinary crates of a workspace never get them.
+    /// a hand-written server: literals of code, not of a doc comment nor of a private constant
+    /// nothing reads (see [`crate::analysis::dispatchers::DispatchFacts`]). The protocol rules
+    /// other than MCP001 run only on such units, so ordinary crates of a workspace never get
+    /// them.
     pub fn serves_mcp(&self) -> bool {
         let files = self.graph.files();
         self.sdk.is_some()
@@ -336,6 +338,11 @@ mod tests {
         ));
         assert!(filter.wants(r#"json!({"method": "notifications/progress"})"#, false));
         assert!(!filter.wants("fn f() { bar.notify_progress(50); }", false));
+        // The word of MCP counts in code and literals, not in a comment; a `tools/` method is one.
+        let arms = "match m { \"ping\" => a(), \"initialize\" => b(), _ => c() }";
+        assert!(!filter.wants(&format!("// an MCP server\nfn f() {{ {arms} }}"), false));
+        assert!(filter.wants(&format!("fn f() {{ let _ = \"mcp\"; {arms} }}"), false));
+        assert!(filter.wants("match m { \"tools/list\" => a(), \"ping\" => b() }", false));
         let everything = Settings {
             analyse_every_file: true,
             ..Settings::default()

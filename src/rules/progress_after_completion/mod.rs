@@ -59,7 +59,10 @@ impl Rule for ProgressAfterCompletion {
             .protocol_versions
             .contains(&ProtocolVersion::V2025_11_25);
         for (file, facts) in files {
-            if context.is_test_file(*file) {
+            // Progress is the protocol's only in a file whose code speaks MCP (its SDK, its
+            // types, its methods): decided from the code, not from which files the pre-filter
+            // happened to parse (its words may lie in comments or in strings nothing reads).
+            if context.is_test_file(*file) || !facts.mentions_mcp {
                 continue;
             }
             for finding in self::facts::findings(facts).iter().filter(|f| !f.in_test) {

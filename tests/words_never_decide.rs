@@ -276,6 +276,7 @@ fn findings(fixture: &Fixture, change: Option<fn(&str) -> String>) -> (BTreeSet<
             })
             .collect(),
         follow_modules: false,
+        rooted: false,
         manifest: None,
         test_target: false,
     };

@@ -20,6 +20,10 @@ pub struct ServingPath {
     /// do not (branches that exclude the one that serves).
     /// By file and the function's whole item.
     on_path: HashMap<(FileId, ByteSpan), Vec<ByteSpan>>,
+    /// Of those, the functions that run only while serving: none of their callers runs
+    /// otherwise, and they do not themselves branch between serving and not.
+    /// With, for a function that branches between serving and not, its serving branches.
+    only_serving: HashMap<(FileId, ByteSpan), Option<Vec<ByteSpan>>>,
 }
 
 fn within(inner: ByteSpan, outer: ByteSpan) -> bool {
@@ -35,7 +39,7 @@ impl ServingPath {
             return ServingPath::default();
         }
         let toward = callers_of(graph, &functions, &serving);
-        let off = excluded_branches(graph, &toward);
+        let (off, serving_arms) = excluded_branches(graph, &toward);
         // The SDK calls the handlers of the type it serves.
         let handler_types: HashSet<&str> = files
             .iter()
@@ -72,11 +76,44 @@ impl ServingPath {
                 }
             }
         }
-        let on_path = on_path
-            .into_iter()
-            .map(|(f, excluded)| ((files[f.file].0, graph.function(f).item_span), excluded))
+        let shared = shared_functions(graph, &functions, &on_path, &serving_arms);
+        let key = |f: &FunctionRef| (files[f.file].0, graph.function(*f).item_span);
+        let only_serving = on_path
+            .keys()
+            .filter(|f| !shared.contains(f))
+            .map(|f| {
+                let arms = match on_path.get(f) {
+                    Some(excluded) if !excluded.is_empty() => {
+                        Some(serving_arms.get(f).cloned().unwrap_or_default())
+                    }
+                    _ => None,
+                };
+                (key(f), arms)
+            })
             .collect();
-        ServingPath { on_path }
+        let on_path = on_path
+            .iter()
+            .map(|(f, excluded)| (key(f), excluded.clone()))
+            .collect();
+        ServingPath {
+            on_path,
+            only_serving,
+        }
+    }
+
+    /// Whether code at `span` of `file`, inside the function whose whole item is
+    /// `function_span`, runs while the unit serves stdio (or on the way to serving).
+    pub fn runs_only_while_serving(
+        &self,
+        file: FileId,
+        function_span: ByteSpan,
+        span: ByteSpan,
+    ) -> bool {
+        match self.only_serving.get(&(file, function_span)) {
+            Some(None) => true,
+            Some(Some(arms)) => arms.iter().any(|arm| within(span, *arm)),
+            None => false,
+        }
     }
 
     /// Whether code at `span` of `file`, inside the function whose whole item is
@@ -132,13 +169,7 @@ fn callers_of(
     functions: &[FunctionRef],
     serving: &HashSet<FunctionRef>,
 ) -> HashSet<FunctionRef> {
-    // Calls by the name they call, so that callers are found without resolving every call.
-    let mut by_name: HashMap<&str, Vec<(FunctionRef, usize)>> = HashMap::new();
-    for &f in functions {
-        for (index, call) in graph.function(f).calls.iter().enumerate() {
-            by_name.entry(call.name()).or_default().push((f, index));
-        }
-    }
+    let by_name = calls_by_name(graph, functions);
     let mut toward: HashSet<FunctionRef> = serving.clone();
     let mut queue: VecDeque<FunctionRef> = serving.iter().copied().collect();
     while let Some(f) = queue.pop_front() {
@@ -159,11 +190,9 @@ fn callers_of(
 
 /// In the functions on the way to serving, the branches that exclude the one that serves: of
 /// a set of branches where one holds a serve site or a call on the way, the others.
-fn excluded_branches(
-    graph: &CrateGraph<'_>,
-    toward: &HashSet<FunctionRef>,
-) -> HashMap<FunctionRef, Vec<ByteSpan>> {
-    let mut off: HashMap<FunctionRef, Vec<ByteSpan>> = HashMap::new();
+fn excluded_branches(graph: &CrateGraph<'_>, toward: &HashSet<FunctionRef>) -> (Arms, Arms) {
+    let mut off: Arms = HashMap::new();
+    let mut serving: Arms = HashMap::new();
     for &f in toward {
         let item = graph.function(f).item_span;
         let (_, facts) = &graph.files()[f.file];
@@ -185,12 +214,82 @@ fn excluded_branches(
             let serving_arms: Vec<bool> = arms.iter().map(|arm| serves(*arm)).collect();
             if serving_arms.iter().any(|s| *s) {
                 for (arm, serves) in arms.iter().zip(serving_arms) {
-                    if !serves {
-                        off.entry(f).or_default().push(*arm);
-                    }
+                    let side = if serves { &mut serving } else { &mut off };
+                    side.entry(f).or_default().push(*arm);
                 }
             }
         }
     }
-    off
+    (off, serving)
+}
+
+/// Per function, spans of branches.
+type Arms = HashMap<FunctionRef, Vec<ByteSpan>>;
+
+/// Calls by the name they call, so that callers are found without resolving every call.
+fn calls_by_name<'g>(
+    graph: &'g CrateGraph<'_>,
+    functions: &[FunctionRef],
+) -> HashMap<&'g str, Vec<(FunctionRef, usize)>> {
+    let mut by_name: HashMap<&str, Vec<(FunctionRef, usize)>> = HashMap::new();
+    for &f in functions {
+        for (index, call) in graph.function(f).calls.iter().enumerate() {
+            by_name.entry(call.name()).or_default().push((f, index));
+        }
+    }
+    by_name
+}
+
+/// Whether code at `span` of `f` runs only while serving, given the functions known to run
+/// otherwise too (`shared`): `f` is on the path and not shared, the code is outside its excluded
+/// branches, and where `f` branches between serving and not, the code lies in a serving branch.
+fn certain_at(
+    f: FunctionRef,
+    span: ByteSpan,
+    on_path: &HashMap<FunctionRef, Vec<ByteSpan>>,
+    serving_arms: &Arms,
+    shared: &HashSet<FunctionRef>,
+) -> bool {
+    let Some(excluded) = on_path.get(&f) else {
+        return false;
+    };
+    let inside = |arms: &[ByteSpan]| arms.iter().any(|arm| within(span, *arm));
+    !shared.contains(&f)
+        && !inside(excluded)
+        && (excluded.is_empty() || serving_arms.get(&f).is_some_and(|arms| inside(arms)))
+}
+
+/// The functions on the serving path that may also run when the program does not serve: a
+/// call to them runs otherwise (from off the path, from an excluded branch, from `main` before
+/// its sub-commands, from a function itself shared), to a fixed point.
+fn shared_functions(
+    graph: &CrateGraph<'_>,
+    functions: &[FunctionRef],
+    on_path: &HashMap<FunctionRef, Vec<ByteSpan>>,
+    serving_arms: &Arms,
+) -> HashSet<FunctionRef> {
+    let by_name = calls_by_name(graph, functions);
+    // Per function on the path, the call sites that reach it.
+    let mut sites: Vec<(FunctionRef, FunctionRef, ByteSpan)> = Vec::new();
+    for &f in on_path.keys() {
+        let name = graph.function(f).name.as_str();
+        for &(caller, index) in by_name.get(name).into_iter().flatten() {
+            let call = &graph.function(caller).calls[index];
+            if graph.callees(caller, call).contains(&f) {
+                sites.push((f, caller, call.span));
+            }
+        }
+    }
+    let mut shared: HashSet<FunctionRef> = HashSet::new();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &(f, caller, span) in &sites {
+            if !shared.contains(&f) && !certain_at(caller, span, on_path, serving_arms, &shared) {
+                shared.insert(f);
+                changed = true;
+            }
+        }
+    }
+    shared
 }

@@ -166,6 +166,19 @@ impl RuleContext<'_> {
             && self.serving_path().runs_while_serving(file, function, span)
     }
 
+    /// Whether code at `span`, in the function whose whole item is `function`, runs only while
+    /// the unit serves stdio: a fix that changes its stdout writes changes nothing else the
+    /// program does.
+    pub fn runs_only_while_serving(
+        &self,
+        file: FileId,
+        function: ByteSpan,
+        span: ByteSpan,
+    ) -> bool {
+        self.serving_path()
+            .runs_only_while_serving(file, function, span)
+    }
+
     /// The value of a string constant of the unit, by name.
     pub fn string_const(&self, name: &str) -> Option<&str> {
         self.graph.files().iter().find_map(|(_, f)| {

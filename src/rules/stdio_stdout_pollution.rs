@@ -52,7 +52,12 @@ impl Rule for StdioStdoutPollution {
                     if reported(write, function.serializes_json)
                         && context.stdout_is_protocol_at(*file, function.item_span, write.span)
                     {
-                        out.push(diagnostic(*file, write.kind, write.span, write.fix_span));
+                        // The fix is certain only where the write runs only while serving: a
+                        // helper shared with a CLI command, or `main` before its sub-commands,
+                        // also writes a person's output there.
+                        let certain =
+                            context.runs_only_while_serving(*file, function.item_span, write.span);
+                        out.push(diagnostic(*file, write, certain));
                     }
                 }
             }
@@ -74,8 +79,9 @@ fn reported(write: &StdoutWrite, serializes_json: bool) -> bool {
     }
 }
 
-fn diagnostic(file: usize, kind: StdoutKind, span: ByteSpan, fix_span: ByteSpan) -> Diagnostic {
-    let (message, fix) = match kind {
+fn diagnostic(file: usize, write: &StdoutWrite, certain: bool) -> Diagnostic {
+    let (span, fix_span) = (write.span, write.fix_span);
+    let (message, fix) = match write.kind {
         StdoutKind::Println => (
             "`println!` writes to stdout, the stdio transport's protocol stream".to_string(),
             Some(("use `eprintln!`: stderr is for logs", fix_span, "eprintln")),
@@ -132,7 +138,11 @@ fn diagnostic(file: usize, kind: StdoutKind, span: ByteSpan, fix_span: ByteSpan)
         notes: vec![SPEC.to_string()],
         help: Some("write logs to stderr; only the transport writes to stdout".to_string()),
         fix: fix.map(|(message, span, replacement)| Fix {
-            applicability: Applicability::Safe,
+            applicability: if certain {
+                Applicability::Safe
+            } else {
+                Applicability::Unsafe
+            },
             message: message.to_string(),
             edits: vec![Edit {
                 file,

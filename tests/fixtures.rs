@@ -31,8 +31,19 @@ fn fixed_path(path: &Path) -> PathBuf {
     path.with_extension("fixed.rs")
 }
 
-/// The fixture as one unit, as path mode would lint it (without the expected fixed files).
+/// The fixture's units: a package (a directory with a `Cargo.toml`) as path mode groups it, by
+/// target; anything else as one unit of its files (without the expected fixed files).
 fn unit(fixture: &Path) -> Vec<LintUnit> {
+    if fixture.join("Cargo.toml").is_file() {
+        let mut units =
+            path_mode::discover(&[fixture.to_path_buf()]).expect("the fixture package is readable");
+        // An expected fixed file beside an example would be a target of its own.
+        units.retain(|u| u.files.first().is_some_and(|f| !is_fixed_file(&f.path)));
+        for unit in &mut units {
+            unit.files.retain(|f| !is_fixed_file(&f.path));
+        }
+        return units;
+    }
     vec![LintUnit {
         name: "fixture".into(),
         files: rust_files(fixture)

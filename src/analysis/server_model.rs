@@ -31,7 +31,11 @@ fn within(inner: ByteSpan, outer: ByteSpan) -> bool {
 }
 
 impl ServingPath {
-    pub fn new(graph: &CrateGraph<'_>) -> Self {
+    /// The serving path of a unit whose functions `graph` holds. `entry` is the program's
+    /// `main` when the unit is a program (a binary, example, test or bench target): a program
+    /// serves only through what `main` calls, so when `main` never reaches a serve site, nothing
+    /// in it runs while serving, whatever its library could serve.
+    pub fn new(graph: &CrateGraph<'_>, entry: Option<FunctionRef>) -> Self {
         let files = graph.files();
         let functions: Vec<FunctionRef> = graph.all_functions().collect();
         let serving = serving_functions(graph, &functions);
@@ -39,6 +43,9 @@ impl ServingPath {
             return ServingPath::default();
         }
         let toward = callers_of(graph, &functions, &serving);
+        if entry.is_some_and(|main| !toward.contains(&main)) {
+            return ServingPath::default();
+        }
         let (off, serving_arms) = excluded_branches(graph, &toward);
         // The SDK calls the handlers of the type it serves.
         let handler_types: HashSet<&str> = files

@@ -57,6 +57,9 @@ enum Place {
     /// A target of its own, by its kind and name: `src/main.rs`, `src/bin/x.rs` or
     /// `src/bin/x/**`, `examples/x.rs` or `examples/x/**`, `tests/..`, `benches/..`.
     Target { kind: TargetKind, name: String },
+    /// Under `tests/` or `benches/` but no target of its own (`tests/common/mod.rs`): a module
+    /// the tests (or benches) declare, so test code.
+    Support { kind: TargetKind },
     /// Elsewhere in the package (`build.rs`, a `fuzz/` directory without a manifest, ..).
     Other,
 }
@@ -97,8 +100,10 @@ fn place_of(package: &Path, path: &Path) -> (Place, Vec<String>) {
         ["src", "bin", rest @ ..] => target(package, &["src", "bin"], TargetKind::Bin, rest),
         ["src", rest @ ..] if !rest.is_empty() => Some((Place::Library, modules(rest))),
         ["examples", rest @ ..] => target(package, &["examples"], TargetKind::Example, rest),
-        ["tests", rest @ ..] => target(package, &["tests"], TargetKind::Test, rest),
-        ["benches", rest @ ..] => target(package, &["benches"], TargetKind::Bench, rest),
+        ["tests", rest @ ..] => target(package, &["tests"], TargetKind::Test, rest)
+            .or_else(|| support(TargetKind::Test, rest)),
+        ["benches", rest @ ..] => target(package, &["benches"], TargetKind::Bench, rest)
+            .or_else(|| support(TargetKind::Bench, rest)),
         _ => None,
     }
     .unwrap_or_else(|| (Place::Other, module_of(relative)))
@@ -128,6 +133,11 @@ fn target(
     }
     let name = first.to_string();
     Some((Place::Target { kind, name }, modules(inner)))
+}
+
+/// A file under `tests/` or `benches/` that is no target: a module of the targets there.
+fn support(kind: TargetKind, rest: &[&str]) -> Option<(Place, Vec<String>)> {
+    (!rest.is_empty()).then(|| (Place::Support { kind }, modules(rest)))
 }
 
 /// The module path of a file from the directory of its crate root: `a/b.rs` is `a::b`, and
@@ -252,6 +262,14 @@ fn package_units(dir: &Path, files: Vec<PathBuf>) -> Vec<LintUnit> {
                 },
                 root.is_some(),
                 matches!(kind, TargetKind::Test | TargetKind::Bench),
+            ),
+            Place::Support { kind } => (
+                match kind {
+                    TargetKind::Bench => "bench support".to_string(),
+                    _ => "test support".to_string(),
+                },
+                false,
+                true,
             ),
             _ => ("other files".to_string(), false, false),
         };
@@ -387,10 +405,16 @@ mod tests {
                     with_lib(vec![("tests/it.rs", "")])
                 ),
                 (
+                    "pkg (test support)".to_string(),
+                    false,
+                    true,
+                    with_lib(vec![("tests/common/mod.rs", "common")])
+                ),
+                (
                     "pkg (other files)".to_string(),
                     false,
                     false,
-                    with_lib(vec![("tests/common/mod.rs", ""), ("build.rs", "build")])
+                    with_lib(vec![("build.rs", "build")])
                 ),
             ]
         );

@@ -152,8 +152,23 @@ impl RuleContext<'_> {
     /// What runs while the unit serves MCP over its own stdio (see
     /// [`crate::analysis::server_model`]).
     pub fn serving_path(&self) -> &crate::analysis::server_model::ServingPath {
-        self.serving
-            .get_or_init(|| crate::analysis::server_model::ServingPath::new(self.graph))
+        self.serving.get_or_init(|| {
+            crate::analysis::server_model::ServingPath::new(self.graph, self.entry())
+        })
+    }
+
+    /// The program's `main`, when the unit is a target whose root defines one (a binary,
+    /// example, test or bench target; a library's root has none).
+    fn entry(&self) -> Option<crate::analysis::crate_graph::FunctionRef> {
+        if !self.is_target {
+            return None;
+        }
+        let (_, root) = self.graph.files().first()?;
+        let function = root
+            .functions
+            .iter()
+            .position(|f| f.name == "main" && f.self_ty.is_none() && f.module.is_empty())?;
+        Some(crate::analysis::crate_graph::FunctionRef { file: 0, function })
     }
 
     /// Whether code at `span` of `file`, in the function whose whole item is `function`,

@@ -33,6 +33,8 @@ impl LintResult {
 /// The stack size of the threads that parse: deeply nested code recurses deeply.
 const PARSER_STACK: usize = 256 * 1024 * 1024;
 
+// One outcome per file, moved once into the run's tables: its size costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 enum FileOutcome {
     Facts(FileFacts),
     /// Read, but holds nothing the analysis needs (see [`crate::prefilter`]).

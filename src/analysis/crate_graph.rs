@@ -347,12 +347,7 @@ impl<'a> CrateGraph<'a> {
                     continue;
                 }
                 let returns_one = self.function(f).returns_calls.iter().any(|callee| {
-                    let call = CallSite {
-                        span: Default::default(),
-                        callee: callee.clone(),
-                        origins: Vec::new(),
-                        removal: None,
-                    };
+                    let call = CallSite::to(callee.clone());
                     self.resolve(f, &call).iter().any(|g| set.contains(g))
                 });
                 if returns_one {
@@ -371,12 +366,7 @@ impl<'a> CrateGraph<'a> {
     pub fn sink_active(&self, f: FunctionRef, sink: &SinkSite) -> bool {
         sink.if_returns_response.is_empty()
             || sink.if_returns_response.iter().any(|callee| {
-                let call = CallSite {
-                    span: Default::default(),
-                    callee: callee.clone(),
-                    origins: Vec::new(),
-                    removal: None,
-                };
+                let call = CallSite::to(callee.clone());
                 self.resolve(f, &call)
                     .iter()
                     .any(|g| self.returns_response.contains(g))

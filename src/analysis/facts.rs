@@ -233,9 +233,22 @@ pub struct CallSite {
     pub origins: Vec<OriginId>,
     /// How the call could be removed, when its value is not used.
     pub removal: Option<Removal>,
+    /// The in-flight registries around the call: what the callee's writes inherit.
+    pub registry: RegistryContext,
 }
 
 impl CallSite {
+    /// A call of `callee` from nowhere in particular: what resolving a callee needs.
+    pub fn to(callee: Callee) -> Self {
+        CallSite {
+            span: ByteSpan::default(),
+            callee,
+            origins: Vec::new(),
+            removal: None,
+            registry: RegistryContext::default(),
+        }
+    }
+
     /// The callee's own name (the last path segment, or the method name).
     pub fn name(&self) -> &str {
         match &self.callee {
@@ -271,6 +284,8 @@ pub struct FunctionFacts {
     pub returns_response: bool,
     /// Calls whose value the function returns (a response if theirs is).
     pub returns_calls: Vec<Callee>,
+    /// Calls whose error the function returns through `?` (`helper(..).await?`).
+    pub propagates_calls: Vec<Callee>,
     pub sinks: Vec<SinkSite>,
     pub calls: Vec<CallSite>,
 }
@@ -330,6 +345,12 @@ pub struct FileFacts {
     pub registry_removals: Vec<RegistryRemoval>,
     /// `.abort()` calls on cancel paths (a task aborted on cancellation cannot answer).
     pub cancel_aborts: Vec<Vec<OriginId>>,
+    /// Lookups in a registry keyed by request on cancel paths (`in_flight.get(&id)`): with a
+    /// token cancelled on the same path, the cancellation cancels the request's token and
+    /// leaves it registered.
+    pub registry_lookups: Vec<RegistryRemoval>,
+    /// `.cancel()` calls on cancel paths (a token cancelled on cancellation).
+    pub cancel_cancels: Vec<Vec<OriginId>>,
     /// Field types of the file's structs: (struct, field, type's last path segment).
     pub struct_fields: Vec<(String, String, String)>,
     /// The file speaks MCP or JSON-RPC (it names `jsonrpc`, an MCP SDK or MCP types).

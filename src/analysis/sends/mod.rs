@@ -239,6 +239,8 @@ impl Hook for Sends<'_> {
         facts.origins = mine.origins;
         facts.registry_removals = mine.registry_removals;
         facts.cancel_aborts = mine.cancel_aborts;
+        facts.registry_lookups = mine.registry_lookups;
+        facts.cancel_cancels = mine.cancel_cancels;
     }
 }
 

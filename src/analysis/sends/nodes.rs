@@ -346,6 +346,7 @@ impl Sends<'_> {
                 registries: Vec::new(),
                 returns_response: false,
                 returns_calls: Vec::new(),
+                propagates_calls: Vec::new(),
                 sinks: Vec::new(),
                 calls: Vec::new(),
             },
@@ -614,6 +615,8 @@ impl Sends<'_> {
                 let (_, pending) = self.pending();
                 self.note_returned(&t.expr, pending);
             }
+            // `helper(..).await?`: the helper's error is the function's.
+            Expr::Try(t) => self.note_propagated(&t.expr),
             Expr::MethodCall(_) => {
                 self.spawn_depth -= usize::from(self.method_spawns.pop() == Some(true));
             }

@@ -259,8 +259,11 @@ pub(super) fn is_response_construct(expr: &Expr) -> bool {
                 })
                 .collect();
             let has = |name: &str| fields.iter().any(|f| f == name);
+            // A message enum's response variant that carries the request's id
+            // (`Frame::Response { id, body }`).
+            let response_variant = segments.len() >= 2 && type_name.ends_with("Response");
             has("id")
-                && (has("result") || has("error"))
+                && (response_variant || has("result") || has("error"))
                 && (has("jsonrpc") || type_name.contains("Response") || type_name.contains("Reply"))
         }
         Expr::Macro(m) => json_shape(&m.mac).is_some_and(|s| s.is_response()),

@@ -105,12 +105,14 @@ impl Sends<'_> {
     pub(super) fn record_call(&mut self, span: ByteSpan, callee: Callee) {
         let origins = self.origins.clone();
         let removal = self.removal_of(span);
+        let registry = self.registry_context();
         if let Some(state) = self.current() {
             state.facts.calls.push(CallSite {
                 span,
                 callee,
                 origins,
                 removal,
+                registry,
             });
         }
     }
@@ -726,6 +728,22 @@ impl Sends<'_> {
         }
     }
 
+    /// `call(..)?` (or `call(..).await?`): the function returns the call's error.
+    pub(super) fn note_propagated(&mut self, expr: &Expr) {
+        let inner = peel(expr);
+        if !matches!(inner, Expr::Call(_) | Expr::MethodCall(_)) {
+            return;
+        }
+        let Some(call) = self.value_calls(inner).into_iter().next() else {
+            return;
+        };
+        if let Some(state) = self.current() {
+            if !state.facts.propagates_calls.contains(&call) {
+                state.facts.propagates_calls.push(call);
+            }
+        }
+    }
+
     pub(super) fn check_send_call(
         &mut self,
         name: &str,
@@ -796,6 +814,19 @@ impl Sends<'_> {
         }
         if name == "abort" && call.args.is_empty() && !self.origins.is_empty() {
             self.facts.cancel_aborts.push(self.origins.clone());
+        }
+        if name == "cancel" && call.args.is_empty() && !self.origins.is_empty() {
+            self.facts.cancel_cancels.push(self.origins.clone());
+        }
+        // `in_flight.get(&id)` on a cancel path: a lookup by request, for its token.
+        if matches!(name, "get" | "get_mut") && call.args.len() == 1 && !self.origins.is_empty() {
+            if let Some(collection) = collection_name(&call.receiver) {
+                self.facts.registry_lookups.push(RegistryRemoval {
+                    collection,
+                    span,
+                    origins: self.origins.clone(),
+                });
+            }
         }
     }
 }

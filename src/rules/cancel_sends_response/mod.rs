@@ -81,7 +81,7 @@ impl Rule for CancelSendsResponse {
             out.push(d);
         }
         if let Some(sdk) = context.sdk.filter(|sdk| sdk.answers_cancelled_requests()) {
-            for handler_return in shape_b::find(context.graph) {
+            for handler_return in shape_b::find(context.graph, context.sources) {
                 out.push(shape_b::diagnostic(&handler_return, sdk, context.sources));
             }
         }

@@ -2,7 +2,9 @@
 //! cancelled, and elsewhere writes a response without checking that the request is still in it.
 
 use super::{META, SPEC_MUST_NOT, SPEC_SHOULD_NOT};
-use crate::analysis::crate_graph::CrateGraph;
+use std::collections::{HashMap, HashSet};
+
+use crate::analysis::crate_graph::{CrateGraph, FunctionRef};
 use crate::analysis::facts::{CancelOrigin, FunctionFacts, RegistryRemoval, SinkKind, SinkSite};
 use crate::diagnostic::{Diagnostic, Label};
 use crate::source::FileId;
@@ -16,8 +18,10 @@ pub struct MissingGuard<'a> {
     /// The in-flight registry's name.
     pub registry: &'a str,
     pub removal_file: FileId,
-    /// Where the cancel path removes the request from it.
+    /// Where the cancel path removes the request from it (or looks its token up to cancel it).
     pub removal: &'a RegistryRemoval,
+    /// The cancel path cancels the request's token and leaves it in the registry.
+    pub leaves_registered: bool,
     pub origin: &'a CancelOrigin,
 }
 
@@ -37,6 +41,17 @@ fn is_registry_aware_channel(
     })
 }
 
+/// An in-flight registry a cancel path acts on: its name, where, how, whether the same path
+/// aborts the request's task, and whether it leaves the request registered (cancels its token).
+type Registry<'a> = (
+    &'a str,
+    FileId,
+    &'a RegistryRemoval,
+    &'a CancelOrigin,
+    bool,
+    bool,
+);
+
 /// Response writes that a cancellation can precede without a guard (shape C): the crate
 /// removes requests from an in-flight registry on cancellation, and elsewhere writes a
 /// response on a path that touched that registry without making the write depend on the
@@ -44,8 +59,7 @@ fn is_registry_aware_channel(
 pub fn find<'a>(graph: &CrateGraph<'a>) -> Vec<MissingGuard<'a>> {
     // Registries that cancel paths remove requests from, with whether the cancel path also
     // aborts the request's task.
-    let mut registries: Vec<(&'a str, FileId, &'a RegistryRemoval, &'a CancelOrigin, bool)> =
-        Vec::new();
+    let mut registries: Vec<Registry<'a>> = Vec::new();
     for (index, (file, facts)) in graph.files().iter().enumerate() {
         for removal in &facts.registry_removals {
             let Some(origin) = graph.effective_origin(index, &removal.origins) else {
@@ -56,15 +70,48 @@ pub fn find<'a>(graph: &CrateGraph<'a>) -> Vec<MissingGuard<'a>> {
                     .effective_origin(index, origins)
                     .is_some_and(|o| std::ptr::eq(o, origin))
             });
-            registries.push((removal.collection.as_str(), *file, removal, origin, aborts));
+            registries.push((
+                removal.collection.as_str(),
+                *file,
+                removal,
+                origin,
+                aborts,
+                false,
+            ));
+        }
+        // `in_flight.get(&id).map(|t| t.cancel())`: the cancellation cancels the request's
+        // token and leaves it registered; a write must then check the token.
+        for lookup in &facts.registry_lookups {
+            let Some(origin) = graph.effective_origin(index, &lookup.origins) else {
+                continue;
+            };
+            let same = |origins: &Vec<usize>| {
+                graph
+                    .effective_origin(index, origins)
+                    .is_some_and(|o| std::ptr::eq(o, origin))
+            };
+            if facts.cancel_cancels.iter().any(same) {
+                let aborts = facts.cancel_aborts.iter().any(same);
+                registries.push((
+                    lookup.collection.as_str(),
+                    *file,
+                    lookup,
+                    origin,
+                    aborts,
+                    true,
+                ));
+            }
         }
     }
     if registries.is_empty() {
         return Vec::new();
     }
+    let names: HashSet<&str> = registries.iter().map(|r| r.0).collect();
+    let inherited = inherited_registries(graph, &names);
     let mut found = Vec::new();
     for f in graph.all_functions() {
         let facts = graph.function(f);
+        let from_callers = inherited.get(&f);
         for sink in &facts.sinks {
             if sink.kind != SinkKind::Response
                 || !graph.sink_active(f, sink)
@@ -73,15 +120,18 @@ pub fn find<'a>(graph: &CrateGraph<'a>) -> Vec<MissingGuard<'a>> {
             {
                 continue;
             }
+            let inherited_from = |name: &str| from_callers.and_then(|c| c.get(name)).copied();
             let covered = |name: &str, aborts: bool| {
+                let in_spawn = sink.registry.in_spawn || inherited_from(name) == Some(true);
                 sink.registry.guarded_by.iter().any(|g| g == name)
-                    || (sink.registry.in_spawn && aborts)
+                    || (in_spawn && aborts)
                     || is_registry_aware_channel(graph, sink.channel.as_deref(), name)
             };
-            let unguarded = registries.iter().find(|(name, _, _, _, aborts)| {
-                sink.registry.touched.iter().any(|t| t == name) && !covered(name, *aborts)
+            let unguarded = registries.iter().find(|(name, _, _, _, aborts, _)| {
+                (sink.registry.touched.iter().any(|t| t == name) || inherited_from(name).is_some())
+                    && !covered(name, *aborts)
             });
-            if let Some((name, removal_file, removal, origin, _)) = unguarded {
+            if let Some((name, removal_file, removal, origin, _, leaves)) = unguarded {
                 found.push(MissingGuard {
                     file: graph.file_id(f),
                     function: facts,
@@ -89,12 +139,68 @@ pub fn find<'a>(graph: &CrateGraph<'a>) -> Vec<MissingGuard<'a>> {
                     registry: name,
                     removal_file: *removal_file,
                     removal,
+                    leaves_registered: *leaves,
                     origin,
                 });
             }
         }
     }
     found
+}
+
+/// The registries each function's code runs after, from its callers: a call made after the
+/// caller touched a registry (and not guarded by it) hands the registry on to the callee, and
+/// the callee to its own callees, to a fixed point. With whether some such call runs in a
+/// spawned task.
+fn inherited_registries<'n>(
+    graph: &CrateGraph<'_>,
+    names: &HashSet<&'n str>,
+) -> HashMap<FunctionRef, HashMap<&'n str, bool>> {
+    let mut inherited: HashMap<FunctionRef, HashMap<&'n str, bool>> = HashMap::new();
+    let functions: Vec<FunctionRef> = graph.all_functions().collect();
+    loop {
+        let mut changed = false;
+        for &f in &functions {
+            for call in &graph.function(f).calls {
+                // A call on a cancel path is the cancellation's own (its sends are shape A's).
+                if call.registry.guarded || graph.effective_origin(f.file, &call.origins).is_some()
+                {
+                    continue;
+                }
+                let mut carried: Vec<(&'n str, bool)> = Vec::new();
+                for &name in names {
+                    if call.registry.guarded_by.iter().any(|g| g == name) {
+                        continue;
+                    }
+                    let own = call.registry.touched.iter().any(|t| t == name);
+                    let from_caller = inherited.get(&f).and_then(|c| c.get(name)).copied();
+                    if own || from_caller.is_some() {
+                        let in_spawn = call.registry.in_spawn || from_caller == Some(true);
+                        carried.push((name, in_spawn));
+                    }
+                }
+                if carried.is_empty() {
+                    continue;
+                }
+                for g in graph.callees(f, call) {
+                    let entry = inherited.entry(g).or_default();
+                    for &(name, in_spawn) in &carried {
+                        let slot = entry.entry(name).or_insert_with(|| {
+                            changed = true;
+                            in_spawn
+                        });
+                        if in_spawn && !*slot {
+                            *slot = true;
+                            changed = true;
+                        }
+                    }
+                }
+            }
+        }
+        if !changed {
+            return inherited;
+        }
+    }
 }
 
 /// Shape C: a response write that does not check that the request is still in flight.
@@ -118,21 +224,45 @@ pub fn diagnostic(found: &MissingGuard<'_>) -> Diagnostic {
             Label {
                 file: found.removal_file,
                 span: found.removal.span,
-                message: format!("on cancellation the request is removed from `{}` here", found.registry),
+                message: if found.leaves_registered {
+                    format!(
+                        "on cancellation the request's token in `{}` is cancelled here",
+                        found.registry
+                    )
+                } else {
+                    format!(
+                        "on cancellation the request is removed from `{}` here",
+                        found.registry
+                    )
+                },
             },
         ],
         notes: vec![
-            format!(
-                "`{}` holds the requests in flight; a response for a request no longer in it was cancelled",
-                found.registry
-            ),
+            if found.leaves_registered {
+                format!(
+                    "`{}` holds the tokens of the requests in flight; a request whose token is cancelled was cancelled",
+                    found.registry
+                )
+            } else {
+                format!(
+                    "`{}` holds the requests in flight; a response for a request no longer in it was cancelled",
+                    found.registry
+                )
+            },
             SPEC_MUST_NOT.to_string(),
             SPEC_SHOULD_NOT.to_string(),
         ],
-        help: Some(format!(
-            "write the response only for a request still in flight: `let Some(..) = {}.remove(&id) else {{ continue }};` before the write, or check `!token.is_cancelled()`",
-            found.registry
-        )),
+        help: Some(if found.leaves_registered {
+            format!(
+                "check `!token.is_cancelled()` before the write, or remove the request from `{}` on cancellation and write only for a request still in it",
+                found.registry
+            )
+        } else {
+            format!(
+                "write the response only for a request still in flight: `let Some(..) = {}.remove(&id) else {{ continue }};` before the write, or check `!token.is_cancelled()`",
+                found.registry
+            )
+        }),
         fix: None,
         context: None,
     }

@@ -17,7 +17,12 @@ use crate::analysis::facts::FileFacts;
 use crate::analysis::vocabulary::COMMON_METHODS;
 
 /// The transport of a stdio server (MCP002 and MCP007 then look at what else writes to stdout).
-pub const STDIO_WORDS: &[&str] = &["stdin()", "stdio()", "StdioTransport"];
+pub const STDIO_WORDS: &[&str] = &[
+    "stdin()",
+    "stdio()",
+    "StdioTransport",
+    "StdioServerTransport",
+];
 
 /// What writes to stdout: looked for (MCP002, MCP007) in a run that serves MCP over stdio.
 pub const STDOUT_WRITERS: &[&str] = &[

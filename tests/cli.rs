@@ -340,7 +340,8 @@ use std::io::BufRead;
 pub fn run() {
     println!("reading lines");
     for line in std::io::stdin().lock().lines() {
-        let reply = serde_json::json!({"line": line.ok(), "error": {"code": 0, "message": "none"}});
+        let msg: serde_json::Value = serde_json::from_str(&line.unwrap_or_default()).unwrap_or_default();
+        let reply = serde_json::json!({"id": msg["id"], "error": {"code": 0, "message": "none"}});
         println!("{}", serde_json::to_string_pretty(&reply).unwrap_or_default());
     }
 }

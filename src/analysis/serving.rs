@@ -44,9 +44,10 @@ struct Serving {
     functions: Vec<StdinReads>,
 }
 
-/// A function's `stdin()` calls. They serve messages when the function reads stdin as a stream
-/// of lines (`.lines()`), parses JSON in a loop, or hands stdin to a transport in a pair
-/// (`(stdin(), stdout())`); a single `read_line` for a person's answer does not.
+/// A function's `stdin()` calls. They serve messages when the function parses JSON from what it
+/// reads as a stream (`.lines()`, or in a loop), or hands stdin to a transport in a pair
+/// (`(stdin(), stdout())`); a single `read_line` for a person's answer does not, nor does a
+/// REPL that reads a person's commands line by line.
 #[derive(Default)]
 struct StdinReads {
     sites: Vec<ByteSpan>,
@@ -58,7 +59,7 @@ struct StdinReads {
 
 impl StdinReads {
     fn serve(&self) -> bool {
-        self.paired || self.lines || (self.looped && self.parses_json)
+        self.paired || ((self.lines || self.looped) && self.parses_json)
     }
 }
 
@@ -154,6 +155,26 @@ impl Serving {
         }
     }
 
+    /// In a block, a statement that waits for the session to end (`service.waiting().await`):
+    /// the statements after it run once the client is gone, not while serving; they are a
+    /// branch of their own beside the block up to that statement.
+    fn note_session_end(&mut self, block: &syn::Block, scope: &Scope<'_>) {
+        let Some(index) = block.stmts.iter().position(waits_for_session_end) else {
+            return;
+        };
+        let (Some(first), Some(end), Some(next), Some(last)) = (
+            block.stmts.first(),
+            block.stmts.get(index),
+            block.stmts.get(index + 1),
+            block.stmts.last(),
+        ) else {
+            return;
+        };
+        let serving = ByteSpan::new(scope.span(first).start, scope.span(end).end);
+        let after = ByteSpan::new(scope.span(next).start, scope.span(last).end);
+        self.facts.branches.push(vec![serving, after]);
+    }
+
     /// In a block, `if cond { ..; return }` with no `else`: its branch and the rest of the block
     /// exclude each other.
     fn note_early_exits(&mut self, block: &syn::Block, scope: &Scope<'_>) {
@@ -173,6 +194,26 @@ impl Serving {
                 .push(vec![block_span(&expr.then_branch, scope), rest]);
         }
     }
+}
+
+/// Whether a statement awaits the end of a served session: rmcp's `.waiting().await`.
+fn waits_for_session_end(stmt: &Stmt) -> bool {
+    struct Finder(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Finder {
+        fn visit_expr_await(&mut self, expr: &'ast syn::ExprAwait) {
+            if matches!(&*expr.base, Expr::MethodCall(call) if call.method == "waiting" && call.args.is_empty())
+            {
+                self.0 = true;
+            }
+            syn::visit::visit_expr_await(self, expr);
+        }
+        // A closure or an async block runs on its own schedule.
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+        fn visit_expr_async(&mut self, _: &'ast syn::ExprAsync) {}
+    }
+    let mut finder = Finder(false);
+    syn::visit::Visit::visit_stmt(&mut finder, stmt);
+    finder.0
 }
 
 /// `stdin()`, `io::stdin()`, `tokio::io::stdin()`.
@@ -285,7 +326,10 @@ impl Hook for Serving {
                     self.note_if(expr, scope);
                 }
             }
-            Node::Block(block) => self.note_early_exits(block, scope),
+            Node::Block(block) => {
+                self.note_early_exits(block, scope);
+                self.note_session_end(block, scope);
+            }
             _ => {}
         }
     }

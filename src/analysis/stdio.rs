@@ -78,6 +78,9 @@ struct Function {
     /// (`let fmt = fmt().with_env_filter(..); fmt.with_writer(file).init()`), with the spans
     /// of the writes recorded for it.
     logger_locals: HashMap<String, Vec<ByteSpan>>,
+    /// Locals bound to a writer chosen by a `match` or an `if`, one of whose branches is stdout
+    /// (`let w = match path { None => BoxMakeWriter::new(std::io::stdout), Some(p) => .. }`).
+    stdout_writer_locals: Vec<String>,
 }
 
 /// A writing macro being visited.
@@ -127,6 +130,7 @@ impl Hook for Stdio {
                 },
                 serialized_locals: HashMap::new(),
                 stdout_locals: Vec::new(),
+                stdout_writer_locals: Vec::new(),
                 logger_locals: HashMap::new(),
             });
         }
@@ -391,6 +395,12 @@ impl Stdio {
                 function.logger_locals.insert(name, capture.loggers.clone());
             }
         }
+        if let (syn::Pat::Ident(binding), true) = (&local.pat, chooses_stdout_writer(init)) {
+            let name = binding.ident.to_string();
+            if let Some(function) = self.current() {
+                function.stdout_writer_locals.push(name);
+            }
+        }
         let stdout_handle = self.is_stdout_expr(init);
         let aliased = local_ident(init)
             .and_then(|name| self.functions.last()?.serialized_locals.get(&name).cloned());
@@ -496,8 +506,15 @@ impl Stdio {
                 .map(|a| quote::ToTokens::to_token_stream(a).to_string())
                 .collect::<String>()
         };
+        let stdout_local = call.args.first().and_then(local_ident).is_some_and(|name| {
+            self.functions
+                .last()
+                .is_some_and(|f| f.stdout_writer_locals.contains(&name))
+        });
         let marker = match call.method.to_string().as_str() {
-            "with_writer" | "with_ansi_writer" if args_text().contains("stdout") => {
+            "with_writer" | "with_ansi_writer"
+                if call.args.iter().any(names_stdout) || stdout_local =>
+            {
                 "with_writer_stdout".to_string()
             }
             "target" if args_text().contains("Stderr") => "target_stderr".to_string(),
@@ -808,6 +825,38 @@ fn unwrap_chain(expr: &Expr) -> &Expr {
     }
 }
 
+/// Whether code names `stdout` (`std::io::stdout`, `io::stdout()`): an identifier of its
+/// tokens, never a word in a string literal.
+fn names_stdout(expr: &Expr) -> bool {
+    fn walk(tokens: proc_macro2::TokenStream) -> bool {
+        tokens.into_iter().any(|token| match token {
+            proc_macro2::TokenTree::Ident(ident) => ident == "stdout",
+            proc_macro2::TokenTree::Group(group) => walk(group.stream()),
+            _ => false,
+        })
+    }
+    walk(quote::ToTokens::to_token_stream(expr))
+}
+
+/// Whether an initialiser chooses a writer by a `match` or an `if`, one of whose branches
+/// evaluates to stdout.
+fn chooses_stdout_writer(init: &Expr) -> bool {
+    match init {
+        Expr::Match(m) => m.arms.iter().any(|arm| names_stdout(&arm.body)),
+        Expr::If(i) => {
+            i.then_branch
+                .stmts
+                .last()
+                .is_some_and(|s| matches!(s, syn::Stmt::Expr(e, None) if names_stdout(e)))
+                || i.else_branch
+                    .as_ref()
+                    .is_some_and(|(_, e)| chooses_stdout_writer(e) || names_stdout(e))
+        }
+        Expr::Paren(p) => chooses_stdout_writer(&p.expr),
+        _ => false,
+    }
+}
+
 /// The local an expression writes, through [`unwrap_chain`]: `line`, `&line`, `line.as_bytes()`.
 fn local_ident(expr: &Expr) -> Option<String> {
     match unwrap_chain(expr) {
@@ -872,7 +921,11 @@ impl<'ast> Visit<'ast> for ServingFinder {
         visit::visit_expr_method_call(self, call);
     }
     fn visit_path(&mut self, path: &'ast syn::Path) {
-        if path.segments.iter().any(|s| s.ident == "StdioTransport") {
+        if path
+            .segments
+            .iter()
+            .any(|s| s.ident == "StdioTransport" || s.ident == "StdioServerTransport")
+        {
             self.0 = true;
         }
         visit::visit_path(self, path);

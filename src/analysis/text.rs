@@ -83,9 +83,14 @@ pub fn speaks_mcp(text: &str) -> bool {
 /// neither a `stdin()` read (a prompt for the user) nor the name `StdioTransport` does.
 pub fn serves_stdio(text: &str) -> bool {
     // Most files name none of these: no need to copy them without their comments.
-    if !["stdio()", "stdin()", "StdioTransport"]
-        .iter()
-        .any(|needle| text.contains(needle))
+    if ![
+        "stdio()",
+        "stdin()",
+        "StdioTransport",
+        "StdioServerTransport",
+    ]
+    .iter()
+    .any(|needle| text.contains(needle))
     {
         return false;
     }
@@ -94,9 +99,12 @@ pub fn serves_stdio(text: &str) -> bool {
         return true;
     }
     if launches_stdio_child(&code) || prompts_on_terminal(&code) {
-        return code.contains("StdioTransport::new(");
+        return code.contains("StdioTransport::new(")
+            || code.contains("StdioServerTransport::new(");
     }
-    code.contains("stdin()") || code.contains("StdioTransport")
+    code.contains("stdin()")
+        || code.contains("StdioTransport")
+        || code.contains("StdioServerTransport")
 }
 
 /// Whether code reads stdin only when it is a terminal: it refuses to go on when stdin is not

@@ -202,7 +202,10 @@ impl Collector {
                 catch_all = Some(CatchAllArm {
                     span: ByteSpan::new(self.span(&arm.pat).start, self.span(&arm.body).end),
                     body: self.span(&arm.body),
-                    method_not_found: names_method_not_found(tokens),
+                    method_not_found: names_method_not_found(
+                        tokens,
+                        self.responds(&arm.body).is_some(),
+                    ),
                     calls: called_names(&arm.body),
                 });
             }
@@ -291,7 +294,10 @@ impl Collector {
             CatchAllArm {
                 span,
                 body: span,
-                method_not_found: names_method_not_found(body.to_token_stream()),
+                method_not_found: names_method_not_found(
+                    body.to_token_stream(),
+                    self.responds(&body).is_some(),
+                ),
                 calls: called_names(&body),
             }
         });
@@ -654,6 +660,10 @@ impl Collector {
         if macro_name(mac) == "matches" && tokens_name_notification_variant(&mac.tokens) {
             self.push_id_check(self.span(mac));
         }
+        // `json!({"id": id?, ..})`: a message without an id gets no answer.
+        if tokens_try_id(&mac.tokens) {
+            self.push_id_check(self.span(mac));
+        }
         // Code inside macros (`json!`, `format!`) is read only for its string literals.
         self.note_token_literals(&mac.tokens);
     }
@@ -989,6 +999,21 @@ fn tokens_name_notification_variant(tokens: &TokenStream) -> bool {
     })
 }
 
+/// Whether macro tokens apply `?` to an id (`id?`, `request_id?`): the code goes no further
+/// for a message without one.
+fn tokens_try_id(tokens: &TokenStream) -> bool {
+    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    trees.iter().enumerate().any(|(i, tree)| match tree {
+        TokenTree::Ident(ident) => {
+            let name = ident.to_string();
+            (name == "id" || name.ends_with("_id"))
+                && matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '?')
+        }
+        TokenTree::Group(group) => tokens_try_id(&group.stream()),
+        _ => false,
+    })
+}
+
 /// Whether an expression reads a message's `id`: `msg.id`, `msg.get("id")`, `msg["id"]`, a
 /// local named `id` (through `.clone()`, `.as_ref()`, references).
 fn ends_in_id(expr: &Expr) -> bool {
@@ -1094,8 +1119,11 @@ fn names_parse_error_code(tokens: TokenStream) -> bool {
     })
 }
 
-/// Whether tokens hold `-32601` or a method-not-found name.
-fn names_method_not_found(tokens: TokenStream) -> bool {
+/// Whether a catch-all's tokens answer with method-not-found: they hold the code (`-32601`, a
+/// `METHOD_NOT_FOUND` name), or its message in a string (`"Method not found"`) while the arm
+/// visibly answers (`responds`). A message in a string alone decides nothing: `_ => "method not
+/// found"` is a value its caller may never send.
+fn names_method_not_found(tokens: TokenStream, responds: bool) -> bool {
     let trees: Vec<TokenTree> = tokens.into_iter().collect();
     trees.iter().enumerate().any(|(i, tree)| match tree {
         TokenTree::Literal(l) => {
@@ -1103,20 +1131,20 @@ fn names_method_not_found(tokens: TokenStream) -> bool {
             (text == "32601"
                 && i > 0
                 && matches!(&trees[i - 1], TokenTree::Punct(p) if p.as_char() == '-'))
-                || {
+                || (responds && {
                     let lower = text.to_ascii_lowercase();
                     lower.starts_with('"')
                         && (lower.contains("method not found")
                             || lower.contains("unknown method")
                             || lower.contains("unsupported method")
                             || lower.contains("method not supported"))
-                }
+                })
         }
         TokenTree::Ident(ident) => {
             let name = ident.to_string().to_ascii_lowercase();
             name.contains("method_not_found") || name.contains("methodnotfound")
         }
-        TokenTree::Group(g) => names_method_not_found(g.stream()),
+        TokenTree::Group(g) => names_method_not_found(g.stream(), responds),
         _ => false,
     })
 }

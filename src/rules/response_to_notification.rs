@@ -56,9 +56,13 @@ impl Rule for ResponseToNotification {
         // rmcp's service loop never answers a notification: only hand-built messages count.
         let sdk_dispatches = context.sdk.is_some_and(|s| s.name == SdkName::Rmcp);
         for (file, facts) in files {
+            // Test code serves no client: a mock endpoint's answers are the test's business.
+            if context.is_test_file(*file) {
+                continue;
+            }
             if !sdk_dispatches {
                 for dispatcher in &facts.dispatch.dispatchers {
-                    check_dispatcher(context, &calls, *file, dispatcher, out);
+                    check_dispatcher(context, &calls, (*file, facts), dispatcher, out);
                 }
                 for (span, function) in &facts.dispatch.prefix_checks {
                     // The prefix decides what is answered only in code that answers messages
@@ -84,15 +88,30 @@ impl Rule for ResponseToNotification {
     }
 }
 
+/// Whether an `id` test of the dispatcher's own function protects the arm whose body is
+/// `arm`: a test counts only on the way to the arm, outside the dispatcher (before it, or
+/// around the write after it) or inside that arm; a test inside another arm protects only that
+/// one.
+fn own_test_protects(facts: &FileFacts, dispatcher: &MethodDispatcher, arm: ByteSpan) -> bool {
+    let Some((_, function)) = &dispatcher.function else {
+        return false;
+    };
+    let within =
+        |inner: ByteSpan, outer: ByteSpan| outer.start <= inner.start && inner.end <= outer.end;
+    facts.dispatch.id_checks.iter().any(|(check, owner)| {
+        *owner == Some(*function) && (!within(*check, dispatcher.span) || within(*check, arm))
+    })
+}
+
 fn check_dispatcher(
     context: &RuleContext<'_>,
     calls: &CallIndex<'_>,
-    file: FileId,
+    (file, facts): (FileId, &FileFacts),
     dispatcher: &MethodDispatcher,
     out: &mut Vec<Diagnostic>,
 ) {
     let function = dispatcher.function.as_ref().map(|(name, _)| name.as_str());
-    let checked_above = function.is_some_and(|f| calls.checks_id_from(f, CALLER_DEPTH));
+    let checked_above = function.is_some_and(|f| calls.callers_check_id(f, CALLER_DEPTH));
     if checked_above {
         return;
     }
@@ -123,7 +142,7 @@ fn check_dispatcher(
         let Some(span) = arm.responds else {
             continue;
         };
-        if calls.any_checks_id(&arm.calls) {
+        if calls.any_checks_id(&arm.calls) || own_test_protects(facts, dispatcher, arm.body) {
             continue;
         }
         // A sibling notification arm that answers nothing shows what this one should do.
@@ -160,7 +179,7 @@ fn check_dispatcher(
             context: None,
         });
     }
-    check_catch_all(context, calls, file, dispatcher, out);
+    check_catch_all(context, calls, (file, facts), dispatcher, out);
 }
 
 /// The catch-all of a dispatcher that notifications can reach without an `id` test: it answers
@@ -168,7 +187,7 @@ fn check_dispatcher(
 fn check_catch_all(
     context: &RuleContext<'_>,
     calls: &CallIndex<'_>,
-    file: FileId,
+    (file, facts): (FileId, &FileFacts),
     dispatcher: &MethodDispatcher,
     out: &mut Vec<Diagnostic>,
 ) {
@@ -177,6 +196,7 @@ fn check_catch_all(
     };
     if !catch_all.method_not_found
         || calls.any_checks_id(&catch_all.calls)
+        || own_test_protects(facts, dispatcher, catch_all.body)
         || takes_typed_request(context, dispatcher)
     {
         return;
@@ -340,6 +360,16 @@ impl<'a> CallIndex<'a> {
     /// Whether `function` or a caller of it (up to `depth` calls up) tests the `id`.
     fn checks_id_from(&self, function: &str, depth: usize) -> bool {
         self.up_from(function, depth, &self.checks_id)
+    }
+
+    /// Whether a caller of `function` (up to `depth` calls up) tests the `id`.
+    fn callers_check_id(&self, function: &str, depth: usize) -> bool {
+        self.callers
+            .get(function)
+            .into_iter()
+            .flatten()
+            .filter(|caller| **caller != function)
+            .any(|caller| self.up_from(caller, depth.saturating_sub(1), &self.checks_id))
     }
 
     /// Whether `function` or a caller of it (up to `depth` calls up) answers a message.

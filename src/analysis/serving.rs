@@ -55,11 +55,16 @@ struct StdinReads {
     lines: bool,
     looped: bool,
     parses_json: bool,
+    /// Stdin is read whole (`read_to_string`, `read_to_end`): one payload, to the end of the
+    /// input, as a hook or a filter reads it; a server answers each message as it comes.
+    whole: bool,
 }
 
 impl StdinReads {
     fn serve(&self) -> bool {
-        self.paired || ((self.lines || self.looped) && self.parses_json)
+        self.paired
+            || (self.lines && self.parses_json)
+            || (self.looped && self.parses_json && !self.whole)
     }
 }
 
@@ -175,6 +180,25 @@ impl Serving {
         self.facts.branches.push(vec![serving, after]);
     }
 
+    /// In a block, statements compiled under opposite `#[cfg]` predicates (`#[cfg(P)] { .. }`
+    /// and `#[cfg(not(P))] { .. }`): only one of them is in any build, so they exclude each
+    /// other.
+    fn note_cfg_alternatives(&mut self, block: &syn::Block, scope: &Scope<'_>) {
+        let predicates: Vec<Option<String>> = block.stmts.iter().map(cfg_predicate).collect();
+        for (i, first) in predicates.iter().enumerate() {
+            let Some(first) = first else { continue };
+            for (j, second) in predicates.iter().enumerate().skip(i + 1) {
+                let Some(second) = second else { continue };
+                if *second == format!("not({first})") || *first == format!("not({second})") {
+                    let (Some(a), Some(b)) = (block.stmts.get(i), block.stmts.get(j)) else {
+                        continue;
+                    };
+                    self.facts.branches.push(vec![scope.span(a), scope.span(b)]);
+                }
+            }
+        }
+    }
+
     /// In a block, `if cond { ..; return }` with no `else`: its branch and the rest of the block
     /// exclude each other.
     fn note_early_exits(&mut self, block: &syn::Block, scope: &Scope<'_>) {
@@ -196,6 +220,32 @@ impl Serving {
     }
 }
 
+/// The predicate of a statement's `#[cfg(..)]`, as its tokens' text without spaces.
+fn cfg_predicate(stmt: &Stmt) -> Option<String> {
+    let attrs = match stmt {
+        Stmt::Expr(Expr::Block(b), _) => &b.attrs,
+        Stmt::Expr(Expr::If(i), _) => &i.attrs,
+        Stmt::Expr(Expr::Call(c), _) => &c.attrs,
+        Stmt::Expr(Expr::MethodCall(m), _) => &m.attrs,
+        Stmt::Local(local) => &local.attrs,
+        Stmt::Macro(mac) => &mac.attrs,
+        _ => return None,
+    };
+    attrs.iter().find_map(|attr| {
+        if !attr.path().is_ident("cfg") {
+            return None;
+        }
+        let list = attr.meta.require_list().ok()?;
+        let text: String = list
+            .tokens
+            .to_string()
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect();
+        Some(text)
+    })
+}
+
 /// Whether a statement awaits the end of a served session: rmcp's `.waiting().await`.
 fn waits_for_session_end(stmt: &Stmt) -> bool {
     struct Finder(bool);
@@ -214,6 +264,14 @@ fn waits_for_session_end(stmt: &Stmt) -> bool {
     let mut finder = Finder(false);
     syn::visit::Visit::visit_stmt(&mut finder, stmt);
     finder.0
+}
+
+/// A receiver that is stdin: `stdin()`, `io::stdin().lock()`.
+fn reads_stdin(expr: &Expr) -> bool {
+    match expr {
+        Expr::MethodCall(call) if call.method == "lock" => reads_stdin(&call.receiver),
+        other => is_stdin_call(other),
+    }
 }
 
 /// `stdin()`, `io::stdin()`, `tokio::io::stdin()`.
@@ -283,6 +341,12 @@ impl Hook for Serving {
                 Node::Expr(Expr::MethodCall(call)) if call.method == "lines" => {
                     function.lines = true
                 }
+                Node::Expr(Expr::MethodCall(call))
+                    if (call.method == "read_to_string" || call.method == "read_to_end")
+                        && reads_stdin(&call.receiver) =>
+                {
+                    function.whole = true
+                }
                 Node::Expr(Expr::Call(call)) => {
                     if let Expr::Path(p) = &*call.func {
                         let segments = path_segments(&p.path);
@@ -329,6 +393,7 @@ impl Hook for Serving {
             Node::Block(block) => {
                 self.note_early_exits(block, scope);
                 self.note_session_end(block, scope);
+                self.note_cfg_alternatives(block, scope);
             }
             _ => {}
         }

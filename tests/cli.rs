@@ -598,3 +598,54 @@ fn a_suppression_of_a_preview_rule_is_not_unused_without_preview_mode() {
         "a suppression of a stable rule that suppresses nothing is still reported: {stdout}"
     );
 }
+
+/// New shapes of stable rules start in preview (issue 13): MCP001's shape B through helpers and
+/// shape C through a token registry or a helper's write, MCP002's writer chosen by a branch.
+/// Each fixture, copied out of this package (whose `tests/` would make it test code), reports
+/// its finding in preview mode only.
+#[test]
+fn new_shapes_of_stable_rules_run_only_in_preview_mode() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let cases: [(&[&str], &[&str], &str); 3] = [
+        (
+            &[
+                "mcp001/shape_b_rmcp_2_1/helpers.rs",
+                "mcp001/shape_b_rmcp_2_1/mcp-lint.toml",
+            ],
+            &["helpers.rs"],
+            "helpers.rs:41:39: MCP001",
+        ),
+        (
+            &["mcp001/shape_c_token_registry.rs"],
+            &["shape_c_token_registry.rs"],
+            "shape_c_token_registry.rs:40:17: MCP001",
+        ),
+        (
+            &["mcp002/match_bound_writer.rs"],
+            &["match_bound_writer.rs"],
+            "match_bound_writer.rs:18:5: MCP002",
+        ),
+    ];
+    for (files, args, expected) in cases {
+        let dir = tempfile::tempdir().expect("temp dir");
+        for file in files {
+            let from = fixtures.join(file);
+            let name = from.file_name().expect("a file name");
+            std::fs::copy(&from, dir.path().join(name)).expect("copy the fixture");
+        }
+        let run = |preview: &[&str]| {
+            let (_, stdout, stderr) = lint(
+                dir.path(),
+                &[args, &["--format", "concise", "--no-cache"], preview].concat(),
+            );
+            format!("{stdout}{stderr}")
+        };
+        let output = run(&["--preview"]);
+        assert!(output.contains(expected), "{expected} in preview: {output}");
+        let output = run(&[]);
+        assert!(
+            !output.contains(expected),
+            "{expected} by default: {output}"
+        );
+    }
+}

@@ -155,6 +155,10 @@ pub enum StdoutKind {
     /// A `tracing_subscriber` fmt subscriber or layer given a stdout writer
     /// (`.with_writer(std::io::stdout)`): no automatic fix.
     TracingFmtToStdout,
+    /// A `tracing_subscriber` fmt subscriber or layer given a writer that a `match` or an `if`
+    /// chose, stdout in one of its branches (`let w = match path { None =>
+    /// BoxMakeWriter::new(std::io::stdout), .. }`): no automatic fix; a shape in preview.
+    TracingFmtChosenStdout,
     /// A `log4rs` `ConsoleAppender::builder()` with no `.target(..)`: it writes to stdout. The fix
     /// inserts `.target(log4rs::append::console::Target::Stderr)` after the builder call.
     Log4rsConsole,

@@ -512,16 +512,19 @@ impl Stdio {
                 .is_some_and(|f| f.stdout_writer_locals.contains(&name))
         });
         let marker = match call.method.to_string().as_str() {
-            "with_writer" | "with_ansi_writer"
-                if call.args.iter().any(names_stdout) || stdout_local =>
-            {
+            "with_writer" | "with_ansi_writer" if call.args.iter().any(names_stdout) => {
                 "with_writer_stdout".to_string()
             }
+            "with_writer" | "with_ansi_writer" if stdout_local => "with_writer_chosen".to_string(),
             "target" if args_text().contains("Stderr") => "target_stderr".to_string(),
             other => other.to_string(),
         };
         // A writer set on a local logger builder: the logger writes there, not to stdout.
-        if marker == "with_writer" || marker == "with_ansi_writer" || marker == "target_stderr" {
+        if marker == "with_writer"
+            || marker == "with_ansi_writer"
+            || marker == "with_writer_chosen"
+            || marker == "target_stderr"
+        {
             self.take_back_logger(&call.receiver);
         }
         self.chain_methods.push(marker);
@@ -648,6 +651,8 @@ impl Stdio {
             // `with_writer_stdout`: the chain names a writer that is stdout.
             if chained("with_writer_stdout") {
                 Some(StdoutKind::TracingFmtToStdout)
+            } else if chained("with_writer_chosen") {
+                Some(StdoutKind::TracingFmtChosenStdout)
             } else if !chained("with_writer") && !chained("with_ansi_writer") {
                 Some(StdoutKind::TracingFmt)
             } else {

@@ -49,6 +49,10 @@ impl Rule for StdioStdoutPollution {
         for (file, facts) in context.graph.files() {
             for function in &facts.stdio {
                 for write in &function.writes {
+                    // A writer chosen by a branch is a new shape: in preview.
+                    if write.kind == StdoutKind::TracingFmtChosenStdout && !context.preview() {
+                        continue;
+                    }
                     if reported(write, function.serializes_json)
                         && context.stdout_is_protocol_at(*file, function.item_span, write.span)
                     {
@@ -109,6 +113,11 @@ fn diagnostic(file: usize, write: &StdoutWrite, certain: bool) -> Diagnostic {
         ),
         StdoutKind::TracingFmtToStdout => (
             "this `tracing_subscriber` fmt logger is given a stdout writer, the protocol stream"
+                .to_string(),
+            None,
+        ),
+        StdoutKind::TracingFmtChosenStdout => (
+            "this `tracing_subscriber` fmt logger is given a writer that is stdout in one branch, the protocol stream"
                 .to_string(),
             None,
         ),

@@ -22,6 +22,8 @@ pub struct MissingGuard<'a> {
     pub removal: &'a RegistryRemoval,
     /// The cancel path cancels the request's token and leaves it in the registry.
     pub leaves_registered: bool,
+    /// The write's function touched no registry itself: it runs after a caller did.
+    pub through_calls: bool,
     pub origin: &'a CancelOrigin,
 }
 
@@ -127,9 +129,9 @@ pub fn find<'a>(graph: &CrateGraph<'a>) -> Vec<MissingGuard<'a>> {
                     || (in_spawn && aborts)
                     || is_registry_aware_channel(graph, sink.channel.as_deref(), name)
             };
+            let touched_here = |name: &str| sink.registry.touched.iter().any(|t| t == name);
             let unguarded = registries.iter().find(|(name, _, _, _, aborts, _)| {
-                (sink.registry.touched.iter().any(|t| t == name) || inherited_from(name).is_some())
-                    && !covered(name, *aborts)
+                (touched_here(name) || inherited_from(name).is_some()) && !covered(name, *aborts)
             });
             if let Some((name, removal_file, removal, origin, _, leaves)) = unguarded {
                 found.push(MissingGuard {
@@ -140,6 +142,7 @@ pub fn find<'a>(graph: &CrateGraph<'a>) -> Vec<MissingGuard<'a>> {
                     removal_file: *removal_file,
                     removal,
                     leaves_registered: *leaves,
+                    through_calls: !touched_here(name),
                     origin,
                 });
             }

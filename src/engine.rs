@@ -267,7 +267,7 @@ pub fn lint_observed(
     let rules = rules::enabled(settings);
     for unit in &units {
         let files = unit_facts(unit, &ids, &facts);
-        let graph = CrateGraph::new(files);
+        let graph = CrateGraph::named(files, unit.crate_name.clone());
         let sdk = settings
             .sdk
             .clone()

@@ -17,6 +17,9 @@ pub struct LintUnit {
     pub manifest: Option<PathBuf>,
     /// A test or bench target (cargo mode).
     pub test_target: bool,
+    /// The name the package's library is used by (`my_server` for `my-server`): a binary's
+    /// `my_server::run()` calls into the library, like `crate::run()` there.
+    pub crate_name: Option<String>,
 }
 
 /// A file of a unit, with its module path inside the crate.

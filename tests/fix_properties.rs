@@ -91,6 +91,7 @@ fn units(path: &Path) -> Vec<LintUnit> {
         rooted: false,
         manifest: None,
         test_target: false,
+        crate_name: None,
     }]
 }
 

@@ -58,6 +58,7 @@ fn unit(fixture: &Path) -> Vec<LintUnit> {
         rooted: false,
         manifest: None,
         test_target: false,
+        crate_name: None,
     }]
 }
 

@@ -23,6 +23,7 @@ fn unit(path: &Path) -> LintUnit {
         rooted: false,
         manifest: None,
         test_target: false,
+        crate_name: None,
     }
 }
 

@@ -40,6 +40,7 @@ fn unit(path: &Path) -> Vec<LintUnit> {
         rooted: false,
         manifest: None,
         test_target: false,
+        crate_name: None,
     }]
 }
 

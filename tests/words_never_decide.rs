@@ -279,6 +279,7 @@ fn findings(fixture: &Fixture, change: Option<fn(&str) -> String>) -> (BTreeSet<
         rooted: false,
         manifest: None,
         test_target: false,
+        crate_name: None,
     };
     let result = engine::lint_with(&[unit], Path::new("/"), &overlay, &fixture.settings);
     let root = fixtures_root();

@@ -70,6 +70,8 @@ pub struct CrateGraph<'a> {
     free_by_name: HashMap<&'a str, Vec<FunctionRef>>,
     /// Functions that return a response message (directly or through the calls they return).
     returns_response: std::collections::HashSet<FunctionRef>,
+    /// The name the unit's library is used by, if known (see [`CrateGraph::named`]).
+    crate_name: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -80,6 +82,12 @@ enum NextHop {
 
 impl<'a> CrateGraph<'a> {
     pub fn new(files: Vec<(FileId, &'a FileFacts)>) -> Self {
+        Self::named(files, None)
+    }
+
+    /// The graph of a unit whose library is used by `crate_name` (`my_server::run()` from a
+    /// binary is `crate::run()`).
+    pub fn named(files: Vec<(FileId, &'a FileFacts)>, crate_name: Option<String>) -> Self {
         let mut consts: HashMap<&str, Vec<&str>> = HashMap::new();
         let mut by_name: HashMap<&str, Vec<FunctionRef>> = HashMap::new();
         let mut by_type: HashMap<(&str, &str), Vec<FunctionRef>> = HashMap::new();
@@ -122,6 +130,7 @@ impl<'a> CrateGraph<'a> {
             by_type,
             free_by_name,
             returns_response: std::collections::HashSet::new(),
+            crate_name,
         };
         graph.compute_returns_response();
         graph.compute_summaries();
@@ -238,13 +247,27 @@ impl<'a> CrateGraph<'a> {
                     f.self_ty.is_none() && f.trait_name.as_deref() == Some(qualifier.as_str())
                 });
             }
-            if !matches!(qualifier.as_str(), "crate" | "self" | "super") {
-                // `module::f()`: a module of this crate, or else another crate's path.
-                return pick(&|f| {
-                    f.self_ty.is_none()
-                        && f.trait_name.is_none()
-                        && f.module.last() == Some(qualifier)
-                });
+            let modules = &segments[..segments.len() - 1];
+            let free = |f: &FunctionFacts| f.self_ty.is_none() && f.trait_name.is_none();
+            match self.anchored(caller_facts, modules) {
+                // `crate::a::f()`, `self::f()`, `super::a::f()`, `my_crate::a::f()`: the module
+                // the path names; a function re-exported there (`pub use`) is found by its
+                // last module, as a relative path is.
+                Some(module) => {
+                    let exact = pick(&|f| free(f) && f.module == module);
+                    if !exact.is_empty() {
+                        return exact;
+                    }
+                    if !module.is_empty() {
+                        return pick(&|f| free(f) && f.module.last() == module.last());
+                    }
+                    // At the crate's root: re-exported from a module, found by name below.
+                }
+                // `a::b::f()`: a module of this crate whose path ends so, or else another
+                // crate's path.
+                None => {
+                    return pick(&|f| free(f) && f.module.ends_with(modules));
+                }
             }
         }
         let free = self
@@ -262,6 +285,31 @@ impl<'a> CrateGraph<'a> {
         } else {
             same_module
         }
+    }
+
+    /// The module a path's modules name from an anchor (`crate`, `self`, `super`, the crate's
+    /// own name), relative to the caller's module; None for a path without one.
+    fn anchored(&self, caller: &FunctionFacts, modules: &[String]) -> Option<Vec<String>> {
+        let (first, rest) = modules.split_first()?;
+        let mut module = match first.as_str() {
+            "crate" => Vec::new(),
+            "self" => caller.module.clone(),
+            "super" => {
+                let mut parent = caller.module.clone();
+                parent.pop();
+                parent
+            }
+            name if self.crate_name.as_deref() == Some(name) => Vec::new(),
+            _ => return None,
+        };
+        for segment in rest {
+            if segment == "super" {
+                module.pop();
+            } else {
+                module.push(segment.clone());
+            }
+        }
+        Some(module)
     }
 
     /// The methods (functions with a receiver) named `name` of the crate's type `ty`.

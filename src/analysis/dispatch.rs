@@ -87,7 +87,8 @@ struct FunctionScope {
     name: String,
     span: ByteSpan,
     params: Vec<(String, String)>,
-    /// The function has built an HTTP status so far (`StatusCode::UNAUTHORIZED`).
+    /// The function has built an HTTP status so far (`StatusCode::UNAUTHORIZED`), or names an
+    /// HTTP response type (`HttpResponse`).
     builds_status: bool,
 }
 
@@ -494,8 +495,11 @@ impl Hook for Collector {
                         self.facts.names_sdk = true;
                     }
                 }
-                let status = path.segments.len() > 1
-                    && path.segments.iter().any(|s| s.ident == "StatusCode");
+                // `StatusCode::UNAUTHORIZED`, or an HTTP response type (`HttpResponse::build(..)`,
+                // actix's, also as the function's return type).
+                let status = (path.segments.len() > 1
+                    && path.segments.iter().any(|s| s.ident == "StatusCode"))
+                    || path.segments.iter().any(|s| s.ident == "HttpResponse");
                 if let (true, Some(function)) = (status, self.functions.last_mut()) {
                     function.builds_status = true;
                 }
@@ -641,7 +645,12 @@ impl Collector {
                 .find(|f| matches!(&f.member, syn::Member::Named(i) if i == name))
         };
         let null_id = named("id").is_some_and(|f| is_null_id(&f.expr));
-        if null_id && (named("result").is_some() || named("error").is_some()) {
+        // `result: None, error: None` is no answer (a notification sentinel).
+        let answers = |name: &str| {
+            named(name)
+                .is_some_and(|f| !matches!(&f.expr, Expr::Path(p) if p.path.is_ident("None")))
+        };
+        if null_id && (answers("result") || answers("error")) {
             let tokens = expr.to_token_stream();
             let first = match (&expr.qself, expr.path.segments.first()) {
                 (Some(q), _) => q.lt_token.span,
@@ -859,11 +868,34 @@ fn value_producing(expr: &Expr) -> bool {
     match expr {
         Expr::Call(call) => {
             matches!(&*call.func, Expr::Path(p) if p.path.is_ident("Some") || p.path.is_ident("Ok"))
+                || answer_constructor(call)
         }
         Expr::Macro(m) => macro_name(&m.mac) == "json",
         Expr::Struct(_) => true,
         _ => false,
     }
+}
+
+/// `McpResponse::error(id, ..)`, `RpcReply::ok(id, ..)`: a response type's constructor of an
+/// answer (not of its notification sentinel, `McpResponse::notification()`).
+fn answer_constructor(call: &syn::ExprCall) -> bool {
+    let Expr::Path(p) = &*call.func else {
+        return false;
+    };
+    let segments: Vec<String> = p
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    let [.., ty, ctor] = segments.as_slice() else {
+        return false;
+    };
+    (ty.ends_with("Response") || ty.ends_with("Reply"))
+        && matches!(
+            ctor.as_str(),
+            "error" | "err" | "ok" | "success" | "result" | "with_error" | "with_result"
+        )
 }
 
 /// Collect a pattern's method names; false when it is not made of string literals and

@@ -329,6 +329,12 @@ pub struct ServingFacts {
     /// Types that implement a handler trait (`impl ServerHandler for X`, any trait named
     /// `*Handler`): the SDK calls their methods while it serves.
     pub handler_types: Vec<String>,
+    /// The bodies of test functions (`#[test]`, inside `#[cfg(test)]`): they never run while
+    /// the program serves, nor lead to serving.
+    pub test_bodies: Vec<ByteSpan>,
+    /// Arms and branches that end the process (`exit(..)`, `abort()`, a `match` whose arms all
+    /// do): a help text or a fatal error printed on the way out, never on the way to serving.
+    pub exits: Vec<ByteSpan>,
 }
 
 /// Everything the rules need to know about one file.

@@ -37,7 +37,12 @@ impl ServingPath {
     /// in it runs while serving, whatever its library could serve.
     pub fn new(graph: &CrateGraph<'_>, entry: Option<FunctionRef>) -> Self {
         let files = graph.files();
-        let functions: Vec<FunctionRef> = graph.all_functions().collect();
+        // Test code never runs while the program serves: its functions are left out.
+        let tests = test_functions(graph);
+        let functions: Vec<FunctionRef> = graph
+            .all_functions()
+            .filter(|f| !tests.contains(f))
+            .collect();
         let serving = serving_functions(graph, &functions);
         if serving.is_empty() {
             return ServingPath::default();
@@ -60,24 +65,29 @@ impl ServingPath {
                 .as_deref()
                 .is_some_and(|t| handler_types.contains(t))
         });
+        let exits = |f: FunctionRef| exit_arms(graph, f, &toward);
         // Everything reached from there, except through calls in excluded branches.
         let mut on_path: HashMap<FunctionRef, Vec<ByteSpan>> = HashMap::new();
+        let mut exiting: HashMap<FunctionRef, Vec<ByteSpan>> = HashMap::new();
         let mut queue: VecDeque<FunctionRef> = VecDeque::new();
         for f in toward.iter().copied().chain(handlers) {
             if let std::collections::hash_map::Entry::Vacant(entry) = on_path.entry(f) {
                 entry.insert(off.get(&f).cloned().unwrap_or_default());
+                exiting.insert(f, exits(f));
                 queue.push_back(f);
             }
         }
         while let Some(f) = queue.pop_front() {
-            let excluded = on_path.get(&f).cloned().unwrap_or_default();
+            let mut excluded = on_path.get(&f).cloned().unwrap_or_default();
+            excluded.extend(exiting.get(&f).into_iter().flatten().copied());
             for (span, targets) in calls_of(graph, f) {
                 if excluded.iter().any(|arm| within(span, *arm)) {
                     continue;
                 }
-                for t in targets {
+                for t in targets.into_iter().filter(|t| !tests.contains(t)) {
                     if let std::collections::hash_map::Entry::Vacant(entry) = on_path.entry(t) {
                         entry.insert(Vec::new());
+                        exiting.insert(t, exits(t));
                         queue.push_back(t);
                     }
                 }
@@ -100,7 +110,11 @@ impl ServingPath {
             .collect();
         let on_path = on_path
             .iter()
-            .map(|(f, excluded)| (key(f), excluded.clone()))
+            .map(|(f, excluded)| {
+                let mut excluded = excluded.clone();
+                excluded.extend(exiting.get(f).into_iter().flatten().copied());
+                (key(f), excluded)
+            })
             .collect();
         ServingPath {
             on_path,
@@ -147,6 +161,54 @@ fn calls_of<'g>(
         .calls
         .iter()
         .map(move |call| (call.span, graph.callees(f, call)))
+}
+
+/// The arms of `f` that end the process (a help text, a fatal error), unless they serve first.
+fn exit_arms(
+    graph: &CrateGraph<'_>,
+    f: FunctionRef,
+    toward: &HashSet<FunctionRef>,
+) -> Vec<ByteSpan> {
+    let item = graph.function(f).item_span;
+    let (_, facts) = &graph.files()[f.file];
+    let serves = |arm: ByteSpan| {
+        facts
+            .serving
+            .serve_sites
+            .iter()
+            .any(|site| within(*site, arm))
+            || calls_of(graph, f).any(|(span, targets)| {
+                within(span, arm) && targets.iter().any(|t| toward.contains(t))
+            })
+    };
+    facts
+        .serving
+        .exits
+        .iter()
+        .copied()
+        .filter(|arm| within(*arm, item) && !serves(*arm))
+        .collect()
+}
+
+/// The test functions: the innermost function around each test body.
+fn test_functions(graph: &CrateGraph<'_>) -> HashSet<FunctionRef> {
+    let mut tests = HashSet::new();
+    for (index, (_, facts)) in graph.files().iter().enumerate() {
+        for body in &facts.serving.test_bodies {
+            let innermost = (0..facts.functions.len())
+                .map(|function| FunctionRef {
+                    file: index,
+                    function,
+                })
+                .filter(|f| within(*body, graph.function(*f).item_span))
+                .min_by_key(|f| {
+                    let item = graph.function(*f).item_span;
+                    item.end - item.start
+                });
+            tests.extend(innermost);
+        }
+    }
+    tests
 }
 
 /// The functions that start serving: the innermost function around each serve site.

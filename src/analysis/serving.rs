@@ -202,6 +202,40 @@ impl Serving {
     /// In a block, `if cond { ..; return }` with no `else`: its branch and the rest of the block
     /// exclude each other.
     fn note_early_exits(&mut self, block: &syn::Block, scope: &Scope<'_>) {
+        // `let cli = match parse() { Ok(c) => c, Err(e) => { print!("{e}"); return .. } };`: an
+        // arm (or branch) that leaves excludes the rest of the block, which only the others
+        // reach.
+        for (index, stmt) in block.stmts.iter().enumerate() {
+            let decision = match stmt {
+                Stmt::Local(local) => local.init.as_ref().map(|init| &*init.expr),
+                Stmt::Expr(expr, _) => Some(expr),
+                _ => None,
+            };
+            let (Some(next), Some(last)) = (block.stmts.get(index + 1), block.stmts.last()) else {
+                continue;
+            };
+            let rest = ByteSpan::new(scope.span(next).start, scope.span(last).end);
+            match decision {
+                Some(Expr::Match(m)) if m.arms.len() > 1 => {
+                    for arm in m.arms.iter().filter(|arm| diverges_expr(&arm.body)) {
+                        self.facts.branches.push(vec![scope.span(&*arm.body), rest]);
+                    }
+                }
+                Some(Expr::If(i)) if i.else_branch.is_some() => {
+                    if diverges(&i.then_branch) {
+                        self.facts
+                            .branches
+                            .push(vec![block_span(&i.then_branch, scope), rest]);
+                    }
+                    if let Some((_, other)) = &i.else_branch {
+                        if diverges_expr(other) {
+                            self.facts.branches.push(vec![scope.span(&**other), rest]);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
         for (index, stmt) in block.stmts.iter().enumerate() {
             let Stmt::Expr(Expr::If(expr), _) = stmt else {
                 continue;
@@ -315,6 +349,28 @@ fn diverges_expr(expr: &Expr) -> bool {
     }
 }
 
+/// Whether an expression ends the process: `exit(..)`, `abort()`, a block that ends so, a
+/// `match` whose arms all do, an `if` whose branches both do.
+fn exits_process(expr: &Expr) -> bool {
+    match expr {
+        Expr::Call(call) => matches!(&*call.func, Expr::Path(p)
+            if p.path.segments.last().is_some_and(|s| s.ident == "exit" || s.ident == "abort")),
+        Expr::Block(b) => exits_process_block(&b.block),
+        Expr::Match(m) => !m.arms.is_empty() && m.arms.iter().all(|arm| exits_process(&arm.body)),
+        Expr::If(i) => {
+            exits_process_block(&i.then_branch)
+                && i.else_branch
+                    .as_ref()
+                    .is_some_and(|(_, other)| exits_process(other))
+        }
+        _ => false,
+    }
+}
+
+fn exits_process_block(block: &syn::Block) -> bool {
+    matches!(block.stmts.last(), Some(Stmt::Expr(expr, _)) if exits_process(expr))
+}
+
 fn diverging_macro(mac: &syn::Macro) -> bool {
     matches!(
         macro_name(mac).as_str(),
@@ -332,6 +388,11 @@ impl Hook for Serving {
         }
         if is_function_body(node, scope.parent()) {
             self.functions.push(StdinReads::default());
+            if scope.in_test() {
+                if let Node::Block(block) = node {
+                    self.facts.test_bodies.push(block_span(block, scope));
+                }
+            }
         }
         if let Some(function) = self.functions.last_mut() {
             match node {
@@ -382,8 +443,19 @@ impl Hook for Serving {
             Node::Expr(Expr::Match(expr)) if expr.arms.len() > 1 => {
                 let arms = expr.arms.iter().map(|arm| scope.span(&*arm.body)).collect();
                 self.facts.branches.push(arms);
+                for arm in expr.arms.iter().filter(|arm| exits_process(&arm.body)) {
+                    self.facts.exits.push(scope.span(&*arm.body));
+                }
             }
             Node::Expr(whole @ Expr::If(expr)) => {
+                if exits_process_block(&expr.then_branch) {
+                    self.facts.exits.push(block_span(&expr.then_branch, scope));
+                }
+                if let Some((_, other)) = &expr.else_branch {
+                    if !matches!(&**other, Expr::If(_)) && exits_process(other) {
+                        self.facts.exits.push(scope.span(&**other));
+                    }
+                }
                 let is_link = matches!(scope.parent(), Some(Node::Expr(Expr::If(parent)))
                     if parent.else_branch.as_ref().is_some_and(|(_, e)| std::ptr::eq(&**e, whole)));
                 if !is_link {

@@ -404,6 +404,12 @@ impl Stdio {
         let stdout_handle = self.is_stdout_expr(init);
         let aliased = local_ident(init)
             .and_then(|name| self.functions.last()?.serialized_locals.get(&name).cloned());
+        // `let reply = match method { .. => json!({..}), .. }`: a JSON value, which prints as
+        // one line of JSON, the message itself.
+        let capture = LetCapture {
+            serialized: capture.serialized || json_valued(init),
+            ..capture
+        };
         if !(capture.serialized || stdout_handle || aliased.is_some()) {
             return;
         }
@@ -828,6 +834,36 @@ fn unwrap_chain(expr: &Expr) -> &Expr {
         }
         other => other,
     }
+}
+
+/// Whether every value an expression can evaluate to is a `json!(..)` (through `match` arms,
+/// `if` branches and blocks).
+fn json_valued(expr: &Expr) -> bool {
+    match expr {
+        Expr::Macro(m) => macro_name(&m.mac) == "json",
+        Expr::Paren(p) => json_valued(&p.expr),
+        Expr::Block(b) => block_json_valued(&b.block),
+        Expr::Match(m) => {
+            let values: Vec<&Expr> = m
+                .arms
+                .iter()
+                .map(|arm| &*arm.body)
+                .filter(|body| {
+                    !diverges_expr(body) && !matches!(body, Expr::Continue(_) | Expr::Break(_))
+                })
+                .collect();
+            !values.is_empty() && values.into_iter().all(json_valued)
+        }
+        Expr::If(i) => {
+            block_json_valued(&i.then_branch)
+                && i.else_branch.as_ref().is_some_and(|(_, e)| json_valued(e))
+        }
+        _ => false,
+    }
+}
+
+fn block_json_valued(block: &syn::Block) -> bool {
+    matches!(block.stmts.last(), Some(syn::Stmt::Expr(e, None)) if json_valued(e))
 }
 
 /// Whether code names `stdout` (`std::io::stdout`, `io::stdout()`): an identifier of its

@@ -163,6 +163,12 @@ fn units_of(package: &Package) -> Vec<LintUnit> {
         .filter(|t| is_library(t))
         .map(|t| root(&t.src_path))
         .collect();
+    // The name a binary uses the library by: the library target's (cargo turns `-` into `_`).
+    let crate_name = package
+        .targets
+        .iter()
+        .find(|t| is_library(t))
+        .map(|t| t.name.replace('-', "_"));
     let mut units: Vec<LintUnit> = Vec::new();
     if !library.is_empty() {
         units.push(LintUnit {
@@ -172,6 +178,7 @@ fn units_of(package: &Package) -> Vec<LintUnit> {
             rooted: true,
             manifest: Some(package.manifest_path.clone().into_std_path_buf()),
             test_target: false,
+            crate_name: crate_name.clone(),
         });
     }
     for target in &package.targets {
@@ -194,7 +201,9 @@ fn units_of(package: &Package) -> Vec<LintUnit> {
             test_target: target
                 .kind
                 .iter()
-                .any(|k| matches!(k, TargetKind::Test | TargetKind::Bench)),
+                .any(|k| matches!(k, TargetKind::Test | TargetKind::Bench))
+                || super::private_feature_target(&target.required_features, &package.features),
+            crate_name: crate_name.clone(),
         });
     }
     units

@@ -18,3 +18,67 @@ impl fmt::Display for DiscoveryError {
 }
 
 impl std::error::Error for DiscoveryError {}
+
+/// Whether a target that needs `required` features is test support that no default build
+/// compiles: each feature it needs is off by default (not reached from `default`) and private
+/// by its name (`_test`, `test-utils`, `mock-server`), as crates name the features that build
+/// their test mocks. Such a target's code is test code.
+pub fn private_feature_target(
+    required: &[String],
+    features: &std::collections::BTreeMap<String, Vec<String>>,
+) -> bool {
+    if required.is_empty() {
+        return false;
+    }
+    let mut enabled: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
+    let mut queue: Vec<&str> = vec!["default"];
+    while let Some(feature) = queue.pop() {
+        if !enabled.insert(feature) {
+            continue;
+        }
+        for implied in features.get(feature).into_iter().flatten() {
+            // `dep:x` and `x/y` name dependencies, not features of this package.
+            if !implied.starts_with("dep:") && !implied.contains('/') {
+                queue.push(implied);
+            }
+        }
+    }
+    let private = |name: &str| {
+        let lower = name.to_ascii_lowercase();
+        lower.starts_with('_') || lower.contains("test") || lower.contains("mock")
+    };
+    required
+        .iter()
+        .all(|f| !enabled.contains(f.as_str()) && private(f))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::private_feature_target;
+    use std::collections::BTreeMap;
+
+    #[test]
+    fn only_private_features_off_by_default_make_test_support() {
+        let features: BTreeMap<String, Vec<String>> = [
+            ("default".to_string(), vec!["mcp".to_string()]),
+            ("mcp".to_string(), vec!["dep:rmcp".to_string()]),
+            ("_test".to_string(), vec![]),
+            ("test-utils".to_string(), vec![]),
+            ("server".to_string(), vec![]),
+        ]
+        .into_iter()
+        .collect();
+        let needs =
+            |names: &[&str]| -> Vec<String> { names.iter().map(|n| n.to_string()).collect() };
+        assert!(private_feature_target(&needs(&["_test"]), &features));
+        assert!(private_feature_target(&needs(&["test-utils"]), &features));
+        // An optional product feature, a default one, or none at all: product code.
+        assert!(!private_feature_target(&needs(&["server"]), &features));
+        assert!(!private_feature_target(&needs(&["mcp"]), &features));
+        assert!(!private_feature_target(
+            &needs(&["_test", "server"]),
+            &features
+        ));
+        assert!(!private_feature_target(&[], &features));
+    }
+}

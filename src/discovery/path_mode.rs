@@ -202,12 +202,15 @@ fn loose_unit(files: Vec<PathBuf>) -> LintUnit {
         rooted: false,
         manifest: None,
         test_target: false,
+        crate_name: None,
     }
 }
 
 /// The units of one package's named files.
 fn package_units(dir: &Path, files: Vec<PathBuf>) -> Vec<LintUnit> {
     let manifest = Some(dir.join("Cargo.toml"));
+    let declared = read_manifest(dir);
+    let crate_name = declared.crate_name.clone();
     let name = dir
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -216,7 +219,11 @@ fn package_units(dir: &Path, files: Vec<PathBuf>) -> Vec<LintUnit> {
     let mut library: Vec<UnitFile> = Vec::new();
     let mut targets: BTreeMap<Place, Vec<UnitFile>> = BTreeMap::new();
     for path in files {
-        let (place, module) = place_of(dir, &absolute(&path));
+        let full = absolute(&path);
+        // A target the manifest declares with its own path, or else cargo's layout.
+        let (place, module) = declared
+            .place_of(&full)
+            .unwrap_or_else(|| place_of(dir, &full));
         let file = UnitFile {
             path,
             module,
@@ -244,6 +251,7 @@ fn package_units(dir: &Path, files: Vec<PathBuf>) -> Vec<LintUnit> {
             rooted: library_root.is_some(),
             manifest: manifest.clone(),
             test_target: false,
+            crate_name: crate_name.clone(),
         });
     }
     for (place, mut own) in targets {
@@ -261,7 +269,8 @@ fn package_units(dir: &Path, files: Vec<PathBuf>) -> Vec<LintUnit> {
                     name.clone()
                 },
                 root.is_some(),
-                matches!(kind, TargetKind::Test | TargetKind::Bench),
+                matches!(kind, TargetKind::Test | TargetKind::Bench)
+                    || declared.is_private(*kind, name),
             ),
             Place::Support { kind } => (
                 match kind {
@@ -281,9 +290,115 @@ fn package_units(dir: &Path, files: Vec<PathBuf>) -> Vec<LintUnit> {
             rooted,
             manifest: manifest.clone(),
             test_target,
+            crate_name: crate_name.clone(),
         });
     }
     units
+}
+
+/// What path mode reads of a package's manifest: the name its library is used by, and the
+/// targets it declares with a path of their own (`[[bin]]`, `[[example]]`, `[[test]]`,
+/// `[[bench]]`).
+#[derive(Default)]
+struct Manifest {
+    crate_name: Option<String>,
+    /// (absolute path, kind, name, test support: built only with private features).
+    targets: Vec<(PathBuf, TargetKind, String, bool)>,
+}
+
+impl Manifest {
+    /// The place of a file the manifest declares as a target of its own.
+    fn place_of(&self, file: &Path) -> Option<(Place, Vec<String>)> {
+        self.targets
+            .iter()
+            .find(|(target, ..)| target == file)
+            .map(|(_, kind, name, _)| {
+                let place = Place::Target {
+                    kind: *kind,
+                    name: name.clone(),
+                };
+                (place, Vec::new())
+            })
+    }
+
+    /// Whether the declared target is test support built only with private features.
+    fn is_private(&self, kind: TargetKind, name: &str) -> bool {
+        self.targets
+            .iter()
+            .any(|(_, k, n, private)| *private && *k == kind && n == name)
+    }
+}
+
+/// Read `dir/Cargo.toml`; an unreadable manifest gives nothing (the layout still holds).
+fn read_manifest(dir: &Path) -> Manifest {
+    let Some(table) = std::fs::read_to_string(dir.join("Cargo.toml"))
+        .ok()
+        .and_then(|text| text.parse::<toml::Table>().ok())
+    else {
+        return Manifest::default();
+    };
+    let named = |section: &str| {
+        table
+            .get(section)
+            .and_then(|s| s.get("name"))
+            .and_then(|n| n.as_str())
+            .map(str::to_string)
+    };
+    let crate_name = named("lib")
+        .or_else(|| named("package"))
+        .map(|name| name.replace('-', "_"));
+    let features: std::collections::BTreeMap<String, Vec<String>> = table
+        .get("features")
+        .and_then(|f| f.as_table())
+        .map(|f| {
+            f.iter()
+                .map(|(name, implied)| {
+                    let implied = implied
+                        .as_array()
+                        .map(|a| {
+                            a.iter()
+                                .filter_map(|v| v.as_str().map(str::to_string))
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    (name.clone(), implied)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut targets = Vec::new();
+    for (section, kind) in [
+        ("bin", TargetKind::Bin),
+        ("example", TargetKind::Example),
+        ("test", TargetKind::Test),
+        ("bench", TargetKind::Bench),
+    ] {
+        let entries = table.get(section).and_then(|t| t.as_array());
+        for entry in entries.into_iter().flatten() {
+            let (Some(path), Some(name)) = (
+                entry.get("path").and_then(|p| p.as_str()),
+                entry.get("name").and_then(|n| n.as_str()),
+            ) else {
+                continue;
+            };
+            let required: Vec<String> = entry
+                .get("required-features")
+                .and_then(|r| r.as_array())
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|v| v.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let private = super::private_feature_target(&required, &features);
+            let absolute = std::path::absolute(dir.join(path)).unwrap_or_else(|_| dir.join(path));
+            targets.push((absolute, kind, name.to_string(), private));
+        }
+    }
+    Manifest {
+        crate_name,
+        targets,
+    }
 }
 
 /// A best guess at a file's module path from its location: the components after the last `src`

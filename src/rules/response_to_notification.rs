@@ -92,15 +92,31 @@ impl Rule for ResponseToNotification {
 /// `arm`: a test counts only on the way to the arm, outside the dispatcher (before it, or
 /// around the write after it) or inside that arm; a test inside another arm protects only that
 /// one.
-fn own_test_protects(facts: &FileFacts, dispatcher: &MethodDispatcher, arm: ByteSpan) -> bool {
+fn own_test_protects(
+    calls: &CallIndex<'_>,
+    facts: &FileFacts,
+    dispatcher: &MethodDispatcher,
+    arm: ByteSpan,
+) -> bool {
     let Some((_, function)) = &dispatcher.function else {
         return false;
     };
     let within =
         |inner: ByteSpan, outer: ByteSpan| outer.start <= inner.start && inner.end <= outer.end;
-    facts.dispatch.id_checks.iter().any(|(check, owner)| {
-        *owner == Some(*function) && (!within(*check, dispatcher.span) || within(*check, arm))
-    })
+    let on_the_way = |span: ByteSpan| !within(span, dispatcher.span) || within(span, arm);
+    let tested_here = facts
+        .dispatch
+        .id_checks
+        .iter()
+        .any(|(check, owner)| *owner == Some(*function) && on_the_way(*check));
+    // `if req.is_notification() { return None }`: a call on the way to a function that tests.
+    let tested_by_call = facts
+        .functions
+        .iter()
+        .filter(|f| f.item_span == *function)
+        .flat_map(|f| &f.calls)
+        .any(|call| on_the_way(call.span) && calls.any_checks_id(&[call.name().to_string()]));
+    tested_here || tested_by_call
 }
 
 fn check_dispatcher(
@@ -142,7 +158,8 @@ fn check_dispatcher(
         let Some(span) = arm.responds else {
             continue;
         };
-        if calls.any_checks_id(&arm.calls) || own_test_protects(facts, dispatcher, arm.body) {
+        if calls.any_checks_id(&arm.calls) || own_test_protects(calls, facts, dispatcher, arm.body)
+        {
             continue;
         }
         // A sibling notification arm that answers nothing shows what this one should do.
@@ -196,7 +213,7 @@ fn check_catch_all(
     };
     if !catch_all.method_not_found
         || calls.any_checks_id(&catch_all.calls)
-        || own_test_protects(facts, dispatcher, catch_all.body)
+        || own_test_protects(calls, facts, dispatcher, catch_all.body)
         || takes_typed_request(context, dispatcher)
     {
         return;

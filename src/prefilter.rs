@@ -213,13 +213,21 @@ fn own_function(name: &str) -> bool {
         && !COMMON_METHODS.contains(&name)
 }
 
-/// A dispatcher whose catch-all answers method-not-found: its callers and the
-/// functions its catch-all and notification arms call, where the message's `id` may be tested.
+/// A dispatcher whose catch-all answers method-not-found, or whose notification arms answer:
+/// its callers and the functions its catch-all and notification arms call, where the message's
+/// `id` may be tested.
 /// Only names of the crate's own functions are worth a search.
 fn one_dispatcher(dispatcher: &MethodDispatcher, needles: &mut BTreeSet<String>) {
-    let Some(catch_all) = dispatcher.catch_all.as_ref().filter(|c| c.method_not_found) else {
+    let catch_all = dispatcher.catch_all.as_ref().filter(|c| c.method_not_found);
+    let answers_notification = dispatcher.arms.iter().any(|a| {
+        a.responds.is_some()
+            && a.methods
+                .iter()
+                .any(|m| crate::analysis::dispatch::is_notification_method(m))
+    });
+    if catch_all.is_none() && !answers_notification {
         return;
-    };
+    }
     if let Some((name, _)) = dispatcher
         .function
         .as_ref()
@@ -234,8 +242,8 @@ fn one_dispatcher(dispatcher: &MethodDispatcher, needles: &mut BTreeSet<String>)
                 .any(|m| crate::analysis::dispatch::is_notification_method(m))
     });
     let callees = catch_all
-        .calls
-        .iter()
+        .into_iter()
+        .flat_map(|c| &c.calls)
         .chain(notification_arms.flat_map(|a| &a.calls))
         .filter(|name| own_function(name));
     for callee in callees {
@@ -252,6 +260,32 @@ pub fn dispatcher_needles(facts: &[&FileFacts]) -> BTreeSet<String> {
     for file in facts {
         for dispatcher in &file.dispatch.dispatchers {
             one_dispatcher(dispatcher, &mut needles);
+        }
+    }
+    // The callers of a dispatcher may test the id through a function of their own
+    // (`let is_note = req.is_notification(); server.handle(req)`): the functions they call.
+    let dispatching: BTreeSet<&str> = facts
+        .iter()
+        .flat_map(|f| &f.dispatch.dispatchers)
+        .filter_map(|d| d.function.as_ref().map(|(name, _)| name.as_str()))
+        .filter(|name| own_function(name))
+        .collect();
+    for function in facts.iter().flat_map(|f| &f.functions) {
+        if !function
+            .calls
+            .iter()
+            .any(|c| dispatching.contains(c.name()))
+        {
+            continue;
+        }
+        for callee in function
+            .calls
+            .iter()
+            .map(|c| c.name())
+            .filter(|n| own_function(n))
+        {
+            needles.insert(format!("{STANDALONE}fn {callee}("));
+            needles.insert(format!("{STANDALONE}fn {callee}<"));
         }
     }
     needles

@@ -228,8 +228,11 @@ fn module_tree_follows_rustc_rules() {
     write(root, "src/inline/inner.rs", BUGGY);
     write(root, "src/main.rs", "fn main() {}\n");
     write(root, "examples/demo.rs", BUGGY);
-    write(root, "tests/it.rs", BUGGY);
-    write(root, "benches/b.rs", BUGGY);
+    // Test and bench targets are linted too; their code is test code, which MCP001 leaves
+    // alone, so what shows they were read is a syntax error.
+    let broken = format!("{BUGGY}\nfn broken( {{\n");
+    write(root, "tests/it.rs", &broken);
+    write(root, "benches/b.rs", &broken);
     write(root, "src/unreached.rs", BUGGY);
     let (code, stdout, stderr) = lint(root, &["--format", "concise"]);
     assert_eq!(code, 1, "{stderr}");

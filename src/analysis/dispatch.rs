@@ -90,6 +90,8 @@ struct FunctionScope {
     /// The function has built an HTTP status so far (`StatusCode::UNAUTHORIZED`), or names an
     /// HTTP response type (`HttpResponse`).
     builds_status: bool,
+    /// The function returns nothing (`-> ()`, or no return type).
+    returns_unit: bool,
 }
 
 struct Collector {
@@ -138,11 +140,18 @@ impl Collector {
             })
             .collect();
         let parse = name.contains("parse");
+        let returns_unit = match &sig.output {
+            syn::ReturnType::Default => true,
+            syn::ReturnType::Type(_, ty) => {
+                matches!(&**ty, syn::Type::Tuple(t) if t.elems.is_empty())
+            }
+        };
         self.functions.push(FunctionScope {
             name,
             span,
             params,
             builds_status: false,
+            returns_unit,
         });
         if parse {
             self.parse_error_depth += 1;
@@ -628,6 +637,11 @@ impl Collector {
                 if prefix.is_some_and(|p| p.starts_with("notifications")) {
                     let function = self.function_span();
                     self.facts.prefix_checks.push((self.span(call), function));
+                    if self.functions.last().is_some_and(|f| f.returns_unit) {
+                        self.facts
+                            .prefix_checks_in_unit_functions
+                            .push(self.span(call));
+                    }
                 }
             }
             _ => {}

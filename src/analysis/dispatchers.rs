@@ -92,6 +92,9 @@ pub struct DispatchFacts {
     pub id_checks: Vec<(ByteSpan, Option<ByteSpan>)>,
     /// `method.starts_with("notifications/")` tests, with the enclosing function's span.
     pub prefix_checks: Vec<(ByteSpan, Option<ByteSpan>)>,
+    /// Of those, the ones in a function that returns nothing (`-> ()`): the test decides only
+    /// what that function does, never what its callers answer.
+    pub prefix_checks_in_unit_functions: Vec<ByteSpan>,
     pub null_id_responses: Vec<NullIdResponse>,
     /// The file's code holds the string literal `"ping"`. Here and below, a literal of code:
     /// not in test code, nor in a doc comment, nor in the value of a private constant or static

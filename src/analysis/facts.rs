@@ -276,6 +276,9 @@ pub struct FunctionFacts {
     pub has_receiver: bool,
     /// The module path within the crate (best effort).
     pub module: Vec<String>,
+    /// Test code (`#[test]`, inside `#[cfg(test)]`): it runs under the test harness, never in
+    /// the program, so it neither serves nor calls into what serves.
+    pub in_test: bool,
     /// Set when the whole function is a cancel path (a cancel hook).
     pub hook: Option<OriginId>,
     /// Values returned on a cancel path.
@@ -329,9 +332,6 @@ pub struct ServingFacts {
     /// Types that implement a handler trait (`impl ServerHandler for X`, any trait named
     /// `*Handler`): the SDK calls their methods while it serves.
     pub handler_types: Vec<String>,
-    /// The bodies of test functions (`#[test]`, inside `#[cfg(test)]`): they never run while
-    /// the program serves, nor lead to serving.
-    pub test_bodies: Vec<ByteSpan>,
     /// Arms and branches that end the process (`exit(..)`, `abort()`, a `match` whose arms all
     /// do): a help text or a fatal error printed on the way out, never on the way to serving.
     pub exits: Vec<ByteSpan>,

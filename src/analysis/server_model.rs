@@ -190,25 +190,12 @@ fn exit_arms(
         .collect()
 }
 
-/// The test functions: the innermost function around each test body.
+/// The test functions (`#[test]`, inside `#[cfg(test)]`).
 fn test_functions(graph: &CrateGraph<'_>) -> HashSet<FunctionRef> {
-    let mut tests = HashSet::new();
-    for (index, (_, facts)) in graph.files().iter().enumerate() {
-        for body in &facts.serving.test_bodies {
-            let innermost = (0..facts.functions.len())
-                .map(|function| FunctionRef {
-                    file: index,
-                    function,
-                })
-                .filter(|f| within(*body, graph.function(*f).item_span))
-                .min_by_key(|f| {
-                    let item = graph.function(*f).item_span;
-                    item.end - item.start
-                });
-            tests.extend(innermost);
-        }
-    }
-    tests
+    graph
+        .all_functions()
+        .filter(|f| graph.function(*f).in_test)
+        .collect()
 }
 
 /// The functions that start serving: the innermost function around each serve site.

@@ -388,11 +388,6 @@ impl Hook for Serving {
         }
         if is_function_body(node, scope.parent()) {
             self.functions.push(StdinReads::default());
-            if scope.in_test() {
-                if let Node::Block(block) = node {
-                    self.facts.test_bodies.push(block_span(block, scope));
-                }
-            }
         }
         if let Some(function) = self.functions.last_mut() {
             match node {

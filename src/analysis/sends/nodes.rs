@@ -340,6 +340,7 @@ impl Sends<'_> {
                 trait_name,
                 has_receiver,
                 module,
+                in_test: scope.in_test(),
                 hook,
                 cancel_returns: Vec::new(),
                 drains: Vec::new(),
@@ -535,7 +536,10 @@ impl Sends<'_> {
                 } else {
                     self.check_send_call(&name, span, &args, &describe);
                 }
-                if !sink_path && !is_send_name(self.vocab, &name) {
+                // `run(cmd)` where `run` is a parameter or a local: a closure or a function
+                // pointer, not a function of the crate by that name.
+                let local_callable = segments.len() == 1 && self.local(&name).is_some();
+                if !sink_path && !is_send_name(self.vocab, &name) && !local_callable {
                     self.record_call(span, Callee::Path(segments));
                 }
                 spawns = matches!(name.as_str(), "spawn" | "spawn_local" | "spawn_blocking");

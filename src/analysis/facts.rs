@@ -239,6 +239,8 @@ pub struct CallSite {
     pub removal: Option<Removal>,
     /// The in-flight registries around the call: what the callee's writes inherit.
     pub registry: RegistryContext,
+    /// The collections its arguments name (`&self.in_flight` is `in_flight`), by position.
+    pub args: Vec<Option<String>>,
 }
 
 impl CallSite {
@@ -250,6 +252,7 @@ impl CallSite {
             origins: Vec::new(),
             removal: None,
             registry: RegistryContext::default(),
+            args: Vec::new(),
         }
     }
 
@@ -293,6 +296,10 @@ pub struct FunctionFacts {
     pub returns_calls: Vec<Callee>,
     /// Calls whose error the function returns through `?` (`helper(..).await?`).
     pub propagates_calls: Vec<Callee>,
+    /// Registries keyed by request that the function is handed as a parameter and acts on:
+    /// (the parameter's position, whether it removes from it): `fn cancel_in_flight(in_flight:
+    /// &InFlight, id: &Id) { in_flight.lock()?.remove(id) }` is `(0, true)`.
+    pub registry_params: Vec<(usize, bool)>,
     pub sinks: Vec<SinkSite>,
     pub calls: Vec<CallSite>,
 }

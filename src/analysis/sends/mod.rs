@@ -117,6 +117,8 @@ struct FunctionState {
     local_types: HashMap<String, String>,
     /// Locals built from calls (`let reply = self.reply_for(id)`), for deferred response sends.
     built_from: HashMap<String, Vec<Callee>>,
+    /// The names of the function's parameters, by position (None for a pattern).
+    params: Vec<Option<String>>,
 }
 
 /// What entering a node as its parent's child did, undone when it is left.

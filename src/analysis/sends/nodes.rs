@@ -316,9 +316,14 @@ impl Sends<'_> {
         });
         let mut locals = HashMap::new();
         let mut local_types = HashMap::new();
+        let mut params = Vec::new();
         for input in &sig.inputs {
             if let syn::FnArg::Typed(arg) = input {
                 let bindings = pattern_bindings(&arg.pat);
+                params.push(match (&*arg.pat, bindings.as_slice()) {
+                    (syn::Pat::Ident(_), [name]) => Some(name.clone()),
+                    _ => None,
+                });
                 if let (Some(ty), [name]) = (type_name(&arg.ty), bindings.as_slice()) {
                     local_types.insert(name.clone(), ty);
                 }
@@ -348,6 +353,7 @@ impl Sends<'_> {
                 returns_response: false,
                 returns_calls: Vec::new(),
                 propagates_calls: Vec::new(),
+                registry_params: Vec::new(),
                 sinks: Vec::new(),
                 calls: Vec::new(),
             },
@@ -359,6 +365,7 @@ impl Sends<'_> {
             aliases: HashMap::new(),
             local_types,
             built_from: HashMap::new(),
+            params,
         });
     }
 
@@ -513,6 +520,7 @@ impl Sends<'_> {
                     on_self,
                     receiver,
                 },
+                &args,
             );
         }
         self.method_spawns.push(spawns);
@@ -540,7 +548,7 @@ impl Sends<'_> {
                 // pointer, not a function of the crate by that name.
                 let local_callable = segments.len() == 1 && self.local(&name).is_some();
                 if !sink_path && !is_send_name(self.vocab, &name) && !local_callable {
-                    self.record_call(span, Callee::Path(segments));
+                    self.record_call(span, Callee::Path(segments), &args);
                 }
                 spawns = matches!(name.as_str(), "spawn" | "spawn_local" | "spawn_blocking");
             }

@@ -65,6 +65,21 @@ impl Sends<'_> {
         }
     }
 
+    /// The collection an expression names, through aliases: `guard` (bound from
+    /// `in_flight.lock()?`) gives `in_flight`.
+    pub(super) fn resolved_collection(&self, expr: &Expr) -> Option<String> {
+        let mut name = collection_name(expr)?;
+        if let Some(state) = self.functions.last() {
+            for _ in 0..8 {
+                match state.aliases.get(&name) {
+                    Some(target) if *target != name => name = target.clone(),
+                    _ => break,
+                }
+            }
+        }
+        Some(name)
+    }
+
     /// The channel a receiver expression names, through aliases: `sink` (bound from
     /// `sink_proxy_tx.clone()`) gives `sink_proxy`.
     pub(super) fn channel_of(&self, receiver: &Expr) -> Option<String> {
@@ -102,10 +117,11 @@ impl Sends<'_> {
         }
     }
 
-    pub(super) fn record_call(&mut self, span: ByteSpan, callee: Callee) {
+    pub(super) fn record_call(&mut self, span: ByteSpan, callee: Callee, args: &[&Expr]) {
         let origins = self.origins.clone();
         let removal = self.removal_of(span);
         let registry = self.registry_context();
+        let args = args.iter().map(|a| self.resolved_collection(a)).collect();
         if let Some(state) = self.current() {
             state.facts.calls.push(CallSite {
                 span,
@@ -113,6 +129,7 @@ impl Sends<'_> {
                 origins,
                 removal,
                 registry,
+                args,
             });
         }
     }
@@ -276,6 +293,15 @@ impl Sends<'_> {
         let cancelled_future = from.is_some_and(|e| self.is_request_cancelled_future(e));
         let alias = match (pat, from.map(peel)) {
             (Pat::Ident(_), Some(value @ (Expr::Path(_) | Expr::Field(_)))) => {
+                collection_name(value)
+            }
+            // `let mut guard = in_flight.lock().expect(..)`: the guard is the collection.
+            (Pat::Ident(_), Some(value @ Expr::MethodCall(m)))
+                if matches!(
+                    m.method.to_string().as_str(),
+                    "lock" | "write" | "borrow_mut" | "expect" | "unwrap"
+                ) =>
+            {
                 collection_name(value)
             }
             _ => None,
@@ -801,6 +827,21 @@ impl Sends<'_> {
         }
         // A registry is keyed by request: `Option::take()` and friends (no key) are not one.
         if REGISTRY_TOUCH.contains(&name) && !call.args.is_empty() {
+            // A registry the function is handed (`in_flight: &InFlight`), through a guard
+            // bound from it (`let mut guard = in_flight.lock()?`): callers act on theirs.
+            let handed = self.resolved_collection(&call.receiver).and_then(|c| {
+                let state = self.functions.last()?;
+                state
+                    .params
+                    .iter()
+                    .position(|p| p.as_deref() == Some(c.as_str()))
+            });
+            if let (Some(index), Some(state)) = (handed, self.functions.last_mut()) {
+                let action = (index, REGISTRY_REMOVE.contains(&name));
+                if !state.facts.registry_params.contains(&action) {
+                    state.facts.registry_params.push(action);
+                }
+            }
             if let Some(collection) = collection_name(&call.receiver) {
                 if REGISTRY_REMOVE.contains(&name) && !self.origins.is_empty() {
                     self.facts.registry_removals.push(RegistryRemoval {

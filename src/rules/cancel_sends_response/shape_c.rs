@@ -16,10 +16,10 @@ pub struct MissingGuard<'a> {
     pub function: &'a FunctionFacts,
     pub sink: &'a SinkSite,
     /// The in-flight registry's name.
-    pub registry: &'a str,
+    pub registry: String,
     pub removal_file: FileId,
     /// Where the cancel path removes the request from it (or looks its token up to cancel it).
-    pub removal: &'a RegistryRemoval,
+    pub removal: RegistryRemoval,
     /// The cancel path cancels the request's token and leaves it in the registry.
     pub leaves_registered: bool,
     /// The write's function touched no registry itself: it runs after a caller did.
@@ -43,72 +43,34 @@ fn is_registry_aware_channel(
     })
 }
 
-/// An in-flight registry a cancel path acts on: its name, where, how, whether the same path
-/// aborts the request's task, and whether it leaves the request registered (cancels its token).
-type Registry<'a> = (
-    &'a str,
-    FileId,
-    &'a RegistryRemoval,
-    &'a CancelOrigin,
-    bool,
-    bool,
-);
+/// An in-flight registry a cancel path acts on.
+struct Registry<'a> {
+    name: String,
+    file: FileId,
+    /// Where and how the cancel path acts on it.
+    removal: RegistryRemoval,
+    origin: &'a CancelOrigin,
+    /// The same cancel path aborts the request's task.
+    aborts: bool,
+    /// The cancel path cancels the request's token and leaves it registered.
+    leaves_registered: bool,
+    /// The cancel path acts on it through a helper it hands the registry to.
+    through_call: bool,
+}
 
 /// Response writes that a cancellation can precede without a guard (shape C): the crate
 /// removes requests from an in-flight registry on cancellation, and elsewhere writes a
 /// response on a path that touched that registry without making the write depend on the
 /// request still being in it.
 pub fn find<'a>(graph: &CrateGraph<'a>) -> Vec<MissingGuard<'a>> {
-    // Registries that cancel paths remove requests from, with whether the cancel path also
-    // aborts the request's task.
-    let mut registries: Vec<Registry<'a>> = Vec::new();
-    for (index, (file, facts)) in graph.files().iter().enumerate() {
-        for removal in &facts.registry_removals {
-            let Some(origin) = graph.effective_origin(index, &removal.origins) else {
-                continue;
-            };
-            let aborts = facts.cancel_aborts.iter().any(|origins| {
-                graph
-                    .effective_origin(index, origins)
-                    .is_some_and(|o| std::ptr::eq(o, origin))
-            });
-            registries.push((
-                removal.collection.as_str(),
-                *file,
-                removal,
-                origin,
-                aborts,
-                false,
-            ));
-        }
-        // `in_flight.get(&id).map(|t| t.cancel())`: the cancellation cancels the request's
-        // token and leaves it registered; a write must then check the token.
-        for lookup in &facts.registry_lookups {
-            let Some(origin) = graph.effective_origin(index, &lookup.origins) else {
-                continue;
-            };
-            let same = |origins: &Vec<usize>| {
-                graph
-                    .effective_origin(index, origins)
-                    .is_some_and(|o| std::ptr::eq(o, origin))
-            };
-            if facts.cancel_cancels.iter().any(same) {
-                let aborts = facts.cancel_aborts.iter().any(same);
-                registries.push((
-                    lookup.collection.as_str(),
-                    *file,
-                    lookup,
-                    origin,
-                    aborts,
-                    true,
-                ));
-            }
-        }
-    }
+    let mut registries = cancel_registries(graph);
+    // `Self::cancel_in_flight(&self.in_flight, &id)` on a cancel path, where the helper removes
+    // from the registry it is handed.
+    registries.extend(removals_through_calls(graph));
     if registries.is_empty() {
         return Vec::new();
     }
-    let names: HashSet<&str> = registries.iter().map(|r| r.0).collect();
+    let names: HashSet<&str> = registries.iter().map(|r| r.name.as_str()).collect();
     let inherited = inherited_registries(graph, &names);
     let mut found = Vec::new();
     for f in graph.all_functions() {
@@ -130,21 +92,131 @@ pub fn find<'a>(graph: &CrateGraph<'a>) -> Vec<MissingGuard<'a>> {
                     || is_registry_aware_channel(graph, sink.channel.as_deref(), name)
             };
             let touched_here = |name: &str| sink.registry.touched.iter().any(|t| t == name);
-            let unguarded = registries.iter().find(|(name, _, _, _, aborts, _)| {
-                (touched_here(name) || inherited_from(name).is_some()) && !covered(name, *aborts)
+            // `Self::register_in_flight(&self.in_flight, id)` earlier in the function: a helper
+            // touched the registry it was handed. Only a write in a spawned task or thread runs
+            // while the loop goes on to read (and cancel): one made before the function returns
+            // to the loop cannot follow a cancellation the loop has not read yet.
+            let touched_by_call = |name: &str| {
+                sink.registry.in_spawn
+                    && facts.calls.iter().any(|call| {
+                        call.span.end <= sink.span.start
+                            && graph.effective_origin(f.file, &call.origins).is_none()
+                            && graph.callees(f, call).iter().any(|g| {
+                                graph.function(*g).registry_params.iter().any(|(i, _)| {
+                                    call.args.get(*i).and_then(|a| a.as_deref()) == Some(name)
+                                })
+                            })
+                    })
+            };
+            let unguarded = registries.iter().find(|r| {
+                let name = r.name.as_str();
+                (touched_here(name) || inherited_from(name).is_some() || touched_by_call(name))
+                    && !covered(name, r.aborts)
             });
-            if let Some((name, removal_file, removal, origin, _, leaves)) = unguarded {
+            if let Some(registry) = unguarded {
                 found.push(MissingGuard {
                     file: graph.file_id(f),
                     function: facts,
                     sink,
-                    registry: name,
-                    removal_file: *removal_file,
-                    removal,
-                    leaves_registered: *leaves,
-                    through_calls: !touched_here(name),
-                    origin,
+                    registry: registry.name.clone(),
+                    removal_file: registry.file,
+                    removal: registry.removal.clone(),
+                    leaves_registered: registry.leaves_registered,
+                    through_calls: registry.through_call || !touched_here(&registry.name),
+                    origin: registry.origin,
                 });
+            }
+        }
+    }
+    found
+}
+
+/// The registries cancel paths act on in the code itself: removals (`in_flight.remove(&id)`),
+/// and lookups of a token the same path cancels (`in_flight.get(&id).map(|t| t.cancel())`).
+fn cancel_registries<'a>(graph: &CrateGraph<'a>) -> Vec<Registry<'a>> {
+    // Registries that cancel paths remove requests from, with whether the cancel path also
+    // aborts the request's task.
+    let mut registries: Vec<Registry<'a>> = Vec::new();
+    for (index, (file, facts)) in graph.files().iter().enumerate() {
+        for removal in &facts.registry_removals {
+            let Some(origin) = graph.effective_origin(index, &removal.origins) else {
+                continue;
+            };
+            let aborts = facts.cancel_aborts.iter().any(|origins| {
+                graph
+                    .effective_origin(index, origins)
+                    .is_some_and(|o| std::ptr::eq(o, origin))
+            });
+            registries.push(Registry {
+                name: removal.collection.clone(),
+                file: *file,
+                removal: removal.clone(),
+                origin,
+                aborts,
+                leaves_registered: false,
+                through_call: false,
+            });
+        }
+        // `in_flight.get(&id).map(|t| t.cancel())`: the cancellation cancels the request's
+        // token and leaves it registered; a write must then check the token.
+        for lookup in &facts.registry_lookups {
+            let Some(origin) = graph.effective_origin(index, &lookup.origins) else {
+                continue;
+            };
+            let same = |origins: &Vec<usize>| {
+                graph
+                    .effective_origin(index, origins)
+                    .is_some_and(|o| std::ptr::eq(o, origin))
+            };
+            if facts.cancel_cancels.iter().any(same) {
+                let aborts = facts.cancel_aborts.iter().any(same);
+                registries.push(Registry {
+                    name: lookup.collection.clone(),
+                    file: *file,
+                    removal: lookup.clone(),
+                    origin,
+                    aborts,
+                    leaves_registered: true,
+                    through_call: false,
+                });
+            }
+        }
+    }
+    registries
+}
+
+/// Registries removed from through a helper on a cancel path: a call with a cancel origin to a
+/// function that removes from the registry it is handed (`registry_params`), the registry being
+/// the call's argument at that position.
+fn removals_through_calls<'a>(graph: &CrateGraph<'a>) -> Vec<Registry<'a>> {
+    let mut found = Vec::new();
+    for f in graph.all_functions() {
+        for call in &graph.function(f).calls {
+            let Some(origin) = graph.effective_origin(f.file, &call.origins) else {
+                continue;
+            };
+            for g in graph.callees(f, call) {
+                for (index, removes) in &graph.function(g).registry_params {
+                    let Some(Some(collection)) = call.args.get(*index) else {
+                        continue;
+                    };
+                    if *removes {
+                        let removal = RegistryRemoval {
+                            collection: collection.clone(),
+                            span: call.span,
+                            origins: call.origins.clone(),
+                        };
+                        found.push(Registry {
+                            name: collection.clone(),
+                            file: graph.file_id(f),
+                            removal,
+                            origin,
+                            aborts: false,
+                            leaves_registered: false,
+                            through_call: true,
+                        });
+                    }
+                }
             }
         }
     }

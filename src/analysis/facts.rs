@@ -339,10 +339,20 @@ pub struct ServingFacts {
     /// Types that implement a handler trait (`impl ServerHandler for X`, any trait named
     /// `*Handler`): the SDK calls their methods while it serves.
     pub handler_types: Vec<String>,
+    /// `if matches!(cli.command, Command::Index { .. }) && .. { .. }`: the block, the scrutinee
+    /// (its tokens without spaces) and the variants the test admits.
+    pub variant_guards: Vec<(ByteSpan, String, Vec<String>)>,
+    /// `match cli.command { .. }`: the scrutinee, and per arm its body and the variants its
+    /// pattern names (None for a catch-all or a pattern of another shape).
+    pub variant_matches: Vec<(String, Vec<VariantArm>)>,
     /// Arms and branches that end the process (`exit(..)`, `abort()`, a `match` whose arms all
     /// do): a help text or a fatal error printed on the way out, never on the way to serving.
     pub exits: Vec<ByteSpan>,
 }
+
+/// An arm of a `match` over an enum: its body, and the variants its pattern names (None for a
+/// catch-all or a pattern of another shape).
+pub type VariantArm = (ByteSpan, Option<Vec<String>>);
 
 /// Everything the rules need to know about one file.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

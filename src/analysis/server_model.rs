@@ -275,6 +275,36 @@ fn excluded_branches(graph: &CrateGraph<'_>, toward: &HashSet<FunctionRef>) -> (
                 }
             }
         }
+        // `if matches!(cli.command, Command::Index { .. }) { .. }` where the function serves
+        // in another arm of `match cli.command` (`Command::Serve => ..`): the block runs only
+        // for sub-commands that never serve.
+        for (block, scrutinee, variants) in &facts.serving.variant_guards {
+            if !within(*block, item) || serves(*block) {
+                continue;
+            }
+            let disjoint = facts
+                .serving
+                .variant_matches
+                .iter()
+                .filter(|(on, arms)| {
+                    on == scrutinee && arms.iter().all(|(arm, _)| within(*arm, item))
+                })
+                .any(|(_, arms)| {
+                    let serving: Vec<&Option<Vec<String>>> = arms
+                        .iter()
+                        .filter(|(arm, _)| serves(*arm))
+                        .map(|(_, v)| v)
+                        .collect();
+                    !serving.is_empty()
+                        && serving.iter().all(|v| {
+                            v.as_ref()
+                                .is_some_and(|names| !names.iter().any(|n| variants.contains(n)))
+                        })
+                });
+            if disjoint {
+                off.entry(f).or_default().push(*block);
+            }
+        }
     }
     (off, serving)
 }

@@ -58,6 +58,17 @@ struct StdinReads {
     /// Stdin is read whole (`read_to_string`, `read_to_end`): one payload, to the end of the
     /// input, as a hook or a filter reads it; a server answers each message as it comes.
     whole: bool,
+    /// Stdio transports bound to locals (`let transport = StdioTransport::new();`): the local,
+    /// the constructor's span, its uses, and those that hand it to a value nothing uses
+    /// (`let _client = Client::new(transport);`).
+    transports: Vec<BoundTransport>,
+}
+
+struct BoundTransport {
+    name: String,
+    site: ByteSpan,
+    uses: usize,
+    unused: usize,
 }
 
 impl StdinReads {
@@ -136,6 +147,49 @@ impl Serving {
             if !self.facts.handler_types.contains(&name) {
                 self.facts.handler_types.push(name);
             }
+        }
+    }
+
+    /// A `match`: its arms exclude each other; the variants each admits; those that end the
+    /// process.
+    fn note_match(&mut self, expr: &syn::ExprMatch, scope: &Scope<'_>) {
+        let arms = expr.arms.iter().map(|arm| scope.span(&*arm.body)).collect();
+        self.facts.branches.push(arms);
+        let by_variant = expr
+            .arms
+            .iter()
+            .map(|arm| (scope.span(&*arm.body), pattern_variants(&arm.pat)))
+            .collect();
+        self.facts
+            .variant_matches
+            .push((tokens_text(&expr.expr), by_variant));
+        for arm in expr.arms.iter().filter(|arm| exits_process(&arm.body)) {
+            self.facts.exits.push(scope.span(&*arm.body));
+        }
+    }
+
+    /// An `if`: the variants its condition admits, the branches that end the process, and (for
+    /// a chain, not a link of one) its branches.
+    fn note_if_node(&mut self, whole: &Expr, expr: &syn::ExprIf, scope: &Scope<'_>) {
+        if let Some((scrutinee, variants)) = variant_test(&expr.cond) {
+            self.facts.variant_guards.push((
+                block_span(&expr.then_branch, scope),
+                scrutinee,
+                variants,
+            ));
+        }
+        if exits_process_block(&expr.then_branch) {
+            self.facts.exits.push(block_span(&expr.then_branch, scope));
+        }
+        if let Some((_, other)) = &expr.else_branch {
+            if !matches!(&**other, Expr::If(_)) && exits_process(other) {
+                self.facts.exits.push(scope.span(&**other));
+            }
+        }
+        let is_link = matches!(scope.parent(), Some(Node::Expr(Expr::If(parent)))
+            if parent.else_branch.as_ref().is_some_and(|(_, e)| std::ptr::eq(&**e, whole)));
+        if !is_link {
+            self.note_if(expr, scope);
         }
     }
 
@@ -280,6 +334,59 @@ fn cfg_predicate(stmt: &Stmt) -> Option<String> {
     })
 }
 
+/// An expression's tokens without white space: how two mentions of `cli.command` compare.
+fn tokens_text(expr: &Expr) -> String {
+    quote::ToTokens::to_token_stream(expr)
+        .to_string()
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect()
+}
+
+/// The enum variants a pattern admits (`Command::Index { .. } | Command::Reindex`), by their
+/// last path segment; None for a catch-all, a binding or another shape.
+fn pattern_variants(pat: &syn::Pat) -> Option<Vec<String>> {
+    let last = |path: &syn::Path| path.segments.last().map(|s| vec![s.ident.to_string()]);
+    match pat {
+        syn::Pat::Struct(p) => last(&p.path),
+        syn::Pat::TupleStruct(p) => last(&p.path),
+        syn::Pat::Path(p) if p.path.segments.len() > 1 => last(&p.path),
+        syn::Pat::Or(or) => {
+            let mut all = Vec::new();
+            for case in &or.cases {
+                all.extend(pattern_variants(case)?);
+            }
+            Some(all)
+        }
+        _ => None,
+    }
+}
+
+/// `matches!(cli.command, Command::Index { .. })`, alone or as a conjunct of `&&`: the
+/// scrutinee and the variants the body runs for.
+fn variant_test(cond: &Expr) -> Option<(String, Vec<String>)> {
+    match cond {
+        Expr::Paren(p) => variant_test(&p.expr),
+        Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_)) => {
+            variant_test(&b.left).or_else(|| variant_test(&b.right))
+        }
+        Expr::Macro(m) if macro_name(&m.mac) == "matches" => {
+            let (scrutinee, pat) = m
+                .mac
+                .parse_body_with(|input: syn::parse::ParseStream<'_>| {
+                    let scrutinee: Expr = input.parse()?;
+                    input.parse::<syn::Token![,]>()?;
+                    let pat = syn::Pat::parse_multi_with_leading_vert(input)?;
+                    let _rest: proc_macro2::TokenStream = input.parse()?;
+                    Ok((scrutinee, pat))
+                })
+                .ok()?;
+            Some((tokens_text(&scrutinee), pattern_variants(&pat)?))
+        }
+        _ => None,
+    }
+}
+
 /// Whether a statement awaits the end of a served session: rmcp's `.waiting().await`.
 fn waits_for_session_end(stmt: &Stmt) -> bool {
     struct Finder(bool);
@@ -305,6 +412,63 @@ fn reads_stdin(expr: &Expr) -> bool {
     match expr {
         Expr::MethodCall(call) if call.method == "lock" => reads_stdin(&call.receiver),
         other => is_stdin_call(other),
+    }
+}
+
+/// A `let` that binds a stdio transport's constructor (`let transport = StdioTransport::new();`),
+/// or hands a bound transport to a value bound to nothing used (`let _client =
+/// Client::new(transport);`).
+fn note_transport_local(function: &mut StdinReads, local: &syn::Local, scope: &Scope<'_>) {
+    let Some(init) = &local.init else {
+        return;
+    };
+    let name = match &local.pat {
+        syn::Pat::Ident(p) => Some(p.ident.to_string()),
+        syn::Pat::Type(t) => match &*t.pat {
+            syn::Pat::Ident(p) => Some(p.ident.to_string()),
+            _ => None,
+        },
+        syn::Pat::Wild(_) => Some("_".to_string()),
+        _ => None,
+    };
+    let Some(name) = name else {
+        return;
+    };
+    if let Expr::Call(call) = &*init.expr {
+        if let Expr::Path(p) = &*call.func {
+            let segments = path_segments(&p.path);
+            let constructor = segments.len() >= 2
+                && matches!(
+                    serving_path(&segments, call.args.is_empty()),
+                    Some(Site::Transport)
+                )
+                && segments.iter().any(|s| s.contains("Stdio"));
+            if constructor && !name.starts_with('_') {
+                function.transports.push(BoundTransport {
+                    name,
+                    site: scope.span(call),
+                    uses: 0,
+                    unused: 0,
+                });
+                return;
+            }
+        }
+    }
+    if name.starts_with('_') {
+        let args: Vec<&Expr> = match &*init.expr {
+            Expr::Call(call) => call.args.iter().collect(),
+            Expr::MethodCall(call) => call.args.iter().collect(),
+            _ => Vec::new(),
+        };
+        for arg in args {
+            if let Expr::Path(p) = arg {
+                for transport in function.transports.iter_mut() {
+                    if p.path.is_ident(transport.name.as_str()) {
+                        transport.unused += 1;
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -415,6 +579,16 @@ impl Hook for Serving {
                 Node::Expr(Expr::Tuple(tuple)) => {
                     function.paired |= tuple.elems.iter().any(is_stdin_call);
                 }
+                Node::Local(local) => note_transport_local(function, local, scope),
+                Node::Expr(Expr::Path(path)) => {
+                    if let Some(ident) = path.path.get_ident() {
+                        for transport in function.transports.iter_mut() {
+                            if ident == transport.name.as_str() {
+                                transport.uses += 1;
+                            }
+                        }
+                    }
+                }
                 _ => {}
             }
         }
@@ -435,28 +609,8 @@ impl Hook for Serving {
             {
                 self.site(Some(Site::Transport), scope.span(call));
             }
-            Node::Expr(Expr::Match(expr)) if expr.arms.len() > 1 => {
-                let arms = expr.arms.iter().map(|arm| scope.span(&*arm.body)).collect();
-                self.facts.branches.push(arms);
-                for arm in expr.arms.iter().filter(|arm| exits_process(&arm.body)) {
-                    self.facts.exits.push(scope.span(&*arm.body));
-                }
-            }
-            Node::Expr(whole @ Expr::If(expr)) => {
-                if exits_process_block(&expr.then_branch) {
-                    self.facts.exits.push(block_span(&expr.then_branch, scope));
-                }
-                if let Some((_, other)) = &expr.else_branch {
-                    if !matches!(&**other, Expr::If(_)) && exits_process(other) {
-                        self.facts.exits.push(scope.span(&**other));
-                    }
-                }
-                let is_link = matches!(scope.parent(), Some(Node::Expr(Expr::If(parent)))
-                    if parent.else_branch.as_ref().is_some_and(|(_, e)| std::ptr::eq(&**e, whole)));
-                if !is_link {
-                    self.note_if(expr, scope);
-                }
-            }
+            Node::Expr(Expr::Match(expr)) if expr.arms.len() > 1 => self.note_match(expr, scope),
+            Node::Expr(whole @ Expr::If(expr)) => self.note_if_node(whole, expr, scope),
             Node::Block(block) => {
                 self.note_early_exits(block, scope);
                 self.note_session_end(block, scope);
@@ -471,6 +625,14 @@ impl Hook for Serving {
             if let Some(function) = self.functions.pop() {
                 if function.serve() {
                     self.facts.serve_sites.extend(function.sites);
+                }
+                // A transport handed only to values nothing uses never carries a message.
+                for transport in &function.transports {
+                    if transport.unused > 0 && transport.uses == transport.unused {
+                        self.facts
+                            .serve_sites
+                            .retain(|site| *site != transport.site);
+                    }
                 }
             }
         }

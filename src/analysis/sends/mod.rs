@@ -51,6 +51,8 @@ pub struct Sends<'v> {
     sink_condition: Vec<Callee>,
     /// Per node being visited: what entering it as its parent's child did, to undo.
     children: Vec<Undo>,
+    /// The file's `use .. as ..` renames: the alias, and the path it names.
+    renames: HashMap<String, Vec<String>>,
     /// Per block (or macro body of statements) being visited.
     blocks: Vec<BlockFrame>,
     /// Per statement being visited.
@@ -185,6 +187,7 @@ impl<'v> Sends<'v> {
             sink_channel: None,
             sink_condition: Vec::new(),
             children: Vec::new(),
+            renames: HashMap::new(),
             blocks: Vec::new(),
             stmts: Vec::new(),
             ifs: Vec::new(),
@@ -218,6 +221,11 @@ impl Hook for Sends<'_> {
     }
 
     fn enter(&mut self, node: Node<'_>, scope: &Scope<'_>) {
+        // `use serve::run as run_serve;` (in a module or a block): calls of `run_serve` are
+        // calls of `serve::run`.
+        if let Node::Item(syn::Item::Use(item)) = node {
+            note_renames(&item.tree, &mut Vec::new(), &mut self.renames);
+        }
         if !scope.in_function_body() {
             return;
         }
@@ -236,13 +244,51 @@ impl Hook for Sends<'_> {
     }
 
     fn finish(self: Box<Self>, facts: &mut FileFacts) {
-        let mine = self.facts;
+        let mut mine = self.facts;
+        if !self.renames.is_empty() {
+            for call in mine.functions.iter_mut().flat_map(|f| f.calls.iter_mut()) {
+                if let Callee::Path(segments) = &mut call.callee {
+                    if let [alias] = segments.as_slice() {
+                        if let Some(original) = self.renames.get(alias) {
+                            *segments = original.clone();
+                        }
+                    }
+                }
+            }
+        }
         facts.functions = mine.functions;
         facts.origins = mine.origins;
         facts.registry_removals = mine.registry_removals;
         facts.cancel_aborts = mine.cancel_aborts;
         facts.registry_lookups = mine.registry_lookups;
         facts.cancel_cancels = mine.cancel_cancels;
+    }
+}
+
+/// The renames of a `use` tree: `use a::b as c;` maps `c` to `a::b` (`self` and `super`
+/// kept as written, for the graph to anchor).
+fn note_renames(
+    tree: &syn::UseTree,
+    prefix: &mut Vec<String>,
+    renames: &mut HashMap<String, Vec<String>>,
+) {
+    match tree {
+        syn::UseTree::Path(path) => {
+            prefix.push(path.ident.to_string());
+            note_renames(&path.tree, prefix, renames);
+            prefix.pop();
+        }
+        syn::UseTree::Rename(rename) => {
+            let mut original = prefix.clone();
+            original.push(rename.ident.to_string());
+            renames.insert(rename.rename.to_string(), original);
+        }
+        syn::UseTree::Group(group) => {
+            for tree in &group.items {
+                note_renames(tree, prefix, renames);
+            }
+        }
+        syn::UseTree::Name(_) | syn::UseTree::Glob(_) => {}
     }
 }
 

@@ -76,7 +76,8 @@ impl Hook for Collector {
     }
 
     fn enter(&mut self, node: Node<'_>, scope: &Scope<'_>) {
-        if self.in_constant > 0 {
+        // Test code answers no client: a mock's error codes are the test's business.
+        if self.in_constant > 0 || scope.in_test() {
             return;
         }
         match node {
@@ -209,13 +210,23 @@ impl Collector {
         }
     }
 
-    /// `ErrorCode(<lit>)`, `send_error(id, <lit>, ..)`, `error_response(id, <lit>, ..)`.
+    /// `ErrorCode(<lit>)`, `send_error(id, <lit>, ..)`, `error_response(id, <lit>, ..)`. In a
+    /// call named for an error, an integer is its code where an answer's code goes: negative
+    /// (JSON-RPC's codes are), or first or second and followed by the message. Not a count or an
+    /// index that such a call also takes (`error_envelope(&msg, &[], 0, ..)`,
+    /// `with_error(rows, 0)`).
     fn call<'e>(&mut self, name: &str, args: impl Iterator<Item = &'e Expr>, scope: &Scope<'_>) {
         if name != "ErrorCode" && !is_error_call(name) {
             return;
         }
-        let mut args = args;
-        if let Some((arg, value)) = args.find_map(|a| int_literal(a).map(|v| (a, v))) {
+        let args: Vec<&Expr> = args.collect();
+        let code = args.iter().enumerate().find_map(|(position, a)| {
+            let value = int_literal(a)?;
+            let placed =
+                name == "ErrorCode" || value < 0 || (position <= 1 && position + 1 < args.len());
+            placed.then_some((*a, value))
+        });
+        if let Some((arg, value)) = code {
             self.codes.push((scope.span(arg), value));
         }
     }

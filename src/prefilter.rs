@@ -54,6 +54,8 @@ pub const DISPATCH_WORDS: &[&str] = &[
     "starts_with(\"notifications",
     "\"id\": null",
     "\"id\":null",
+    // `const INITIALIZE: &str = "initialize";`: the constants a dispatcher may name methods by.
+    "= \"initialize\";",
 ];
 
 /// The suppression comments' marker (MCP900, MCP901).
@@ -260,6 +262,13 @@ pub fn dispatcher_needles(facts: &[&FileFacts]) -> BTreeSet<String> {
     for file in facts {
         for dispatcher in &file.dispatch.dispatchers {
             one_dispatcher(dispatcher, &mut needles);
+        }
+    }
+    // `methods::INITIALIZE =>`: dispatchers that name methods by the constants parsed files
+    // declare.
+    for (name, value) in facts.iter().flat_map(|f| &f.string_consts) {
+        if crate::analysis::dispatch::is_mcp_method(value) {
+            needles.insert(format!("{STANDALONE}{name} =>"));
         }
     }
     // The callers of a dispatcher may test the id through a function of their own

@@ -34,7 +34,7 @@ const SDK_CRATES: &[&str] = &[
 ];
 
 /// The names of MCP methods that make a `match` a method dispatcher.
-fn is_mcp_method(name: &str) -> bool {
+pub fn is_mcp_method(name: &str) -> bool {
     matches!(name, "initialize" | "ping" | "initialized")
         || [
             "tools/",
@@ -188,7 +188,16 @@ impl Collector {
             .flatten()
             .flat_map(|(methods, _)| methods)
             .any(|m| is_mcp_method(m));
-        if named < 2 || !mcp {
+        // `methods::INITIALIZE => .., methods::LIST_TOOLS => ..`: the rules read the constants'
+        // values, which may live in another file.
+        let by_constants = named == 0
+            && patterns
+                .iter()
+                .flatten()
+                .filter(|(_, constants)| !constants.is_empty())
+                .count()
+                >= 2;
+        if !by_constants && (named < 2 || !mcp) {
             return None;
         }
         let mut arms = Vec::new();
@@ -228,6 +237,7 @@ impl Collector {
             params: scope.map(|f| f.params.clone()).unwrap_or_default(),
             arms,
             catch_all,
+            by_constants,
         })
     }
 
@@ -322,6 +332,7 @@ impl Collector {
             params: scope.map(|f| f.params.clone()).unwrap_or_default(),
             arms,
             catch_all,
+            by_constants: false,
         })
     }
 

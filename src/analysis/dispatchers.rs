@@ -61,6 +61,10 @@ pub struct MethodDispatcher {
     pub params: Vec<(String, String)>,
     pub arms: Vec<MethodArm>,
     pub catch_all: Option<CatchAllArm>,
+    /// Its arms name methods by constants only (`methods::INITIALIZE =>`): a dispatcher only if
+    /// the constants' values (read across the unit, see
+    /// [`crate::rules::RuleContext::string_const`]) are MCP methods.
+    pub by_constants: bool,
 }
 
 impl MethodDispatcher {

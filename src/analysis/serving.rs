@@ -58,6 +58,10 @@ struct StdinReads {
     /// Stdin is read whole (`read_to_string`, `read_to_end`): one payload, to the end of the
     /// input, as a hook or a filter reads it; a server answers each message as it comes.
     whole: bool,
+    /// The function serialises JSON on one line (`serde_json::to_string`, `to_vec`,
+    /// `to_writer`): with stdin read as lines, a JSON-lines server whose parsing is in a helper
+    /// (`handle_line(&line)`); a REPL pretty-prints, or prints text.
+    writes_json_lines: bool,
     /// Stdio transports bound to locals (`let transport = StdioTransport::new();`): the local,
     /// the constructor's span, its uses, and those that hand it to a value nothing uses
     /// (`let _client = Client::new(transport);`).
@@ -74,7 +78,7 @@ struct BoundTransport {
 impl StdinReads {
     fn serve(&self) -> bool {
         self.paired
-            || (self.lines && self.parses_json)
+            || (self.lines && (self.parses_json || self.writes_json_lines))
             || (self.looped && self.parses_json && !self.whole)
     }
 }
@@ -573,6 +577,11 @@ impl Hook for Serving {
                         let last = segments.last().map(String::as_str).unwrap_or("");
                         if segments.iter().any(|s| s == "serde_json") && last.starts_with("from_") {
                             function.parses_json = true;
+                        }
+                        if segments.iter().any(|s| s == "serde_json")
+                            && matches!(last, "to_string" | "to_vec" | "to_writer")
+                        {
+                            function.writes_json_lines = true;
                         }
                     }
                 }

@@ -126,9 +126,25 @@ impl RuleContext<'_> {
             || files.iter().any(|(_, f)| f.dispatch.names_sdk)
             || files
                 .iter()
-                .any(|(_, f)| !f.dispatch.dispatchers.is_empty())
+                .flat_map(|(_, f)| &f.dispatch.dispatchers)
+                .any(|d| self.is_method_dispatcher(d))
             || (files.iter().any(|(_, f)| f.dispatch.jsonrpc_literals)
                 && files.iter().any(|(_, f)| f.dispatch.mcp_method_literals))
+    }
+
+    /// Whether a dispatcher found in the code dispatches MCP methods: by the method names its
+    /// arms spell out, or (for one that names them by constants) by the constants' values.
+    pub fn is_method_dispatcher(
+        &self,
+        dispatcher: &crate::analysis::dispatch::MethodDispatcher,
+    ) -> bool {
+        !dispatcher.by_constants
+            || dispatcher
+                .arms
+                .iter()
+                .flat_map(|arm| &arm.constants)
+                .filter_map(|c| self.string_const(c))
+                .any(crate::analysis::dispatch::is_mcp_method)
     }
 
     /// Whether `file` is test or bench code by where it lies: the unit is a test or bench

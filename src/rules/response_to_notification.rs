@@ -62,6 +62,9 @@ impl Rule for ResponseToNotification {
             }
             if !sdk_dispatches {
                 for dispatcher in &facts.dispatch.dispatchers {
+                    if !context.is_method_dispatcher(dispatcher) {
+                        continue;
+                    }
                     check_dispatcher(context, &calls, (*file, facts), dispatcher, out);
                 }
                 for (span, function) in &facts.dispatch.prefix_checks {

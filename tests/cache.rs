@@ -9,6 +9,8 @@ use cargo_mcp_lint::config::Settings;
 use cargo_mcp_lint::discovery::path_mode;
 use cargo_mcp_lint::engine::{self, LintResult, Overlay};
 
+mod support;
+
 fn summary(result: &LintResult) -> Vec<String> {
     result
         .diagnostics
@@ -36,26 +38,11 @@ fn lint(paths: &[PathBuf], cache_directory: Option<&Path>) -> LintResult {
     engine::lint_with(&units, Path::new("/"), &Overlay::new(), &settings)
 }
 
-/// Copy a directory tree (the fixtures, out of this package, whose `tests/` would make them test
-/// code in path mode).
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("create a directory");
-    for entry in std::fs::read_dir(from).expect("read a directory") {
-        let path = entry.expect("an entry").path();
-        let target = to.join(path.file_name().expect("a name"));
-        if path.is_dir() {
-            copy_tree(&path, &target);
-        } else {
-            std::fs::copy(&path, &target).expect("copy a file");
-        }
-    }
-}
-
 #[test]
 fn the_cache_never_changes_results() {
     let copy = tempfile::tempdir().expect("temp dir");
     let root = copy.path().join("fixtures");
-    copy_tree(
+    support::copy_tree(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures"),
         &root,
     );

@@ -1,5 +1,5 @@
-//! What the integration tests that run other programs (cargo, git) share: each such run shows
-//! the program's own stderr when it fails, and none needs the network.
+//! What the integration tests share: each run of another program (cargo, git) shows its own
+//! stderr when it fails, and none needs the network; fixtures are copied out of this package.
 
 // Each test crate uses only some of these.
 #![allow(dead_code)]
@@ -82,4 +82,19 @@ pub fn git(dir: &Path, args: &[&str]) -> Output {
             ])
             .args(args),
     )
+}
+
+/// Copy a directory tree: the fixtures, out of this package, whose `tests/` would make them test
+/// code in path mode.
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("create a directory");
+    for entry in std::fs::read_dir(from).expect("read a directory") {
+        let path = entry.expect("an entry").path();
+        let target = to.join(path.file_name().expect("a name"));
+        if path.is_dir() {
+            copy_tree(&path, &target);
+        } else {
+            std::fs::copy(&path, &target).expect("copy a file");
+        }
+    }
 }

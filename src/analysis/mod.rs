@@ -57,7 +57,12 @@ pub fn analyse_text(
             message: format!("this file does not parse: {error}"),
         }
     });
-    let result = parsed.map(|file| {
+    let result = parsed.map(|mut file| {
+        // `fn r#on_cancelled`, `self.r#send_error(..)`, `r#println!(..)`: the identifiers they
+        // name, for every rule (rustc compiles them alike).
+        if code.contains("r#") {
+            syn::visit_mut::VisitMut::visit_file_mut(&mut Unraw, &mut file);
+        }
         // What the file says in code: not in comments, nor in private constants nothing reads.
         let unread = if text::may_speak_mcp(text) {
             items::unread_constants(&file, text, start)
@@ -88,6 +93,50 @@ pub fn analyse_text(
     // Spans are no longer needed: free the thread's span table so memory stays flat.
     proc_macro2::extra::invalidate_current_thread_spans();
     result
+}
+
+/// Turns raw identifiers (`r#send_error`) into the identifiers they name (`send_error`),
+/// keeping their spans.
+struct Unraw;
+
+impl syn::visit_mut::VisitMut for Unraw {
+    fn visit_ident_mut(&mut self, ident: &mut proc_macro2::Ident) {
+        if let Some(plain) = unraw(ident) {
+            *ident = plain;
+        }
+    }
+
+    /// A macro's tokens too (`select! { .. => self.r#send_error(..) }`), which the walk parses.
+    fn visit_macro_mut(&mut self, mac: &mut syn::Macro) {
+        syn::visit_mut::visit_macro_mut(self, mac);
+        mac.tokens = unraw_tokens(std::mem::take(&mut mac.tokens));
+    }
+}
+
+/// The plain identifier a raw one names; None for a plain one, or a keyword (`r#type` stays raw:
+/// as a plain identifier it is no valid token).
+fn unraw(ident: &proc_macro2::Ident) -> Option<proc_macro2::Ident> {
+    let name = ident.to_string();
+    let plain = name.strip_prefix("r#")?;
+    syn::parse_str::<syn::Ident>(plain)
+        .is_ok()
+        .then(|| proc_macro2::Ident::new(plain, ident.span()))
+}
+
+fn unraw_tokens(tokens: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+    use proc_macro2::{Group, TokenTree};
+    tokens
+        .into_iter()
+        .map(|tree| match tree {
+            TokenTree::Ident(ident) => TokenTree::Ident(unraw(&ident).unwrap_or(ident)),
+            TokenTree::Group(group) => {
+                let mut inner = Group::new(group.delimiter(), unraw_tokens(group.stream()));
+                inner.set_span(group.span());
+                TokenTree::Group(inner)
+            }
+            other => other,
+        })
+        .collect()
 }
 
 #[cfg(test)]

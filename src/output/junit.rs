@@ -12,6 +12,29 @@ use super::{Emitter, Report};
 
 pub struct Junit;
 
+/// Text XML 1.0 can hold: the controls it forbids (C0 but tab, LF and CR; U+FFFE, U+FFFF) are
+/// written as `\u{1b}`, so a string literal of the linted code cannot make the report invalid.
+fn xml_safe(text: &str) -> std::borrow::Cow<'_, str> {
+    let forbidden = |c: char| {
+        (c.is_ascii_control() && !matches!(c, '\t' | '\n' | '\r'))
+            || matches!(c, '\u{fffe}' | '\u{ffff}')
+    };
+    if !text.chars().any(forbidden) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    std::borrow::Cow::Owned(
+        text.chars()
+            .map(|c| {
+                if forbidden(c) {
+                    format!("\\u{{{:x}}}", u32::from(c))
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect(),
+    )
+}
+
 impl Emitter for Junit {
     fn emit(&self, report: &Report<'_>, out: &mut dyn WriteColor) -> io::Result<()> {
         let result = report.result;
@@ -49,8 +72,9 @@ impl Emitter for Junit {
                 }
                 for (path, diagnostics) in &by_file {
                     let count = diagnostics.len().to_string();
+                    let suite = xml_safe(path);
                     w.create_element("testsuite")
-                        .with_attribute(("name", path.as_str()))
+                        .with_attribute(("name", suite.as_ref()))
                         .with_attribute(("tests", count.as_str()))
                         .with_attribute(("failures", count.as_str()))
                         .write_inner_content(|w| {
@@ -61,17 +85,17 @@ impl Emitter for Junit {
                                     .map(|s| s.line_column(d.span.start))
                                     .map(|p| format!("{}:{}", p.line, p.column))
                                     .unwrap_or_default();
+                                let path = xml_safe(path);
+                                let message = xml_safe(&d.message);
                                 let name = format!("{} [{}] {path}:{position}", d.code, d.name);
-                                let text = format!(
-                                    "{path}:{position}: {} [{}] {}",
-                                    d.code, d.name, d.message
-                                );
+                                let text =
+                                    format!("{path}:{position}: {} [{}] {message}", d.code, d.name);
                                 w.create_element("testcase")
                                     .with_attribute(("name", name.as_str()))
-                                    .with_attribute(("classname", path.as_str()))
+                                    .with_attribute(("classname", path.as_ref()))
                                     .write_inner_content(|w| {
                                         w.create_element("failure")
-                                            .with_attribute(("message", d.message.as_str()))
+                                            .with_attribute(("message", message.as_ref()))
                                             .with_attribute(("type", d.code))
                                             .write_text_content(BytesText::new(&text))?;
                                         Ok(())
@@ -84,5 +108,17 @@ impl Emitter for Junit {
             })?;
         out.write_all(&writer.into_inner())?;
         writeln!(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::xml_safe;
+
+    #[test]
+    fn controls_xml_forbids_are_escaped() {
+        assert_eq!(xml_safe("plain\ttext\n"), "plain\ttext\n");
+        assert_eq!(xml_safe("esc\u{1b}[31m"), "esc\\u{1b}[31m");
+        assert_eq!(xml_safe("nul\u{0}"), "nul\\u{0}");
     }
 }

@@ -58,6 +58,20 @@ fn rule(meta: &RuleMeta) -> Value {
     })
 }
 
+/// A relative path as an RFC 3986 URI reference: every byte but the unreserved characters and
+/// the `/` separators percent-encoded, so `a b#c?.rs` names the file it is, not a fragment.
+fn uri_reference(path: &str) -> String {
+    let mut uri = String::with_capacity(path.len());
+    for byte in path.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~' | b'/') {
+            uri.push(char::from(byte));
+        } else {
+            uri.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    uri
+}
+
 fn location(report: &Report<'_>, file: FileId, span: ByteSpan) -> Value {
     let (start, end) = match report.result.sources.get(file) {
         Some(source) => (source.line_column(span.start), source.line_column(span.end)),
@@ -65,7 +79,7 @@ fn location(report: &Report<'_>, file: FileId, span: ByteSpan) -> Value {
     };
     json!({
         "physicalLocation": {
-            "artifactLocation": {"uri": report.repository_path(file)},
+            "artifactLocation": {"uri": uri_reference(&report.repository_path(file))},
             "region": {
                 "startLine": start.line,
                 "startColumn": start.column,
@@ -130,5 +144,19 @@ impl Emitter for Sarif {
         });
         serde_json::to_writer_pretty(&mut *out, &sarif).map_err(io::Error::other)?;
         writeln!(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::uri_reference;
+
+    #[test]
+    fn paths_become_uri_references() {
+        assert_eq!(uri_reference("src/main.rs"), "src/main.rs");
+        assert_eq!(uri_reference("hash#frag?q=1.rs"), "hash%23frag%3Fq%3D1.rs");
+        assert_eq!(uri_reference("space name.rs"), "space%20name.rs");
+        assert_eq!(uri_reference("percent%20.rs"), "percent%2520.rs");
+        assert_eq!(uri_reference("é.rs"), "%C3%A9.rs");
     }
 }

@@ -23,7 +23,7 @@ impl Report<'_> {
             let absolute =
                 std::fs::canonicalize(&source.path).unwrap_or_else(|_| source.path.clone());
             if let Ok(relative) = absolute.strip_prefix(root) {
-                return relative.to_string_lossy().replace('\\', "/");
+                return crate::source::slash_separated(relative);
             }
         }
         source.display_path.clone()

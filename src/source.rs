@@ -147,6 +147,17 @@ impl SourceMap {
     }
 }
 
+/// A path with `/` separators: on Windows its `\` separators become `/`; elsewhere a `\` is a
+/// character of a file's name (`back\slash.rs`) and stays.
+pub fn slash_separated(path: &std::path::Path) -> String {
+    let text = path.to_string_lossy();
+    if cfg!(windows) {
+        text.replace('\\', "/")
+    } else {
+        text.into_owned()
+    }
+}
+
 /// The path shown for `path`: relative to `cwd` when it lies below it, always with `/` separators.
 pub fn display_path(path: &std::path::Path, cwd: &std::path::Path) -> String {
     let shown = if path.is_absolute() {
@@ -154,10 +165,26 @@ pub fn display_path(path: &std::path::Path, cwd: &std::path::Path) -> String {
     } else {
         path.strip_prefix("./").unwrap_or(path)
     };
-    let text = shown.to_string_lossy().replace('\\', "/");
+    let text = slash_separated(shown);
     if text.is_empty() {
         ".".to_string()
     } else {
         text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::slash_separated;
+    use std::path::Path;
+
+    #[test]
+    fn backslashes_are_separators_only_on_windows() {
+        let shown = slash_separated(Path::new("dir/back\\slash.rs"));
+        if cfg!(windows) {
+            assert_eq!(shown, "dir/back/slash.rs");
+        } else {
+            assert_eq!(shown, "dir/back\\slash.rs");
+        }
     }
 }

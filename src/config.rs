@@ -311,12 +311,23 @@ struct Metadata {
 const FILE_NAMES: &[&str] = &["mcp-lint.toml", ".mcp-lint.toml"];
 
 fn read(path: &Path) -> Result<String, ConfigError> {
-    std::fs::read_to_string(path).map_err(|e| ConfigError {
+    let error = |message: String| ConfigError {
         path: path.to_path_buf(),
         text: String::new(),
         span: None,
-        message: format!("cannot read the configuration: {e}"),
-    })
+        message,
+    };
+    let limit = crate::bounded::MAX_CONFIG_SIZE;
+    let (bytes, more) = crate::bounded::read_capped(path, limit)
+        .map_err(|e| error(format!("cannot read the configuration: {e}")))?;
+    if more {
+        return Err(error(format!(
+            "the configuration is larger than {} KiB",
+            limit / 1024
+        )));
+    }
+    String::from_utf8(bytes)
+        .map_err(|_| error("cannot read the configuration: it is not valid UTF-8".to_string()))
 }
 
 fn parse_config(path: &Path, text: &str) -> Result<Config, ConfigError> {
@@ -516,7 +527,8 @@ pub fn settings_from(
         cache_directory: None,
         max_file_size: config
             .max_file_size_mib
-            .map_or(DEFAULT_MAX_FILE_SIZE, |mib| mib.saturating_mul(1024 * 1024)),
+            .map_or(DEFAULT_MAX_FILE_SIZE, |mib| mib.saturating_mul(1024 * 1024))
+            .min(crate::settings::MAX_FILE_SIZE_CEILING),
         panic_on_file: None,
     })
 }

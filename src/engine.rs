@@ -476,16 +476,29 @@ fn read_text(file: &UnitFile, run: &Run<'_>) -> Result<String, Unreadable> {
             }
         }
     }
+    // At most the limit and one byte more: a file whose size is reported as 0 (`/proc`) or
+    // that grows while read is held to the limit too.
     let read = match run.overlay.get(&file.path) {
-        Some(text) => Ok(text.clone().into_bytes()),
-        None => std::fs::read(&file.path),
+        Some(text) => Ok((text.clone().into_bytes(), false)),
+        None => crate::bounded::read_capped(&file.path, run.max_file_size),
     };
-    let bytes = read.map_err(|error| Unreadable {
+    let (bytes, more) = read.map_err(|error| Unreadable {
         text: String::new(),
         span: ByteSpan::default(),
         message: format!("could not read this file: {error}"),
         help: None,
     })?;
+    if more {
+        return Err(Unreadable {
+            text: String::new(),
+            span: ByteSpan::default(),
+            message: format!(
+                "this file holds more than the {} MiB limit, so it was not analysed",
+                run.max_file_size / (1024 * 1024)
+            ),
+            help: None,
+        });
+    }
     String::from_utf8(bytes).map_err(|error| {
         let valid = error.utf8_error().valid_up_to();
         Unreadable {

@@ -7,6 +7,7 @@
 
 pub mod analysis;
 pub mod baseline;
+pub mod bounded;
 pub mod cache;
 pub mod changed;
 pub mod cli;

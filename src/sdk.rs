@@ -153,8 +153,7 @@ fn dependencies(manifest: &toml::Table) -> Vec<(String, Option<String>)> {
 }
 
 fn read_toml(path: &Path) -> Option<toml::Table> {
-    std::fs::read_to_string(path)
-        .ok()?
+    crate::bounded::read_text_capped(path, crate::bounded::MAX_MANIFEST_SIZE)?
         .parse::<toml::Table>()
         .ok()
 }
@@ -187,7 +186,7 @@ pub fn detect(manifest: &Path) -> Option<Sdk> {
         .find(|p| p.is_file());
     if let Some(lock) = lock
         .as_deref()
-        .and_then(|p| std::fs::read_to_string(p).ok())
+        .and_then(|p| crate::bounded::read_text_capped(p, crate::bounded::MAX_MANIFEST_SIZE))
     {
         if let Ok(lock) = toml::from_str::<Lock>(&lock) {
             let parsed_req = req.as_deref().and_then(|r| VersionReq::parse(r).ok());

@@ -67,6 +67,10 @@ pub struct Settings {
 /// The default file size limit: 8 MiB.
 pub const DEFAULT_MAX_FILE_SIZE: u64 = 8 * 1024 * 1024;
 
+/// The most `max-file-size-mib` can raise the file size limit to: 64 MiB. The configuration
+/// may come from the linted tree, which must not make a run read (and parse) without bound.
+pub const MAX_FILE_SIZE_CEILING: u64 = 64 * 1024 * 1024;
+
 impl Default for Settings {
     fn default() -> Self {
         Settings {

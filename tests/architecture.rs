@@ -22,8 +22,9 @@ const LAYERS: &[(&str, u32)] = &[
     // 0. Leaf types and helpers that know nothing of the analysis: sources and spans,
     //    diagnostics and edits' data, lexical regions of a text, fingerprints, the protocol
     //    versions, the units and files to lint, the MCP SDK a package uses, suppression
-    //    comments.
+    //    comments, reads held to a size limit.
     ("source", 0),
+    ("bounded", 0),
     ("diagnostic", 0),
     ("lexical", 0),
     ("fingerprint", 0),

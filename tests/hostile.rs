@@ -461,3 +461,32 @@ fn killing_a_fix_run_leaves_every_file_whole() {
         .count();
     assert_eq!(leftovers, 0);
 }
+
+/// The tree's configuration cannot make a run read without bound (issue 14): it raises the file
+/// size limit at most to the ceiling, and a configuration file past 1 MiB is an error, not a
+/// read of it all.
+#[test]
+fn the_trees_configuration_cannot_lift_the_size_limits() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(
+        dir.path().join("mcp-lint.toml"),
+        "max-file-size-mib = 100000\n",
+    )
+    .expect("write");
+    let (code, stdout, stderr) = lint(dir.path(), &["--show-settings"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("max-file-size-mib = 64"), "{stdout}");
+
+    let huge = tempfile::tempdir().expect("temp dir");
+    let mut config = String::from("exclude = [\n");
+    while config.len() <= 1024 * 1024 {
+        config.push_str("  \"generated/**/*.rs\",\n");
+    }
+    config.push_str("]\n");
+    std::fs::write(huge.path().join("mcp-lint.toml"), config).expect("write");
+    std::fs::write(huge.path().join("lib.rs"), BUGGY).expect("write");
+    let (code, _, stderr) = lint(huge.path(), &["lib.rs"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("larger than 1024 KiB"), "{stderr}");
+    assert_no_crash(code, &stderr);
+}

@@ -331,9 +331,10 @@ impl Manifest {
 
 /// Read `dir/Cargo.toml`; an unreadable manifest gives nothing (the layout still holds).
 fn read_manifest(dir: &Path) -> Manifest {
-    let Some(table) = std::fs::read_to_string(dir.join("Cargo.toml"))
-        .ok()
-        .and_then(|text| text.parse::<toml::Table>().ok())
+    let manifest = dir.join("Cargo.toml");
+    let Some(table) =
+        crate::bounded::read_text_capped(&manifest, crate::bounded::MAX_MANIFEST_SIZE)
+            .and_then(|text| text.parse::<toml::Table>().ok())
     else {
         return Manifest::default();
     };

@@ -559,6 +559,41 @@ fn color_choice(args: &Args, terminal: bool) -> ColorChoice {
     }
 }
 
+/// Write `--output-file` without following a link: the path may be named by the linted tree's
+/// CI (`mcp-lint.sarif`), where a committed symbolic link of that name would redirect the write
+/// to any file the runner can write. A link or a non-regular file there is refused; the report
+/// is written to a new file beside it and renamed over the path, which replaces a regular file
+/// and never writes through a link.
+fn write_output_file(path: &std::path::Path, bytes: &[u8]) -> io::Result<()> {
+    use std::io::Write;
+    if let Ok(metadata) = std::fs::symlink_metadata(path) {
+        if metadata.file_type().is_symlink() || !metadata.is_file() {
+            return Err(io::Error::other(format!(
+                "`{}` is a symbolic link or not a regular file; refusing to write through it",
+                crate::output::single_line_safe(&path.display().to_string())
+            )));
+        }
+    }
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "report".to_string());
+    let temporary = path.with_file_name(format!(".{name}.mcp-lint-{}.tmp", std::process::id()));
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&temporary)?;
+    let written = file.write_all(bytes).and_then(|()| file.sync_all());
+    drop(file);
+    match written.and_then(|()| std::fs::rename(&temporary, path)) {
+        Ok(()) => Ok(()),
+        Err(error) => {
+            let _ = std::fs::remove_file(&temporary);
+            Err(error)
+        }
+    }
+}
+
 /// Print the report: the chosen format on stdout (or in --output-file, with the human report on
 /// the terminal), the human report and annotations both under GitHub Actions, or statistics.
 fn print_report(args: &Args, result: &LintResult, root: Option<PathBuf>) -> Result<(), ExitCode> {
@@ -572,7 +607,7 @@ fn print_report(args: &Args, result: &LintResult, root: Option<PathBuf>) -> Resu
             let format = args.format.unwrap_or(Format::Human);
             let mut buffer = codespan_reporting::term::termcolor::NoColor::new(Vec::new());
             format.emitter().emit(&report, &mut buffer)?;
-            std::fs::write(path, buffer.into_inner())?;
+            write_output_file(path, &buffer.into_inner())?;
             Format::Human.emitter().emit(&report, &mut stdout)?;
         } else {
             match args.format {

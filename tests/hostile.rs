@@ -490,3 +490,56 @@ fn the_trees_configuration_cannot_lift_the_size_limits() {
     assert!(stderr.contains("larger than 1024 KiB"), "{stderr}");
     assert_no_crash(code, &stderr);
 }
+
+/// `--output-file` never writes through a symbolic link the tree committed under the report's
+/// name (issue 14): the run fails with a clear error and the link's target is untouched; a
+/// regular file there is replaced.
+#[cfg(unix)]
+#[test]
+fn the_output_file_is_never_written_through_a_link() {
+    let outside = tempfile::tempdir().expect("temp dir");
+    let victim = outside.path().join("victim.txt");
+    std::fs::write(&victim, "precious\n").expect("write");
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("lib.rs"), BUGGY).expect("write");
+    std::os::unix::fs::symlink(&victim, dir.path().join("mcp-lint.sarif")).expect("link");
+    let (code, _, stderr) = lint(
+        dir.path(),
+        &[
+            "lib.rs",
+            "--format",
+            "sarif",
+            "--output-file",
+            "mcp-lint.sarif",
+        ],
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("symbolic link"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(&victim).expect("read"),
+        "precious\n"
+    );
+
+    let plain = tempfile::tempdir().expect("temp dir");
+    std::fs::write(plain.path().join("lib.rs"), BUGGY).expect("write");
+    std::fs::write(plain.path().join("report.sarif"), "old").expect("write");
+    let (code, _, stderr) = lint(
+        plain.path(),
+        &[
+            "lib.rs",
+            "--format",
+            "sarif",
+            "--output-file",
+            "report.sarif",
+        ],
+    );
+    assert_eq!(code, 1, "{stderr}");
+    let report = std::fs::read_to_string(plain.path().join("report.sarif")).expect("read");
+    assert!(report.contains("\"version\": \"2.1.0\""), "{report}");
+    let leftovers = std::fs::read_dir(plain.path())
+        .expect("list")
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+        .count();
+    assert_eq!(leftovers, 0);
+}

@@ -265,13 +265,17 @@ pub fn lint_observed(
         ..
     } = analysed;
     let rules = rules::enabled(settings);
+    // A package's SDK, read once from its manifest and lock file for all its targets.
+    let mut sdks: HashMap<PathBuf, Option<crate::sdk::Sdk>> = HashMap::new();
     for unit in &units {
         let files = unit_facts(unit, &ids, &facts);
         let graph = CrateGraph::named(files, unit.crate_name.clone());
-        let sdk = settings
-            .sdk
-            .clone()
-            .or_else(|| unit.manifest.as_deref().and_then(crate::sdk::detect));
+        let sdk = settings.sdk.clone().or_else(|| {
+            let manifest = unit.manifest.as_ref()?;
+            sdks.entry(manifest.clone())
+                .or_insert_with(|| crate::sdk::detect(manifest))
+                .clone()
+        });
         let context = RuleContext {
             graph: &graph,
             sources: &sources,

@@ -163,6 +163,24 @@ fn calls_of<'g>(
         .map(move |call| (call.span, graph.callees(f, call)))
 }
 
+/// Whether code at `arm` of a function serves: it holds a serve site, or a call (of the
+/// function's `calls`) on the way to one.
+fn arm_serves(
+    facts: &crate::analysis::facts::FileFacts,
+    calls: &[(ByteSpan, Vec<FunctionRef>)],
+    toward: &HashSet<FunctionRef>,
+    arm: ByteSpan,
+) -> bool {
+    facts
+        .serving
+        .serve_sites
+        .iter()
+        .any(|site| within(*site, arm))
+        || calls
+            .iter()
+            .any(|(span, targets)| within(*span, arm) && targets.iter().any(|t| toward.contains(t)))
+}
+
 /// The arms of `f` that end the process (a help text, a fatal error), unless they serve first.
 fn exit_arms(
     graph: &CrateGraph<'_>,
@@ -171,16 +189,8 @@ fn exit_arms(
 ) -> Vec<ByteSpan> {
     let item = graph.function(f).item_span;
     let (_, facts) = &graph.files()[f.file];
-    let serves = |arm: ByteSpan| {
-        facts
-            .serving
-            .serve_sites
-            .iter()
-            .any(|site| within(*site, arm))
-            || calls_of(graph, f).any(|(span, targets)| {
-                within(span, arm) && targets.iter().any(|t| toward.contains(t))
-            })
-    };
+    let calls: Vec<(ByteSpan, Vec<FunctionRef>)> = calls_of(graph, f).collect();
+    let serves = |arm: ByteSpan| arm_serves(facts, &calls, toward, arm);
     facts
         .serving
         .exits
@@ -253,16 +263,7 @@ fn excluded_branches(graph: &CrateGraph<'_>, toward: &HashSet<FunctionRef>) -> (
         let item = graph.function(f).item_span;
         let (_, facts) = &graph.files()[f.file];
         let calls: Vec<(ByteSpan, Vec<FunctionRef>)> = calls_of(graph, f).collect();
-        let serves = |arm: ByteSpan| {
-            facts
-                .serving
-                .serve_sites
-                .iter()
-                .any(|site| within(*site, arm))
-                || calls.iter().any(|(span, targets)| {
-                    within(*span, arm) && targets.iter().any(|t| toward.contains(t))
-                })
-        };
+        let serves = |arm: ByteSpan| arm_serves(facts, &calls, toward, arm);
         for arms in &facts.serving.branches {
             if !arms.iter().all(|arm| within(*arm, item)) {
                 continue;

@@ -319,6 +319,9 @@ fn null_id_diagnostic(file: FileId, span: ByteSpan) -> Diagnostic {
 /// The unit's functions: which test a message's `id`, and who calls whom (by name).
 struct CallIndex<'a> {
     checks_id: HashSet<&'a str>,
+    /// Functions that test the `id`, themselves or through a function they call (`let is_note =
+    /// req.is_notification();`).
+    tests_id: HashSet<&'a str>,
     /// Functions that answer a message: they send a response, return one, or dispatch methods.
     answers: HashSet<&'a str>,
     callers: HashMap<&'a str, Vec<&'a str>>,
@@ -331,6 +334,7 @@ impl<'a> CallIndex<'a> {
     fn new(files: &[(FileId, &'a FileFacts)]) -> Self {
         let mut index = CallIndex {
             checks_id: HashSet::new(),
+            tests_id: HashSet::new(),
             answers: HashSet::new(),
             callers: HashMap::new(),
             callees: HashMap::new(),
@@ -380,6 +384,13 @@ impl<'a> CallIndex<'a> {
             }
             index.functions.insert(*file, functions);
         }
+        index.tests_id = index
+            .callees
+            .iter()
+            .filter(|(_, callees)| callees.iter().any(|c| index.checks_id.contains(c)))
+            .map(|(caller, _)| *caller)
+            .chain(index.checks_id.iter().copied())
+            .collect();
         index
     }
 
@@ -396,19 +407,12 @@ impl<'a> CallIndex<'a> {
     /// Whether a caller of `function` (up to `depth` calls up) tests the `id`, itself or
     /// through a function it calls (`let is_note = req.is_notification();` before dispatching).
     fn callers_check_id(&self, function: &str, depth: usize) -> bool {
-        let testing: HashSet<&str> = self
-            .callees
-            .iter()
-            .filter(|(_, callees)| callees.iter().any(|c| self.checks_id.contains(c)))
-            .map(|(caller, _)| *caller)
-            .chain(self.checks_id.iter().copied())
-            .collect();
         self.callers
             .get(function)
             .into_iter()
             .flatten()
             .filter(|caller| **caller != function)
-            .any(|caller| self.up_from(caller, depth.saturating_sub(1), &testing))
+            .any(|caller| self.up_from(caller, depth.saturating_sub(1), &self.tests_id))
     }
 
     /// Whether `function` itself answers a message (sends or returns a response, dispatches).

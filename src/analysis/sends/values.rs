@@ -83,15 +83,7 @@ impl Sends<'_> {
     /// The channel a receiver expression names, through aliases: `sink` (bound from
     /// `sink_proxy_tx.clone()`) gives `sink_proxy`.
     pub(super) fn channel_of(&self, receiver: &Expr) -> Option<String> {
-        let mut name = collection_name(receiver)?;
-        if let Some(state) = self.functions.last() {
-            for _ in 0..8 {
-                match state.aliases.get(&name) {
-                    Some(target) if *target != name => name = target.clone(),
-                    _ => break,
-                }
-            }
-        }
+        let name = self.resolved_collection(receiver)?;
         channel_base(&name, &["_tx", "_sender", "tx", "sender"])
     }
 

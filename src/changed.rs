@@ -3,14 +3,11 @@
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use crate::engine::LintResult;
 
 fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
-    let output = Command::new("git")
-        .arg("-C")
-        .arg(dir)
+    let output = crate::programs::git(dir)
         .args(args)
         .output()
         .map_err(|e| format!("could not run git: {e}"))?;
@@ -26,14 +23,10 @@ fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
 
 /// The files changed since `revision`, as canonical paths.
 pub fn changed_files(cwd: &Path, revision: &str) -> Result<HashSet<PathBuf>, String> {
-    let top = git(cwd, &["rev-parse", "--show-toplevel"])?;
-    let top = PathBuf::from(
-        String::from_utf8_lossy(&top)
-            .trim_end_matches(['\n', '\r'])
-            .to_string(),
-    );
+    let top = crate::report::repository_root(cwd)
+        .ok_or_else(|| format!("`{}` is not inside a git work tree", cwd.display()))?;
     git(
-        cwd,
+        &top,
         &[
             "rev-parse",
             "--verify",

@@ -197,6 +197,8 @@ struct Run<'a> {
     cache: Option<crate::cache::Cache>,
     /// The test hook's file name (see [`internal_error::test_panic_file`]).
     test_panic: Option<String>,
+    /// The directories files are read in (see [`LintUnit::roots`]); empty: anywhere.
+    roots: Vec<PathBuf>,
 }
 
 /// Texts to lint in place of what is on disk, by the path the unit names (the fixer's edits).
@@ -248,6 +250,7 @@ pub fn lint_observed(
             )
         }),
         test_panic: internal_error::test_panic_file(settings),
+        roots: confinement(&units),
     };
     let mut analysed = Analysed::new();
     analysed.follow_module_trees(&mut units, &run, settings);
@@ -457,10 +460,53 @@ struct Unreadable {
     help: Option<String>,
 }
 
+/// The directories the units' files are read in: all their roots, or none (anywhere) when a
+/// unit has none.
+fn confinement(units: &[LintUnit]) -> Vec<PathBuf> {
+    if units.iter().any(|u| u.roots.is_empty()) {
+        return Vec::new();
+    }
+    let mut roots: Vec<PathBuf> = units.iter().flat_map(|u| u.roots.clone()).collect();
+    roots.sort();
+    roots.dedup();
+    roots
+}
+
+/// Why a file on disk must not be read: it lies outside the roots once links are resolved, or
+/// it is not a regular file. The message names the path and nothing of its content.
+fn refused(path: &Path, roots: &[PathBuf]) -> Option<String> {
+    let real = std::fs::canonicalize(path).ok()?;
+    if !roots.is_empty() && !roots.iter().any(|root| real.starts_with(root)) {
+        return Some(format!(
+            "this file is `{}`, outside the linted directories, so it was not read",
+            real.display()
+        ));
+    }
+    let metadata = std::fs::metadata(&real).ok()?;
+    (!metadata.is_file()).then(|| {
+        format!(
+            "`{}` is not a regular file, so it was not read",
+            real.display()
+        )
+    })
+}
+
 /// A file's text: from the overlay or the disk, and valid UTF-8 (not when it is too large,
-/// unreadable, or not UTF-8).
+/// unreadable, or not UTF-8). A file on disk outside the run's roots, or not a regular file, is
+/// not read at all.
 fn read_text(file: &UnitFile, run: &Run<'_>) -> Result<String, Unreadable> {
     if run.overlay.get(&file.path).is_none() {
+        if let Some(message) = refused(&file.path, &run.roots) {
+            return Err(Unreadable {
+                text: String::new(),
+                span: ByteSpan::default(),
+                message,
+                help: Some(
+                    "a module file is read only inside the directories linted (cargo mode: the workspace)"
+                        .to_string(),
+                ),
+            });
+        }
         if let Ok(metadata) = std::fs::metadata(&file.path) {
             if metadata.len() > run.max_file_size {
                 let message = format!(

@@ -22,6 +22,7 @@ pub mod lexical;
 pub mod output;
 pub mod policy;
 pub mod prefilter;
+pub mod programs;
 pub mod protocol;
 pub mod report;
 pub mod rules;

@@ -30,11 +30,15 @@ impl Report<'_> {
     }
 }
 
-/// The git work tree holding `dir`, if any.
+/// The git work tree holding `dir`, if any: git runs only in the nearest directory at or above
+/// `dir` that holds a `.git`, so that a bare repository committed into the tree (a directory
+/// holding `HEAD`, `objects` and `refs`) is never taken for the repository of its files.
 pub fn repository_root(dir: &Path) -> Option<PathBuf> {
-    let output = std::process::Command::new("git")
-        .arg("-C")
-        .arg(dir)
+    let absolute = std::path::absolute(dir).ok()?;
+    let top = absolute
+        .ancestors()
+        .find(|d| std::fs::symlink_metadata(d.join(".git")).is_ok())?;
+    let output = crate::programs::git(top)
         .args(["rev-parse", "--show-toplevel"])
         .output()
         .ok()?;

@@ -20,6 +20,11 @@ pub struct LintUnit {
     /// The name the package's library is used by (`my_server` for `my-server`): a binary's
     /// `my_server::run()` calls into the library, like `crate::run()` there.
     pub crate_name: Option<String>,
+    /// The directories (canonical) that the unit's files must lie in once symbolic links are
+    /// resolved: the workspace root in cargo mode, the named paths in path mode. A file outside
+    /// them (a `#[path]` module naming `/proc/self/environ`, a link out of the tree) is not read.
+    /// Empty: anywhere.
+    pub roots: Vec<PathBuf>,
 }
 
 /// A file of a unit, with its module path inside the crate.

@@ -22,9 +22,10 @@ const LAYERS: &[(&str, u32)] = &[
     // 0. Leaf types and helpers that know nothing of the analysis: sources and spans,
     //    diagnostics and edits' data, lexical regions of a text, fingerprints, the protocol
     //    versions, the units and files to lint, the MCP SDK a package uses, suppression
-    //    comments, reads held to a size limit.
+    //    comments, reads held to a size limit, the external programs run (git, cargo).
     ("source", 0),
     ("bounded", 0),
+    ("programs", 0),
     ("diagnostic", 0),
     ("lexical", 0),
     ("fingerprint", 0),

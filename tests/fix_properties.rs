@@ -92,6 +92,7 @@ fn units(path: &Path) -> Vec<LintUnit> {
         manifest: None,
         test_target: false,
         crate_name: None,
+        roots: Vec::new(),
     }]
 }
 

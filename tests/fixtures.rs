@@ -59,6 +59,7 @@ fn unit(fixture: &Path) -> Vec<LintUnit> {
         manifest: None,
         test_target: false,
         crate_name: None,
+        roots: Vec::new(),
     }]
 }
 

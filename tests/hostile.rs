@@ -346,16 +346,118 @@ fn fix_never_writes_through_a_link_outside_the_root() {
             "concise",
         ],
     );
-    assert_eq!(code, 2, "{stdout}{stderr}");
+    // The linked file is not even read: a diagnostic names it, and nothing is fixed.
+    assert_eq!(code, 1, "{stdout}{stderr}");
     assert!(
-        stderr.contains("outside the linted directories"),
-        "{stderr}"
+        stdout.contains("outside the linted directories"),
+        "{stdout}"
     );
+    assert!(!stdout.contains("send_error"), "{stdout}");
     assert_eq!(
         std::fs::read_to_string(&target).expect("read"),
         BUGGY,
         "untouched"
     );
+    // The same through a path argument that is a link out of the tree.
+    std::fs::create_dir_all(dir.path().join("more")).expect("mkdir");
+    std::os::unix::fs::symlink(outside.path(), dir.path().join("more/out")).expect("link");
+    let (code, stdout, stderr) = lint(
+        dir.path(),
+        &["more/out", "--fix", "--allow-no-vcs", "--no-cache"],
+    );
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("outside the linted directories"),
+        "{stdout}"
+    );
+    assert_eq!(std::fs::read_to_string(&target).expect("read"), BUGGY);
+}
+
+/// `#[path]` can name any file of the machine (issue 14): a file outside the linted directories,
+/// or one that is not a regular file, is a diagnostic that names it and shows none of it.
+#[cfg(unix)]
+#[test]
+fn a_module_path_outside_the_tree_is_never_read() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let outside = tempfile::tempdir().expect("temp dir");
+    let secret = outside.path().join("secret.rs");
+    std::fs::write(&secret, "fn hunter2() { println!(\"hunter2\"); }\n").expect("write");
+    package(
+        dir.path(),
+        &format!(
+            "#[path = \"/proc/self/environ\"]\nmod environ;\n#[path = \"/proc/self/pagemap\"]\nmod pagemap;\n#[path = {:?}]\nmod secret;\n",
+            secret
+        ),
+    );
+    for args in [&["--no-cache"][..], &["--no-cache", "src"][..]] {
+        let output = Command::cargo_bin("cargo-mcp-lint")
+            .expect("binary")
+            .current_dir(dir.path())
+            .args(args)
+            .env("MCP_LINT_TEST_SECRET", "hunter2")
+            .env_remove("GITHUB_ACTIONS")
+            .output()
+            .expect("runs");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!stdout.contains("hunter2"), "{stdout}");
+        assert!(!stderr.contains("hunter2"), "{stderr}");
+        if args.len() == 1 {
+            // Cargo mode follows the module tree: each module file is named, none is read.
+            assert_eq!(output.status.code(), Some(1), "{stdout}{stderr}");
+            assert_eq!(
+                stdout.matches("outside the linted directories").count(),
+                3,
+                "{stdout}"
+            );
+        } else {
+            assert_eq!(output.status.code(), Some(0), "{stdout}{stderr}");
+        }
+    }
+}
+
+/// `--fix` never replaces a read-only file, nor (run as root) another user's file, whose owner a
+/// rename would change; the temporary files of a killed run are removed by the next one.
+#[cfg(unix)]
+#[test]
+fn fix_keeps_read_only_and_other_users_files() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let dir = tempfile::tempdir().expect("temp dir");
+    let read_only = dir.path().join("read_only.rs");
+    std::fs::write(&read_only, BUGGY).expect("write");
+    std::fs::set_permissions(&read_only, std::fs::Permissions::from_mode(0o444)).expect("chmod");
+    let (code, stdout, stderr) = lint(dir.path(), &[".", "--fix", "--allow-no-vcs", "--no-cache"]);
+    assert_eq!(code, 2, "{stdout}{stderr}");
+    assert!(stderr.contains("read-only"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&read_only).expect("read"), BUGGY);
+    std::fs::remove_file(&read_only).expect("remove");
+
+    let theirs = dir.path().join("theirs.rs");
+    std::fs::write(&theirs, BUGGY).expect("write");
+    let own_uid = std::fs::metadata(&theirs).expect("stat").uid();
+    if std::os::unix::fs::chown(&theirs, Some(own_uid + 4242), None).is_ok() {
+        let (code, stdout, stderr) =
+            lint(dir.path(), &[".", "--fix", "--allow-no-vcs", "--no-cache"]);
+        assert_eq!(code, 2, "{stdout}{stderr}");
+        assert!(stderr.contains("another user"), "{stderr}");
+        let metadata = std::fs::metadata(&theirs).expect("stat");
+        assert_eq!(metadata.uid(), own_uid + 4242, "the owner is kept");
+        assert_eq!(std::fs::read_to_string(&theirs).expect("read"), BUGGY);
+    }
+    std::fs::remove_file(&theirs).expect("remove");
+
+    // A dead run's temporary file (a process id that is not running) goes; a foreign file named
+    // alike but not as the tool names them stays.
+    let server = dir.path().join("server.rs");
+    std::fs::write(&server, BUGGY).expect("write");
+    let stale = dir.path().join(".mcp-lint-fix-999999999-abc123");
+    let foreign = dir.path().join(".mcp-lint-fix-notes");
+    std::fs::write(&stale, "half").expect("write");
+    std::fs::write(&foreign, "mine").expect("write");
+    let (code, stdout, stderr) = lint(dir.path(), &[".", "--fix", "--allow-no-vcs", "--no-cache"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(!stale.exists(), "the stale temporary file is removed");
+    assert!(foreign.exists(), "a file the tool did not name is kept");
 }
 
 #[cfg(unix)]
@@ -459,7 +561,10 @@ fn killing_a_fix_run_leaves_every_file_whole() {
                 .starts_with(".mcp-lint-fix-")
         })
         .count();
-    assert_eq!(leftovers, 0);
+    assert_eq!(
+        leftovers, 0,
+        "a killed run's temporary files are removed by the next run"
+    );
 }
 
 /// The tree's configuration cannot make a run read without bound (issue 14): it raises the file
@@ -542,4 +647,118 @@ fn the_output_file_is_never_written_through_a_link() {
         .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
         .count();
     assert_eq!(leftovers, 0);
+}
+
+/// A `rust-toolchain.toml` can name a toolchain by path; the `cargo` the tool runs must never be
+/// one the tree chose. `CARGO` is removed so that `cargo` is found on `PATH` (rustup's proxy, when
+/// rustup is installed), as when the binary is called directly, the way the Action calls it.
+#[cfg(unix)]
+#[test]
+fn a_toolchain_file_in_the_tree_never_chooses_the_cargo_that_runs() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("temp dir");
+    package(dir.path(), BUGGY);
+    let marker = dir.path().join("toolchain-ran");
+    let bin = dir.path().join("tc/bin");
+    std::fs::create_dir_all(&bin).expect("mkdir");
+    for program in ["cargo", "rustc"] {
+        let script = bin.join(program);
+        std::fs::write(
+            &script,
+            format!("#!/bin/sh\ntouch '{}'\nexit 1\n", marker.display()),
+        )
+        .expect("write");
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    std::fs::write(
+        dir.path().join("rust-toolchain.toml"),
+        format!("[toolchain]\npath = {:?}\n", dir.path().join("tc")),
+    )
+    .expect("write");
+    std::fs::create_dir_all(dir.path().join(".cargo")).expect("mkdir");
+    std::fs::write(
+        dir.path().join(".cargo/config.toml"),
+        "[alias]\nmetadata = [\"run\"]\n[build]\nrustc-wrapper = \"tc/bin/rustc\"\n",
+    )
+    .expect("write");
+    let output = Command::cargo_bin("cargo-mcp-lint")
+        .expect("binary")
+        .current_dir(dir.path())
+        .args(["mcp-lint", "--no-cache", "--format", "concise"])
+        .env_remove("CARGO")
+        .env_remove("RUSTUP_TOOLCHAIN")
+        .env_remove("GITHUB_ACTIONS")
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!marker.exists(), "the tree's toolchain ran: {stderr}");
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+}
+
+/// A bare repository committed into the tree, whose configuration names a file-system monitor
+/// command, beside a file `--fix` changes: git must never run the command.
+#[cfg(unix)]
+#[test]
+fn a_bare_repository_in_the_tree_never_makes_git_run_a_command() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let marker = dir.path().join("monitor-ran");
+    let git = |args: &[&str]| {
+        let status = Command::new("git")
+            .current_dir(dir.path())
+            .args(["-c", "user.email=t@t", "-c", "user.name=t"])
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .expect("git runs");
+        assert!(status.success(), "git {args:?}");
+    };
+    git(&["init", "-q", "."]);
+    let evil = dir.path().join("evil");
+    std::fs::create_dir_all(evil.join("objects")).expect("mkdir");
+    std::fs::create_dir_all(evil.join("refs/heads")).expect("mkdir");
+    std::fs::write(evil.join("objects/.keep"), "").expect("write");
+    std::fs::write(evil.join("refs/heads/.keep"), "").expect("write");
+    std::fs::write(evil.join("HEAD"), "ref: refs/heads/main\n").expect("write");
+    std::fs::write(
+        evil.join("config"),
+        format!(
+            "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n\tfsmonitor = \"touch '{}'; false\"\n[safe]\n\tbareRepository = all\n",
+            marker.display()
+        ),
+    )
+    .expect("write");
+    std::fs::write(evil.join("server.rs"), BUGGY).expect("write");
+    git(&["add", "-A"]);
+    git(&["commit", "-q", "-m", "tree"]);
+    let (code, stdout, stderr) = lint(dir.path(), &["--fix", "--no-cache", "."]);
+    assert!(!marker.exists(), "git ran the tree's command: {stderr}");
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        !std::fs::read_to_string(evil.join("server.rs"))
+            .expect("read")
+            .contains("send_error"),
+        "the file of the real repository is fixed"
+    );
+}
+
+/// The Action calls the binary directly: `cargo mcp-lint` would run whatever the tree's
+/// `.cargo/config.toml` aliases `mcp-lint` to, and the install step never runs inside the tree.
+#[test]
+fn the_action_never_runs_cargo_inside_the_tree() {
+    let action = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("action.yml"))
+        .expect("action.yml");
+    assert!(
+        !action.contains("cargo mcp-lint $"),
+        "the Action must not run `cargo mcp-lint`"
+    );
+    assert!(action.contains("cargo-mcp-lint mcp-lint"), "{action}");
+    let install = action
+        .split("- name:")
+        .find(|step| step.contains("cargo install"))
+        .expect("an install step");
+    assert!(
+        install.contains("working-directory: ${{ github.action_path }}"),
+        "the install step runs outside the tree: {install}"
+    );
 }

@@ -24,6 +24,7 @@ fn unit(path: &Path) -> LintUnit {
         manifest: None,
         test_target: false,
         crate_name: None,
+        roots: Vec::new(),
     }
 }
 

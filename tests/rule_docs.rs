@@ -41,6 +41,7 @@ fn unit(path: &Path) -> Vec<LintUnit> {
         manifest: None,
         test_target: false,
         crate_name: None,
+        roots: Vec::new(),
     }]
 }
 

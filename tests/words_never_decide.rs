@@ -280,6 +280,7 @@ fn findings(fixture: &Fixture, change: Option<fn(&str) -> String>) -> (BTreeSet<
         manifest: None,
         test_target: false,
         crate_name: None,
+        roots: Vec::new(),
     };
     let result = engine::lint_with(&[unit], Path::new("/"), &overlay, &fixture.settings);
     let root = fixtures_root();

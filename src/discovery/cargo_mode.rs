@@ -55,14 +55,23 @@ pub fn discover(options: &CargoOptions, cwd: &Path) -> Result<Vec<LintUnit>, Dis
             ))
         })?,
     };
+    // Run from outside the tree: its toolchain and cargo configuration files never apply.
+    let neutral = crate::programs::neutral_directory()
+        .map_err(|e| DiscoveryError(format!("could not create a temporary directory: {e}")))?;
     let metadata = MetadataCommand::new()
         .no_deps()
         .manifest_path(&manifest)
-        .current_dir(cwd)
+        .current_dir(neutral.path())
         .exec()
         .map_err(|error| DiscoveryError(metadata_error(error)))?;
     let selected = select_packages(&metadata, options, &manifest)?;
-    Ok(selected.into_iter().flat_map(units_of).collect())
+    let root = metadata.workspace_root.as_std_path();
+    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let mut units: Vec<LintUnit> = selected.into_iter().flat_map(units_of).collect();
+    for unit in &mut units {
+        unit.roots = vec![root.clone()];
+    }
+    Ok(units)
 }
 
 fn metadata_error(error: cargo_metadata::Error) -> String {
@@ -179,6 +188,7 @@ fn units_of(package: &Package) -> Vec<LintUnit> {
             manifest: Some(package.manifest_path.clone().into_std_path_buf()),
             test_target: false,
             crate_name: crate_name.clone(),
+            roots: Vec::new(),
         });
     }
     for target in &package.targets {
@@ -204,6 +214,7 @@ fn units_of(package: &Package) -> Vec<LintUnit> {
                 .any(|k| matches!(k, TargetKind::Test | TargetKind::Bench))
                 || super::private_feature_target(&target.required_features, &package.features),
             crate_name: crate_name.clone(),
+            roots: Vec::new(),
         });
     }
     units

@@ -6,6 +6,7 @@ pub mod module_tree;
 pub mod path_mode;
 
 use std::fmt;
+use std::path::{Component, Path, PathBuf};
 
 /// Why the files to lint could not be found. Shown to the user as one line; exit status 2.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,6 +19,43 @@ impl fmt::Display for DiscoveryError {
 }
 
 impl std::error::Error for DiscoveryError {}
+
+/// The directory that a path named on the command line confines reads (and fixes) to: the path
+/// itself, or a file's directory, with symbolic links resolved. A path written inside the current
+/// directory that a link takes outside it confines to the current directory instead, so that the
+/// files reached through the link count as outside.
+pub fn confinement_root(path: &Path, cwd: &Path) -> PathBuf {
+    let joined = cwd.join(path);
+    let real = std::fs::canonicalize(&joined).unwrap_or_else(|_| joined.clone());
+    let real = if real.is_file() {
+        real.parent().map(Path::to_path_buf).unwrap_or(real)
+    } else {
+        real
+    };
+    let real_cwd = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+    if written_inside(path) && !real.starts_with(&real_cwd) {
+        return real_cwd;
+    }
+    real
+}
+
+/// Whether a path names something inside the current directory by its spelling: relative, and
+/// never climbing above its start.
+fn written_inside(path: &Path) -> bool {
+    let mut depth = 0usize;
+    for component in path.components() {
+        match component {
+            Component::Normal(_) => depth += 1,
+            Component::CurDir => {}
+            Component::ParentDir => match depth.checked_sub(1) {
+                Some(d) => depth = d,
+                None => return false,
+            },
+            Component::RootDir | Component::Prefix(_) => return false,
+        }
+    }
+    true
+}
 
 /// Whether a target that needs `required` features is test support that no default build
 /// compiles: each feature it needs is off by default (not reached from `default`) and private
@@ -54,7 +92,17 @@ pub fn private_feature_target(
 
 #[cfg(test)]
 mod tests {
-    use super::private_feature_target;
+    use super::{private_feature_target, written_inside};
+
+    #[test]
+    fn paths_written_inside_the_current_directory() {
+        for inside in ["a", "a/b", ".", "a/../b", "./a"] {
+            assert!(written_inside(std::path::Path::new(inside)), "{inside}");
+        }
+        for outside in ["..", "../a", "a/../../b", "/a"] {
+            assert!(!written_inside(std::path::Path::new(outside)), "{outside}");
+        }
+    }
     use std::collections::BTreeMap;
 
     #[test]

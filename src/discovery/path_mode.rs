@@ -16,6 +16,12 @@ use crate::unit::{LintUnit, UnitFile};
 
 /// Collect the files under `paths` and group them into units, one per package target.
 pub fn discover(paths: &[PathBuf]) -> Result<Vec<LintUnit>, DiscoveryError> {
+    let cwd = std::env::current_dir()
+        .map_err(|e| DiscoveryError(format!("cannot read the current directory: {e}")))?;
+    let roots: Vec<PathBuf> = paths
+        .iter()
+        .map(|p| super::confinement_root(p, &cwd))
+        .collect();
     let mut files: Vec<PathBuf> = Vec::new();
     for path in paths {
         let metadata = std::fs::metadata(path).map_err(|error| {
@@ -45,7 +51,11 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<LintUnit>, DiscoveryError> {
     }
     let mut seen = std::collections::HashSet::new();
     files.retain(|f| seen.insert(f.clone()));
-    Ok(group(files))
+    let mut units = group(files);
+    for unit in &mut units {
+        unit.roots.clone_from(&roots);
+    }
+    Ok(units)
 }
 
 /// Where a file sits in its package, by cargo's layout.
@@ -203,6 +213,7 @@ fn loose_unit(files: Vec<PathBuf>) -> LintUnit {
         manifest: None,
         test_target: false,
         crate_name: None,
+        roots: Vec::new(),
     }
 }
 
@@ -252,6 +263,7 @@ fn package_units(dir: &Path, files: Vec<PathBuf>) -> Vec<LintUnit> {
             manifest: manifest.clone(),
             test_target: false,
             crate_name: crate_name.clone(),
+            roots: Vec::new(),
         });
     }
     for (place, mut own) in targets {
@@ -291,6 +303,7 @@ fn package_units(dir: &Path, files: Vec<PathBuf>) -> Vec<LintUnit> {
             manifest: manifest.clone(),
             test_target,
             crate_name: crate_name.clone(),
+            roots: Vec::new(),
         });
     }
     units

@@ -3,7 +3,6 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// What the user allowed.
 #[derive(Debug, Clone, Copy, Default)]
@@ -15,9 +14,7 @@ pub struct VcsOptions {
 
 /// `git status` of files of one work tree: path (relative to the work tree) to its `XY` code.
 fn status(top: &Path, files: &[PathBuf]) -> Result<BTreeMap<String, (char, char)>, String> {
-    let output = Command::new("git")
-        .arg("-C")
-        .arg(top)
+    let output = crate::programs::git(top)
         .args([
             "status",
             "--porcelain=v1",

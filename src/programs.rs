@@ -1,0 +1,63 @@
+//! The only programs this tool runs, `git` and `cargo`, set up so that nothing in the linted tree
+//! can choose or configure what runs (see `docs/security.md`).
+//!
+//! - `git` runs with the command-line configuration (which outranks every configuration file)
+//!   turning off what can start another program: the file-system monitor, hooks, external diff
+//!   and pager; and with `safe.bareRepository=explicit`, so that a bare repository committed into
+//!   the tree is never taken for the repository around a file.
+//! - `cargo metadata` runs from a fresh empty directory outside the tree, so that neither
+//!   rustup's toolchain files (`rust-toolchain.toml`, which can name a toolchain by path) nor
+//!   cargo's configuration files (`.cargo/config.toml`: aliases, `[build]`, `[env]`) of the tree
+//!   apply; both are looked up from the current directory, never from the manifest's.
+
+use std::path::Path;
+use std::process::Command;
+
+/// Configuration given to every `git` this tool runs.
+const GIT_SAFETY: &[&str] = &[
+    "core.fsmonitor=false",
+    "safe.bareRepository=explicit",
+    "core.hooksPath=/dev/null",
+    "diff.external=",
+    "core.pager=cat",
+    "core.untrackedCache=false",
+];
+
+/// A `git -C dir` command that nothing in the tree can make run another program.
+pub fn git(dir: &Path) -> Command {
+    let mut command = Command::new("git");
+    for setting in GIT_SAFETY {
+        command.arg("-c").arg(setting);
+    }
+    command
+        .arg("--no-pager")
+        .arg("-C")
+        .arg(dir)
+        // Reading the status never writes the index (no lock, nothing left by a kill).
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .env_remove("GIT_EXTERNAL_DIFF");
+    command
+}
+
+/// The directory `cargo metadata` runs from: a fresh empty one, outside any tree it lints.
+pub fn neutral_directory() -> std::io::Result<tempfile::TempDir> {
+    tempfile::Builder::new().prefix("mcp-lint-cargo-").tempdir()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_git_gets_the_safety_settings_before_its_subcommand() {
+        let command = git(Path::new("/x"));
+        let args: Vec<String> = command
+            .get_args()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        assert!(args.iter().any(|a| a == "core.fsmonitor=false"), "{args:?}");
+        assert!(args.iter().any(|a| a == "safe.bareRepository=explicit"));
+        let dash_c = args.iter().position(|a| a == "-C");
+        assert_eq!(dash_c, Some(args.len() - 2), "{args:?}");
+    }
+}

@@ -4,6 +4,13 @@
 //! (its size and modification time), so a new version, a rebuilt binary or another configuration
 //! starts afresh. Only the entries a run used are written back, so the cache does not grow
 //! without bound.
+//!
+//! The cache lives in the tree (`target/mcp-lint/`), which on a pull request is written by a
+//! stranger, so a cache file is trusted only if it proves it was written on this machine: it
+//! starts with a tag of its key and a tag of its body, both keyed BLAKE3 hashes under a random
+//! secret kept in the user's cache directory, outside any tree. The header is read and checked
+//! first (a wrong or forged file costs one small read); the body is read only up to
+//! [`MAX_CACHE_SIZE`] and decoded only once its tag holds. Without a secret there is no cache.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -24,16 +31,98 @@ pub enum Cached {
     SyntaxError(ByteSpan, String),
 }
 
+/// The body of a cache file: its entries.
 #[derive(Serialize, Deserialize)]
-struct CacheFile {
-    key: String,
+struct CacheBody {
     entries: Vec<([u8; 32], Cached)>,
+}
+
+/// What a cache file starts with; then the key's tag, the body's tag, and the body.
+const MAGIC: &[u8; 8] = b"mcplint3";
+
+/// The most a cache file is read: a larger one is not this tool's.
+pub const MAX_CACHE_SIZE: u64 = 1 << 30;
+
+/// The secret that keys the tags, from the user's cache directory (created there on first use),
+/// or `None` where there is none that only this user can have written.
+fn secret() -> Option<[u8; 32]> {
+    let directory = dirs::cache_dir()?.join("cargo-mcp-lint");
+    secret_in(&directory)
+}
+
+fn secret_in(directory: &Path) -> Option<[u8; 32]> {
+    let path = directory.join("cache-secret");
+    if let Some(secret) = read_secret(&path) {
+        return Some(secret);
+    }
+    std::fs::create_dir_all(directory).ok()?;
+    let mut fresh = [0u8; 32];
+    getrandom::fill(&mut fresh).ok()?;
+    let mut temporary = tempfile::NamedTempFile::new_in(directory).ok()?;
+    use std::io::Write;
+    temporary.write_all(&fresh).ok()?;
+    // Another run may have made one meanwhile: then that one is the secret.
+    match temporary.persist_noclobber(&path) {
+        Ok(_) => Some(fresh),
+        Err(_) => read_secret(&path),
+    }
+}
+
+/// A secret file: a regular file (not a link) of 32 bytes that only its owner can read or write.
+fn read_secret(path: &Path) -> Option<[u8; 32]> {
+    let metadata = std::fs::symlink_metadata(path).ok()?;
+    if !metadata.is_file() || metadata.len() != 32 {
+        return None;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if metadata.permissions().mode() & 0o077 != 0 {
+            return None;
+        }
+    }
+    std::fs::read(path).ok()?.try_into().ok()
+}
+
+/// The keyed tag of `parts` under `secret`.
+fn tag(secret: &[u8; 32], label: &[u8], data: &[u8]) -> [u8; 32] {
+    let mut hasher = blake3::Hasher::new_keyed(secret);
+    hasher.update(label);
+    hasher.update(&[0]);
+    hasher.update(data);
+    *hasher.finalize().as_bytes()
+}
+
+/// The entries of the cache file at `path` if it holds `key` and was written under `secret`.
+fn read_cache(path: &Path, key: &str, secret: &[u8; 32]) -> Option<HashMap<[u8; 32], Cached>> {
+    use std::io::Read;
+    let metadata = std::fs::symlink_metadata(path).ok()?;
+    if !metadata.is_file() || metadata.len() > MAX_CACHE_SIZE {
+        return None;
+    }
+    let mut file = std::fs::File::open(path).ok()?;
+    let mut header = [0u8; 8 + 32 + 32];
+    file.read_exact(&mut header).ok()?;
+    let (magic, tags) = header.split_at(8);
+    let (key_tag, body_tag) = tags.split_at(32);
+    if magic != MAGIC || key_tag != tag(secret, b"key", key.as_bytes()) {
+        return None;
+    }
+    let mut body = Vec::new();
+    file.take(MAX_CACHE_SIZE + 1).read_to_end(&mut body).ok()?;
+    if body.len() as u64 > MAX_CACHE_SIZE || body_tag != tag(secret, b"body", &body) {
+        return None;
+    }
+    let body: CacheBody = postcard::from_bytes(&body).ok()?;
+    Some(body.entries.into_iter().collect())
 }
 
 /// The cache of one run.
 pub struct Cache {
     path: PathBuf,
     key: String,
+    /// No secret: nothing is read or written.
+    secret: Option<[u8; 32]>,
     entries: HashMap<[u8; 32], Cached>,
     used: Mutex<HashMap<[u8; 32], Cached>>,
 }
@@ -115,16 +204,16 @@ impl Cache {
             if preview { "preview" } else { "stable" },
             build_stamp()
         );
-        let path = directory.join("facts-v2.bin");
-        let entries = std::fs::read(&path)
-            .ok()
-            .and_then(|bytes| postcard::from_bytes::<CacheFile>(&bytes).ok())
-            .filter(|file| file.key == key)
-            .map(|file| file.entries.into_iter().collect())
+        let path = directory.join("facts-v3.bin");
+        let secret = secret();
+        let entries = secret
+            .as_ref()
+            .and_then(|secret| read_cache(&path, &key, secret))
             .unwrap_or_default();
         Cache {
             path,
             key,
+            secret,
             entries,
             used: Mutex::new(HashMap::new()),
         }
@@ -168,11 +257,13 @@ impl Cache {
         if unchanged {
             return;
         }
-        let file = CacheFile {
-            key: self.key,
+        let Some(secret) = self.secret else {
+            return;
+        };
+        let body = CacheBody {
             entries: used.into_iter().collect(),
         };
-        let Ok(bytes) = postcard::to_allocvec(&file) else {
+        let Ok(body) = postcard::to_allocvec(&body) else {
             return;
         };
         let Some(directory) = self.path.parent() else {
@@ -181,9 +272,21 @@ impl Cache {
         if std::fs::create_dir_all(directory).is_err() {
             return;
         }
+        // Never through a link: the directory and any file in the way must be real.
+        if std::fs::symlink_metadata(directory).is_ok_and(|m| !m.is_dir())
+            || std::fs::symlink_metadata(&self.path).is_ok_and(|m| !m.is_file())
+        {
+            return;
+        }
         if let Ok(mut temporary) = tempfile::NamedTempFile::new_in(directory) {
             use std::io::Write;
-            if temporary.write_all(&bytes).is_ok() {
+            let written = temporary.write_all(MAGIC).is_ok()
+                && temporary
+                    .write_all(&tag(&secret, b"key", self.key.as_bytes()))
+                    .is_ok()
+                && temporary.write_all(&tag(&secret, b"body", &body)).is_ok()
+                && temporary.write_all(&body).is_ok();
+            if written {
                 let _ = temporary.persist(&self.path);
             }
         }

@@ -440,7 +440,15 @@ fn build_settings(args: &Args, matches: &ArgMatches, cwd: &Path) -> Result<Setti
             .collect();
     }
     if !args.no_cache {
-        settings.cache_directory = Some(settings.root.join("target").join("mcp-lint"));
+        // Never through a link the tree holds: a committed `target` or `target/mcp-lint` that is
+        // not a real directory turns the cache off.
+        let target = settings.root.join("target");
+        let directory = target.join("mcp-lint");
+        let not_a_directory =
+            |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| !m.file_type().is_dir());
+        if !not_a_directory(&target) && !not_a_directory(&directory) {
+            settings.cache_directory = Some(directory);
+        }
     }
     Ok(settings)
 }

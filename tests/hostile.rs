@@ -762,3 +762,34 @@ fn the_action_never_runs_cargo_inside_the_tree() {
         "the install step runs outside the tree: {install}"
     );
 }
+
+/// A `target` (or `target/mcp-lint`) committed as a link out of the tree turns the cache off: it
+/// is never written through.
+#[cfg(unix)]
+#[test]
+fn the_cache_is_never_written_through_a_link() {
+    for linked in ["target", "target/mcp-lint"] {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let outside = tempfile::tempdir().expect("temp dir");
+        package(dir.path(), BUGGY);
+        let link = dir.path().join(linked);
+        std::fs::create_dir_all(link.parent().expect("parent")).expect("mkdir");
+        std::os::unix::fs::symlink(outside.path(), &link).expect("link");
+        let (code, stdout, stderr) = lint(dir.path(), &[]);
+        assert_eq!(code, 1, "{stdout}{stderr}");
+        let written: Vec<_> = walk(outside.path());
+        assert!(written.is_empty(), "{linked}: {written:?}");
+    }
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(walk(&path));
+        }
+        found.push(path);
+    }
+    found
+}

@@ -214,7 +214,7 @@ pub fn arguments() -> Vec<std::ffi::OsString> {
 }
 
 fn fail(message: &str) -> ExitCode {
-    let _ = writeln!(io::stderr(), "error: {message}");
+    let _ = writeln!(io::stderr(), "error: {}", crate::escape::lines(message));
     ExitCode::from(2)
 }
 
@@ -245,10 +245,15 @@ fn command_line_levels(matches: &ArgMatches) -> CommandLineLevels {
 fn config_failure(error: &config::ConfigError) -> ExitCode {
     use codespan_reporting::diagnostic::{Diagnostic, Label};
     use codespan_reporting::files::SimpleFile;
-    let name = error.path.display().to_string();
-    let file = SimpleFile::new(name.as_str(), error.text.as_str());
-    let mut diagnostic = Diagnostic::error()
-        .with_message(format!("invalid configuration: {}", error.message.trim()));
+    // The configuration is the tree's: its name, text and the keys quoted in the message are
+    // shown escaped, as the report shows source text.
+    let name = crate::escape::inline(&error.path.display().to_string()).into_owned();
+    let text = crate::escape::source_text(&error.text);
+    let file = SimpleFile::new(name.as_str(), text.as_ref());
+    let mut diagnostic = Diagnostic::error().with_message(format!(
+        "invalid configuration: {}",
+        crate::escape::inline(error.message.trim())
+    ));
     match &error.span {
         Some(span) if !error.text.is_empty() => {
             let end = span.end.min(error.text.len());
@@ -267,7 +272,11 @@ fn config_failure(error: &config::ConfigError) -> ExitCode {
     if codespan_reporting::term::emit_to_write_style(&mut stderr, &config, &file, &diagnostic)
         .is_err()
     {
-        let _ = writeln!(io::stderr(), "error: {error}");
+        let _ = writeln!(
+            io::stderr(),
+            "error: {}",
+            crate::escape::inline(&error.to_string())
+        );
     }
     ExitCode::from(2)
 }
@@ -325,7 +334,7 @@ pub fn run(raw: Vec<std::ffi::OsString>) -> ExitCode {
         }
         return match crate::baseline::record(path, &result, root) {
             Ok(line) => {
-                let _ = writeln!(io::stderr(), "{line}");
+                let _ = writeln!(io::stderr(), "{}", crate::escape::lines(&line));
                 ExitCode::SUCCESS
             }
             Err(message) => fail(&message),
@@ -334,7 +343,7 @@ pub fn run(raw: Vec<std::ffi::OsString>) -> ExitCode {
     if let Some(path) = &args.baseline {
         match crate::baseline::filter(path, &mut result, root.clone()) {
             Ok(Some(note)) => {
-                let _ = writeln!(io::stderr(), "{note}");
+                let _ = writeln!(io::stderr(), "{}", crate::escape::lines(&note));
             }
             Ok(None) => {}
             Err(message) => return fail(&message),
@@ -426,7 +435,7 @@ fn build_settings(args: &Args, matches: &ArgMatches, cwd: &Path) -> Result<Setti
         settings.preview = args.preview;
     }
     for warning in settings.preview_warnings() {
-        let _ = writeln!(io::stderr(), "warning: {warning}");
+        let _ = writeln!(io::stderr(), "warning: {}", crate::escape::lines(&warning));
     }
     settings.analyse_every_file = args.all_files;
     if !args.protocol_versions.is_empty() {
@@ -483,7 +492,7 @@ fn internal_error_status(result: &LintResult) -> Option<ExitCode> {
          the tool; the other files were linted (see `cargo mcp-lint --explain MCP999`)",
         files.len(),
         if files.len() == 1 { "file" } else { "files" },
-        files.join(", ")
+        crate::escape::inline(&files.join(", "))
     );
     Some(ExitCode::from(2))
 }
@@ -652,7 +661,7 @@ fn fix_options(args: &Args) -> crate::fix::FixOptions {
 fn show_diff(units: &[LintUnit], cwd: &Path, args: &Args, settings: &Settings) -> ExitCode {
     let run = crate::fix::fix_from(units, cwd, fix_options(args), Default::default(), settings);
     for problem in &run.problems {
-        let _ = writeln!(io::stderr(), "error: {problem}");
+        let _ = writeln!(io::stderr(), "error: {}", crate::escape::lines(problem));
     }
     let diff = crate::fix::unified_diff(&run);
     let mut stdout = io::stdout();
@@ -700,7 +709,7 @@ fn apply_fixes(
     let applied = crate::fix::apply::apply_and_write(units, cwd, &options, settings)
         .map_err(|message| fail(&message))?;
     for problem in &applied.problems {
-        let _ = writeln!(io::stderr(), "error: {problem}");
+        let _ = writeln!(io::stderr(), "error: {}", crate::escape::lines(problem));
     }
     if !applied.problems.is_empty() {
         // Report what is left all the same, then exit 2.

@@ -16,6 +16,7 @@ pub mod diagnostic;
 pub mod discovery;
 pub mod edits;
 pub mod engine;
+pub mod escape;
 pub mod fingerprint;
 pub mod fix;
 pub mod lexical;

@@ -22,10 +22,12 @@ const LAYERS: &[(&str, u32)] = &[
     // 0. Leaf types and helpers that know nothing of the analysis: sources and spans,
     //    diagnostics and edits' data, lexical regions of a text, fingerprints, the protocol
     //    versions, the units and files to lint, the MCP SDK a package uses, suppression
-    //    comments, reads held to a size limit, the external programs run (git, cargo).
+    //    comments, reads held to a size limit, the external programs run (git, cargo), the escaping of text from
+    //    the tree.
     ("source", 0),
     ("bounded", 0),
     ("programs", 0),
+    ("escape", 0),
     ("diagnostic", 0),
     ("lexical", 0),
     ("fingerprint", 0),

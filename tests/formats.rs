@@ -207,7 +207,7 @@ fn github_escaping_cannot_be_forged() {
     let text = String::from_utf8(out.into_inner()).expect("utf-8");
     assert_eq!(
         text,
-        "::error file=dir%2Cx/a%3Ab.rs,line=1,col=4,endLine=1,endColumn=5,title=MCP001 cancel-sends-response::a, b: c 100%25%0A::error file=forged.rs::owned%0D\n"
+        "::error file=dir%2Cx/a%3Ab.rs,line=1,col=4,endLine=1,endColumn=5,title=MCP001 cancel-sends-response::a, b: c 100%25\\n::error file=forged.rs::owned\\r\n"
     );
     assert_eq!(
         text.lines().count(),

@@ -793,3 +793,109 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     }
     found
 }
+
+/// Text from the tree that reaches a report (a method name quoted in a message, a suppression's
+/// rule name, a configuration key, a file name, a string in a snippet) never starts a line of its
+/// own nor carries a bidirectional control, in the human report, the annotations, stderr, or a
+/// patch (issue 14).
+#[cfg(unix)]
+#[test]
+fn tree_text_never_forges_a_line_in_any_report() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let forged = "\n::error file=forged.rs,line=1::owned\n::stop-commands::tok\n";
+    let server = format!(
+        "use serde_json::{{json, Value}};\n\
+         pub fn handle(method: &str, id: Value) -> Option<Value> {{\n\
+         \x20   match method {{\n\
+         \x20       \"initialize\" => Some(json!({{\"jsonrpc\": \"2.0\", \"id\": id, \"result\": {{}}}})),\n\
+         \x20       \"ping\" => Some(json!({{\"jsonrpc\": \"2.0\", \"id\": id, \"result\": {{}}}})),\n\
+         \x20       \"notifications/initialized{forged}\" => Some(json!({{\"jsonrpc\": \"2.0\", \"id\": id, \"result\": {{}}}})),\n\
+         \x20       _ => None,\n\
+         \x20   }}\n\
+         }}\n\
+         // mcp-lint: allow(MCP0\r::error::x\u{202e})\n\
+         pub fn on_cancelled(&self, id: u64) {{\n\
+         \x20   self.send_error(id, -32800, \"\u{202e}dellecnac\");\n\
+         }}\n"
+    );
+    let sub = dir.path().join(std::ffi::OsStr::from_bytes(
+        "a\n+++ b/evil.rs\n::error::x\u{202e}".as_bytes(),
+    ));
+    std::fs::create_dir_all(&sub).expect("mkdir");
+    std::fs::write(sub.join("server.rs"), &server).expect("write");
+    // Machine formats carry the text exactly (their own escaping keeps their grammar); what a
+    // person reads carries no bidirectional control.
+    let check = |what: &str, text: &str, annotations: usize| {
+        let commands: Vec<&str> = text.lines().filter(|l| l.starts_with("::")).collect();
+        assert!(
+            commands
+                .iter()
+                .all(|c| c.starts_with("::error file=a\\n+++")
+                    || c.starts_with("::warning file=a\\n+++")),
+            "{what}: forged lines: {text}"
+        );
+        if annotations > 0 {
+            assert_eq!(commands.len(), annotations, "{what}: {text}");
+        }
+        if matches!(what, "human" | "concise" | "github" | "configuration") {
+            assert!(!text.contains('\u{202e}'), "{what}: a bidi control: {text}");
+        }
+        assert!(!text.contains("stop-commands::tok\n"), "{what}: {text}");
+    };
+    for format in [
+        "human", "concise", "github", "json", "sarif", "junit", "gitlab",
+    ] {
+        let output = Command::cargo_bin("cargo-mcp-lint")
+            .expect("binary")
+            .current_dir(dir.path())
+            .args([".", "--no-cache", "--color", "never", "--format", format])
+            .env("GITHUB_ACTIONS", "true")
+            .output()
+            .expect("runs");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{format}: {stdout}{stderr}");
+        let annotations = if format == "github" { 3 } else { 0 };
+        if format == "concise" {
+            assert!(stdout.contains("MCP901"), "{stdout}");
+        }
+        check(format, &stdout, annotations);
+        check(format, &stderr, 0);
+    }
+    // --diff: one header pair for the one file, its name quoted as git quotes it.
+    let output = Command::cargo_bin("cargo-mcp-lint")
+        .expect("binary")
+        .current_dir(dir.path())
+        .args([".", "--no-cache", "--diff"])
+        .output()
+        .expect("runs");
+    let diff = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        diff.lines().filter(|l| l.starts_with("+++ ")).count(),
+        1,
+        "{diff}"
+    );
+    assert_eq!(
+        diff.lines().filter(|l| l.starts_with("--- ")).count(),
+        1,
+        "{diff}"
+    );
+    assert!(
+        diff.contains("--- \"a/a\\n+++ b/evil.rs\\n::error::x\\342\\200\\256/server.rs\""),
+        "{diff}"
+    );
+    // The configuration's own keys.
+    std::fs::write(
+        dir.path().join("mcp-lint.toml"),
+        format!("{:?} = 1\n", forged.to_string() + "\u{202e}"),
+    )
+    .expect("write");
+    let (code, stdout, stderr) = lint(dir.path(), &[".", "--no-cache"]);
+    assert_eq!(code, 2, "{stdout}{stderr}");
+    check("configuration", &stderr, 0);
+    assert!(
+        stderr.contains("::error file=forged.rs"),
+        "the key is shown, escaped: {stderr}"
+    );
+}

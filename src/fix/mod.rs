@@ -216,8 +216,8 @@ pub fn unified_diff(run: &FixRun) -> String {
                 .unified_diff()
                 .context_radius(3)
                 .header(
-                    &format!("a/{}", file.display_path),
-                    &format!("b/{}", file.display_path),
+                    &crate::escape::patch_path(&format!("a/{}", file.display_path)),
+                    &crate::escape::patch_path(&format!("b/{}", file.display_path)),
                 )
                 .to_string(),
         );

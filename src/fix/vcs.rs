@@ -81,9 +81,9 @@ pub fn check(files: &[PathBuf], options: VcsOptions) -> Result<(), String> {
             .collect();
         for (path, (x, y)) in status(&top, &relative)? {
             if y != ' ' {
-                refused.push(format!("  * {path} (dirty)"));
+                refused.push(format!("  * {} (dirty)", crate::escape::inline(&path)));
             } else if x != ' ' && !options.allow_staged {
-                refused.push(format!("  * {path} (staged)"));
+                refused.push(format!("  * {} (staged)", crate::escape::inline(&path)));
             }
         }
     }

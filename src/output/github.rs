@@ -12,8 +12,10 @@ use crate::diagnostic::Severity;
 
 pub struct Github;
 
-/// Escape a command's message: `%`, `\r`, `\n`.
+/// Escape a command's message: `%`, `\r`, `\n`, after every other control and bidirectional
+/// control is written as its escape (see [`crate::escape::inline`], which leaves `%` alone).
 pub fn escape_data(text: &str) -> String {
+    let text = crate::escape::inline(text);
     text.replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
@@ -60,7 +62,8 @@ mod tests {
 
     #[test]
     fn escapes() {
-        assert_eq!(escape_data("a%b\r\nc::d"), "a%25b%0D%0Ac::d");
-        assert_eq!(escape_property("a,b:c%\n"), "a%2Cb%3Ac%25%0A");
+        assert_eq!(escape_data("a%b\r\nc::d"), "a%25b\\r\\nc::d");
+        assert_eq!(escape_property("a,b:c%\n"), "a%2Cb%3Ac%25\\n");
+        assert_eq!(escape_data("x\u{202e}y"), "x\\u{202e}y");
     }
 }

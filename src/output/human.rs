@@ -93,25 +93,28 @@ fn rendered(sources: &SourceMap, d: &Diagnostic) -> Rendered<usize> {
         .with_notes(notes)
 }
 
-/// The sources and diagnostics with terminal-unsafe characters replaced (same byte lengths).
+/// The sources and diagnostics made safe to show: source text with same-length stand-ins for
+/// controls, every message, label, note, help and path on one line with its controls escaped.
 fn safe_copy(result: &LintResult) -> Option<LintResult> {
+    let changes = |text: &str| matches!(crate::escape::inline(text), std::borrow::Cow::Owned(_));
     let risky = result.sources.iter().any(|(_, s)| {
         matches!(super::terminal_safe(&s.text), std::borrow::Cow::Owned(_))
-            || super::single_line_safe(&s.display_path) != s.display_path
+            || changes(&s.display_path)
     }) || result.diagnostics.iter().any(|d| {
-        matches!(super::terminal_safe(&d.message), std::borrow::Cow::Owned(_))
-            || d.labels
-                .iter()
-                .any(|l| matches!(super::terminal_safe(&l.message), std::borrow::Cow::Owned(_)))
+        changes(&d.message)
+            || d.labels.iter().any(|l| changes(&l.message))
+            || d.notes.iter().any(|n| changes(n))
+            || d.help.as_deref().is_some_and(changes)
     });
     if !risky {
         return None;
     }
+    let one_line = |text: &str| crate::escape::inline(text).into_owned();
     let mut sources = SourceMap::default();
     for (_, s) in result.sources.iter() {
         sources.add(crate::source::SourceFile::new(
             s.path.clone(),
-            super::single_line_safe(&s.display_path),
+            one_line(&s.display_path),
             super::terminal_safe(&s.text).into_owned(),
         ));
     }
@@ -120,19 +123,12 @@ fn safe_copy(result: &LintResult) -> Option<LintResult> {
         .iter()
         .map(|d| {
             let mut d = d.clone();
-            d.message = super::terminal_safe(&d.message).into_owned();
+            d.message = one_line(&d.message);
             for label in &mut d.labels {
-                label.message = super::terminal_safe(&label.message).into_owned();
+                label.message = one_line(&label.message);
             }
-            d.notes = d
-                .notes
-                .iter()
-                .map(|n| super::terminal_safe(n).into_owned())
-                .collect();
-            d.help = d
-                .help
-                .as_deref()
-                .map(|h| super::terminal_safe(h).into_owned());
+            d.notes = d.notes.iter().map(|n| one_line(n)).collect();
+            d.help = d.help.as_deref().map(one_line);
             d
         })
         .collect();
@@ -205,7 +201,7 @@ fn write_suggestion(out: &mut dyn WriteColor, sources: &SourceMap, fix: &Fix) ->
     out.set_color(ColorSpec::new().set_bold(true).set_fg(Some(Color::Cyan)))?;
     write!(out, "help")?;
     out.reset()?;
-    writeln!(out, ": {} ({kind})", fix.message)?;
+    writeln!(out, ": {} ({kind})", crate::escape::inline(&fix.message))?;
     let mut files: Vec<usize> = fix.edits.iter().map(|e| e.file).collect();
     files.dedup();
     for file_id in files {
@@ -239,12 +235,18 @@ fn write_suggestion(out: &mut dyn WriteColor, sources: &SourceMap, fix: &Fix) ->
             .collect();
         let new = apply_edits(old, &shifted.iter().collect::<Vec<_>>());
         let width = (last_line + 1).to_string().len();
-        writeln!(out, "{:width$} --> {}", "", source.display_path)?;
+        writeln!(
+            out,
+            "{:width$} --> {}",
+            "",
+            crate::escape::inline(&source.display_path)
+        )?;
         writeln!(out, "{:width$} |", "")?;
         let diff = similar::TextDiff::from_lines(old, new.as_str());
         let (mut old_line, mut new_line) = (first_line + 1, first_line + 1);
         for change in diff.iter_all_changes() {
-            let text = change.value().trim_end_matches(['\n', '\r']);
+            let line = change.value().trim_end_matches(['\n', '\r']);
+            let text = crate::escape::source_text(line);
             match change.tag() {
                 similar::ChangeTag::Equal => {
                     writeln!(out, "{old_line:>width$} |   {text}")?;

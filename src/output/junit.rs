@@ -12,26 +12,19 @@ use super::{Emitter, Report};
 
 pub struct Junit;
 
-/// Text XML 1.0 can hold: the controls it forbids (C0 but tab, LF and CR; U+FFFE, U+FFFF) are
-/// written as `\u{1b}`, so a string literal of the linted code cannot make the report invalid.
+/// Text XML 1.0 can hold, on one line: every control (those XML forbids among them) and every
+/// bidirectional control written as its escape (see [`crate::escape::inline`]), and the
+/// non-characters U+FFFE and U+FFFF too, so that a string literal or a file name of the linted
+/// code can neither make the report invalid nor start a line of a log it is printed to.
 fn xml_safe(text: &str) -> std::borrow::Cow<'_, str> {
-    let forbidden = |c: char| {
-        (c.is_ascii_control() && !matches!(c, '\t' | '\n' | '\r'))
-            || matches!(c, '\u{fffe}' | '\u{ffff}')
-    };
-    if !text.chars().any(forbidden) {
-        return std::borrow::Cow::Borrowed(text);
+    let inline = crate::escape::inline(text);
+    if !inline.contains(['\u{fffe}', '\u{ffff}']) {
+        return inline;
     }
     std::borrow::Cow::Owned(
-        text.chars()
-            .map(|c| {
-                if forbidden(c) {
-                    format!("\\u{{{:x}}}", u32::from(c))
-                } else {
-                    c.to_string()
-                }
-            })
-            .collect(),
+        inline
+            .replace('\u{fffe}', "\\u{fffe}")
+            .replace('\u{ffff}', "\\u{ffff}"),
     )
 }
 
@@ -117,7 +110,8 @@ mod tests {
 
     #[test]
     fn controls_xml_forbids_are_escaped() {
-        assert_eq!(xml_safe("plain\ttext\n"), "plain\ttext\n");
+        assert_eq!(xml_safe("plain\ttext\n"), "plain\\ttext\\n");
+        assert_eq!(xml_safe("x\u{ffff}"), "x\\u{ffff}");
         assert_eq!(xml_safe("esc\u{1b}[31m"), "esc\\u{1b}[31m");
         assert_eq!(xml_safe("nul\u{0}"), "nul\\u{0}");
     }

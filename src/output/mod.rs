@@ -15,45 +15,14 @@ use codespan_reporting::term::termcolor::WriteColor;
 
 pub use crate::report::{repository_root, Report};
 
-/// Text for a terminal with every control character (but tab and line endings) replaced by a
-/// visible one of the same byte length, so that text from the linted tree (source lines, file
-/// names, messages that quote code) cannot move the cursor, recolour, or clear the screen.
-/// Byte offsets into the text stay valid.
+/// Source text for a terminal: see [`crate::escape::source_text`] (byte offsets stay valid).
 pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
-    let unsafe_char =
-        |c: char| (c.is_control() && !matches!(c, '\t' | '\n' | '\r')) || c == '\u{7f}';
-    if !text.chars().any(unsafe_char) {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    std::borrow::Cow::Owned(
-        text.chars()
-            .map(|c| {
-                if !unsafe_char(c) {
-                    c.to_string()
-                } else if c.len_utf8() == 1 {
-                    "?".to_string()
-                } else {
-                    // C1 controls take two bytes: a two-byte stand-in keeps offsets.
-                    "\u{bf}".to_string()
-                }
-            })
-            .collect(),
-    )
+    crate::escape::source_text(text)
 }
 
-/// [`terminal_safe`] for text that must stay on one line (a path, a message): line breaks and
-/// tabs are replaced too.
+/// Text that must stay on one line (a path, a message): see [`crate::escape::inline`].
 pub fn single_line_safe(text: &str) -> String {
-    terminal_safe(text)
-        .chars()
-        .map(|c| {
-            if matches!(c, '\n' | '\r' | '\t') {
-                ' '
-            } else {
-                c
-            }
-        })
-        .collect()
+    crate::escape::inline(text).into_owned()
 }
 
 /// Writes a run's result in one format.

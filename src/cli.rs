@@ -562,7 +562,12 @@ fn discover(args: &Args, cwd: &Path) -> Result<Vec<LintUnit>, ExitCode> {
             "PATHS cannot be combined with --manifest-path, --package, --workspace or --exclude",
         ));
     } else {
-        path_mode::discover(&args.paths)
+        path_mode::discover_reporting(&args.paths).map(|(units, problems)| {
+            for problem in problems {
+                let _ = writeln!(io::stderr(), "warning: {}", crate::escape::lines(&problem));
+            }
+            units
+        })
     };
     units.map_err(|error| fail(&error.to_string()))
 }

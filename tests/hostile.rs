@@ -71,6 +71,46 @@ fn deep_nesting_is_reported_not_crashed_on() {
             "macros.rs",
             format!("fn f() {{ {}{}; }}\n", "m!(".repeat(n), ")".repeat(n)),
         ),
+        // Chains the parser (or the analysis) follows link by link (issue 14).
+        (
+            "fn_pointers.rs",
+            format!("type T = {}u8;\n", "fn() -> ".repeat(n)),
+        ),
+        (
+            "pointers.rs",
+            format!("type T = {}u8;\n", "*const ".repeat(n)),
+        ),
+        (
+            "impl_fn.rs",
+            format!("fn f() -> {}u8 {{}}\n", "impl Fn() -> ".repeat(n)),
+        ),
+        (
+            "returns.rs",
+            format!("fn f() {{ {}1; }}\n", "return ".repeat(n)),
+        ),
+        (
+            "breaks.rs",
+            format!("fn f() {{ 'a: loop {{ {}1; }} }}\n", "break 'a ".repeat(n)),
+        ),
+        (
+            "assignments.rs",
+            format!("fn f() {{ {}1; }}\n", "x = ".repeat(n)),
+        ),
+        (
+            "builder.rs",
+            format!("fn f() {{ B::new(){}; }}\n", ".a()".repeat(n)),
+        ),
+        ("sums.rs", format!("fn f() {{ 1{}; }}\n", "+1".repeat(n))),
+        ("calls.rs", format!("fn f() {{ y{}; }}\n", "()".repeat(n))),
+        ("tries.rs", format!("fn f() {{ y{}; }}\n", "?".repeat(n))),
+        (
+            "casts.rs",
+            format!("fn f() {{ y{}; }}\n", " as u8".repeat(n)),
+        ),
+        (
+            "else_ifs.rs",
+            format!("fn f() {{ if a {{}} {} }}\n", "else if a {} ".repeat(n)),
+        ),
     ];
     for (name, text) in &cases {
         std::fs::write(dir.path().join(name), text).expect("write");
@@ -84,7 +124,10 @@ fn deep_nesting_is_reported_not_crashed_on() {
     assert_eq!(code, 1);
     for (name, _) in &cases {
         assert!(
-            stdout.lines().any(|l| l.starts_with(&format!("{name}:1:1: MCP000")) && l.contains("levels deep")),
+            stdout
+                .lines()
+                .any(|l| l.starts_with(&format!("{name}:1:1: MCP000"))
+                    && (l.contains("levels deep") || l.contains("chains"))),
             "{name}: {stdout}"
         );
     }
@@ -402,17 +445,13 @@ fn a_module_path_outside_the_tree_is_never_read() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(!stdout.contains("hunter2"), "{stdout}");
         assert!(!stderr.contains("hunter2"), "{stderr}");
-        if args.len() == 1 {
-            // Cargo mode follows the module tree: each module file is named, none is read.
-            assert_eq!(output.status.code(), Some(1), "{stdout}{stderr}");
-            assert_eq!(
-                stdout.matches("outside the linted directories").count(),
-                3,
-                "{stdout}"
-            );
-        } else {
-            assert_eq!(output.status.code(), Some(0), "{stdout}{stderr}");
-        }
+        // Both modes follow the module tree: each module file is named, none is read.
+        assert_eq!(output.status.code(), Some(1), "{stdout}{stderr}");
+        assert_eq!(
+            stdout.matches("outside the linted directories").count(),
+            3,
+            "{args:?}: {stdout}"
+        );
     }
 }
 
@@ -897,5 +936,47 @@ fn tree_text_never_forges_a_line_in_any_report() {
     assert!(
         stderr.contains("::error file=forged.rs"),
         "the key is shown, escaped: {stderr}"
+    );
+}
+
+/// Path mode lints what cargo compiles even where an ignore file, or a module directory named
+/// `target`, hides it from the walk; and a directory it cannot walk (3,000 levels down) is said,
+/// not skipped in silence (issue 14).
+#[cfg(unix)]
+#[test]
+fn nothing_cargo_compiles_hides_from_path_mode() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    package(dir.path(), "mod server;\nmod target;\n");
+    std::fs::write(dir.path().join("src/server.rs"), BUGGY).expect("write");
+    std::fs::create_dir_all(dir.path().join("src/target")).expect("mkdir");
+    std::fs::write(dir.path().join("src/target/mod.rs"), BUGGY).expect("write");
+    std::fs::write(dir.path().join(".ignore"), "src/server.rs\n").expect("write");
+    let (code, stdout, stderr) = lint(dir.path(), &[".", "--no-cache", "--format", "concise"]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(stdout.contains("src/server.rs:2:5: MCP001"), "{stdout}");
+    assert!(stdout.contains("src/target/mod.rs:2:5: MCP001"), "{stdout}");
+
+    // 2,100 levels of `d/`: past what a path can hold (4,096 bytes), built in three parts
+    // moved one into the other, since no single path reaches the bottom.
+    let deep = tempfile::tempdir().expect("temp dir");
+    let chain = "d/".repeat(700);
+    let mut bottom = deep.path().join("d");
+    std::fs::create_dir_all(deep.path().join(&chain)).expect("mkdir");
+    bottom.push(&chain[2..]);
+    for part in ["p", "q"] {
+        let staged = deep.path().join(part);
+        std::fs::create_dir_all(staged.join(&chain)).expect("mkdir");
+        std::fs::write(staged.join(&chain).join("server.rs"), BUGGY).expect("write");
+        std::fs::rename(staged.join("d"), bottom.join("d")).expect("move");
+        std::fs::remove_dir(&staged).expect("rmdir");
+        if part == "p" {
+            bottom.push(&chain);
+        }
+    }
+    let (code, stdout, stderr) = lint(deep.path(), &[".", "--no-cache"]);
+    assert_no_crash(code, &stderr);
+    assert!(
+        stderr.contains("was not linted"),
+        "the walk's error is reported: {stdout}{stderr}"
     );
 }

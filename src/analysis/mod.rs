@@ -30,13 +30,10 @@ pub fn analyse_text(
 ) -> Result<facts::FileFacts, ParseFailure> {
     let start = code_start(text);
     let code = &text[start..];
-    if let Some(depth) = nesting::too_deep(code) {
+    if let Some(too_deep) = nesting::too_deep(code) {
         return Err(ParseFailure {
             span: ByteSpan::new(start, start),
-            message: format!(
-                "this file nests {depth} levels deep, beyond the {} levels the analysis reads, so it was not analysed",
-                nesting::MAX_NESTING
-            ),
+            message: too_deep.message(),
         });
     }
     // Token spans are turned into byte offsets by the file's own lines while it is analysed.

@@ -16,6 +16,15 @@ use crate::unit::{LintUnit, UnitFile};
 
 /// Collect the files under `paths` and group them into units, one per package target.
 pub fn discover(paths: &[PathBuf]) -> Result<Vec<LintUnit>, DiscoveryError> {
+    discover_reporting(paths).map(|(units, _)| units)
+}
+
+/// [`discover`], with what the walk could not read (a directory it could not open, a path too
+/// long for the system), a line each: nothing is skipped unsaid.
+pub fn discover_reporting(
+    paths: &[PathBuf],
+) -> Result<(Vec<LintUnit>, Vec<String>), DiscoveryError> {
+    let mut problems = Vec::new();
     let cwd = std::env::current_dir()
         .map_err(|e| DiscoveryError(format!("cannot read the current directory: {e}")))?;
     let roots: Vec<PathBuf> = paths
@@ -41,7 +50,16 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<LintUnit>, DiscoveryError> {
             })
             .build();
         let mut found: Vec<PathBuf> = walker
-            .filter_map(Result::ok)
+            .filter_map(|entry| match entry {
+                Ok(entry) => Some(entry),
+                Err(error) => {
+                    problems.push(format!(
+                        "a part of `{}` was not linted: {error}",
+                        path.display()
+                    ));
+                    None
+                }
+            })
             .filter(|entry| entry.file_type().is_some_and(|t| t.is_file()))
             .map(|entry| entry.into_path())
             .filter(|p| p.extension().is_some_and(|e| e == "rs"))
@@ -52,10 +70,15 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<LintUnit>, DiscoveryError> {
     let mut seen = std::collections::HashSet::new();
     files.retain(|f| seen.insert(f.clone()));
     let mut units = group(files);
+    // Named directories: a package's `mod` declarations are followed too, so that a file cargo
+    // compiles is linted even where an ignore file or a directory named `target` hid it from the
+    // walk (named files: only those).
+    let directories = paths.iter().all(|p| p.is_dir());
     for unit in &mut units {
         unit.roots.clone_from(&roots);
+        unit.follow_modules = directories && unit.manifest.is_some();
     }
-    Ok(units)
+    Ok((units, problems))
 }
 
 /// Where a file sits in its package, by cargo's layout.
@@ -235,10 +258,15 @@ fn package_units(dir: &Path, files: Vec<PathBuf>) -> Vec<LintUnit> {
         let (place, module) = declared
             .place_of(&full)
             .unwrap_or_else(|| place_of(dir, &full));
+        // Crate roots and `mod.rs` files hold their child modules beside them.
+        let owns_directory = module.is_empty()
+            || path
+                .file_name()
+                .is_some_and(|n| n == "mod.rs" || n == "lib.rs" || n == "main.rs");
         let file = UnitFile {
             path,
             module,
-            owns_directory: false,
+            owns_directory,
         };
         match place {
             Place::Library => library.push(file),

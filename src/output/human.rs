@@ -16,8 +16,73 @@ use crate::source::{ByteSpan, SourceMap};
 
 pub struct Human;
 
-/// The run's sources as codespan-reporting sees them.
-struct SourceFiles<'a>(&'a SourceMap);
+/// Lines longer than this many bytes are shown only in a window around what a diagnostic points
+/// at, as rustc and ruff elide them: a one-line file of a megabyte with a thousand findings would
+/// otherwise be printed a thousand times.
+const LONG_LINE: usize = 400;
+
+/// The bytes shown on each side of what a diagnostic points at in a long line.
+const WINDOW_CONTEXT: usize = 80;
+
+/// The run's sources as codespan-reporting sees them, for one diagnostic: the long lines it
+/// points into are cut to a window around its spans.
+struct SourceFiles<'a> {
+    sources: &'a SourceMap,
+    /// (file, line index) to the window of the line shown.
+    windows: std::collections::HashMap<(usize, usize), Range<usize>>,
+}
+
+impl<'a> SourceFiles<'a> {
+    fn new(sources: &'a SourceMap) -> Self {
+        SourceFiles {
+            sources,
+            windows: std::collections::HashMap::new(),
+        }
+    }
+
+    /// The files for showing `d`, with a window for every long line its spans start on; the
+    /// diagnostic's ranges are clipped to the windows.
+    fn for_diagnostic(sources: &'a SourceMap, d: &mut Rendered<usize>) -> Self {
+        let mut files = SourceFiles::new(sources);
+        for label in &mut d.labels {
+            let Some(source) = sources.get(label.file_id) else {
+                continue;
+            };
+            let line = source.line_index(label.range.start);
+            let starts = source.line_starts();
+            let line_start = starts[line];
+            let line_end = starts.get(line + 1).copied().unwrap_or(source.text.len());
+            if line_end - line_start <= LONG_LINE {
+                continue;
+            }
+            let window = files
+                .windows
+                .entry((label.file_id, line))
+                .or_insert_with(|| {
+                    let from = source.clamp_offset(
+                        label
+                            .range
+                            .start
+                            .saturating_sub(WINDOW_CONTEXT)
+                            .max(line_start),
+                    );
+                    let to = source.clamp_offset(
+                        (label.range.start + WINDOW_CONTEXT + LONG_LINE / 2).min(line_end),
+                    );
+                    from..to
+                })
+                .clone();
+            let start = label.range.start.clamp(window.start, window.end);
+            let end = if label.range.end <= line_end {
+                label.range.end.clamp(start, window.end)
+            } else {
+                label.range.end
+            };
+            label.range = start..end;
+        }
+        files
+    }
+}
 
 impl<'a> Files<'a> for SourceFiles<'a> {
     type FileId = usize;
@@ -25,26 +90,29 @@ impl<'a> Files<'a> for SourceFiles<'a> {
     type Source = &'a str;
 
     fn name(&'a self, id: usize) -> Result<&'a str, FilesError> {
-        self.0
+        self.sources
             .get(id)
             .map(|f| f.display_path.as_str())
             .ok_or(FilesError::FileMissing)
     }
 
     fn source(&'a self, id: usize) -> Result<&'a str, FilesError> {
-        self.0
+        self.sources
             .get(id)
             .map(|f| f.text.as_str())
             .ok_or(FilesError::FileMissing)
     }
 
     fn line_index(&'a self, id: usize, byte_index: usize) -> Result<usize, FilesError> {
-        let file = self.0.get(id).ok_or(FilesError::FileMissing)?;
+        let file = self.sources.get(id).ok_or(FilesError::FileMissing)?;
         Ok(file.line_index(byte_index))
     }
 
     fn line_range(&'a self, id: usize, line_index: usize) -> Result<Range<usize>, FilesError> {
-        let file = self.0.get(id).ok_or(FilesError::FileMissing)?;
+        if let Some(window) = self.windows.get(&(id, line_index)) {
+            return Ok(window.clone());
+        }
+        let file = self.sources.get(id).ok_or(FilesError::FileMissing)?;
         let starts = file.line_starts();
         let start = *starts.get(line_index).ok_or(FilesError::LineTooLarge {
             given: line_index,
@@ -55,6 +123,17 @@ impl<'a> Files<'a> for SourceFiles<'a> {
             .copied()
             .unwrap_or(file.text.len());
         Ok(start..end)
+    }
+
+    /// The column in the whole line, whatever window of it is shown.
+    fn column_number(
+        &'a self,
+        id: usize,
+        _line_index: usize,
+        byte_index: usize,
+    ) -> Result<usize, FilesError> {
+        let file = self.sources.get(id).ok_or(FilesError::FileMissing)?;
+        Ok(file.line_column(byte_index).column)
     }
 }
 
@@ -142,11 +221,11 @@ impl Emitter for Human {
     fn emit(&self, report: &Report<'_>, out: &mut dyn WriteColor) -> io::Result<()> {
         let safe = safe_copy(report.result);
         let result = safe.as_ref().unwrap_or(report.result);
-        let files = SourceFiles(&result.sources);
         let config = term::Config::default();
         for d in &result.diagnostics {
-            term::emit_to_write_style(out, &config, &files, &rendered(&result.sources, d))
-                .map_err(io::Error::other)?;
+            let mut shown = rendered(&result.sources, d);
+            let files = SourceFiles::for_diagnostic(&result.sources, &mut shown);
+            term::emit_to_write_style(out, &config, &files, &shown).map_err(io::Error::other)?;
             if let Some(fix) = &d.fix {
                 write_suggestion(out, &result.sources, fix)?;
             }
@@ -189,6 +268,31 @@ impl Emitter for Human {
             )
         }
     }
+}
+
+/// A long line of a suggestion cut to a window around byte `around`, with `…` where it is cut.
+fn long_line_window(line: &str, around: usize) -> std::borrow::Cow<'_, str> {
+    if line.len() <= LONG_LINE {
+        return std::borrow::Cow::Borrowed(line);
+    }
+    let boundary = |mut at: usize| {
+        at = at.min(line.len());
+        while !line.is_char_boundary(at) {
+            at -= 1;
+        }
+        at
+    };
+    let from = boundary(around.saturating_sub(WINDOW_CONTEXT));
+    let to = boundary(from + LONG_LINE / 2 + WINDOW_CONTEXT);
+    let mut shown = String::new();
+    if from > 0 {
+        shown.push('…');
+    }
+    shown.push_str(&line[from..to]);
+    if to < line.len() {
+        shown.push('…');
+    }
+    std::borrow::Cow::Owned(shown)
 }
 
 /// Show a fix the way rustc shows a suggestion: the lines it changes, removed and added.
@@ -234,6 +338,8 @@ fn write_suggestion(out: &mut dyn WriteColor, sources: &SourceMap, fix: &Fix) ->
             })
             .collect();
         let new = apply_edits(old, &shifted.iter().collect::<Vec<_>>());
+        // Where in its line the first edit is: long lines are shown around it.
+        let around = first.span.start.saturating_sub(starts[first_line]);
         let width = (last_line + 1).to_string().len();
         writeln!(
             out,
@@ -246,7 +352,8 @@ fn write_suggestion(out: &mut dyn WriteColor, sources: &SourceMap, fix: &Fix) ->
         let (mut old_line, mut new_line) = (first_line + 1, first_line + 1);
         for change in diff.iter_all_changes() {
             let line = change.value().trim_end_matches(['\n', '\r']);
-            let text = crate::escape::source_text(line);
+            let windowed = long_line_window(line, around);
+            let text = crate::escape::source_text(&windowed);
             match change.tag() {
                 similar::ChangeTag::Equal => {
                     writeln!(out, "{old_line:>width$} |   {text}")?;

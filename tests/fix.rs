@@ -323,3 +323,35 @@ fn a_file_changed_on_disk_meanwhile_is_not_written() {
     write::write_fixed(&planned.path, &planned.original, &planned.fixed, &[]).expect("written");
     assert_eq!(std::fs::read_to_string(&path).expect("read"), planned.fixed);
 }
+
+/// `tracing_subscriber::fmt::init()` reads `RUST_LOG` (with the `env-filter` feature); the builder
+/// that replaces it does not, so the replacement is an unsafe fix: applied only when asked for.
+#[test]
+fn the_fmt_init_replacement_is_unsafe() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let text = "fn main() {\n    tracing_subscriber::fmt::init();\n    let transport = rmcp::transport::stdio();\n    serve(transport);\n}\n";
+    std::fs::write(dir.path().join("main.rs"), text).expect("write");
+    let (code, stdout, stderr) = lint(
+        dir.path(),
+        &["main.rs", "--fix", "--allow-no-vcs", "--no-cache"],
+    );
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("main.rs")).expect("read"),
+        text
+    );
+    let (code, stdout, stderr) = lint(
+        dir.path(),
+        &[
+            "main.rs",
+            "--fix",
+            "--unsafe-fixes",
+            "--allow-no-vcs",
+            "--no-cache",
+        ],
+    );
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(std::fs::read_to_string(dir.path().join("main.rs"))
+        .expect("read")
+        .contains("tracing_subscriber::fmt().with_writer(std::io::stderr).init();"));
+}

@@ -980,3 +980,27 @@ fn nothing_cargo_compiles_hides_from_path_mode() {
         "the walk's error is reported: {stdout}{stderr}"
     );
 }
+
+/// A finding in a long line shows a window of it, not the whole line (issue 14): the report
+/// grows with the findings, not with the findings times the line.
+#[test]
+fn a_long_line_is_shown_as_a_window() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let findings = 2_000;
+    let line = format!(
+        "fn main() {{ let t = rmcp::transport::stdio(); {} }}\n",
+        "println!(\"a\"); ".repeat(findings)
+    );
+    std::fs::write(dir.path().join("main.rs"), &line).expect("write");
+    let (code, stdout, stderr) = lint(dir.path(), &["main.rs", "--no-cache", "--color", "never"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(stdout.matches("error[MCP002]").count(), findings);
+    assert!(
+        stdout.len() < findings * 3_000,
+        "{} bytes for {findings} findings in a line of {} bytes",
+        stdout.len(),
+        line.len()
+    );
+    // The column is the whole line's.
+    assert!(stdout.contains("main.rs:1:47"), "{}", &stdout[..600]);
+}

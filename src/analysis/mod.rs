@@ -6,6 +6,7 @@ pub mod dispatchers;
 pub mod facts;
 pub mod items;
 pub mod nesting;
+pub mod orphans;
 pub mod sends;
 pub mod server_model;
 pub mod serving;

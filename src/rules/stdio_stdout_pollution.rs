@@ -106,7 +106,9 @@ fn diagnostic(file: usize, write: &StdoutWrite, certain: bool) -> Diagnostic {
         StdoutKind::TracingFmtInit => (
             "`tracing_subscriber::fmt::init()` logs to stdout (its default), the protocol stream".to_string(),
             Some((
-                "log to stderr: build the subscriber with `.with_writer(std::io::stderr)`",
+                "log to stderr: build the subscriber with `.with_writer(std::io::stderr)` (unsafe: \
+                 `fmt::init()` also reads `RUST_LOG` when the `env-filter` feature is on, which the \
+                 builder does only with `.with_env_filter(EnvFilter::from_default_env())`)",
                 fix_span,
                 "tracing_subscriber::fmt().with_writer(std::io::stderr).init()",
             )),
@@ -147,7 +149,8 @@ fn diagnostic(file: usize, write: &StdoutWrite, certain: bool) -> Diagnostic {
         notes: vec![SPEC.to_string()],
         help: Some("write logs to stderr; only the transport writes to stdout".to_string()),
         fix: fix.map(|(message, span, replacement)| Fix {
-            applicability: if certain {
+            // The builder `fmt::init()` becomes drops its `RUST_LOG` filter: never a safe change.
+            applicability: if certain && write.kind != StdoutKind::TracingFmtInit {
                 Applicability::Safe
             } else {
                 Applicability::Unsafe

@@ -5,7 +5,7 @@ use super::{FixAvailability, Rule, RuleContext, RuleMeta, RuleStatus};
 use crate::analysis::crate_graph::{CancelSend, Hop, SendHow};
 use crate::analysis::facts::Removal;
 use crate::analysis::facts::{CallSite, SinkKind, SinkSite};
-use crate::diagnostic::{Applicability, Diagnostic, Fix, Label, Severity};
+use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Label, Severity};
 use crate::edits::removal_edit;
 use crate::source::{ByteSpan, SourceMap};
 
@@ -143,10 +143,43 @@ fn fix(send: &CancelSend<'_>, sources: &SourceMap) -> Option<Fix> {
             format!("remove the call to `{}`", call.name()),
         ),
     };
+    let mut edits = vec![removal_edit(send.file, text, removal)];
+    let mut applicability = applicability;
+    if let (Removal::Statement(span), Applicability::Safe | Applicability::Unsafe) =
+        (removal, applicability)
+    {
+        // A binding only the send used goes with it when its value is pure, or stays renamed
+        // `_name` when computing it has effects; one whose type only the send fixed makes the
+        // fix unsafe (nothing would infer it).
+        match crate::analysis::orphans::orphaned_lets(text, span) {
+            Some(orphans) => {
+                for orphan in &orphans {
+                    if orphan.pure {
+                        edits.push(removal_edit(
+                            send.file,
+                            text,
+                            Removal::Statement(orphan.span),
+                        ));
+                    } else {
+                        if orphan.inferred {
+                            applicability = Applicability::Unsafe;
+                        }
+                        edits.push(Edit {
+                            file: send.file,
+                            span: orphan.binding,
+                            replacement: format!("_{}", orphan.name),
+                        });
+                    }
+                }
+                edits.sort_by_key(|e| (e.span.start, e.span.end));
+            }
+            None => applicability = Applicability::Unsafe,
+        }
+    }
     Some(Fix {
         applicability,
         message,
-        edits: vec![removal_edit(send.file, text, removal)],
+        edits,
     })
 }
 

@@ -1,0 +1,417 @@
+//! The bindings a removal leaves unused: `let msg = json!({..}).into(); self.out.send(msg);`
+//! without its send leaves `msg` unused (a new warning that fails `-D warnings`), and the send
+//! may have been what fixed `msg`'s type (`.into()` then no longer infers: E0283). A fix that
+//! removes a statement removes such a binding too when its value is pure (built, not computed
+//! with effects), and is not safe otherwise.
+
+use std::collections::BTreeSet;
+
+use proc_macro2::{TokenStream, TokenTree};
+use quote::ToTokens;
+use syn::visit::Visit;
+use syn::{Block, Expr, Pat, Stmt};
+
+use super::spans::{self, Locating};
+use crate::source::ByteSpan;
+
+/// A `let` that a removal leaves unused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Orphan {
+    /// The `let` statement.
+    pub span: ByteSpan,
+    /// Its value only builds a value (no effect to keep): the statement can go.
+    pub pure: bool,
+    /// The binding as written (`mut name` or `name`), and its name: an orphan whose value has
+    /// effects stays, renamed `_name`.
+    pub binding: ByteSpan,
+    pub name: String,
+    /// The value's type was inferred from its use (`.into()`, `.parse()`, `.collect()`, ..
+    /// without a type written): without the use nothing fixes it.
+    pub inferred: bool,
+}
+
+/// The `let` statements of the block holding `removed` (a statement's span in `text`) that only
+/// the removed statements use, found again as long as removing them orphans more. `None` when
+/// the text cannot be read that far (it does not parse, or is too deep): the caller then cannot
+/// tell, and must not call the removal safe.
+pub fn orphaned_lets(text: &str, removed: ByteSpan) -> Option<Vec<Orphan>> {
+    let start = super::text::code_start(text);
+    let code = &text[start..];
+    if super::nesting::too_deep(code).is_some() {
+        return None;
+    }
+    let _locating = Locating::new(code);
+    let file = syn::parse_file(code).ok();
+    let found = file.and_then(|file| {
+        let mut finder = BlockFinder {
+            target: ByteSpan::new(
+                removed.start.saturating_sub(start),
+                removed.end - start.min(removed.end),
+            ),
+            base: start,
+            found: None,
+        };
+        finder.visit_file(&file);
+        finder.found
+    });
+    proc_macro2::extra::invalidate_current_thread_spans();
+    found
+}
+
+/// Finds the innermost block with a statement inside the removed span, and its orphans.
+struct BlockFinder {
+    /// The removed span, in the code's offsets.
+    target: ByteSpan,
+    /// Where the code starts in the text.
+    base: usize,
+    found: Option<Vec<Orphan>>,
+}
+
+impl<'ast> Visit<'ast> for BlockFinder {
+    fn visit_block(&mut self, block: &'ast Block) {
+        // Inner blocks first: the innermost one that holds the statement wins.
+        syn::visit::visit_block(self, block);
+        if self.found.is_none() {
+            self.check(&block.stmts);
+        }
+    }
+
+    /// Statements in a macro's braces (`tokio::select! { _ = t => { .. } }`) are read as a block
+    /// when they parse as one.
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        let mut groups = vec![mac.tokens.clone()];
+        // The macro's own braces hold statements too (`locked! { .. }`).
+        let mut blocks = vec![mac.tokens.clone()];
+        while let Some(tokens) = groups.pop() {
+            for tree in tokens {
+                if let TokenTree::Group(group) = tree {
+                    if group.delimiter() == proc_macro2::Delimiter::Brace {
+                        blocks.push(group.stream());
+                    }
+                    groups.push(group.stream());
+                }
+            }
+        }
+        // Innermost first: later groups were found deeper.
+        for stream in blocks.into_iter().rev() {
+            if self.found.is_some() {
+                return;
+            }
+            if let Ok(stmts) = syn::parse::Parser::parse2(Block::parse_within, stream) {
+                for stmt in &stmts {
+                    self.visit_stmt(stmt);
+                }
+                if self.found.is_none() {
+                    self.check(&stmts);
+                }
+            }
+        }
+    }
+}
+
+impl BlockFinder {
+    /// If a statement of `stmts` lies inside the removed span: the orphans it leaves there.
+    fn check(&mut self, stmts: &[Stmt]) {
+        let spans: Vec<ByteSpan> = stmts.iter().map(stmt_span).collect();
+        let inside = |s: &ByteSpan| s.start >= self.target.start && s.end <= self.target.end;
+        if !spans.iter().any(inside) {
+            return;
+        }
+        // Statements removed (the removal's, and pure orphans), and orphans found.
+        let mut gone: Vec<bool> = spans.iter().map(inside).collect();
+        let mut orphaned: Vec<bool> = gone.clone();
+        let mut orphans = Vec::new();
+        loop {
+            let mut more = false;
+            for (index, stmt) in stmts.iter().enumerate() {
+                if orphaned[index] {
+                    continue;
+                }
+                let Some(Let {
+                    name,
+                    init,
+                    binding,
+                    typed,
+                }) = simple_let(stmt)
+                else {
+                    continue;
+                };
+                let used = |keep: bool| {
+                    stmts
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, _)| *i != index && gone[*i] != keep)
+                        .any(|(_, s)| idents(s.to_token_stream()).contains(&name))
+                };
+                // Used by what is removed, by nothing that stays. An orphan whose value has
+                // effects stays (renamed), and what it uses stays used.
+                if used(false) && !used(true) {
+                    let is_pure = init.is_some_and(pure);
+                    orphaned[index] = true;
+                    gone[index] = is_pure;
+                    more = true;
+                    let span = spans[index];
+                    orphans.push(Orphan {
+                        span: ByteSpan::new(span.start + self.base, span.end + self.base),
+                        pure: is_pure,
+                        binding: ByteSpan::new(binding.start + self.base, binding.end + self.base),
+                        name,
+                        inferred: !typed && init.is_none_or(inferred),
+                    });
+                }
+            }
+            if !more {
+                break;
+            }
+        }
+        self.found = Some(orphans);
+    }
+}
+
+fn stmt_span(stmt: &Stmt) -> ByteSpan {
+    let (first, last) = spans::stmt_bounds(stmt);
+    spans::byte_span(first, last, 0)
+}
+
+/// What a simple `let` binds.
+struct Let<'a> {
+    name: String,
+    init: Option<&'a Expr>,
+    /// `mut name` or `name`, in the code's offsets.
+    binding: ByteSpan,
+    /// A type is written (`let x: T = ..`).
+    typed: bool,
+}
+
+/// `let name = init;` (or `let mut name`, `let name: T`), with no `else`.
+fn simple_let(stmt: &Stmt) -> Option<Let<'_>> {
+    let Stmt::Local(local) = stmt else {
+        return None;
+    };
+    let (pat, typed) = match &local.pat {
+        Pat::Type(t) => (&*t.pat, true),
+        other => (other, false),
+    };
+    let Pat::Ident(p) = pat else {
+        return None;
+    };
+    if p.by_ref.is_some() || p.subpat.is_some() {
+        return None;
+    }
+    let first = p.mutability.map_or(p.ident.span(), |m| m.span);
+    let binding = spans::byte_span(first, p.ident.span(), 0);
+    let init = match &local.init {
+        Some(init) if init.diverge.is_some() => return None,
+        Some(init) => Some(&*init.expr),
+        None => None,
+    };
+    Some(Let {
+        name: p.ident.to_string(),
+        init,
+        binding,
+        typed,
+    })
+}
+
+/// Whether a value's type is chosen by how it is used: a generic conversion or collection as
+/// the outermost call (through `?`, `.await` and parentheses).
+fn inferred(expr: &Expr) -> bool {
+    const BY_USE: &[&str] = &[
+        "into",
+        "try_into",
+        "parse",
+        "collect",
+        "sum",
+        "product",
+        "default",
+        "from_str",
+        "from_value",
+        "from_slice",
+        "from_reader",
+        "deserialize",
+    ];
+    match expr {
+        Expr::Try(t) => inferred(&t.expr),
+        Expr::Await(a) => inferred(&a.base),
+        Expr::Paren(p) => inferred(&p.expr),
+        Expr::MethodCall(m) => {
+            let method = m.method.to_string();
+            BY_USE.contains(&method.as_str())
+                || (matches!(
+                    method.as_str(),
+                    "unwrap" | "expect" | "unwrap_or_else" | "unwrap_or_default" | "ok"
+                ) && inferred(&m.receiver))
+        }
+        Expr::Call(c) => match &*c.func {
+            Expr::Path(p) => p
+                .path
+                .segments
+                .last()
+                .is_some_and(|s| BY_USE.contains(&s.ident.to_string().as_str())),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// Every identifier in a token stream, macro bodies included, and every word of its literals
+/// (`format!("{msg}")` uses `msg`).
+fn idents(tokens: TokenStream) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    let mut stack = vec![tokens];
+    while let Some(tokens) = stack.pop() {
+        for tree in tokens {
+            match tree {
+                TokenTree::Ident(ident) => {
+                    found.insert(ident.to_string());
+                }
+                TokenTree::Group(group) => stack.push(group.stream()),
+                TokenTree::Literal(literal) => {
+                    let text = literal.to_string();
+                    found.extend(
+                        text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                            .filter(|w| !w.is_empty())
+                            .map(str::to_string),
+                    );
+                }
+                TokenTree::Punct(_) => {}
+            }
+        }
+    }
+    found
+}
+
+/// Whether evaluating an expression only builds a value: literals, paths, `json!`/`format!`/
+/// `vec!`, struct, tuple and array literals, references, and conversions of such values.
+fn pure(expr: &Expr) -> bool {
+    match expr {
+        Expr::Lit(_) | Expr::Path(_) => true,
+        Expr::Field(f) => pure(&f.base),
+        Expr::Macro(m) => m.mac.path.segments.last().is_some_and(|s| {
+            matches!(
+                s.ident.to_string().as_str(),
+                "json" | "format" | "vec" | "concat" | "stringify"
+            )
+        }),
+        Expr::Struct(s) => s.fields.iter().all(|f| pure(&f.expr)) && s.rest.is_none(),
+        Expr::Tuple(t) => t.elems.iter().all(pure),
+        Expr::Array(a) => a.elems.iter().all(pure),
+        Expr::Reference(r) => pure(&r.expr),
+        Expr::Paren(p) => pure(&p.expr),
+        Expr::MethodCall(m) => {
+            matches!(
+                m.method.to_string().as_str(),
+                "into" | "to_string" | "to_owned" | "clone" | "to_vec"
+            ) && m.args.is_empty()
+                && pure(&m.receiver)
+        }
+        Expr::Call(c) => {
+            let Expr::Path(path) = &*c.func else {
+                return false;
+            };
+            let names: Vec<String> = path
+                .path
+                .segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .collect();
+            matches!(
+                names
+                    .iter()
+                    .map(String::as_str)
+                    .collect::<Vec<_>>()
+                    .as_slice(),
+                [
+                    ..,
+                    "String" | "Value" | "Box" | "Some" | "Ok",
+                    "from" | "new"
+                ] | ["Some" | "Ok" | "Err"]
+            ) && c.args.iter().all(pure)
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn orphans(text: &str, removed: &str) -> Vec<(String, bool)> {
+        let start = text.find(removed).expect("in the text");
+        orphaned_lets(text, ByteSpan::new(start, start + removed.len()))
+            .expect("parses")
+            .into_iter()
+            .map(|o| (text[o.span.start..o.span.end].to_string(), o.pure))
+            .collect()
+    }
+
+    #[test]
+    fn bindings_and_inference() {
+        let text = "fn f(&self) {\n    let mut a = compute();\n    let b: Value = self.x().into();\n    let c = self.y().parse()?;\n    self.send(a, b, c);\n}\n";
+        let start = text.find("self.send").expect("in the text");
+        let found = orphaned_lets(
+            text,
+            ByteSpan::new(start, start + "self.send(a, b, c);".len()),
+        )
+        .expect("parses");
+        let shown: Vec<(&str, &str, bool)> = found
+            .iter()
+            .map(|o| {
+                (
+                    &text[o.binding.start..o.binding.end],
+                    o.name.as_str(),
+                    o.inferred,
+                )
+            })
+            .collect();
+        assert_eq!(
+            shown,
+            [("mut a", "a", false), ("b", "b", false), ("c", "c", true)]
+        );
+    }
+
+    #[test]
+    fn a_binding_only_the_send_used_is_an_orphan() {
+        let text = "fn f(&self, id: u64) {\n    let msg = json!({\"id\": id}).into();\n    self.out.send(msg);\n}\n";
+        assert_eq!(
+            orphans(text, "self.out.send(msg);"),
+            [("let msg = json!({\"id\": id}).into();".to_string(), true)]
+        );
+    }
+
+    #[test]
+    fn chains_of_bindings_and_impure_values() {
+        let text = "fn f(&self) {\n    let a = compute();\n    let b = a.clone();\n    self.send(b);\n    log(1);\n}\n";
+        assert_eq!(
+            orphans(text, "self.send(b);"),
+            [
+                ("let b = a.clone();".to_string(), true),
+                ("let a = compute();".to_string(), false)
+            ]
+        );
+        // An orphan that stays keeps what it uses.
+        let text =
+            "fn f(&self) {\n    let a = compute();\n    let b = make(a);\n    self.send(b);\n}\n";
+        assert_eq!(
+            orphans(text, "self.send(b);"),
+            [("let b = make(a);".to_string(), false)]
+        );
+    }
+
+    #[test]
+    fn statements_in_macro_braces_are_read() {
+        let text = "fn f() {\n    tokio::select! {\n        _ = t.cancelled() => {\n            let m = json!({});\n            let _ = out.send(m);\n        }\n    }\n}\n";
+        assert_eq!(
+            orphans(text, "let _ = out.send(m);"),
+            [("let m = json!({});".to_string(), true)]
+        );
+    }
+
+    #[test]
+    fn a_binding_used_elsewhere_stays() {
+        let text = "fn f(&self) {\n    let msg = json!({});\n    self.send(msg.clone());\n    log!(\"{msg}\");\n}\n";
+        assert!(orphans(text, "self.send(msg.clone());").is_empty());
+        let text = "fn f(&self) {\n    let msg = json!({});\n    self.send(msg.clone());\n    other(msg);\n}\n";
+        assert!(orphans(text, "self.send(msg.clone());").is_empty());
+    }
+}

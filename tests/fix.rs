@@ -355,3 +355,68 @@ fn the_fmt_init_replacement_is_unsafe() {
         .expect("read")
         .contains("tracing_subscriber::fmt().with_writer(std::io::stderr).init();"));
 }
+
+/// Fixes keep rustfmt's layout (issue 14): every fixture whose original rustfmt leaves as it is
+/// has an expected fixed file rustfmt leaves as it is too (inserted calls laid out as rustfmt lays
+/// chains out, emptied blocks closed up, the file's line endings kept). rustfmt is the one
+/// `cargo fmt` runs in CI.
+#[test]
+fn fixed_fixtures_keep_rustfmt_layout() {
+    let formatted = |path: &Path| {
+        Command::new("rustfmt")
+            .args(["--check", "--edition", "2021"])
+            .arg(path)
+            .output()
+            .expect("rustfmt runs")
+            .status
+            .success()
+    };
+    let mut checked = 0;
+    let mut stack = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("read dir").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let name = path.to_string_lossy().into_owned();
+            let Some(original) = name.strip_suffix(".fixed.rs") else {
+                continue;
+            };
+            let original = PathBuf::from(format!("{original}.rs"));
+            if formatted(&original) {
+                checked += 1;
+                assert!(formatted(&path), "rustfmt would change {}", path.display());
+            }
+        }
+    }
+    assert!(
+        checked >= 10,
+        "only {checked} formatted fixtures with fixes"
+    );
+}
+
+/// The `"ping"` arm MCP004 inserts ends its line as the file's lines end (issue 14): no bare LF
+/// in a CRLF file.
+#[test]
+fn an_inserted_arm_follows_crlf_line_endings() {
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp004/envelope_arms.rs");
+    let text = std::fs::read_to_string(fixture)
+        .expect("fixture")
+        .replace('\n', "\r\n");
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("server.rs"), &text).expect("write");
+    let (code, stdout, stderr) = lint(
+        dir.path(),
+        &["server.rs", "--fix", "--allow-no-vcs", "--no-cache"],
+    );
+    assert!(code == 0 || code == 1, "{stdout}{stderr}");
+    let fixed = std::fs::read_to_string(dir.path().join("server.rs")).expect("read");
+    assert!(fixed.contains("\"ping\" =>"), "{fixed}");
+    assert!(
+        !fixed.replace("\r\n", "").contains('\n'),
+        "a bare LF was inserted: {fixed:?}"
+    );
+}

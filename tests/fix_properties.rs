@@ -70,6 +70,20 @@ fn generate(lines: &[Line], crlf: bool, bom: bool, tabs: bool, final_newline: bo
     pieces.push(same(format!(
         "    }}{eol}    fn other(&self) {{{eol}{indent}self.send_error(0, \"kept\");{eol}    }}{eol}}}"
     )));
+    // A body left with nothing but blanks closes up into `{}`, as rustfmt writes it.
+    let emptied = lines.iter().any(|l| matches!(l, Line::SafeSend))
+        && lines
+            .iter()
+            .all(|l| matches!(l, Line::SafeSend | Line::Blank));
+    if emptied {
+        let body_start = usize::from(bom) + 1;
+        for piece in &mut pieces[body_start..body_start + lines.len()] {
+            piece.1.clear();
+        }
+        pieces[body_start - 1].1 = format!("impl Responder {{{eol}    fn cancel(&self) {{");
+        let close = body_start + lines.len();
+        pieces[close].1 = pieces[close].1.replacen("    }", "}", 1);
+    }
     if final_newline {
         pieces.push(same(eol.to_string()));
     }

@@ -161,7 +161,8 @@ pub fn fix_from(
                 continue;
             };
             file_edits.sort_by_key(|e| (e.span.start, e.span.end));
-            let fixed_text = edits::apply_edits(&source.text, &file_edits);
+            let joined = crate::edits::join_removals(&source.text, &file_edits);
+            let fixed_text = edits::apply_edits(&source.text, &joined.iter().collect::<Vec<_>>());
             if !parses(&fixed_text) {
                 frozen.insert(source.path.clone());
                 problems.push(format!(

@@ -209,7 +209,8 @@ fn ping_arm_fix(
         .map_or(0, |i| i + 1);
     let before = text.get(line_start..catch_all.start)?;
     let insertion = if before.chars().all(char::is_whitespace) {
-        format!("\"ping\" => {body},\n{before}")
+        let newline = crate::edits::line_ending_at(text, catch_all.start);
+        format!("\"ping\" => {body},{newline}{before}")
     } else {
         format!("\"ping\" => {body}, ")
     };

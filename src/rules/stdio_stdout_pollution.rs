@@ -61,7 +61,8 @@ impl Rule for StdioStdoutPollution {
                         // also writes a person's output there.
                         let certain =
                             context.runs_only_while_serving(*file, function.item_span, write.span);
-                        out.push(diagnostic(*file, write, certain));
+                        let text = context.sources.get(*file).map_or("", |s| s.text.as_str());
+                        out.push(diagnostic(*file, write, certain, text));
                     }
                 }
             }
@@ -83,7 +84,7 @@ fn reported(write: &StdoutWrite, serializes_json: bool) -> bool {
     }
 }
 
-fn diagnostic(file: usize, write: &StdoutWrite, certain: bool) -> Diagnostic {
+fn diagnostic(file: usize, write: &StdoutWrite, certain: bool, text: &str) -> Diagnostic {
     let (span, fix_span) = (write.span, write.fix_span);
     let (message, fix) = match write.kind {
         StdoutKind::Println => (
@@ -156,10 +157,15 @@ fn diagnostic(file: usize, write: &StdoutWrite, certain: bool) -> Diagnostic {
                 Applicability::Unsafe
             },
             message: message.to_string(),
-            edits: vec![Edit {
-                file,
-                span,
-                replacement: replacement.to_string(),
+            // A call added to a builder chain is laid out as rustfmt lays the chain out.
+            edits: vec![if span.start == span.end && replacement.starts_with('.') {
+                crate::edits::chain_insertion(file, text, span.start, replacement)
+            } else {
+                Edit {
+                    file,
+                    span,
+                    replacement: replacement.to_string(),
+                }
             }],
         }),
         context: None,

@@ -48,18 +48,26 @@ pub fn changed_files(cwd: &Path, revision: &str) -> Result<HashSet<PathBuf>, Str
     Ok(files)
 }
 
-/// `--changed-since`: keep only the result's findings in files changed since `revision`.
+/// `--changed-since`: keep only the result's findings that a change since `revision` touches:
+/// its own file, or a file its labels point into (a call chain through a changed helper, the
+/// send in a changed callee). Internal errors (MCP999) are always kept: the tool's failure is
+/// never filtered away.
 pub fn retain_changed(result: &mut LintResult, cwd: &Path, revision: &str) -> Result<(), String> {
     let changed = changed_files(cwd, revision)?;
     let LintResult {
         sources,
         diagnostics,
     } = result;
-    diagnostics.retain(|d| {
-        sources.get(d.file).is_some_and(|s| {
+    let is_changed = |file: usize| {
+        sources.get(file).is_some_and(|s| {
             let path = std::fs::canonicalize(&s.path).unwrap_or_else(|_| s.path.clone());
             changed.contains(&path)
         })
+    };
+    diagnostics.retain(|d| {
+        crate::rules::internal_error::is_internal_error(d)
+            || is_changed(d.file)
+            || d.labels.iter().any(|l| is_changed(l.file))
     });
     Ok(())
 }

@@ -420,3 +420,38 @@ request-handlers = ["serve_call"]
     std::fs::write(plain.path().join("mcp-lint.toml"), &first).expect("write");
     assert_eq!(values(&first), values(&show(plain.path(), &[])));
 }
+
+/// A finding whose primary span is in an unchanged caller is kept when its call chain passes
+/// through a changed file (issue 14): the change that causes it is in the callee.
+#[test]
+fn changed_since_keeps_findings_whose_chain_passes_through_a_change() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    git(dir.path(), &["init", "-q"]);
+    std::fs::write(
+        dir.path().join("caller.rs"),
+        "impl S {\n    pub fn on_cancelled(&self, id: u64) {\n        self.reply_cancelled(id);\n    }\n}\n",
+    )
+    .expect("write");
+    let helper = dir.path().join("helper.rs");
+    std::fs::write(
+        &helper,
+        "impl S {\n    fn reply_cancelled(&self, id: u64) {\n        self.forget(id);\n    }\n}\n",
+    )
+    .expect("write");
+    git(dir.path(), &["add", "."]);
+    git(dir.path(), &["commit", "-q", "-m", "old"]);
+    std::fs::write(
+        &helper,
+        "impl S {\n    fn reply_cancelled(&self, id: u64) {\n        self.send_error(id, -32800, \"Request cancelled\");\n    }\n}\n",
+    )
+    .expect("write");
+    let (code, stdout, stderr) = lint(
+        dir.path(),
+        &[".", "--changed-since", "HEAD", "--format", "concise"],
+    );
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(
+        stdout.lines().any(|l| l.starts_with("caller.rs:3:")),
+        "the caller's finding is kept: {stdout}"
+    );
+}

@@ -1,7 +1,7 @@
 //! Every output format on real findings (the example server), the SARIF output validated
 //! against the official SARIF 2.1.0 schema, and the GitHub annotation escaping.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 use assert_cmd::cargo::CommandCargoExt;
@@ -30,27 +30,6 @@ fn run_on_example(args: &[&str]) -> (i32, String) {
     (code, String::from_utf8_lossy(&output.stdout).into_owned())
 }
 
-/// The SARIF 2.1.0 schema as the `serde-sarif` crate's sources carry it (a dev-dependency, so
-/// `cargo test` downloaded it).
-fn sarif_schema() -> serde_json::Value {
-    let metadata = support::metadata();
-    let manifest = metadata["packages"]
-        .as_array()
-        .and_then(|packages| packages.iter().find(|p| p["name"] == "serde-sarif"))
-        .and_then(|p| p["manifest_path"].as_str())
-        .map(PathBuf::from)
-        .expect("serde-sarif is a dev-dependency");
-    let schema = manifest
-        .parent()
-        .unwrap_or(Path::new("."))
-        .join("src/schema.json");
-    let text = std::fs::read_to_string(schema).expect("schema is readable");
-    // The schema's `run.language` pattern has a lone `]`, which ECMAScript regular expressions
-    // (the schema's dialect) read as a literal and Rust's regex engine rejects: escape it.
-    let text = text.replace("{2}-[a-zA-Z]{2}]?$", "{2}-[a-zA-Z]{2}\\\\]?$");
-    serde_json::from_str(&text).expect("schema is JSON")
-}
-
 #[test]
 fn sarif_validates_against_the_official_schema() {
     let (code, stdout) = run_on_example(&["--format", "sarif"]);
@@ -58,7 +37,7 @@ fn sarif_validates_against_the_official_schema() {
     let sarif: serde_json::Value = serde_json::from_str(&stdout).expect("SARIF is JSON");
     let validator = jsonschema::options()
         .should_validate_formats(false)
-        .build(&sarif_schema())
+        .build(&support::sarif_schema())
         .expect("the schema compiles");
     let errors: Vec<String> = validator
         .iter_errors(&sarif)

@@ -4,7 +4,7 @@
 // Each test crate uses only some of these.
 #![allow(dead_code)]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// The cargo that runs the tests (`$CARGO`), else `cargo` on the PATH.
@@ -97,4 +97,25 @@ pub fn copy_tree(from: &Path, to: &Path) {
             std::fs::copy(&path, &target).expect("copy a file");
         }
     }
+}
+
+/// The SARIF 2.1.0 schema as the `serde-sarif` crate's sources carry it (a dev-dependency, so
+/// `cargo test` downloaded it).
+pub fn sarif_schema() -> serde_json::Value {
+    let metadata = metadata();
+    let manifest = metadata["packages"]
+        .as_array()
+        .and_then(|packages| packages.iter().find(|p| p["name"] == "serde-sarif"))
+        .and_then(|p| p["manifest_path"].as_str())
+        .map(PathBuf::from)
+        .expect("serde-sarif is a dev-dependency");
+    let schema = manifest
+        .parent()
+        .unwrap_or(Path::new("."))
+        .join("src/schema.json");
+    let text = std::fs::read_to_string(schema).expect("schema is readable");
+    // The schema's `run.language` pattern has a lone `]`, which ECMAScript regular expressions
+    // (the schema's dialect) read as a literal and Rust's regex engine rejects: escape it.
+    let text = text.replace("{2}-[a-zA-Z]{2}]?$", "{2}-[a-zA-Z]{2}\\\\]?$");
+    serde_json::from_str(&text).expect("schema is JSON")
 }

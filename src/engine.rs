@@ -50,7 +50,19 @@ struct Analysed {
     /// Files read but not parsed, by id: the unit file they came from.
     skipped: HashMap<FileId, UnitFile>,
     diagnostics: Vec<Diagnostic>,
-    pool: Option<rayon::ThreadPool>,
+}
+
+/// The threads files are parsed on (with a stack deep enough for what the nesting pre-check
+/// lets through), made once per process: a run, and each round of `--fix`, reuse them.
+fn parser_pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .stack_size(PARSER_STACK)
+            .build()
+            .ok()
+    })
+    .as_ref()
 }
 
 impl Analysed {
@@ -61,10 +73,6 @@ impl Analysed {
             facts: Vec::new(),
             skipped: HashMap::new(),
             diagnostics: Vec::new(),
-            pool: rayon::ThreadPoolBuilder::new()
-                .stack_size(PARSER_STACK)
-                .build()
-                .ok(),
         }
     }
 
@@ -77,7 +85,7 @@ impl Analysed {
     }
 
     fn run<T: Send>(&self, work: impl FnOnce() -> T + Send) -> T {
-        match &self.pool {
+        match parser_pool() {
             Some(pool) => pool.install(work),
             None => work(),
         }

@@ -119,7 +119,12 @@ impl Prefilter {
                 .map(|s| s.to_string()),
         );
         Prefilter {
-            automaton: automaton(&needles),
+            // Every file is parsed: no searcher to build.
+            automaton: if everything {
+                None
+            } else {
+                automaton(&needles)
+            },
             gated,
             mcp_words,
             everything,

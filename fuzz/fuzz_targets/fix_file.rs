@@ -24,6 +24,7 @@ fuzz_target!(|data: &[u8]| {
         follow_modules: false,
         manifest: None,
         test_target: false,
+        ..LintUnit::default()
     };
     let settings = Settings::default();
     let mut overlay = Overlay::new();

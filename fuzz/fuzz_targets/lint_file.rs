@@ -25,6 +25,7 @@ fn lint(text: &str) -> LintResult {
         follow_modules: false,
         manifest: None,
         test_target: false,
+        ..LintUnit::default()
     };
     let mut settings = Settings::default();
     settings.analyse_every_file = true;

@@ -310,6 +310,26 @@ struct Metadata {
 
 const FILE_NAMES: &[&str] = &["mcp-lint.toml", ".mcp-lint.toml"];
 
+/// A configuration found in `dir` is read only if it lies there once links are resolved: a
+/// committed `mcp-lint.toml` that links to `/etc/passwd` or `~/.git-credentials` must not have
+/// its lines shown in a configuration error (nor its keys in a parser's message).
+fn confined(path: &Path, dir: &Path) -> Result<(), ConfigError> {
+    let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let home = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    if real.starts_with(&home) {
+        return Ok(());
+    }
+    Err(ConfigError {
+        path: path.to_path_buf(),
+        text: String::new(),
+        span: None,
+        message: format!(
+            "the configuration is a link to `{}`, outside its directory, so it was not read",
+            real.display()
+        ),
+    })
+}
+
 fn read(path: &Path) -> Result<String, ConfigError> {
     let error = |message: String| ConfigError {
         path: path.to_path_buf(),
@@ -360,6 +380,7 @@ pub fn discover(
         for name in FILE_NAMES {
             let path = dir.join(name);
             if path.is_file() {
+                confined(&path, dir)?;
                 let text = read(&path)?;
                 let config = parse_config(&path, &text)?;
                 return Ok(Some((
@@ -372,6 +393,7 @@ pub fn discover(
         }
         let manifest = dir.join("Cargo.toml");
         if manifest.is_file() {
+            confined(&manifest, dir)?;
             let text = read(&manifest)?;
             if text.contains("mcp-lint") {
                 if let Some(config) = parse_manifest(&manifest, &text)? {

@@ -10,7 +10,7 @@
 //!   cargo's configuration files (`.cargo/config.toml`: aliases, `[build]`, `[env]`) of the tree
 //!   apply; both are looked up from the current directory, never from the manifest's.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Configuration given to every `git` this tool runs.
@@ -37,6 +37,29 @@ pub fn git(dir: &Path) -> Command {
         .env("GIT_OPTIONAL_LOCKS", "0")
         .env_remove("GIT_EXTERNAL_DIFF");
     command
+}
+
+/// The git work tree holding `dir`, if any: git runs only in the nearest directory at or above
+/// `dir` that holds a `.git`, so that a bare repository committed into the tree (a directory
+/// holding `HEAD`, `objects` and `refs`) is never taken for the repository of its files.
+pub fn repository_root(dir: &Path) -> Option<PathBuf> {
+    let absolute = std::path::absolute(dir).ok()?;
+    let top = absolute
+        .ancestors()
+        .find(|d| std::fs::symlink_metadata(d.join(".git")).is_ok())?;
+    let output = git(top)
+        .args(["rev-parse", "--show-toplevel"])
+        .output()
+        .ok()?;
+    if !output.status.success() {
+        return None;
+    }
+    let top = PathBuf::from(
+        String::from_utf8(output.stdout)
+            .ok()?
+            .trim_end_matches(['\n', '\r']),
+    );
+    Some(std::fs::canonicalize(&top).unwrap_or(top))
 }
 
 /// The directory `cargo metadata` runs from: a fresh empty one, outside any tree it lints.

@@ -1,7 +1,7 @@
 //! What the output formats and baselines are given: a run's result, with the repository root
 //! that paths in reports are relative to.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::engine::LintResult;
 use crate::source::FileId;
@@ -30,25 +30,4 @@ impl Report<'_> {
     }
 }
 
-/// The git work tree holding `dir`, if any: git runs only in the nearest directory at or above
-/// `dir` that holds a `.git`, so that a bare repository committed into the tree (a directory
-/// holding `HEAD`, `objects` and `refs`) is never taken for the repository of its files.
-pub fn repository_root(dir: &Path) -> Option<PathBuf> {
-    let absolute = std::path::absolute(dir).ok()?;
-    let top = absolute
-        .ancestors()
-        .find(|d| std::fs::symlink_metadata(d.join(".git")).is_ok())?;
-    let output = crate::programs::git(top)
-        .args(["rev-parse", "--show-toplevel"])
-        .output()
-        .ok()?;
-    if !output.status.success() {
-        return None;
-    }
-    let top = PathBuf::from(
-        String::from_utf8(output.stdout)
-            .ok()?
-            .trim_end_matches(['\n', '\r']),
-    );
-    Some(std::fs::canonicalize(&top).unwrap_or(top))
-}
+pub use crate::programs::repository_root;

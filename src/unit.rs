@@ -21,7 +21,8 @@ pub struct LintUnit {
     /// `my_server::run()` calls into the library, like `crate::run()` there.
     pub crate_name: Option<String>,
     /// The directories (canonical) that the unit's files must lie in once symbolic links are
-    /// resolved: the workspace root in cargo mode, the named paths in path mode. A file outside
+    /// resolved: the workspace root in cargo mode, the named paths in path mode (either widened to
+    /// the git work tree around it, when there is one). A file outside
     /// them (a `#[path]` module naming `/proc/self/environ`, a link out of the tree) is not read.
     /// Empty: anywhere.
     pub roots: Vec<PathBuf>,

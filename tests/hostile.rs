@@ -1004,3 +1004,58 @@ fn a_long_line_is_shown_as_a_window() {
     // The column is the whole line's.
     assert!(stdout.contains("main.rs:1:47"), "{}", &stdout[..600]);
 }
+
+/// A configuration committed as a link out of its directory is not read: a parse error would
+/// otherwise show the linked file's lines (issue 14).
+#[cfg(unix)]
+#[test]
+fn a_linked_configuration_is_never_read() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let outside = tempfile::tempdir().expect("temp dir");
+    let secret = outside.path().join("credentials");
+    std::fs::write(&secret, "https://user:hunter2@example.com\n").expect("write");
+    std::os::unix::fs::symlink(&secret, dir.path().join("mcp-lint.toml")).expect("link");
+    std::fs::write(dir.path().join("a.rs"), "fn main() {}\n").expect("write");
+    let (code, stdout, stderr) = lint(dir.path(), &["a.rs", "--no-cache"]);
+    assert_eq!(code, 2, "{stdout}{stderr}");
+    assert!(stderr.contains("outside its directory"), "{stderr}");
+    assert!(
+        !stderr.contains("hunter2") && !stdout.contains("hunter2"),
+        "{stderr}"
+    );
+}
+
+/// Inside a git work tree the roots are the work tree: a module a package includes from
+/// elsewhere in the repository is read (and its finding reported); one outside it is not.
+#[cfg(unix)]
+#[test]
+fn a_module_elsewhere_in_the_repository_is_read() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    support_git_init(dir.path());
+    let package_dir = dir.path().join("crates/server");
+    std::fs::create_dir_all(&package_dir).expect("mkdir");
+    package(
+        &package_dir,
+        "#[path = \"../../../shared/cancel.rs\"]\nmod cancel;\n",
+    );
+    std::fs::create_dir_all(dir.path().join("shared")).expect("mkdir");
+    std::fs::write(dir.path().join("shared/cancel.rs"), BUGGY).expect("write");
+    let (code, stdout, stderr) = lint(&package_dir, &["--no-cache", "--format", "concise"]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(stdout.contains("cancel.rs:2:5: MCP001"), "{stdout}");
+    assert!(
+        !stdout.contains("outside the linted directories"),
+        "{stdout}"
+    );
+}
+
+fn support_git_init(dir: &Path) {
+    let status = Command::new("git")
+        .current_dir(dir)
+        .args(["init", "-q", "."])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .expect("git runs");
+    assert!(status.success());
+}

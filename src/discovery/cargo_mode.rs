@@ -66,7 +66,9 @@ pub fn discover(options: &CargoOptions, cwd: &Path) -> Result<Vec<LintUnit>, Dis
         .map_err(|error| DiscoveryError(metadata_error(error)))?;
     let selected = select_packages(&metadata, options, &manifest)?;
     let root = metadata.workspace_root.as_std_path();
-    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let root = super::widen_to_repository(
+        std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf()),
+    );
     let mut units: Vec<LintUnit> = selected.into_iter().flat_map(units_of).collect();
     for unit in &mut units {
         unit.roots = vec![root.clone()];

@@ -39,6 +39,16 @@ pub fn confinement_root(path: &Path, cwd: &Path) -> PathBuf {
     real
 }
 
+/// The git work tree around a root, when the root lies in one: the tree a pull request brings is
+/// the repository, so a module a package includes from elsewhere in it (`#[path =
+/// "../../shared/x.rs"]`) is read, and only what lies outside it is refused.
+pub fn widen_to_repository(root: PathBuf) -> PathBuf {
+    match crate::programs::repository_root(&root) {
+        Some(top) if root.starts_with(&top) => top,
+        _ => root,
+    }
+}
+
 /// Whether a path names something inside the current directory by its spelling: relative, and
 /// never climbing above its start.
 fn written_inside(path: &Path) -> bool {

@@ -29,7 +29,7 @@ pub fn discover_reporting(
         .map_err(|e| DiscoveryError(format!("cannot read the current directory: {e}")))?;
     let roots: Vec<PathBuf> = paths
         .iter()
-        .map(|p| super::confinement_root(p, &cwd))
+        .map(|p| super::widen_to_repository(super::confinement_root(p, &cwd)))
         .collect();
     let mut files: Vec<PathBuf> = Vec::new();
     for path in paths {

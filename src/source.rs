@@ -148,14 +148,35 @@ impl SourceMap {
 }
 
 /// A path with `/` separators: on Windows its `\` separators become `/`; elsewhere a `\` is a
-/// character of a file's name (`back\slash.rs`) and stays.
+/// character of a file's name (`back\slash.rs`) and stays. A name that is not UTF-8 shows each
+/// byte that is not as `\xNN`, so that two such names never show alike (a lossy conversion
+/// would show both as `\u{fffd}`).
 pub fn slash_separated(path: &std::path::Path) -> String {
-    let text = path.to_string_lossy();
+    let text = exact_text(path.as_os_str());
     if cfg!(windows) {
         text.replace('\\', "/")
     } else {
-        text.into_owned()
+        text
     }
+}
+
+/// An OS string as text, its bytes that are not UTF-8 (Unix) written as `\xNN`.
+#[cfg(unix)]
+fn exact_text(name: &std::ffi::OsStr) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut text = String::new();
+    for chunk in name.as_bytes().utf8_chunks() {
+        text.push_str(chunk.valid());
+        for byte in chunk.invalid() {
+            text.push_str(&format!("\\x{byte:02x}"));
+        }
+    }
+    text
+}
+
+#[cfg(not(unix))]
+fn exact_text(name: &std::ffi::OsStr) -> String {
+    name.to_string_lossy().into_owned()
 }
 
 /// The path shown for `path`: relative to `cwd` when it lies below it, always with `/` separators.
@@ -177,6 +198,17 @@ pub fn display_path(path: &std::path::Path, cwd: &std::path::Path) -> String {
 mod tests {
     use super::slash_separated;
     use std::path::Path;
+
+    #[cfg(unix)]
+    #[test]
+    fn names_that_are_not_utf8_show_their_bytes() {
+        use std::os::unix::ffi::OsStrExt;
+        let a = std::ffi::OsStr::from_bytes(b"dir/bad\xff.rs");
+        let b = std::ffi::OsStr::from_bytes(b"dir/bad\xfe.rs");
+        assert_eq!(slash_separated(Path::new(a)), "dir/bad\\xff.rs");
+        assert_ne!(slash_separated(Path::new(a)), slash_separated(Path::new(b)));
+        assert_eq!(slash_separated(Path::new("dir/é.rs")), "dir/é.rs");
+    }
 
     #[test]
     fn backslashes_are_separators_only_on_windows() {

@@ -220,10 +220,7 @@ fn links_dirs_and_odd_names() {
     assert_no_crash(code, &stderr);
     assert_eq!(code, 1);
     assert!(stdout.contains("dir.rs/inner.rs:2:5: MCP001"), "{stdout}");
-    assert!(
-        stdout.contains("odd\u{fffd}name.rs:2:5: MCP001"),
-        "{stdout}"
-    );
+    assert!(stdout.contains("odd\\xffname.rs:2:5: MCP001"), "{stdout}");
     // Naming a link loop is a clear error.
     let (code, _, stderr) = lint(d, &["loop_a.rs"]);
     assert_eq!(code, 2);
@@ -1058,4 +1055,20 @@ fn support_git_init(dir: &Path) {
         .status()
         .expect("git runs");
     assert!(status.success());
+}
+
+/// A file name that is not UTF-8 is shown by its bytes (`\xff`), not as a replacement character
+/// that two names would share (issue 14).
+#[cfg(unix)]
+#[test]
+fn names_that_are_not_utf8_are_shown_exactly() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().expect("temp dir");
+    for name in [&b"bad\xff.rs"[..], &b"bad\xfe.rs"[..]] {
+        std::fs::write(dir.path().join(std::ffi::OsStr::from_bytes(name)), BUGGY).expect("write");
+    }
+    let (code, stdout, stderr) = lint(dir.path(), &[".", "--no-cache", "--format", "concise"]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(stdout.contains("bad\\xff.rs:2:5: MCP001"), "{stdout}");
+    assert!(stdout.contains("bad\\xfe.rs:2:5: MCP001"), "{stdout}");
 }

@@ -9,6 +9,9 @@
 //!   rustup's toolchain files (`rust-toolchain.toml`, which can name a toolchain by path) nor
 //!   cargo's configuration files (`.cargo/config.toml`: aliases, `[build]`, `[env]`) of the tree
 //!   apply; both are looked up from the current directory, never from the manifest's.
+//! - Both are found on `PATH` skipping the entries the tree could choose: relative ones (`.`, an
+//!   empty entry) and those inside the current directory; `cargo` is `$CARGO` when cargo runs
+//!   this tool as its subcommand.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -23,9 +26,49 @@ const GIT_SAFETY: &[&str] = &[
     "core.untrackedCache=false",
 ];
 
+/// The program `name` as `PATH` finds it, skipping the entries that the current directory could
+/// choose: relative ones (`.`, an empty entry) and those inside the current directory (the tree).
+/// `None` when no other entry holds it.
+pub fn find_program(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    let cwd = std::env::current_dir()
+        .ok()
+        .map(|d| std::fs::canonicalize(&d).unwrap_or(d));
+    std::env::split_paths(&path)
+        .filter(|dir| dir.is_absolute())
+        .filter(|dir| {
+            let real = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.clone());
+            !cwd.as_ref().is_some_and(|cwd| real.starts_with(cwd))
+        })
+        .map(|dir| dir.join(name))
+        .find(|candidate| is_executable(candidate))
+}
+
+#[cfg(unix)]
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(not(unix))]
+fn is_executable(path: &Path) -> bool {
+    path.is_file() || path.with_extension("exe").is_file()
+}
+
+/// The `cargo` to run: the one that runs this tool as a subcommand (`$CARGO`, set by cargo to
+/// its own path), else the one `PATH` finds outside the tree.
+pub fn cargo() -> PathBuf {
+    std::env::var_os("CARGO")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| find_program("cargo"))
+        .unwrap_or_else(|| PathBuf::from("cargo"))
+}
+
 /// A `git -C dir` command that nothing in the tree can make run another program.
 pub fn git(dir: &Path) -> Command {
-    let mut command = Command::new("git");
+    let program = find_program("git").unwrap_or_else(|| PathBuf::from("git"));
+    let mut command = Command::new(program);
     for setting in GIT_SAFETY {
         command.arg("-c").arg(setting);
     }

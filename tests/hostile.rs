@@ -1072,3 +1072,49 @@ fn names_that_are_not_utf8_are_shown_exactly() {
     assert!(stdout.contains("bad\\xff.rs:2:5: MCP001"), "{stdout}");
     assert!(stdout.contains("bad\\xfe.rs:2:5: MCP001"), "{stdout}");
 }
+
+/// A `PATH` entry the tree can fill (`.`, or a directory inside it) never supplies the `git` or
+/// `cargo` the tool runs (issue 14).
+#[cfg(unix)]
+#[test]
+fn path_entries_inside_the_tree_never_supply_a_program() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("temp dir");
+    package(dir.path(), BUGGY);
+    let marker = dir.path().join("program-ran");
+    let bin = dir.path().join("bin");
+    std::fs::create_dir_all(&bin).expect("mkdir");
+    for place in [dir.path(), bin.as_path()] {
+        for program in ["git", "cargo"] {
+            let script = place.join(program);
+            std::fs::write(
+                &script,
+                format!("#!/bin/sh\ntouch '{}'\nexit 1\n", marker.display()),
+            )
+            .expect("write");
+            std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755))
+                .expect("chmod");
+        }
+    }
+    let path = format!(
+        ".:{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    for args in [&["--no-cache"][..], &[".", "--fix", "--no-cache"][..]] {
+        let output = Command::cargo_bin("cargo-mcp-lint")
+            .expect("binary")
+            .current_dir(dir.path())
+            .args(args)
+            .env("PATH", &path)
+            .env_remove("CARGO")
+            .env_remove("GITHUB_ACTIONS")
+            .output()
+            .expect("runs");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            !marker.exists(),
+            "{args:?}: the tree's program ran: {stderr}"
+        );
+    }
+}

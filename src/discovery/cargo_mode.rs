@@ -59,6 +59,7 @@ pub fn discover(options: &CargoOptions, cwd: &Path) -> Result<Vec<LintUnit>, Dis
     let neutral = crate::programs::neutral_directory()
         .map_err(|e| DiscoveryError(format!("could not create a temporary directory: {e}")))?;
     let metadata = MetadataCommand::new()
+        .cargo_path(crate::programs::cargo())
         .no_deps()
         .manifest_path(&manifest)
         .current_dir(neutral.path())

@@ -35,6 +35,9 @@ pub struct Orphan {
 /// the text cannot be read that far (it does not parse, or is too deep): the caller then cannot
 /// tell, and must not call the removal safe.
 pub fn orphaned_lets(text: &str, removed: ByteSpan) -> Option<Vec<Orphan>> {
+    if !within_budget(text) {
+        return None;
+    }
     let start = super::text::code_start(text);
     let code = &text[start..];
     if super::nesting::too_deep(code).is_some() {
@@ -58,6 +61,31 @@ pub fn orphaned_lets(text: &str, removed: ByteSpan) -> Option<Vec<Orphan>> {
     found
 }
 
+/// How many removals of one text are read precisely: each reading parses the whole file, so a
+/// file with thousands of removals (a hostile one) would cost their number times its size. Past
+/// this, the removals are not called safe.
+const READINGS_PER_TEXT: usize = 32;
+
+/// Whether one more reading of `text` is within [`READINGS_PER_TEXT`] (texts are told apart by
+/// where they lie in memory and their length: a run holds each file's text in one place).
+fn within_budget(text: &str) -> bool {
+    thread_local! {
+        static READINGS: std::cell::RefCell<std::collections::HashMap<(usize, usize), usize>> =
+            std::cell::RefCell::new(std::collections::HashMap::new());
+    }
+    READINGS.with(|readings| {
+        let mut readings = readings.borrow_mut();
+        if readings.len() > 100_000 {
+            readings.clear();
+        }
+        let count = readings
+            .entry((text.as_ptr() as usize, text.len()))
+            .or_insert(0);
+        *count += 1;
+        *count <= READINGS_PER_TEXT
+    })
+}
+
 /// Finds the innermost block with a statement inside the removed span, and its orphans.
 struct BlockFinder {
     /// The removed span, in the code's offsets.
@@ -69,6 +97,11 @@ struct BlockFinder {
 
 impl<'ast> Visit<'ast> for BlockFinder {
     fn visit_block(&mut self, block: &'ast Block) {
+        // Only the blocks around the removal matter (and reading only them keeps this linear).
+        let braces = block.brace_token.span;
+        if !self.holds(braces.open(), braces.close()) {
+            return;
+        }
         // Inner blocks first: the innermost one that holds the statement wins.
         syn::visit::visit_block(self, block);
         if self.found.is_none() {
@@ -79,12 +112,24 @@ impl<'ast> Visit<'ast> for BlockFinder {
     /// Statements in a macro's braces (`tokio::select! { _ = t => { .. } }`) are read as a block
     /// when they parse as one.
     fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        let (open, close) = match &mac.delimiter {
+            syn::MacroDelimiter::Paren(p) => (p.span.open(), p.span.close()),
+            syn::MacroDelimiter::Brace(b) => (b.span.open(), b.span.close()),
+            syn::MacroDelimiter::Bracket(b) => (b.span.open(), b.span.close()),
+        };
+        if !self.holds(open, close) {
+            return;
+        }
         let mut groups = vec![mac.tokens.clone()];
-        // The macro's own braces hold statements too (`locked! { .. }`).
+        // The macro's own braces hold statements too (`locked! { .. }`); of the groups inside,
+        // only those around the removal are read.
         let mut blocks = vec![mac.tokens.clone()];
         while let Some(tokens) = groups.pop() {
             for tree in tokens {
                 if let TokenTree::Group(group) = tree {
+                    if !self.holds(group.span_open(), group.span_close()) {
+                        continue;
+                    }
                     if group.delimiter() == proc_macro2::Delimiter::Brace {
                         blocks.push(group.stream());
                     }
@@ -110,6 +155,12 @@ impl<'ast> Visit<'ast> for BlockFinder {
 }
 
 impl BlockFinder {
+    /// Whether the stretch from one token to another holds the removed span.
+    fn holds(&self, first: proc_macro2::Span, last: proc_macro2::Span) -> bool {
+        let span = spans::byte_span(first, last, 0);
+        span.start <= self.target.start && self.target.end <= span.end
+    }
+
     /// If a statement of `stmts` lies inside the removed span: the orphans it leaves there.
     fn check(&mut self, stmts: &[Stmt]) {
         let spans: Vec<ByteSpan> = stmts.iter().map(stmt_span).collect();
@@ -343,6 +394,18 @@ mod tests {
             .into_iter()
             .map(|o| (text[o.span.start..o.span.end].to_string(), o.pure))
             .collect()
+    }
+
+    #[test]
+    fn a_text_is_read_only_so_many_times() {
+        let text = "fn f(&self) {\n    let m = json!({});\n    self.send(m);\n}\n".to_string();
+        let start = text.find("self.send").expect("in the text");
+        let removed = ByteSpan::new(start, start + "self.send(m);".len());
+        let read: Vec<bool> = (0..READINGS_PER_TEXT + 3)
+            .map(|_| orphaned_lets(&text, removed).is_some())
+            .collect();
+        assert!(read[..READINGS_PER_TEXT].iter().all(|r| *r));
+        assert!(read[READINGS_PER_TEXT..].iter().all(|r| !r));
     }
 
     #[test]

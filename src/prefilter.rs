@@ -91,6 +91,7 @@ pub const SEND_WORDS: &[&str] = &[
 ];
 
 /// Decides which files are parsed.
+#[derive(Clone)]
 pub struct Prefilter {
     /// One searcher for every word the decision needs, in three groups by pattern index: the
     /// words that alone make a file worth parsing, then those that do so only in code that
@@ -108,6 +109,26 @@ impl Prefilter {
     /// those that do so only in code that speaks MCP (each enabled rule's); `everything` turns it
     /// off (every file is parsed).
     pub fn new(alone: Vec<String>, with_mcp: Vec<String>, everything: bool) -> Self {
+        // The searcher for the last word lists asked for is kept: a run of `--fix` lints once per
+        // round with the same lists, and building the searcher costs more than a small file.
+        type Key = (Vec<String>, Vec<String>, bool);
+        static LAST: std::sync::Mutex<Option<(Key, Prefilter)>> = std::sync::Mutex::new(None);
+        let key = (alone, with_mcp, everything);
+        if let Ok(last) = LAST.lock() {
+            if let Some((cached, prefilter)) = last.as_ref() {
+                if *cached == key {
+                    return prefilter.clone();
+                }
+            }
+        }
+        let built = Prefilter::build(key.0.clone(), key.1.clone(), everything);
+        if let Ok(mut last) = LAST.lock() {
+            *last = Some((key, built.clone()));
+        }
+        built
+    }
+
+    fn build(alone: Vec<String>, with_mcp: Vec<String>, everything: bool) -> Self {
         let mut needles = alone;
         let gated = needles.len();
         needles.extend(with_mcp);

@@ -67,7 +67,9 @@ pub fn cargo() -> PathBuf {
 
 /// A `git -C dir` command that nothing in the tree can make run another program.
 pub fn git(dir: &Path) -> Command {
-    let program = find_program("git").unwrap_or_else(|| PathBuf::from("git"));
+    // Looked up once: a run asks for git once per directory of the files it fixes.
+    static GIT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    let program = GIT.get_or_init(|| find_program("git").unwrap_or_else(|| PathBuf::from("git")));
     let mut command = Command::new(program);
     for setting in GIT_SAFETY {
         command.arg("-c").arg(setting);

@@ -7,6 +7,8 @@ use std::time::Duration;
 
 use assert_cmd::cargo::CommandCargoExt;
 
+mod support;
+
 const BUGGY: &str = "pub fn on_cancelled(&self, id: u64) {\n    self.send_error(id, -32800, \"Request cancelled\");\n}\n";
 
 fn lint(dir: &Path, args: &[&str]) -> (i32, String, String) {
@@ -738,17 +740,7 @@ fn a_toolchain_file_in_the_tree_never_chooses_the_cargo_that_runs() {
 fn a_bare_repository_in_the_tree_never_makes_git_run_a_command() {
     let dir = tempfile::tempdir().expect("temp dir");
     let marker = dir.path().join("monitor-ran");
-    let git = |args: &[&str]| {
-        let status = Command::new("git")
-            .current_dir(dir.path())
-            .args(["-c", "user.email=t@t", "-c", "user.name=t"])
-            .args(args)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .expect("git runs");
-        assert!(status.success(), "git {args:?}");
-    };
+    let git = |args: &[&str]| support::git(dir.path(), args);
     git(&["init", "-q", "."]);
     let evil = dir.path().join("evil");
     std::fs::create_dir_all(evil.join("objects")).expect("mkdir");
@@ -1028,7 +1020,7 @@ fn a_linked_configuration_is_never_read() {
 #[test]
 fn a_module_elsewhere_in_the_repository_is_read() {
     let dir = tempfile::tempdir().expect("temp dir");
-    support_git_init(dir.path());
+    support::git(dir.path(), &["init", "-q", "."]);
     let package_dir = dir.path().join("crates/server");
     std::fs::create_dir_all(&package_dir).expect("mkdir");
     package(
@@ -1044,17 +1036,6 @@ fn a_module_elsewhere_in_the_repository_is_read() {
         !stdout.contains("outside the linted directories"),
         "{stdout}"
     );
-}
-
-fn support_git_init(dir: &Path) {
-    let status = Command::new("git")
-        .current_dir(dir)
-        .args(["init", "-q", "."])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .expect("git runs");
-    assert!(status.success());
 }
 
 /// A file name that is not UTF-8 is shown by its bytes (`\xff`), not as a replacement character

@@ -168,6 +168,9 @@ impl BlockFinder {
         if !spans.iter().any(inside) {
             return;
         }
+        // Each statement's identifiers, read once for every binding and round that asks.
+        let names: Vec<BTreeSet<String>> =
+            stmts.iter().map(|s| idents(s.to_token_stream())).collect();
         // Statements removed (the removal's, and pure orphans), and orphans found.
         let mut gone: Vec<bool> = spans.iter().map(inside).collect();
         let mut orphaned: Vec<bool> = gone.clone();
@@ -188,11 +191,11 @@ impl BlockFinder {
                     continue;
                 };
                 let used = |keep: bool| {
-                    stmts
+                    names
                         .iter()
                         .enumerate()
                         .filter(|(i, _)| *i != index && gone[*i] != keep)
-                        .any(|(_, s)| idents(s.to_token_stream()).contains(&name))
+                        .any(|(_, found)| found.contains(&name))
                 };
                 // Used by what is removed, by nothing that stays. An orphan whose value has
                 // effects stays (renamed), and what it uses stays used.

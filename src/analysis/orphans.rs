@@ -35,56 +35,45 @@ pub struct Orphan {
 /// the text cannot be read that far (it does not parse, or is too deep): the caller then cannot
 /// tell, and must not call the removal safe.
 pub fn orphaned_lets(text: &str, removed: ByteSpan) -> Option<Vec<Orphan>> {
-    if !within_budget(text) {
-        return None;
+    orphaned_lets_each(text, &[removed]).pop().flatten()
+}
+
+/// [`orphaned_lets`] for each of several removals from one text, which is parsed once. Only the
+/// first [`READINGS_PER_TEXT`] removals are read (each reading looks through the statements of
+/// the block around its removal, so a hostile file with thousands of removals in one block would
+/// cost their number squared); the rest are `None`, not called safe.
+pub fn orphaned_lets_each(text: &str, removals: &[ByteSpan]) -> Vec<Option<Vec<Orphan>>> {
+    let mut found = vec![None; removals.len()];
+    if removals.is_empty() {
+        return found;
     }
     let start = super::text::code_start(text);
     let code = &text[start..];
     if super::nesting::too_deep(code).is_some() {
-        return None;
+        return found;
     }
     let _locating = Locating::new(code);
-    let file = syn::parse_file(code).ok();
-    let found = file.and_then(|file| {
-        let mut finder = BlockFinder {
-            target: ByteSpan::new(
-                removed.start.saturating_sub(start),
-                removed.end - start.min(removed.end),
-            ),
-            base: start,
-            found: None,
-        };
-        finder.visit_file(&file);
-        finder.found
-    });
+    if let Ok(file) = syn::parse_file(code) {
+        for (slot, removed) in found.iter_mut().zip(removals).take(READINGS_PER_TEXT) {
+            let mut finder = BlockFinder {
+                target: ByteSpan::new(
+                    removed.start.saturating_sub(start),
+                    removed.end - start.min(removed.end),
+                ),
+                base: start,
+                found: None,
+            };
+            finder.visit_file(&file);
+            *slot = finder.found;
+        }
+    }
     proc_macro2::extra::invalidate_current_thread_spans();
     found
 }
 
-/// How many removals of one text are read precisely: each reading parses the whole file, so a
-/// file with thousands of removals (a hostile one) would cost their number times its size. Past
-/// this, the removals are not called safe.
-const READINGS_PER_TEXT: usize = 32;
-
-/// Whether one more reading of `text` is within [`READINGS_PER_TEXT`] (texts are told apart by
-/// where they lie in memory and their length: a run holds each file's text in one place).
-fn within_budget(text: &str) -> bool {
-    thread_local! {
-        static READINGS: std::cell::RefCell<std::collections::HashMap<(usize, usize), usize>> =
-            std::cell::RefCell::new(std::collections::HashMap::new());
-    }
-    READINGS.with(|readings| {
-        let mut readings = readings.borrow_mut();
-        if readings.len() > 100_000 {
-            readings.clear();
-        }
-        let count = readings
-            .entry((text.as_ptr() as usize, text.len()))
-            .or_insert(0);
-        *count += 1;
-        *count <= READINGS_PER_TEXT
-    })
-}
+/// How many removals of one text are read precisely. Past this, the removals are not called
+/// safe.
+pub const READINGS_PER_TEXT: usize = 32;
 
 /// Finds the innermost block with a statement inside the removed span, and its orphans.
 struct BlockFinder {
@@ -404,11 +393,15 @@ mod tests {
         let text = "fn f(&self) {\n    let m = json!({});\n    self.send(m);\n}\n".to_string();
         let start = text.find("self.send").expect("in the text");
         let removed = ByteSpan::new(start, start + "self.send(m);".len());
-        let read: Vec<bool> = (0..READINGS_PER_TEXT + 3)
-            .map(|_| orphaned_lets(&text, removed).is_some())
+        let read: Vec<bool> = orphaned_lets_each(&text, &[removed; READINGS_PER_TEXT + 3])
+            .iter()
+            .map(Option::is_some)
             .collect();
         assert!(read[..READINGS_PER_TEXT].iter().all(|r| *r));
         assert!(read[READINGS_PER_TEXT..].iter().all(|r| !r));
+        // The budget is one call's: the same text read again, at the same place, is read.
+        assert!(orphaned_lets(&text, removed).is_some());
+        assert!(orphaned_lets(&text, removed).is_some());
     }
 
     #[test]

@@ -1,13 +1,15 @@
 //! MCP001 `cancel-sends-response`: a response, error or further message sent for a request after
 //! the client cancelled it, directly or through calls of the same crate.
 
+use std::collections::BTreeMap;
+
 use super::{FixAvailability, Rule, RuleContext, RuleMeta, RuleStatus};
 use crate::analysis::crate_graph::{CancelSend, Hop, SendHow};
 use crate::analysis::facts::Removal;
 use crate::analysis::facts::{CallSite, SinkKind, SinkSite};
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Label, Severity};
 use crate::edits::removal_edit;
-use crate::source::{ByteSpan, SourceMap};
+use crate::source::{ByteSpan, FileId, SourceMap};
 
 pub mod follow_up;
 pub mod handlers;
@@ -72,8 +74,9 @@ impl Rule for CancelSendsResponse {
     }
 
     fn check(&self, context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+        let mut removals = Removals::default();
         for send in context.graph.cancel_sends() {
-            let mut d = diagnostic(&send, context.sources);
+            let (mut d, removed) = diagnostic(&send, context.sources);
             // Test code answers no client (a test client's `cancel` helper, a mock server).
             if context.is_test_file(d.file) {
                 continue;
@@ -82,8 +85,12 @@ impl Rule for CancelSendsResponse {
             if context.settings.targets_only_2025() && d.message.contains("further message") {
                 d.severity = Severity::Warning;
             }
+            if let Some(span) = removed {
+                removals.add(out.len(), d.file, span);
+            }
             out.push(d);
         }
+        removals.complete(out, context.sources);
         if let Some(sdk) = context.sdk.filter(|sdk| sdk.answers_cancelled_requests()) {
             for handler_return in shape_b::find(context.graph, context.sources) {
                 // Through helpers is a new shape: in preview.
@@ -116,12 +123,17 @@ pub(crate) fn short(text: &str) -> String {
 }
 
 /// The fix: remove the send (safe when nothing else goes with it), or, for a call through a
-/// helper, show the call's removal without applying it.
-fn fix(send: &CancelSend<'_>, sources: &SourceMap) -> Option<Fix> {
-    let text = &sources.get(send.file)?.text;
+/// helper, show its removal. With it, the removed statement whose orphaned bindings are still to
+/// be found ([`Removals`]).
+fn fix(send: &CancelSend<'_>, sources: &SourceMap) -> (Option<Fix>, Option<ByteSpan>) {
+    let Some(text) = sources.get(send.file).map(|s| &s.text) else {
+        return (None, None);
+    };
     let (removal, applicability, message) = match &send.how {
         SendHow::Direct(sink) if sink.sent_at.is_none() => {
-            let removal = sink.removal?;
+            let Some(removal) = sink.removal else {
+                return (None, None);
+            };
             let applicability = match removal {
                 Removal::Statement(_) if sink.pure => Applicability::Safe,
                 _ => Applicability::Unsafe,
@@ -136,51 +148,82 @@ fn fix(send: &CancelSend<'_>, sources: &SourceMap) -> Option<Fix> {
                 format!("remove the {what} sent for the cancelled request"),
             )
         }
-        SendHow::Direct(_) => return None,
-        SendHow::Through { call, .. } => (
-            call.removal?,
-            Applicability::DisplayOnly,
-            format!("remove the call to `{}`", call.name()),
-        ),
+        SendHow::Direct(_) => return (None, None),
+        SendHow::Through { call, .. } => {
+            let Some(removal) = call.removal else {
+                return (None, None);
+            };
+            (
+                removal,
+                Applicability::DisplayOnly,
+                format!("remove the call to `{}`", call.name()),
+            )
+        }
     };
-    let mut edits = vec![removal_edit(send.file, text, removal)];
-    let mut applicability = applicability;
-    if let (Removal::Statement(span), Applicability::Safe | Applicability::Unsafe) =
-        (removal, applicability)
-    {
-        // A binding only the send used goes with it when its value is pure, or stays renamed
-        // `_name` when computing it has effects; one whose type only the send fixed makes the
-        // fix unsafe (nothing would infer it).
-        match crate::analysis::orphans::orphaned_lets(text, span) {
-            Some(orphans) => {
+    let removed = match (removal, applicability) {
+        (Removal::Statement(span), Applicability::Safe | Applicability::Unsafe) => Some(span),
+        _ => None,
+    };
+    let fix = Fix {
+        applicability,
+        message,
+        edits: vec![removal_edit(send.file, text, removal)],
+    };
+    (Some(fix), removed)
+}
+
+/// The statements the fixes of one check remove, by file: a binding only the send used goes
+/// with it when its value is pure, or stays renamed `_name` when computing it has effects; one
+/// whose type only the send fixed makes the fix unsafe (nothing would infer it). Each file is
+/// parsed once for all its removals.
+#[derive(Default)]
+struct Removals {
+    /// Per file: the diagnostics' indices and their removed statements.
+    by_file: BTreeMap<FileId, Vec<(usize, ByteSpan)>>,
+}
+
+impl Removals {
+    fn add(&mut self, index: usize, file: FileId, span: ByteSpan) {
+        self.by_file.entry(file).or_default().push((index, span));
+    }
+
+    fn complete(self, out: &mut [Diagnostic], sources: &SourceMap) {
+        for (file, removals) in self.by_file {
+            let spans: Vec<ByteSpan> = removals.iter().map(|(_, span)| *span).collect();
+            let found = match sources.get(file) {
+                Some(source) => crate::analysis::orphans::orphaned_lets_each(&source.text, &spans),
+                None => vec![None; spans.len()],
+            };
+            for ((index, _), orphans) in removals.into_iter().zip(found) {
+                let Some(fix) = out.get_mut(index).and_then(|d| d.fix.as_mut()) else {
+                    continue;
+                };
+                let (Some(orphans), Some(source)) = (orphans, sources.get(file)) else {
+                    fix.applicability = Applicability::Unsafe;
+                    continue;
+                };
                 for orphan in &orphans {
                     if orphan.pure {
-                        edits.push(removal_edit(
-                            send.file,
-                            text,
+                        fix.edits.push(removal_edit(
+                            file,
+                            &source.text,
                             Removal::Statement(orphan.span),
                         ));
                     } else {
                         if orphan.inferred {
-                            applicability = Applicability::Unsafe;
+                            fix.applicability = Applicability::Unsafe;
                         }
-                        edits.push(Edit {
-                            file: send.file,
+                        fix.edits.push(Edit {
+                            file,
                             span: orphan.binding,
                             replacement: format!("_{}", orphan.name),
                         });
                     }
                 }
-                edits.sort_by_key(|e| (e.span.start, e.span.end));
+                fix.edits.sort_by_key(|e| (e.span.start, e.span.end));
             }
-            None => applicability = Applicability::Unsafe,
         }
     }
-    Some(Fix {
-        applicability,
-        message,
-        edits,
-    })
 }
 
 /// What a finding says: its span, message, help and the kind of message sent.
@@ -290,7 +333,8 @@ fn kind_words(kind: SinkKind) -> &'static str {
     }
 }
 
-fn diagnostic(send: &CancelSend<'_>, sources: &SourceMap) -> Diagnostic {
+/// The finding, and the statement its fix removes (whose orphans are still to be found).
+fn diagnostic(send: &CancelSend<'_>, sources: &SourceMap) -> (Diagnostic, Option<ByteSpan>) {
     let origin_label = Label {
         file: send.file,
         span: send.origin.span,
@@ -305,7 +349,8 @@ fn diagnostic(send: &CancelSend<'_>, sources: &SourceMap) -> Diagnostic {
         SinkKind::Response => vec![SPEC_MUST_NOT.to_string(), SPEC_SHOULD_NOT.to_string()],
         SinkKind::FurtherMessage => vec![SPEC_MUST_NOT.to_string()],
     };
-    Diagnostic {
+    let (fix, removed) = fix(send, sources);
+    let diagnostic = Diagnostic {
         code: META.code,
         name: META.name,
         severity: META.default_severity,
@@ -315,7 +360,8 @@ fn diagnostic(send: &CancelSend<'_>, sources: &SourceMap) -> Diagnostic {
         labels,
         notes,
         help: Some(help),
-        fix: fix(send, sources),
+        fix,
         context: None,
-    }
+    };
+    (diagnostic, removed)
 }

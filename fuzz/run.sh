@@ -1,18 +1,31 @@
 #!/usr/bin/env bash
-# Coverage-guided fuzzing of "lint this file" and "fix this file" (cargo-fuzz, libFuzzer).
-# On a stable toolchain cargo-fuzz needs RUSTC_BOOTSTRAP=1. The seed corpus is the fixtures.
+# Coverage-guided fuzzing of "lint this file", "fix this file" and the deep-chain generator
+# (cargo-fuzz, libFuzzer). On a stable toolchain cargo-fuzz needs RUSTC_BOOTSTRAP=1. The seed
+# corpus is the fixtures. `deep_chains` is built without comparison tracing (its input bytes only
+# pick productions and counts, so tracing finds nothing and halves its speed), in its own target
+# directory so that the builds do not undo each other.
 #
-#   cargo install cargo-fuzz
-#   fuzz/run.sh [SECONDS]      (default 300 per target)
+#   cargo install cargo-fuzz --locked
+#   fuzz/run.sh [SECONDS] [RUNS]   (default 300 s per target; stop earlier after RUNS executions)
 set -euo pipefail
 cd "$(dirname "$0")"
 seconds=${1:-300}
+runs=${2:--1}
 for target in lint_file fix_file deep_chains; do
-  mkdir -p "corpus/$target"
+  mkdir -p "corpus/$target" "artifacts/$target"
+done
+for target in lint_file fix_file; do
   find ../tests/fixtures -name '*.rs' -exec cp {} "corpus/$target/" \;
 done
-for target in lint_file fix_file deep_chains; do
+run() {
+  local target=$1 max_len=$2 timeout=$3
+  shift 3
   echo "== $target for $seconds s"
-  RUSTC_BOOTSTRAP=1 cargo fuzz run -s none "$target" "corpus/$target" -- \
-    -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=4096 2>&1 | tail -n 15
-done
+  RUSTC_BOOTSTRAP=1 cargo fuzz run -s none "$@" "$target" "corpus/$target" -- \
+    -max_total_time="$seconds" -runs="$runs" -max_len="$max_len" -timeout="$timeout" \
+    -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix="artifacts/$target/" 2>&1 |
+    grep -v '^"' | tail -n 15
+}
+run lint_file 65536 10
+run fix_file 65536 10
+run deep_chains 4096 20 --no-trace-compares --target-dir target/no-trace-compares

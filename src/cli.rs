@@ -16,9 +16,9 @@ use crate::report::Report;
 
 const EXIT_STATUS_HELP: &str = "\
 Exit status:
-  0  nothing was reported (or --exit-zero was given)
-  1  diagnostics were reported (with --diff: there is a change; with --exit-non-zero-on-fix:
-     a fix was applied)
+  0  nothing was reported, or only warnings with --fail-on error (or --exit-zero was given)
+  1  diagnostics were reported (with --fail-on error: errors; with --diff: there is a change;
+     with --exit-non-zero-on-fix: a fix was applied)
   2  the tool could not do its job: bad arguments, a bad configuration, no Cargo.toml found in
      cargo mode, `cargo metadata` failed, an unreadable path, --fix refused by the VCS guard,
      or an internal error (MCP999: even with --exit-zero)
@@ -56,6 +56,11 @@ pub struct Args {
     /// Exit with status 0 even when diagnostics are reported.
     #[arg(long)]
     pub exit_zero: bool,
+
+    /// Which findings make the exit status 1: `warning` (every finding, the default) or
+    /// `error` (warnings are shown but pass) [config: fail-on].
+    #[arg(long, value_enum, value_name = "LEVEL")]
+    pub fail_on: Option<FailOnArg>,
 
     /// Print the number of findings per rule (and how many are fixable) instead of the findings.
     #[arg(long)]
@@ -194,6 +199,13 @@ pub struct Args {
     /// With --fix, fix files that are not in a git work tree.
     #[arg(long, help_heading = "Fixes")]
     pub allow_no_vcs: bool,
+}
+
+/// `--fail-on`'s values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FailOnArg {
+    Error,
+    Warning,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -365,7 +377,11 @@ pub fn run(raw: Vec<std::ffi::OsString>) -> ExitCode {
     if let Some(status) = internal_error_status(&result) {
         return status;
     }
-    let findings_left = !result.diagnostics.is_empty() && !args.exit_zero;
+    let findings_left = !args.exit_zero
+        && result
+            .diagnostics
+            .iter()
+            .any(|d| settings.fail_on.fails(d.severity));
     if findings_left || (args.exit_non_zero_on_fix && applied > 0) {
         ExitCode::from(1)
     } else {
@@ -438,6 +454,11 @@ fn build_settings(args: &Args, matches: &ArgMatches, cwd: &Path) -> Result<Setti
         let _ = writeln!(io::stderr(), "warning: {}", crate::escape::lines(&warning));
     }
     settings.analyse_every_file = args.all_files;
+    match args.fail_on {
+        Some(FailOnArg::Error) => settings.fail_on = config::FailOn::Error,
+        Some(FailOnArg::Warning) => settings.fail_on = config::FailOn::Warning,
+        None => {}
+    }
     if !args.protocol_versions.is_empty() {
         settings.protocol_versions = args
             .protocol_versions

@@ -14,7 +14,7 @@ use crate::analysis::vocabulary::Vocabulary;
 use crate::diagnostic::Severity;
 pub use crate::protocol::ProtocolVersion;
 use crate::rules;
-pub use crate::settings::{ConfigSource, Level, Settings, DEFAULT_MAX_FILE_SIZE};
+pub use crate::settings::{ConfigSource, FailOn, Level, Settings, DEFAULT_MAX_FILE_SIZE};
 
 /// The configuration file's contents.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -47,6 +47,9 @@ pub struct Config {
     /// Preview mode: the rules (and shapes of rules) in preview run too (default false).
     #[serde(default)]
     pub preview: bool,
+    /// Which findings fail the run: `"warning"` (default: errors and warnings) or `"error"`.
+    #[serde(default)]
+    pub fail_on: Option<FailOn>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -163,6 +166,7 @@ impl Settings {
         #[serde(rename_all = "kebab-case")]
         struct Shown<'a> {
             preview: bool,
+            fail_on: FailOn,
             protocol_versions: &'a [ProtocolVersion],
             require_suppression_reason: bool,
             max_file_size_mib: u64,
@@ -185,6 +189,7 @@ impl Settings {
         let v = &self.vocabulary;
         let shown = Shown {
             preview: self.preview,
+            fail_on: self.fail_on,
             protocol_versions: &self.protocol_versions,
             require_suppression_reason: self.require_suppression_reason,
             max_file_size_mib: self.max_file_size / (1024 * 1024),
@@ -544,6 +549,7 @@ pub fn settings_from(
             .protocol_versions
             .unwrap_or_else(|| vec![ProtocolVersion::V2025_11_25, ProtocolVersion::V2026_07_28]),
         require_suppression_reason: config.require_suppression_reason,
+        fail_on: config.fail_on.unwrap_or_default(),
         sdk,
         analyse_every_file: false,
         cache_directory: None,

@@ -21,6 +21,28 @@ pub enum Level {
     Deny,
 }
 
+/// Which findings fail a run (exit status 1): `fail-on` in the configuration, `--fail-on`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FailOn {
+    /// Errors only: warnings are shown and the run passes (as a build passes with rustc's and
+    /// clippy's warnings).
+    Error,
+    /// Every finding, warnings too (as ruff fails on any finding).
+    #[default]
+    Warning,
+}
+
+impl FailOn {
+    /// Whether a finding of this severity fails the run.
+    pub fn fails(self, severity: Severity) -> bool {
+        match self {
+            FailOn::Error => severity == Severity::Error,
+            FailOn::Warning => true,
+        }
+    }
+}
+
 /// Where the configuration came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ConfigSource {
@@ -49,6 +71,8 @@ pub struct Settings {
     pub preview: bool,
     pub protocol_versions: Vec<ProtocolVersion>,
     pub require_suppression_reason: bool,
+    /// Which findings fail the run.
+    pub fail_on: FailOn,
     /// The SDK the configuration names (else it is read per package).
     pub sdk: Option<crate::sdk::Sdk>,
     /// Parse every file, not only those the pre-filter wants (`--all-files`): syntax errors
@@ -86,6 +110,7 @@ impl Default for Settings {
             preview: false,
             protocol_versions: vec![ProtocolVersion::V2025_11_25, ProtocolVersion::V2026_07_28],
             require_suppression_reason: false,
+            fail_on: FailOn::Warning,
             sdk: None,
             analyse_every_file: false,
             cache_directory: None,

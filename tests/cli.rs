@@ -210,6 +210,37 @@ fn exit_statuses() {
 }
 
 #[test]
+fn fail_on_error_lets_warnings_pass() {
+    let ws = workspace();
+    let (code, _, stderr) = lint(ws.path(), &["--fail-on", "error"]);
+    assert_eq!(code, 1, "an error fails: {stderr}");
+    let (code, stdout, stderr) = lint(ws.path(), &["--fail-on", "error", "-W", "MCP001"]);
+    assert_eq!(code, 0, "warnings only pass: {stderr}");
+    assert!(
+        stdout.contains("warning[MCP001]"),
+        "and are shown: {stdout}"
+    );
+    let (code, _, _) = lint(ws.path(), &["-W", "MCP001"]);
+    assert_eq!(code, 1, "by default a warning fails");
+    let (code, _, stderr) = lint(ws.path(), &["--fail-on", "note"]);
+    assert_eq!(code, 2, "an unknown level: {stderr}");
+
+    // The configuration's key, which the command line overrides.
+    write(
+        ws.path(),
+        "mcp-lint.toml",
+        "fail-on = \"error\"\n\n[rules]\nMCP001 = \"warn\"\n",
+    );
+    let (code, _, stderr) = lint(ws.path(), &[]);
+    assert_eq!(code, 0, "fail-on = \"error\": {stderr}");
+    let (code, _, _) = lint(ws.path(), &["--fail-on", "warning"]);
+    assert_eq!(code, 1, "--fail-on warning overrides the configuration");
+    let (code, stdout, _) = lint(ws.path(), &["--show-settings"]);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("fail-on = \"error\""), "{stdout}");
+}
+
+#[test]
 fn module_tree_follows_rustc_rules() {
     let dir = tempfile::tempdir().expect("temp dir");
     let root = dir.path();

@@ -1,8 +1,8 @@
 //! Deep and long syntax from a grammar: each input picks, link by link, how an expression or a
 //! type grows (nested in delimiters, or chained by method calls, fields, `?`, casts, operators,
 //! assignments, `return`, `break`, closures, `else if`, fn pointers, raw pointers, `impl Fn`),
-//! each link repeated up to thousands of times, so that a few bytes describe the shapes that
-//! exhaust a parser's stack or an analysis's time. The run must end (libFuzzer's timeout), never
+//! each link repeated up to thousands of times (up to 32 KB of text in all), so that a few bytes
+//! describe the shapes that exhaust a parser's stack or an analysis's time. The run must end (libFuzzer's timeout), never
 //! overflow the stack (an abort is a crash), and report either findings or the file as too deep
 //! (MCP000), never an internal error (MCP999).
 #![no_main]
@@ -54,18 +54,38 @@ const TYPES: &[(&str, &str)] = &[
     ("Option<", ">"),
 ];
 
+/// The most text one input grows. Every file the depth limits let through is smaller: each link
+/// below adds at least one unit to the 2,048-unit chain measure or one of the 256 levels of
+/// nesting, and no link is longer than 6 bytes a unit (`.await`) or 17 bytes a level of generic
+/// nesting, so a file under the limits holds at most about 17 KB of links (the longest found by
+/// search, one link repeated: 12 KB of `.await`). Past this a file is only ever too deep, and
+/// growing it further costs time without reaching new code.
+const MAX_TEXT: usize = 32 * 1024;
+
 fn build(data: &[u8]) -> String {
     let Some((&kind, rest)) = data.split_first() else {
         return String::new();
     };
     let productions = if kind % 2 == 0 { EXPRS } else { TYPES };
-    let (mut before, mut after) = (String::new(), String::new());
+    let mut before = String::new();
+    // The closing parts, innermost last; joined in reverse at the end.
+    let mut after: Vec<String> = Vec::new();
+    let mut length = 0;
     for pair in rest.chunks(2) {
         let (before_part, after_part) = productions[pair[0] as usize % productions.len()];
-        let times = pair.get(1).map_or(1, |&b| 1 + (b as usize * b as usize) / 16);
+        let wanted = pair
+            .get(1)
+            .map_or(1, |&b| 1 + (b as usize * b as usize) / 16);
+        let link = (before_part.len() + after_part.len()).max(1);
+        let times = wanted.min(MAX_TEXT.saturating_sub(length) / link);
+        if times == 0 {
+            break;
+        }
+        length += times * link;
         before.push_str(&before_part.repeat(times));
-        after.insert_str(0, &after_part.repeat(times));
+        after.push(after_part.repeat(times));
     }
+    let after: String = after.iter().rev().map(String::as_str).collect();
     if kind % 2 == 0 {
         format!("impl S {{\n    pub fn on_cancelled(&self, id: u64) {{\n        'a: loop {{ let v = {before}1{after}; }}\n    }}\n}}\n")
     } else {

@@ -71,8 +71,8 @@ pub struct Args {
     #[arg(long)]
     pub all_files: bool,
 
-    /// Do not read or write the facts cache (target/mcp-lint/ under the configuration's
-    /// directory, or the current one).
+    /// Do not read or write the facts cache (mcp-lint/ in the cargo workspace's target
+    /// directory; outside any cargo project, in the user's cache directory).
     #[arg(long)]
     pub no_cache: bool,
 
@@ -470,15 +470,14 @@ fn build_settings(args: &Args, matches: &ArgMatches, cwd: &Path) -> Result<Setti
             .collect();
     }
     if !args.no_cache {
-        // Never through a link the tree holds: a committed `target` or `target/mcp-lint` that is
-        // not a real directory turns the cache off.
-        let target = settings.root.join("target");
-        let directory = target.join("mcp-lint");
-        let not_a_directory =
-            |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| !m.file_type().is_dir());
-        if !not_a_directory(&target) && !not_a_directory(&directory) {
-            settings.cache_directory = Some(directory);
-        }
+        // In the target directory of the cargo workspace being linted (never through a link the
+        // tree holds), or the user's cache directory outside any cargo project.
+        let start = match (args.paths.first(), &args.manifest_path) {
+            (Some(path), _) => path.clone(),
+            (None, Some(manifest)) => manifest.parent().map_or(PathBuf::new(), Path::to_path_buf),
+            (None, None) => PathBuf::new(),
+        };
+        settings.cache_directory = crate::discovery::cache_directory(&start, cwd);
     }
     Ok(settings)
 }

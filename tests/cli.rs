@@ -240,6 +240,81 @@ fn fail_on_error_lets_warnings_pass() {
     assert!(stdout.contains("fail-on = \"error\""), "{stdout}");
 }
 
+/// Runs the binary with its own user cache directory and no `CARGO_TARGET_DIR` but `target`.
+fn lint_caching(dir: &Path, args: &[&str], cache: &Path, target: Option<&Path>) -> i32 {
+    let mut command = Command::cargo_bin("cargo-mcp-lint").expect("binary is built");
+    command
+        .current_dir(dir)
+        .args(args)
+        .env("XDG_CACHE_HOME", cache)
+        .env_remove("CARGO_TARGET_DIR");
+    if let Some(target) = target {
+        command.env("CARGO_TARGET_DIR", target);
+    }
+    command
+        .output()
+        .expect("binary runs")
+        .status
+        .code()
+        .unwrap_or(-1)
+}
+
+#[test]
+fn the_cache_goes_to_the_workspace_target_or_the_user_cache_never_the_current_directory() {
+    let cache = tempfile::tempdir().expect("temp dir");
+    let facts = |dir: &Path| dir.join("mcp-lint").join("facts-v3.bin");
+
+    // Path mode inside a workspace, run from a member's source directory: the workspace's
+    // target directory, not `server/src/target`.
+    let ws = workspace();
+    let src = ws.path().join("server/src");
+    assert_eq!(lint_caching(&src, &["handlers.rs"], cache.path(), None), 1);
+    assert!(facts(&ws.path().join("target")).is_file());
+    assert!(!src.join("target").exists());
+    assert!(!ws.path().join("server/target").exists());
+
+    // Cargo mode honours CARGO_TARGET_DIR.
+    let elsewhere = tempfile::tempdir().expect("temp dir");
+    assert_eq!(
+        lint_caching(ws.path(), &[], cache.path(), Some(elsewhere.path())),
+        1
+    );
+    assert!(facts(elsewhere.path()).is_file());
+
+    // Outside any cargo project: nothing is written where it runs; the user's cache directory
+    // holds it.
+    let loose = tempfile::tempdir().expect("temp dir");
+    write(loose.path(), "notes/server.rs", BUGGY);
+    assert_eq!(
+        lint_caching(loose.path(), &["notes"], cache.path(), None),
+        1
+    );
+    assert!(!loose.path().join("target").exists());
+    let stored = cache.path().join("cargo-mcp-lint").join("facts");
+    let entries: Vec<_> = std::fs::read_dir(&stored)
+        .expect("the user cache holds the facts")
+        .flatten()
+        .collect();
+    assert_eq!(entries.len(), 1);
+    assert!(entries[0].path().join("facts-v3.bin").is_file());
+}
+
+#[test]
+fn a_named_path_that_is_not_rust_is_an_error() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    write(dir.path(), "notes.txt", "not rust\n");
+    write(dir.path(), "server.rs", CLEAN);
+    let (code, stdout, stderr) = lint(dir.path(), &["notes.txt"]);
+    assert_eq!(code, 2, "{stdout}{stderr}");
+    assert!(
+        stderr.contains("`notes.txt` is not a Rust file (`.rs`) or a directory"),
+        "{stderr}"
+    );
+    assert!(!stdout.contains("No problems"), "{stdout}");
+    let (code, _, stderr) = lint(dir.path(), &["server.rs"]);
+    assert_eq!(code, 0, "{stderr}");
+}
+
 #[test]
 fn module_tree_follows_rustc_rules() {
     let dir = tempfile::tempdir().expect("temp dir");

@@ -140,3 +140,59 @@ mod tests {
         assert!(!private_feature_target(&[], &features));
     }
 }
+
+/// Where the facts cache of a run lives: `mcp-lint/` in the target directory of the cargo
+/// workspace around `start` (a directory or file named on the command line, or where cargo mode
+/// starts), as cargo would place it (`$CARGO_TARGET_DIR`, else `target/` at the workspace root:
+/// the nearest directory above the nearest `Cargo.toml` whose manifest has a `[workspace]`, else
+/// that package's own); outside any cargo project, a directory of the user's cache directory
+/// named after the start's path, so that nothing is written into a directory that is not a
+/// cargo project. `None` when there is nowhere to put it (no user cache directory), or when the
+/// target directory or its `mcp-lint/` is not a directory (a link the tree commits in its place
+/// turns the cache off).
+pub fn cache_directory(start: &Path, cwd: &Path) -> Option<PathBuf> {
+    let joined = cwd.join(start);
+    let real = std::fs::canonicalize(&joined).unwrap_or(joined);
+    let dir = if real.is_file() {
+        real.parent().map(Path::to_path_buf).unwrap_or(real)
+    } else {
+        real
+    };
+    let Some(root) = workspace_root(&dir) else {
+        let key = blake3::hash(dir.as_os_str().as_encoded_bytes()).to_hex();
+        return dirs::cache_dir().map(|cache| {
+            cache
+                .join("cargo-mcp-lint")
+                .join("facts")
+                .join(&key.as_str()[..16])
+        });
+    };
+    let target = match std::env::var_os("CARGO_TARGET_DIR").filter(|t| !t.is_empty()) {
+        Some(dir) => cwd.join(dir),
+        None => root.join("target"),
+    };
+    let directory = target.join("mcp-lint");
+    let not_a_directory =
+        |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| !m.file_type().is_dir());
+    if not_a_directory(&target) || not_a_directory(&directory) {
+        return None;
+    }
+    Some(directory)
+}
+
+/// The root of the cargo workspace around a directory: the nearest ancestor (or itself) whose
+/// `Cargo.toml` has a `[workspace]` table, above the nearest `Cargo.toml`; else that package's
+/// directory; `None` outside any cargo project.
+fn workspace_root(dir: &Path) -> Option<PathBuf> {
+    let package = dir.ancestors().find(|d| d.join("Cargo.toml").is_file())?;
+    let declares_workspace = |d: &Path| {
+        crate::bounded::read_text_capped(&d.join("Cargo.toml"), crate::bounded::MAX_MANIFEST_SIZE)
+            .and_then(|text| text.parse::<toml::Table>().ok())
+            .is_some_and(|table| table.contains_key("workspace"))
+    };
+    let workspace = package
+        .ancestors()
+        .filter(|d| d.join("Cargo.toml").is_file())
+        .find(|d| declares_workspace(d));
+    Some(workspace.unwrap_or(package).to_path_buf())
+}

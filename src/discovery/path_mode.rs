@@ -37,8 +37,22 @@ pub fn discover_reporting(
             DiscoveryError(format!("cannot read `{}`: {error}", path.display()))
         })?;
         if metadata.is_file() {
+            // A file named explicitly is linted as Rust only when it is one: `notes.txt` is a
+            // mistake to say, not a file with no problems.
+            if path.extension().is_none_or(|e| e != "rs") {
+                return Err(DiscoveryError(format!(
+                    "`{}` is not a Rust file (`.rs`) or a directory",
+                    path.display()
+                )));
+            }
             files.push(path.clone());
             continue;
+        }
+        if !metadata.is_dir() {
+            return Err(DiscoveryError(format!(
+                "`{}` is not a Rust file (`.rs`) or a directory",
+                path.display()
+            )));
         }
         let walker = ignore::WalkBuilder::new(path)
             .require_git(false)

@@ -100,47 +100,6 @@ pub fn private_feature_target(
         .all(|f| !enabled.contains(f.as_str()) && private(f))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::{private_feature_target, written_inside};
-
-    #[test]
-    fn paths_written_inside_the_current_directory() {
-        for inside in ["a", "a/b", ".", "a/../b", "./a"] {
-            assert!(written_inside(std::path::Path::new(inside)), "{inside}");
-        }
-        for outside in ["..", "../a", "a/../../b", "/a"] {
-            assert!(!written_inside(std::path::Path::new(outside)), "{outside}");
-        }
-    }
-    use std::collections::BTreeMap;
-
-    #[test]
-    fn only_private_features_off_by_default_make_test_support() {
-        let features: BTreeMap<String, Vec<String>> = [
-            ("default".to_string(), vec!["mcp".to_string()]),
-            ("mcp".to_string(), vec!["dep:rmcp".to_string()]),
-            ("_test".to_string(), vec![]),
-            ("test-utils".to_string(), vec![]),
-            ("server".to_string(), vec![]),
-        ]
-        .into_iter()
-        .collect();
-        let needs =
-            |names: &[&str]| -> Vec<String> { names.iter().map(|n| n.to_string()).collect() };
-        assert!(private_feature_target(&needs(&["_test"]), &features));
-        assert!(private_feature_target(&needs(&["test-utils"]), &features));
-        // An optional product feature, a default one, or none at all: product code.
-        assert!(!private_feature_target(&needs(&["server"]), &features));
-        assert!(!private_feature_target(&needs(&["mcp"]), &features));
-        assert!(!private_feature_target(
-            &needs(&["_test", "server"]),
-            &features
-        ));
-        assert!(!private_feature_target(&[], &features));
-    }
-}
-
 /// Where the facts cache of a run lives: `mcp-lint/` in the target directory of the cargo
 /// workspace around `start` (a directory or file named on the command line, or where cargo mode
 /// starts), as cargo would place it (`$CARGO_TARGET_DIR`, else `target/` at the workspace root:
@@ -195,4 +154,45 @@ fn workspace_root(dir: &Path) -> Option<PathBuf> {
         .filter(|d| d.join("Cargo.toml").is_file())
         .find(|d| declares_workspace(d));
     Some(workspace.unwrap_or(package).to_path_buf())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{private_feature_target, written_inside};
+
+    #[test]
+    fn paths_written_inside_the_current_directory() {
+        for inside in ["a", "a/b", ".", "a/../b", "./a"] {
+            assert!(written_inside(std::path::Path::new(inside)), "{inside}");
+        }
+        for outside in ["..", "../a", "a/../../b", "/a"] {
+            assert!(!written_inside(std::path::Path::new(outside)), "{outside}");
+        }
+    }
+    use std::collections::BTreeMap;
+
+    #[test]
+    fn only_private_features_off_by_default_make_test_support() {
+        let features: BTreeMap<String, Vec<String>> = [
+            ("default".to_string(), vec!["mcp".to_string()]),
+            ("mcp".to_string(), vec!["dep:rmcp".to_string()]),
+            ("_test".to_string(), vec![]),
+            ("test-utils".to_string(), vec![]),
+            ("server".to_string(), vec![]),
+        ]
+        .into_iter()
+        .collect();
+        let needs =
+            |names: &[&str]| -> Vec<String> { names.iter().map(|n| n.to_string()).collect() };
+        assert!(private_feature_target(&needs(&["_test"]), &features));
+        assert!(private_feature_target(&needs(&["test-utils"]), &features));
+        // An optional product feature, a default one, or none at all: product code.
+        assert!(!private_feature_target(&needs(&["server"]), &features));
+        assert!(!private_feature_target(&needs(&["mcp"]), &features));
+        assert!(!private_feature_target(
+            &needs(&["_test", "server"]),
+            &features
+        ));
+        assert!(!private_feature_target(&[], &features));
+    }
 }

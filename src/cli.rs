@@ -35,7 +35,8 @@ Modes:
     name = "cargo mcp-lint",
     bin_name = "cargo mcp-lint",
     version,
-    after_help = EXIT_STATUS_HELP
+    after_help = EXIT_STATUS_HELP,
+    group = clap::ArgGroup::new("fix_or_diff").args(["fix", "diff"])
 )]
 pub struct Args {
     /// Files or directories to lint (path mode). Without them, lint the cargo workspace.
@@ -177,7 +178,7 @@ pub struct Args {
     pub fix: bool,
 
     /// With --fix or --diff, apply the unsafe fixes too.
-    #[arg(long, help_heading = "Fixes")]
+    #[arg(long, requires = "fix_or_diff", help_heading = "Fixes")]
     pub unsafe_fixes: bool,
 
     /// Print a unified diff of what --fix would change, and write nothing.
@@ -185,19 +186,19 @@ pub struct Args {
     pub diff: bool,
 
     /// With --fix, exit with status 1 when any fix was applied, even if nothing is left.
-    #[arg(long, help_heading = "Fixes")]
+    #[arg(long, requires = "fix", help_heading = "Fixes")]
     pub exit_non_zero_on_fix: bool,
 
     /// With --fix, fix files that have uncommitted changes.
-    #[arg(long, help_heading = "Fixes")]
+    #[arg(long, requires = "fix", help_heading = "Fixes")]
     pub allow_dirty: bool,
 
     /// With --fix, fix files whose changes are staged but not committed.
-    #[arg(long, help_heading = "Fixes")]
+    #[arg(long, requires = "fix", help_heading = "Fixes")]
     pub allow_staged: bool,
 
     /// With --fix, fix files that are not in a git work tree.
-    #[arg(long, help_heading = "Fixes")]
+    #[arg(long, requires = "fix", help_heading = "Fixes")]
     pub allow_no_vcs: bool,
 }
 

@@ -316,6 +316,25 @@ fn a_named_path_that_is_not_rust_is_an_error() {
 }
 
 #[test]
+fn flags_that_need_fix_are_an_error_without_it() {
+    let ws = workspace();
+    for flag in [
+        "--unsafe-fixes",
+        "--allow-dirty",
+        "--allow-staged",
+        "--allow-no-vcs",
+        "--exit-non-zero-on-fix",
+    ] {
+        let (code, _, stderr) = lint(ws.path(), &[flag]);
+        assert_eq!(code, 2, "{flag} alone: {stderr}");
+        assert!(stderr.contains("--fix"), "{flag}: {stderr}");
+    }
+    // --unsafe-fixes also goes with --diff.
+    let (code, _, stderr) = lint(ws.path(), &["--diff", "--unsafe-fixes"]);
+    assert_eq!(code, 1, "{stderr}");
+}
+
+#[test]
 fn module_tree_follows_rustc_rules() {
     let dir = tempfile::tempdir().expect("temp dir");
     let root = dir.path();

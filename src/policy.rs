@@ -167,6 +167,19 @@ fn suppression_findings(
 /// A suppression's rule names that name no rule, and its missing reason where one is required.
 fn invalid_suppressions(settings: &Settings, file: FileId, s: &Suppression) -> Vec<Diagnostic> {
     let mut found = Vec::new();
+    if s.malformed {
+        let mut d = report(
+            &invalid_suppression::META,
+            file,
+            s.comment,
+            "this `mcp-lint:` comment is not a suppression, so it suppresses nothing".into(),
+        );
+        d.help = Some(
+            "write `// mcp-lint: allow(RULE, ..)` or `// mcp-lint: allow-file(RULE, ..)`".into(),
+        );
+        found.push(d);
+        return found;
+    }
     for named in &s.rules {
         if rules::find(&named.name).is_none() {
             found.push(report(

@@ -33,6 +33,9 @@ pub struct Suppression {
     pub own_line: bool,
     /// The 0-based lines it covers (inclusive), once resolved against the file's items.
     pub lines: (usize, usize),
+    /// The comment starts with the marker but is neither form (`mcp-lint: alow(MCP002)`, no
+    /// closing parenthesis): it suppresses nothing, and says so (MCP901).
+    pub malformed: bool,
 }
 
 const MARKER: &str = "mcp-lint:";
@@ -66,14 +69,26 @@ pub fn parse(source: &SourceFile, items: &[ByteSpan]) -> Vec<Suppression> {
         let rest_offset = start + slashes + 2 + (after.len() - trimmed.len()) + MARKER.len();
         let body = rest.trim_start();
         let body_offset = rest_offset + (rest.len() - body.len());
-        let (scope, open) = if let Some(r) = body.strip_prefix("allow-file(") {
-            (Scope::File, r)
-        } else if let Some(r) = body.strip_prefix("allow(") {
-            (Scope::Line, r)
+        let own_line = line_text[..slashes].trim().is_empty();
+        let comment = ByteSpan::new(start + slashes, start + line_text.len());
+        let form = if let Some(r) = body.strip_prefix("allow-file(") {
+            Some((Scope::File, r))
         } else {
-            continue;
+            body.strip_prefix("allow(").map(|r| (Scope::Line, r))
         };
-        let Some(close) = open.find(')') else {
+        let Some(((scope, open), close)) =
+            form.and_then(|(scope, open)| open.find(')').map(|close| ((scope, open), close)))
+        else {
+            found.push(Suppression {
+                scope: Scope::Line,
+                rules: Vec::new(),
+                reason: None,
+                comment,
+                line,
+                own_line,
+                lines: (line, line),
+                malformed: true,
+            });
             continue;
         };
         let list_offset = body_offset + (body.len() - open.len());
@@ -96,7 +111,6 @@ pub fn parse(source: &SourceFile, items: &[ByteSpan]) -> Vec<Suppression> {
             .strip_prefix("--")
             .map(|r| r.trim().to_string())
             .filter(|r| !r.is_empty());
-        let own_line = line_text[..slashes].trim().is_empty();
         let lines = match scope {
             Scope::File => (0, starts.len().saturating_sub(1)),
             Scope::Line if !own_line => (line, line),
@@ -115,10 +129,11 @@ pub fn parse(source: &SourceFile, items: &[ByteSpan]) -> Vec<Suppression> {
             scope,
             rules,
             reason,
-            comment: ByteSpan::new(start + slashes, start + line_text.len()),
+            comment,
             line,
             own_line,
             lines,
+            malformed: false,
         });
     }
     found
@@ -176,6 +191,15 @@ mod tests {
         assert_eq!(found[1].lines, (3, 3));
         assert!(!found[1].own_line);
         assert_eq!(found[2].scope, Scope::File);
+    }
+
+    #[test]
+    fn a_marker_without_a_form_is_malformed() {
+        let s = source("// mcp-lint: alow(MCP002)\n// mcp-lint: allow(MCP001\nsend(); // mcp-lint: allow(MCP001)\n// see mcp-lint: allow(MCP001)\n");
+        let found = parse(&s, &[]);
+        let malformed: Vec<bool> = found.iter().map(|x| x.malformed).collect();
+        assert_eq!(malformed, [true, true, false]);
+        assert!(found[0].rules.is_empty() && found[1].rules.is_empty());
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! MCP901 `invalid-suppression`: a suppression comment that names an unknown rule, or gives no
+//! MCP901 `invalid-suppression`: a suppression comment that names an unknown rule, is malformed, or gives no
 //! reason when the configuration requires one. Reported by the engine's suppression pass.
 
 use super::{FixAvailability, Rule, RuleContext, RuleMeta, RuleStatus};
@@ -8,7 +8,8 @@ pub static META: RuleMeta = RuleMeta {
     code: "MCP901",
     name: "invalid-suppression",
     default_severity: Severity::Warning,
-    summary: "a suppression comment names an unknown rule or lacks a required reason",
+    summary:
+        "a suppression comment names an unknown rule, is malformed, or lacks a required reason",
     fix: FixAvailability::None,
     docs: include_str!("../../rules/MCP901-invalid-suppression.md"),
     status: RuleStatus::Stable,

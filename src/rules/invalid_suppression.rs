@@ -1,5 +1,6 @@
 //! MCP901 `invalid-suppression`: a suppression comment that names an unknown rule, is malformed,
-//! or gives no reason when the configuration requires one. Reported by the engine's suppression pass.
+//! or gives no reason when the configuration requires one. Reported by the engine's suppression
+//! pass.
 
 use super::{FixAvailability, Rule, RuleContext, RuleMeta, RuleStatus};
 use crate::diagnostic::{Diagnostic, Severity};

@@ -645,7 +645,10 @@ fn print_report(args: &Args, result: &LintResult, root: Option<PathBuf>) -> Resu
     let mut stdout = StandardStream::stdout(color_choice(args, terminal));
     let outcome = (|| -> io::Result<()> {
         if args.statistics {
-            crate::statistics::write(&mut stdout, result)?;
+            match args.format {
+                Some(Format::Json) => crate::statistics::write_json(&mut stdout, result)?,
+                _ => crate::statistics::write(&mut stdout, result)?,
+            }
         } else if let Some(path) = &args.output_file {
             let format = args.format.unwrap_or(Format::Human);
             let mut buffer = codespan_reporting::term::termcolor::NoColor::new(Vec::new());

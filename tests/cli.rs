@@ -78,7 +78,7 @@ fn lint(dir: &Path, args: &[&str]) -> (i32, String, String) {
 }
 
 fn concise_lines(stdout: &str) -> Vec<&str> {
-    stdout.lines().filter(|l| l.contains(": MCP")).collect()
+    stdout.lines().filter(|l| l.contains("[MCP")).collect()
 }
 
 #[test]
@@ -89,7 +89,7 @@ fn cargo_mode_lints_the_module_tree_of_the_workspace() {
     let lines = concise_lines(&stdout);
     assert_eq!(lines.len(), 1, "{stdout}");
     assert!(
-        lines[0].starts_with("server/src/handlers.rs:5:21: MCP001 [cancel-sends-response]"),
+        lines[0].starts_with("server/src/handlers.rs:5:21: error[MCP001] [cancel-sends-response]"),
         "{stdout}"
     );
     assert!(
@@ -394,7 +394,7 @@ fn syntax_error_in_one_file_does_not_stop_the_others() {
     let lines = concise_lines(&stdout);
     assert_eq!(lines.len(), 2, "{stdout}");
     assert!(
-        lines[0].starts_with("broken.rs:") && lines[0].contains("MCP000 [syntax-error]"),
+        lines[0].starts_with("broken.rs:") && lines[0].contains("error[MCP000] [syntax-error]"),
         "{stdout}"
     );
     assert!(
@@ -522,7 +522,7 @@ fn serve() {
 fn mcp007_lines(stdout: &str) -> Vec<&str> {
     concise_lines(stdout)
         .into_iter()
-        .filter(|l| l.contains(": MCP007 "))
+        .filter(|l| l.contains("[MCP007] "))
         .collect()
 }
 
@@ -563,7 +563,7 @@ fn a_preview_rule_runs_only_in_preview_mode() {
     let (code, found, stdout) = run(dir.path(), &["--preview"]);
     assert_eq!((code, found), (1, 1), "with --preview: {stdout}");
     assert!(
-        stdout.contains("server.rs:5:28: MCP007 [stdio-embedded-newline]"),
+        stdout.contains("server.rs:5:28: error[MCP007] [stdio-embedded-newline]"),
         "{stdout}"
     );
     let (code, found, stdout) = run(dir.path(), &[]);
@@ -722,7 +722,7 @@ fn a_suppression_of_a_preview_rule_is_not_unused_without_preview_mode() {
     write(dir.path(), "server.rs", &unsuppressed);
     let (_, stdout, _) = lint(dir.path(), &["server.rs", "--format", "concise"]);
     assert!(
-        stdout.contains(": MCP900 ") && !stdout.contains(": MCP007 "),
+        stdout.contains("[MCP900] ") && !stdout.contains("[MCP007] "),
         "a suppression of a stable rule that suppresses nothing is still reported: {stdout}"
     );
 }
@@ -741,17 +741,17 @@ fn new_shapes_of_stable_rules_run_only_in_preview_mode() {
                 "mcp001/shape_b_rmcp_2_1/mcp-lint.toml",
             ],
             &["helpers.rs"],
-            "helpers.rs:41:39: MCP001",
+            "helpers.rs:41:39: error[MCP001]",
         ),
         (
             &["mcp001/shape_c_token_registry.rs"],
             &["shape_c_token_registry.rs"],
-            "shape_c_token_registry.rs:40:17: MCP001",
+            "shape_c_token_registry.rs:40:17: error[MCP001]",
         ),
         (
             &["mcp002/match_bound_writer.rs"],
             &["match_bound_writer.rs"],
-            "match_bound_writer.rs:18:5: MCP002",
+            "match_bound_writer.rs:18:5: error[MCP002]",
         ),
     ];
     for (files, args, expected) in cases {

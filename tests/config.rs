@@ -49,7 +49,7 @@ fn project(config: Option<&str>) -> tempfile::TempDir {
 fn codes(stdout: &str) -> Vec<String> {
     stdout
         .lines()
-        .filter(|l| l.contains(": MCP"))
+        .filter(|l| l.contains("[MCP"))
         .map(|l| l.to_string())
         .collect()
 }
@@ -102,7 +102,10 @@ fn a_custom_sink_name_produces_findings() {
     let taught = project(Some("[vocabulary]\nsink-calls = [\"emit_answer\"]\n"));
     let (code, stdout, stderr) = lint(taught.path(), &["src", "--format", "concise"]);
     assert_eq!(code, 1, "{stderr}");
-    assert!(stdout.contains("src/custom.rs:2:5: MCP001"), "{stdout}");
+    assert!(
+        stdout.contains("src/custom.rs:2:5: error[MCP001]"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -157,7 +160,7 @@ fn a_config_switch_requires_a_reason_in_suppressions() {
     let lines = codes(&stdout);
     assert_eq!(lines.len(), 1, "{stdout}");
     assert!(
-        lines[0].contains("MCP901 [invalid-suppression] this suppression gives no reason"),
+        lines[0].contains("warning[MCP901] [invalid-suppression] this suppression gives no reason"),
         "{stdout}"
     );
 
@@ -301,21 +304,35 @@ fn statistics() {
     );
     assert_eq!(code, 1, "{stderr}");
     assert!(
-        stdout.contains("    3  MCP001  cancel-sends-response         2       0"),
+        stdout.contains("    3  MCP001  cancel-sends-response          2       0"),
         "{stdout}"
     );
     assert!(
-        stdout.contains("    1  MCP006  bad-error-code                0       0"),
+        stdout.contains("    1  MCP006  bad-error-code                 0       0"),
         "{stdout}"
     );
     assert!(
-        stdout.contains("    1  MCP004  ping-not-answered             1       0"),
+        stdout.contains("    1  MCP004  ping-not-answered              1       0"),
         "{stdout}"
     );
     assert!(
         stdout.contains("6  total; 4 fixable with --fix"),
         "{stdout}"
     );
+
+    // With --format json, the same counts as JSON.
+    let (code, stdout, stderr) = lint(
+        Path::new(env!("CARGO_MANIFEST_DIR")),
+        &["examples/seed-server", "--statistics", "--format", "json"],
+    );
+    assert_eq!(code, 1, "{stderr}");
+    let counts: serde_json::Value = serde_json::from_str(&stdout).expect("JSON statistics");
+    assert_eq!(
+        counts[0],
+        serde_json::json!({"code": "MCP001", "name": "cancel-sends-response", "count": 3, "safe_fixes": 2, "unsafe_fixes": 0}),
+        "{stdout}"
+    );
+    assert_eq!(counts.as_array().map(Vec::len), Some(4), "{stdout}");
 }
 
 fn git(dir: &Path, args: &[&str]) {

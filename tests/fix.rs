@@ -63,8 +63,13 @@ fn cargo_check(dir: &Path, target_dir: &str) {
 fn findings(stdout: &str) -> Vec<String> {
     stdout
         .lines()
-        .filter(|l| l.contains(": MCP"))
-        .map(|l| l.split(": MCP").next().unwrap_or("").to_string())
+        .filter(|l| l.contains("[MCP"))
+        .map(|l| {
+            let head = &l[..l.find("[MCP").unwrap_or(0)];
+            head.rsplit_once(": ")
+                .map_or("", |(place, _)| place)
+                .to_string()
+        })
         .collect()
 }
 

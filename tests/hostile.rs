@@ -128,13 +128,13 @@ fn deep_nesting_is_reported_not_crashed_on() {
         assert!(
             stdout
                 .lines()
-                .any(|l| l.starts_with(&format!("{name}:1:1: MCP000"))
+                .any(|l| l.starts_with(&format!("{name}:1:1: error[MCP000]"))
                     && (l.contains("levels deep") || l.contains("chains"))),
             "{name}: {stdout}"
         );
     }
     assert!(
-        stdout.contains("server.rs:2:5: MCP001"),
+        stdout.contains("server.rs:2:5: error[MCP001]"),
         "the other files are still linted: {stdout}"
     );
 }
@@ -149,10 +149,10 @@ fn a_huge_file_is_reported_and_skipped() {
     let (code, stdout, stderr) = lint(dir.path(), &[".", "--format", "concise", "--no-cache"]);
     assert_no_crash(code, &stderr);
     assert!(
-        stdout.contains("huge.rs:1:1: MCP000") && stdout.contains("MiB limit"),
+        stdout.contains("huge.rs:1:1: error[MCP000]") && stdout.contains("MiB limit"),
         "{stdout}"
     );
-    assert!(stdout.contains("server.rs:2:5: MCP001"), "{stdout}");
+    assert!(stdout.contains("server.rs:2:5: error[MCP001]"), "{stdout}");
     std::fs::write(dir.path().join("mcp-lint.toml"), "max-file-size-mib = 64\n").expect("write");
     let (_, stdout, _) = lint(dir.path(), &[".", "--format", "concise", "--no-cache"]);
     assert!(
@@ -198,7 +198,7 @@ fn odd_bytes_and_line_endings() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("mixed.rs:5:5: MCP001"),
+        stdout.contains("mixed.rs:5:5: error[MCP001]"),
         "lines count across CRLF and LF: {stdout}"
     );
     for quiet in ["empty.rs", "bom_only.rs", "long_line.rs"] {
@@ -221,8 +221,14 @@ fn links_dirs_and_odd_names() {
     let (code, stdout, stderr) = lint(d, &[".", "--format", "concise", "--no-cache"]);
     assert_no_crash(code, &stderr);
     assert_eq!(code, 1);
-    assert!(stdout.contains("dir.rs/inner.rs:2:5: MCP001"), "{stdout}");
-    assert!(stdout.contains("odd\\xffname.rs:2:5: MCP001"), "{stdout}");
+    assert!(
+        stdout.contains("dir.rs/inner.rs:2:5: error[MCP001]"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("odd\\xffname.rs:2:5: error[MCP001]"),
+        "{stdout}"
+    );
     // Naming a link loop is a clear error.
     let (code, _, stderr) = lint(d, &["loop_a.rs"]);
     assert_eq!(code, 2);
@@ -942,8 +948,14 @@ fn nothing_cargo_compiles_hides_from_path_mode() {
     std::fs::write(dir.path().join(".ignore"), "src/server.rs\n").expect("write");
     let (code, stdout, stderr) = lint(dir.path(), &[".", "--no-cache", "--format", "concise"]);
     assert_eq!(code, 1, "{stdout}{stderr}");
-    assert!(stdout.contains("src/server.rs:2:5: MCP001"), "{stdout}");
-    assert!(stdout.contains("src/target/mod.rs:2:5: MCP001"), "{stdout}");
+    assert!(
+        stdout.contains("src/server.rs:2:5: error[MCP001]"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("src/target/mod.rs:2:5: error[MCP001]"),
+        "{stdout}"
+    );
 
     // 2,100 levels of `d/`: past what a path can hold (4,096 bytes), built in three parts
     // moved one into the other, since no single path reaches the bottom.
@@ -1031,7 +1043,7 @@ fn a_module_elsewhere_in_the_repository_is_read() {
     std::fs::write(dir.path().join("shared/cancel.rs"), BUGGY).expect("write");
     let (code, stdout, stderr) = lint(&package_dir, &["--no-cache", "--format", "concise"]);
     assert_eq!(code, 1, "{stdout}{stderr}");
-    assert!(stdout.contains("cancel.rs:2:5: MCP001"), "{stdout}");
+    assert!(stdout.contains("cancel.rs:2:5: error[MCP001]"), "{stdout}");
     assert!(
         !stdout.contains("outside the linted directories"),
         "{stdout}"
@@ -1050,8 +1062,14 @@ fn names_that_are_not_utf8_are_shown_exactly() {
     }
     let (code, stdout, stderr) = lint(dir.path(), &[".", "--no-cache", "--format", "concise"]);
     assert_eq!(code, 1, "{stdout}{stderr}");
-    assert!(stdout.contains("bad\\xff.rs:2:5: MCP001"), "{stdout}");
-    assert!(stdout.contains("bad\\xfe.rs:2:5: MCP001"), "{stdout}");
+    assert!(
+        stdout.contains("bad\\xff.rs:2:5: error[MCP001]"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("bad\\xfe.rs:2:5: error[MCP001]"),
+        "{stdout}"
+    );
 }
 
 /// A `PATH` entry the tree can fill (`.`, or a directory inside it) never supplies the `git` or

@@ -1,8 +1,11 @@
-//! `--format concise`: one line per diagnostic.
+//! `--format concise`: one line per diagnostic, `path:line:col: error[MCP001] [name] message`,
+//! the level in colour on a terminal.
 
 use std::io;
 
-use codespan_reporting::term::termcolor::WriteColor;
+use codespan_reporting::term::termcolor::{Color, ColorSpec, WriteColor};
+
+use crate::diagnostic::Severity;
 
 use super::{Emitter, Report};
 
@@ -16,13 +19,24 @@ impl Emitter for Concise {
                 continue;
             };
             let start = file.line_column(diagnostic.span.start);
-            writeln!(
+            write!(
                 out,
-                "{}:{}:{}: {} [{}] {}",
+                "{}:{}:{}: ",
                 super::single_line_safe(&file.display_path),
                 start.line,
                 start.column,
-                diagnostic.code,
+            )?;
+            let colour = match diagnostic.severity {
+                Severity::Error => Color::Red,
+                Severity::Warning => Color::Yellow,
+                Severity::Note => Color::Cyan,
+            };
+            out.set_color(ColorSpec::new().set_fg(Some(colour)).set_bold(true))?;
+            write!(out, "{}[{}]", diagnostic.severity.as_str(), diagnostic.code)?;
+            out.reset()?;
+            writeln!(
+                out,
+                " [{}] {}",
                 diagnostic.name,
                 super::single_line_safe(&diagnostic.message)
             )?;

@@ -134,10 +134,15 @@ pub fn filter(
     let (kept, applied) = apply(&baseline, &Report { result, root });
     result.diagnostics = kept;
     Ok((applied.hidden > 0 || applied.stale > 0).then(|| {
-        format!(
-            "The baseline hid {} findings; {} of its entries no longer match (write it again with --write-baseline to prune them).",
-            applied.hidden,
-            applied.stale
-        )
+        let hidden = match applied.hidden {
+            1 => "1 finding".to_string(),
+            n => format!("{n} findings"),
+        };
+        let stale = match applied.stale {
+            0 => "none of its entries is stale".to_string(),
+            1 => "1 of its entries no longer matches (write it again with --write-baseline to prune it)".to_string(),
+            n => format!("{n} of its entries no longer match (write it again with --write-baseline to prune them)"),
+        };
+        format!("The baseline hid {hidden}; {stale}.")
     }))
 }

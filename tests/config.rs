@@ -235,6 +235,10 @@ fn baseline_hides_known_findings_but_not_new_ones() {
     let (_, _, _) = lint(dir.path(), &[".", "--fix", "--allow-no-vcs"]);
     let (_, _, stderr) = lint(dir.path(), &[".", "--baseline", "baseline.json"]);
     assert!(stderr.contains("no longer match"), "{stderr}");
+    assert!(
+        stderr.contains("The baseline hid 1 finding; 5 of its entries no longer match"),
+        "plurals: {stderr}"
+    );
 }
 
 #[test]

@@ -9,7 +9,7 @@ use codespan_reporting::term::termcolor::{Color, ColorSpec, WriteColor};
 use codespan_reporting::term::{self};
 
 use super::{Emitter, Report};
-use crate::diagnostic::{Diagnostic, Fix, Severity};
+use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
 use crate::edits::apply_edits;
 use crate::engine::LintResult;
 use crate::source::{ByteSpan, SourceMap};
@@ -237,37 +237,61 @@ impl Emitter for Human {
                 .filter(|d| d.severity == s)
                 .count()
         };
-        let files_word = if result.files_linted() == 1 {
-            "file"
-        } else {
-            "files"
-        };
+        let checked = plural(result.files_linted(), "file", "files");
         if result.diagnostics.is_empty() {
-            writeln!(
-                out,
-                "No problems found in {} {files_word}.",
-                result.files_linted()
-            )
-        } else {
-            let mut parts = Vec::new();
-            for (severity, word) in [
-                (Severity::Error, "error"),
-                (Severity::Warning, "warning"),
-                (Severity::Note, "note"),
-            ] {
-                let n = count(severity);
-                if n > 0 {
-                    parts.push(format!("{n} {word}{}", if n == 1 { "" } else { "s" }));
-                }
-            }
-            writeln!(
-                out,
-                "Found {} in {} {files_word}.",
-                parts.join(", "),
-                result.files_linted()
-            )
+            return writeln!(out, "No problems found in {checked}.");
         }
+        let mut parts = Vec::new();
+        for (severity, one, many) in [
+            (Severity::Error, "error", "errors"),
+            (Severity::Warning, "warning", "warnings"),
+            (Severity::Note, "note", "notes"),
+        ] {
+            let n = count(severity);
+            if n > 0 {
+                parts.push(plural(n, one, many));
+            }
+        }
+        let with_findings: std::collections::BTreeSet<_> =
+            result.diagnostics.iter().map(|d| d.file).collect();
+        writeln!(
+            out,
+            "Found {} in {} ({checked} checked).",
+            parts.join(", "),
+            plural(with_findings.len(), "file", "files"),
+        )?;
+        let fixable = |applicability: Applicability| {
+            result
+                .diagnostics
+                .iter()
+                .filter(|d| {
+                    d.fix
+                        .as_ref()
+                        .is_some_and(|f| f.applicability == applicability)
+                })
+                .count()
+        };
+        let (safe, unsafe_) = (fixable(Applicability::Safe), fixable(Applicability::Unsafe));
+        match (safe, unsafe_) {
+            (0, 0) => {}
+            (0, _) => writeln!(out, "{unsafe_} fixable with `--fix --unsafe-fixes`.")?,
+            (_, 0) => writeln!(out, "[*] {safe} fixable with `--fix`.")?,
+            _ => writeln!(
+                out,
+                "[*] {safe} fixable with `--fix` ({unsafe_} more with `--unsafe-fixes`)."
+            )?,
+        }
+        let first = result.diagnostics.first().map_or("MCP001", |d| d.code);
+        writeln!(
+            out,
+            "For more on a rule, run `cargo mcp-lint --explain {first}`."
+        )
     }
+}
+
+/// `1 file`, `2 files`.
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// A long line of a suggestion cut to a window around byte `around`, with `…` where it is cut.

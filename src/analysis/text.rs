@@ -177,9 +177,134 @@ fn blanked(text: &str, keep_literals: bool) -> String {
     out
 }
 
+/// Code shown in a message, at most `max` characters (white space folded): when it is longer,
+/// the contents of its delimited groups are elided whole, deepest first
+/// (`Err(McpError::internal_error(..))`, then `Err(..)`), and only past that is the text cut, at
+/// a token boundary, with `..` after it. Never cut inside a token or a string literal.
+pub fn elide(text: &str, max: usize) -> String {
+    let folded = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if folded.chars().count() <= max {
+        return folded;
+    }
+    let deepest = group_depths(&folded).into_iter().max().unwrap_or(0);
+    let mut shown = folded.clone();
+    for depth in (1..=deepest).rev() {
+        shown = collapse_from(&folded, depth);
+        if shown.chars().count() <= max {
+            return shown;
+        }
+    }
+    // Still too long with every group elided: cut at the last token boundary that fits.
+    let mut cut = 0;
+    let mut in_string = false;
+    let mut previous = '\0';
+    for (count, (at, c)) in shown.char_indices().enumerate() {
+        if count >= max.saturating_sub(2) {
+            break;
+        }
+        if c == '"' && previous != '\\' {
+            in_string = !in_string;
+        }
+        if !in_string && (matches!(c, ' ' | '.' | ',' | '(' | ':') || c == '"') {
+            cut = at;
+        }
+        previous = c;
+    }
+    let kept = shown[..cut].trim_end_matches([' ', ':', ',']);
+    format!("{kept}..")
+}
+
+/// The depth of each group opening in `text` (string literals skipped).
+fn group_depths(text: &str) -> Vec<usize> {
+    let mut depths = Vec::new();
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut previous = '\0';
+    for c in text.chars() {
+        if in_string {
+            if c == '"' && previous != '\\' {
+                in_string = false;
+            }
+        } else {
+            match c {
+                '"' => in_string = true,
+                '(' | '[' | '{' => {
+                    depth += 1;
+                    depths.push(depth);
+                }
+                ')' | ']' | '}' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        previous = if previous == '\\' && c == '\\' {
+            '\0'
+        } else {
+            c
+        };
+    }
+    depths
+}
+
+/// `text` with the contents of every non-empty group opened at `depth` or deeper replaced by
+/// `..` (`{ .. }` for braces).
+fn collapse_from(text: &str, depth: usize) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut level = 0usize;
+    let mut in_string = false;
+    let mut previous = '\0';
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        let hidden = level >= depth;
+        if in_string {
+            if c == '"' && previous != '\\' {
+                in_string = false;
+            }
+            if !hidden {
+                out.push(c);
+            }
+        } else {
+            match c {
+                '"' => {
+                    in_string = true;
+                    if !hidden {
+                        out.push(c);
+                    }
+                }
+                '(' | '[' | '{' => {
+                    level += 1;
+                    if !hidden {
+                        out.push(c);
+                        let empty = matches!(chars.peek(), Some(')' | ']' | '}'));
+                        if level >= depth && !empty {
+                            out.push_str(if c == '{' { " .. " } else { ".." });
+                        }
+                    }
+                }
+                ')' | ']' | '}' => {
+                    level = level.saturating_sub(1);
+                    if level < depth {
+                        out.push(c);
+                    }
+                }
+                _ => {
+                    if !hidden {
+                        out.push(c);
+                    }
+                }
+            }
+        }
+        previous = if previous == '\\' && c == '\\' {
+            '\0'
+        } else {
+            c
+        };
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{serves_stdio, strip_comments};
+    use super::{elide, serves_stdio, strip_comments};
 
     #[test]
     fn comments_are_blanked_and_literals_kept() {
@@ -273,5 +398,41 @@ mod tests {
         assert!(serves_stdio(
             "TokioChildProcess::new(cmd); proxy.serve(stdio())"
         ));
+    }
+
+    #[test]
+    fn elides_groups_before_cutting_and_never_inside_a_token() {
+        assert_eq!(elide("self.send(x)", 40), "self.send(x)");
+        assert_eq!(
+            elide("McpError::internal_error(\"cancelled\", None)", 40),
+            "McpError::internal_error(..)"
+        );
+        assert_eq!(
+            elide("Err(McpError::internal_error(\"cancelled\", None))", 40),
+            "Err(McpError::internal_error(..))"
+        );
+        assert_eq!(
+            elide(
+                "json!({\"jsonrpc\": \"2.0\", \"id\": id, \"error\": {\"code\": 0}})",
+                40
+            ),
+            "json!({ .. })"
+        );
+        // A string holding a parenthesis is not a group.
+        assert_eq!(
+            elide("f(\"a ) very long string that goes on and on\", 1)", 20),
+            "f(..)"
+        );
+        // No group to elide: cut at a boundary.
+        let cut = elide(
+            "self.transport.connection.writer.response_channel.sender",
+            30,
+        );
+        assert!(cut.ends_with(".."), "{cut}");
+        assert!(cut.chars().count() <= 30, "{cut}");
+        assert!(
+            "self.transport.connection.writer".starts_with(cut.trim_end_matches('.')),
+            "{cut}"
+        );
     }
 }

@@ -193,13 +193,7 @@ pub(super) fn is_nothing_to_send(expr: &Expr) -> bool {
 /// A short description of a value for messages: `Err(McpError::..)`.
 pub(super) fn describe_value(expr: &Expr) -> String {
     let text = quote::ToTokens::to_token_stream(expr).to_string();
-    let text: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    let short: String = text.chars().take(40).collect();
-    if short.len() < text.len() {
-        format!("`{short}..`")
-    } else {
-        format!("`{short}`")
-    }
+    format!("`{}`", crate::analysis::text::elide(&text, 40))
 }
 
 /// Whether the callee of a call is named like a sink (then it is a send, not a call to follow).

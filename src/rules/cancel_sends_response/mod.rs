@@ -111,15 +111,10 @@ impl Rule for CancelSendsResponse {
     }
 }
 
-/// Source text for a message: white space folded, at most 40 characters, in backticks.
+/// Source text for a message: white space folded, at most 40 characters (groups elided whole,
+/// see [`crate::analysis::text::elide`]), in backticks.
 pub(crate) fn short(text: &str) -> String {
-    let folded = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    let cut: String = folded.chars().take(40).collect();
-    if cut.len() < folded.len() {
-        format!("`{cut}..`")
-    } else {
-        format!("`{cut}`")
-    }
+    format!("`{}`", crate::analysis::text::elide(text, 40))
 }
 
 /// The fix: remove the send (safe when nothing else goes with it), or, for a call through a

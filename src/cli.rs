@@ -692,9 +692,10 @@ fn show_diff(units: &[LintUnit], cwd: &Path, args: &Args, settings: &Settings) -
     for problem in &run.problems {
         let _ = writeln!(io::stderr(), "error: {}", crate::escape::lines(problem));
     }
-    let diff = crate::fix::unified_diff(&run);
-    let mut stdout = io::stdout();
-    let _ = stdout.write_all(diff.as_bytes());
+    let root = crate::report::repository_root(cwd).and_then(|r| std::fs::canonicalize(r).ok());
+    let diff = crate::fix::unified_diff(&run, root.as_deref());
+    let mut stdout = StandardStream::stdout(color_choice(args, io::stdout().is_terminal()));
+    let _ = write_diff(&mut stdout, &diff);
     let _ = stdout.flush();
     let applied = run.applied();
     let _ = writeln!(
@@ -715,6 +716,33 @@ fn show_diff(units: &[LintUnit], cwd: &Path, args: &Args, settings: &Settings) -
     } else {
         ExitCode::from(1)
     }
+}
+
+/// A unified diff, coloured as git colours one when the stream takes colour: headers bold,
+/// hunk lines cyan, removed lines red, added lines green.
+fn write_diff(out: &mut StandardStream, diff: &str) -> io::Result<()> {
+    use codespan_reporting::term::termcolor::{Color as Colour, ColorSpec, WriteColor};
+    for line in diff.split_inclusive('\n') {
+        let mut spec = ColorSpec::new();
+        if line.starts_with("--- ") || line.starts_with("+++ ") {
+            spec.set_bold(true);
+        } else if line.starts_with("@@") {
+            spec.set_fg(Some(Colour::Cyan));
+        } else if line.starts_with('-') {
+            spec.set_fg(Some(Colour::Red));
+        } else if line.starts_with('+') {
+            spec.set_fg(Some(Colour::Green));
+        }
+        out.set_color(&spec)?;
+        let (text, ending) = match line.strip_suffix('\n') {
+            Some(text) => (text, "\n"),
+            None => (line, ""),
+        };
+        out.write_all(text.as_bytes())?;
+        out.reset()?;
+        out.write_all(ending.as_bytes())?;
+    }
+    Ok(())
 }
 
 /// `--fix`: compute the fixes, check the VCS guard, write the files. Returns how many fixes were

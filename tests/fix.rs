@@ -196,6 +196,43 @@ fn diff_prints_the_change_and_writes_nothing() {
     assert!(stdout.is_empty(), "{stdout}");
 }
 
+#[test]
+fn diff_headers_are_relative_to_the_repository_and_coloured_on_request() {
+    // Outside a repository, an absolute path: one slash after `a`, as git writes it.
+    let copy = copy_of("examples/seed-server");
+    let dir = copy.path();
+    let absolute = dir.join("src/responder.rs");
+    let absolute = absolute.to_str().expect("utf-8 path");
+    let elsewhere = tempfile::tempdir().expect("temp dir");
+    let (code, stdout, stderr) = lint(elsewhere.path(), &["--diff", absolute]);
+    assert_eq!(code, 1, "{stderr}");
+    let shown = absolute.trim_start_matches('/');
+    assert!(
+        stdout.contains(&format!("--- a/{shown}\n+++ b/{shown}\n")),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("a//"), "{stdout}");
+
+    // In a repository, from a subdirectory: relative to the repository's top.
+    git(dir, &["init", "-q"]);
+    let (_, stdout, _) = lint(&dir.join("src"), &["--diff", "responder.rs"]);
+    assert!(
+        stdout.contains("--- a/src/responder.rs\n+++ b/src/responder.rs\n"),
+        "{stdout}"
+    );
+
+    // Coloured when asked: removed lines red, headers bold.
+    let (_, stdout, _) = lint(dir, &["--diff", ".", "--color", "always"]);
+    assert!(
+        stdout.contains("\u{1b}[31m-        self.send_error"),
+        "{stdout:?}"
+    );
+    assert!(
+        stdout.contains("\u{1b}[1m--- a/src/responder.rs"),
+        "{stdout:?}"
+    );
+}
+
 const BUGGY: &str = "impl Responder {\n    fn cancel(&self) {\n        self.token.cancel();\n        self.send_error(0, \"Request cancelled\");\n    }\n}\n";
 
 fn git(dir: &Path, args: &[&str]) {

@@ -207,18 +207,27 @@ fn finish(
     }
 }
 
-/// A unified diff of what a fix run changes, `--- a/path` / `+++ b/path` per file.
-pub fn unified_diff(run: &FixRun) -> String {
+/// A unified diff of what a fix run changes, `--- a/path` / `+++ b/path` per file, the paths
+/// relative to `root` (the repository's top) when the file lies in it, as git writes them, so
+/// that `git apply` and `patch -p1` take the diff from there.
+pub fn unified_diff(run: &FixRun, root: Option<&Path>) -> String {
     let mut out = String::new();
     for file in &run.files {
+        let relative = root
+            .and_then(|root| {
+                let real = std::fs::canonicalize(&file.path).ok()?;
+                let inside = real.strip_prefix(root).ok()?;
+                inside.to_str().map(str::to_string)
+            })
+            .unwrap_or_else(|| file.display_path.trim_start_matches('/').to_string());
         let diff = similar::TextDiff::from_lines(&file.original, &file.fixed);
         out.push_str(
             &diff
                 .unified_diff()
                 .context_radius(3)
                 .header(
-                    &crate::escape::patch_path(&format!("a/{}", file.display_path)),
-                    &crate::escape::patch_path(&format!("b/{}", file.display_path)),
+                    &crate::escape::patch_path(&format!("a/{relative}")),
+                    &crate::escape::patch_path(&format!("b/{relative}")),
                 )
                 .to_string(),
         );

@@ -73,10 +73,11 @@ fn trying_the_fixes_on_a_copy_ends_as_the_readme_says() {
         "the README's account of the session changed: update this test"
     );
     let copy = tempfile::tempdir().expect("temp dir");
-    support::copy_tree(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/seed-server"),
-        copy.path(),
-    );
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/seed-server");
+    for part in ["Cargo.toml", "Cargo.lock"] {
+        std::fs::copy(example.join(part), copy.path().join(part)).expect("copy");
+    }
+    support::copy_tree(&example.join("src"), &copy.path().join("src"));
     let dir = copy.path().to_str().expect("utf-8 path");
     let (code, _, stderr) = run(copy.path(), &["mcp-lint", "--diff", dir, "--no-cache"]);
     assert_eq!(code, 1, "--diff shows changes: {stderr}");

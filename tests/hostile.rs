@@ -786,7 +786,10 @@ fn the_action_never_runs_cargo_inside_the_tree() {
         !action.contains("cargo mcp-lint $"),
         "the Action must not run `cargo mcp-lint`"
     );
-    assert!(action.contains("cargo-mcp-lint mcp-lint"), "{action}");
+    assert!(
+        action.contains("\"$ROOT/bin/cargo-mcp-lint\" mcp-lint"),
+        "called by its absolute path: {action}"
+    );
     let install = action
         .split("- name:")
         .find(|step| step.contains("cargo install"))
@@ -795,6 +798,19 @@ fn the_action_never_runs_cargo_inside_the_tree() {
         install.contains("working-directory: ${{ github.action_path }}"),
         "the install step runs outside the tree: {install}"
     );
+    // A second run does not build it: the install is cached by version, lockfile and sources.
+    assert!(
+        install.contains("if: steps.cache.outputs.cache-hit != 'true'"),
+        "{install}"
+    );
+    let key = action
+        .split("- name:")
+        .find(|step| step.contains("id: key"))
+        .expect("a cache key step");
+    for part in ["Cargo.toml", "Cargo.lock", "src", "$version"] {
+        assert!(key.contains(part), "the key covers {part}: {key}");
+    }
+    assert!(action.contains("uses: actions/cache@v4"), "{action}");
 }
 
 /// A `target` (or `target/mcp-lint`) committed as a link out of the tree turns the cache off: it

@@ -46,6 +46,11 @@ pub struct Args {
     #[arg(long, value_enum)]
     pub format: Option<Format>,
 
+    /// `json`: cargo's JSON messages on stdout, one per line, for rust-analyzer's
+    /// `check.overrideCommand` (`human` and `short` are --format human and concise).
+    #[arg(long, value_enum, value_name = "FMT", conflicts_with = "format")]
+    pub message_format: Option<MessageFormat>,
+
     /// Write the report in --format to this file; the human report still goes to the terminal.
     #[arg(long, value_name = "PATH")]
     pub output_file: Option<PathBuf>,
@@ -202,6 +207,14 @@ pub struct Args {
     pub allow_no_vcs: bool,
 }
 
+/// `--message-format`'s values, as cargo spells them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum MessageFormat {
+    Human,
+    Short,
+    Json,
+}
+
 /// `--fail-on`'s values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum FailOnArg {
@@ -296,10 +309,15 @@ fn config_failure(error: &config::ConfigError) -> ExitCode {
 
 /// Run the tool; the return value is the process's exit status.
 pub fn run(raw: Vec<std::ffi::OsString>) -> ExitCode {
-    let (matches, args) = match parse_arguments(raw) {
+    let (matches, mut args) = match parse_arguments(raw) {
         Ok(parsed) => parsed,
         Err(status) => return status,
     };
+    match args.message_format {
+        Some(MessageFormat::Human) => args.format = Some(Format::Human),
+        Some(MessageFormat::Short) => args.format = Some(Format::Concise),
+        _ => {}
+    }
     if let Some(status) = print_rules(&args) {
         return status;
     }
@@ -529,7 +547,8 @@ impl Progress {
     fn new(args: &Args) -> Self {
         let wanted = !args.quiet
             && io::stderr().is_terminal()
-            && !args.format.is_some_and(Format::is_machine);
+            && !args.format.is_some_and(Format::is_machine)
+            && args.message_format != Some(MessageFormat::Json);
         let bar = wanted.then(|| {
             let bar = indicatif::ProgressBar::with_draw_target(
                 None,
@@ -644,7 +663,15 @@ fn print_report(args: &Args, result: &LintResult, root: Option<PathBuf>) -> Resu
     let terminal = io::stdout().is_terminal();
     let mut stdout = StandardStream::stdout(color_choice(args, terminal));
     let outcome = (|| -> io::Result<()> {
-        if args.statistics {
+        if args.message_format == Some(MessageFormat::Json) {
+            let mut plain = StandardStream::stdout(ColorChoice::Never);
+            crate::output::Emitter::emit(
+                &crate::output::cargo_json::CargoJson,
+                &report,
+                &mut plain,
+            )?;
+            plain.flush()?;
+        } else if args.statistics {
             match args.format {
                 Some(Format::Json) => crate::statistics::write_json(&mut stdout, result)?,
                 _ => crate::statistics::write(&mut stdout, result)?,

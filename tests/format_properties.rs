@@ -189,6 +189,15 @@ proptest! {
         prop_assert!(errors.is_empty(), "{:?}", errors);
         prop_assert_eq!(sarif["runs"][0]["results"].as_array().map(Vec::len), Some(n));
 
+        // Cargo's JSON messages: every line one message cargo_metadata parses, one per finding.
+        let mut out = codespan_reporting::term::termcolor::NoColor::new(Vec::new());
+        cargo_mcp_lint::output::Emitter::emit(&cargo_mcp_lint::output::cargo_json::CargoJson, &Report { result: &result, root: None }, &mut out).expect("written");
+        let cargo = out.into_inner();
+        let messages = cargo_metadata::Message::parse_stream(cargo.as_slice()).collect::<Result<Vec<_>, _>>().map_err(|e| TestCaseError::fail(format!("cargo json: {e}")))?;
+        let compiler = messages.iter().filter(|m| matches!(m, cargo_metadata::Message::CompilerMessage(_))).count();
+        prop_assert_eq!(compiler, n);
+        prop_assert_eq!(cargo.split(|b| *b == b'\n').filter(|l| !l.is_empty()).count(), n + 1);
+
         let junit = emit(Format::Junit, &result);
         let mut reader = quick_xml::Reader::from_str(&junit);
         let mut cases = 0;

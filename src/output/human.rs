@@ -217,6 +217,27 @@ fn safe_copy(result: &LintResult) -> Option<LintResult> {
     })
 }
 
+/// Each diagnostic as the human report shows it, without colour or suggestion: what cargo's
+/// JSON messages carry as `rendered`.
+pub fn render_each(result: &LintResult) -> Vec<String> {
+    let safe = safe_copy(result);
+    let result = safe.as_ref().unwrap_or(result);
+    let config = term::Config::default();
+    result
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let mut shown = rendered(&result.sources, d);
+            let files = SourceFiles::for_diagnostic(&result.sources, &mut shown);
+            let mut out = codespan_reporting::term::termcolor::NoColor::new(Vec::new());
+            match term::emit_to_write_style(&mut out, &config, &files, &shown) {
+                Ok(()) => String::from_utf8_lossy(&out.into_inner()).into_owned(),
+                Err(_) => String::new(),
+            }
+        })
+        .collect()
+}
+
 impl Emitter for Human {
     fn emit(&self, report: &Report<'_>, out: &mut dyn WriteColor) -> io::Result<()> {
         let safe = safe_copy(report.result);

@@ -1,5 +1,6 @@
 //! Output formats, one per file, behind one trait.
 
+pub mod cargo_json;
 pub mod concise;
 pub mod github;
 pub mod gitlab;

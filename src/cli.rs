@@ -596,7 +596,12 @@ fn discover(args: &Args, cwd: &Path) -> Result<Vec<LintUnit>, ExitCode> {
             workspace: args.workspace,
             exclude: args.exclude.clone(),
         };
-        cargo_mode::discover(&options, cwd)
+        cargo_mode::discover_reporting(&options, cwd).map(|(units, notes)| {
+            for note in notes {
+                let _ = writeln!(io::stderr(), "warning: {}", crate::escape::lines(&note));
+            }
+            units
+        })
     } else if cargo_flags {
         return Err(fail(
             "PATHS cannot be combined with --manifest-path, --package, --workspace or --exclude",

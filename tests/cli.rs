@@ -335,6 +335,95 @@ fn flags_that_need_fix_are_an_error_without_it() {
 }
 
 #[test]
+fn cargo_mode_lints_a_repository_pinning_a_toolchain_that_does_not_exist() {
+    let ws = workspace();
+    write(
+        ws.path(),
+        "rust-toolchain.toml",
+        "[toolchain]\nchannel = \"0.0.1-no-such-toolchain\"\n",
+    );
+    let (code, stdout, stderr) = lint(ws.path(), &["--workspace", "--format", "concise"]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("server/src/handlers.rs:5:21: error[MCP001]"),
+        "{stdout}{stderr}"
+    );
+}
+
+#[test]
+fn cargo_mode_reads_the_manifests_when_cargo_metadata_fails() {
+    // A member with a path dependency outside the checkout (cargo metadata fails on it), a
+    // members glob, a member inheriting its edition, an example found as cargo finds it, and
+    // default members.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path();
+    write(
+        root,
+        "Cargo.toml",
+        "[workspace]\nmembers = [\"crates/*\"]\ndefault-members = [\"crates/server\"]\nresolver = \"2\"\n\n[workspace.package]\nedition = \"2021\"\n",
+    );
+    write(
+        root,
+        "crates/server/Cargo.toml",
+        "[package]\nname = \"server\"\nversion = \"0.1.0\"\nedition.workspace = true\n\n[dependencies]\nshared = { path = \"../../../outside-the-checkout\" }\n",
+    );
+    write(root, "crates/server/src/lib.rs", "mod handlers;\n");
+    write(root, "crates/server/src/handlers.rs", BUGGY);
+    write(root, "crates/server/examples/demo.rs", BUGGY);
+    package(root, "crates/client", "client");
+    write(root, "crates/client/src/main.rs", BUGGY);
+
+    let (code, stdout, stderr) = lint(root, &["--format", "concise"]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    let mut lines = concise_lines(&stdout);
+    lines.sort();
+    assert_eq!(lines.len(), 2, "the default member's targets: {stdout}");
+    assert!(lines[0].starts_with("crates/server/examples/demo.rs:5:21: error[MCP001]"));
+    assert!(lines[1].starts_with("crates/server/src/handlers.rs:5:21: error[MCP001]"));
+    // Said once, with cargo's error as cargo printed it: on lines of their own, indented.
+    assert!(
+        stderr.starts_with("warning: `cargo metadata` failed:\n  "),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("so the workspace was read from its manifests instead"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.lines().filter(|l| l.starts_with("  ")).count() >= 2,
+        "{stderr}"
+    );
+
+    let (code, stdout, _) = lint(root, &["--workspace", "--format", "concise"]);
+    assert_eq!(code, 1);
+    assert_eq!(concise_lines(&stdout).len(), 3, "every member: {stdout}");
+    let (code, stdout, _) = lint(root, &["-p", "client", "--format", "concise"]);
+    assert_eq!(code, 1);
+    let lines = concise_lines(&stdout);
+    assert!(
+        lines.len() == 1 && lines[0].starts_with("crates/client/src/main.rs"),
+        "{stdout}"
+    );
+
+    // A manifest that cannot be read either: exit 2, both errors shown on their own lines.
+    write(
+        root,
+        "crates/server/Cargo.toml",
+        "[package\nname = \"server\"\n",
+    );
+    let (code, _, stderr) = lint(root, &["--workspace"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("and reading the manifests directly failed too"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("crates/server/Cargo.toml`:\n  "),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn module_tree_follows_rustc_rules() {
     let dir = tempfile::tempdir().expect("temp dir");
     let root = dir.path();

@@ -27,6 +27,16 @@ pub fn find_manifest(dir: &Path) -> Option<PathBuf> {
 
 /// One unit per selected package, holding the root files of its targets.
 pub fn discover(options: &CargoOptions, cwd: &Path) -> Result<Vec<LintUnit>, DiscoveryError> {
+    discover_reporting(options, cwd).map(|(units, _)| units)
+}
+
+/// [`discover`], with a note for the user when the workspace had to be read from its manifests
+/// (and why: what `cargo metadata` said).
+pub fn discover_reporting(
+    options: &CargoOptions,
+    cwd: &Path,
+) -> Result<(Vec<LintUnit>, Vec<String>), DiscoveryError> {
+    let mut notes = Vec::new();
     if !options.exclude.is_empty() && !options.workspace {
         return Err(DiscoveryError(
             "--exclude can only be used together with --workspace".into(),
@@ -63,25 +73,58 @@ pub fn discover(options: &CargoOptions, cwd: &Path) -> Result<Vec<LintUnit>, Dis
         .no_deps()
         .manifest_path(&manifest)
         .current_dir(neutral.path())
-        .exec()
-        .map_err(|error| DiscoveryError(metadata_error(error)))?;
-    let selected = select_packages(&metadata, options, &manifest)?;
-    let root = metadata.workspace_root.as_std_path();
-    let root = super::widen_to_repository(
-        std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf()),
-    );
-    let mut units: Vec<LintUnit> = selected.into_iter().flat_map(units_of).collect();
+        .exec();
+    let (packages, root) = match metadata {
+        Ok(metadata) => {
+            let selected = select_packages(&metadata, options, &manifest)?;
+            let packages: Vec<PackageTargets> = selected
+                .into_iter()
+                .map(PackageTargets::from_metadata)
+                .collect();
+            (packages, metadata.workspace_root.into_std_path_buf())
+        }
+        Err(error) => {
+            // Without cargo: read the manifests, and say why.
+            let cargo_said = metadata_error(error);
+            let packages = super::manifests::read(options, &manifest).map_err(|reading| {
+                DiscoveryError(format!(
+                    "{cargo_said}\nand reading the manifests directly failed too: {reading}"
+                ))
+            })?;
+            notes.push(format!(
+                "{cargo_said}\nso the workspace was read from its manifests instead (targets found as cargo finds them; nothing is built)"
+            ));
+            let dir = manifest.parent().unwrap_or(Path::new("."));
+            (
+                packages,
+                super::workspace_root(dir).unwrap_or_else(|| dir.to_path_buf()),
+            )
+        }
+    };
+    let root = super::widen_to_repository(std::fs::canonicalize(&root).unwrap_or(root));
+    let mut units: Vec<LintUnit> = packages.iter().flat_map(units_of).collect();
     for unit in &mut units {
         unit.roots = vec![root.clone()];
     }
-    Ok(units)
+    Ok((units, notes))
 }
 
+/// What `cargo metadata` said, as it printed it: its lines indented under one line of ours (a
+/// backtrace rustup adds when `RUST_BACKTRACE` is set is left out).
 fn metadata_error(error: cargo_metadata::Error) -> String {
     match error {
         cargo_metadata::Error::CargoMetadata { stderr } => {
-            let detail: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
-            format!("`cargo metadata` failed: {}", detail.join(" "))
+            let mut shown = String::from("`cargo metadata` failed:");
+            for line in stderr.lines() {
+                if line.trim_start().starts_with("Stack backtrace:") {
+                    break;
+                }
+                if !line.trim().is_empty() {
+                    shown.push_str("\n  ");
+                    shown.push_str(line.trim_end());
+                }
+            }
+            shown
         }
         cargo_metadata::Error::Io(error) => format!("could not run `cargo metadata`: {error}"),
         other => format!("`cargo metadata` failed: {other}"),
@@ -148,38 +191,104 @@ fn select_packages<'m>(
     Ok(members)
 }
 
+/// What a target is to the analysis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TargetRole {
+    /// The library (any library kind, or a proc macro).
+    Library,
+    /// A test or bench target: test code.
+    Test,
+    /// A binary or an example.
+    Other,
+}
+
+/// One target of a package: its name, role, root file and required features.
+#[derive(Debug, Clone)]
+pub struct TargetInfo {
+    pub name: String,
+    pub role: TargetRole,
+    pub src_path: PathBuf,
+    pub required_features: Vec<String>,
+}
+
+/// A package's targets, from `cargo metadata` or from its manifest.
+#[derive(Debug, Clone)]
+pub struct PackageTargets {
+    pub name: String,
+    pub manifest: PathBuf,
+    pub features: std::collections::BTreeMap<String, Vec<String>>,
+    pub targets: Vec<TargetInfo>,
+}
+
+impl PackageTargets {
+    fn from_metadata(package: &Package) -> Self {
+        let targets = package
+            .targets
+            .iter()
+            .filter(|t| !t.kind.iter().all(|k| *k == TargetKind::CustomBuild))
+            .map(|t| TargetInfo {
+                name: t.name.clone(),
+                role: if is_library(t) {
+                    TargetRole::Library
+                } else if t
+                    .kind
+                    .iter()
+                    .any(|k| matches!(k, TargetKind::Test | TargetKind::Bench))
+                {
+                    TargetRole::Test
+                } else {
+                    TargetRole::Other
+                },
+                src_path: t.src_path.clone().into_std_path_buf(),
+                required_features: t.required_features.clone(),
+            })
+            .collect();
+        PackageTargets {
+            name: package.name.to_string(),
+            manifest: package.manifest_path.clone().into_std_path_buf(),
+            features: package
+                .features
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+            targets,
+        }
+    }
+}
+
+fn is_library(target: &cargo_metadata::Target) -> bool {
+    target.kind.iter().any(|k| {
+        matches!(
+            k,
+            TargetKind::Lib
+                | TargetKind::RLib
+                | TargetKind::DyLib
+                | TargetKind::CDyLib
+                | TargetKind::StaticLib
+                | TargetKind::ProcMacro
+        )
+    })
+}
+
 /// One unit per target, as rustc compiles them: the library alone, and every other target with
 /// the library it may call into.
-fn units_of(package: &Package) -> Vec<LintUnit> {
-    let root = |path: &cargo_metadata::camino::Utf8PathBuf| UnitFile {
-        path: path.clone().into_std_path_buf(),
+fn units_of(package: &PackageTargets) -> Vec<LintUnit> {
+    let root = |path: &Path| UnitFile {
+        path: path.to_path_buf(),
         module: Vec::new(),
         owns_directory: true,
-    };
-    let is_library = |target: &cargo_metadata::Target| {
-        target.kind.iter().any(|k| {
-            matches!(
-                k,
-                TargetKind::Lib
-                    | TargetKind::RLib
-                    | TargetKind::DyLib
-                    | TargetKind::CDyLib
-                    | TargetKind::StaticLib
-                    | TargetKind::ProcMacro
-            )
-        })
     };
     let library: Vec<UnitFile> = package
         .targets
         .iter()
-        .filter(|t| is_library(t))
+        .filter(|t| t.role == TargetRole::Library)
         .map(|t| root(&t.src_path))
         .collect();
     // The name a binary uses the library by: the library target's (cargo turns `-` into `_`).
     let crate_name = package
         .targets
         .iter()
-        .find(|t| is_library(t))
+        .find(|t| t.role == TargetRole::Library)
         .map(|t| t.name.replace('-', "_"));
     let mut units: Vec<LintUnit> = Vec::new();
     if !library.is_empty() {
@@ -188,14 +297,14 @@ fn units_of(package: &Package) -> Vec<LintUnit> {
             files: library.clone(),
             follow_modules: true,
             rooted: true,
-            manifest: Some(package.manifest_path.clone().into_std_path_buf()),
+            manifest: Some(package.manifest.clone()),
             test_target: false,
             crate_name: crate_name.clone(),
             roots: Vec::new(),
         });
     }
     for target in &package.targets {
-        if is_library(target) || target.kind.iter().all(|k| *k == TargetKind::CustomBuild) {
+        if target.role == TargetRole::Library {
             continue;
         }
         let own = root(&target.src_path);
@@ -210,11 +319,8 @@ fn units_of(package: &Package) -> Vec<LintUnit> {
             files,
             follow_modules: true,
             rooted: true,
-            manifest: Some(package.manifest_path.clone().into_std_path_buf()),
-            test_target: target
-                .kind
-                .iter()
-                .any(|k| matches!(k, TargetKind::Test | TargetKind::Bench))
+            manifest: Some(package.manifest.clone()),
+            test_target: target.role == TargetRole::Test
                 || super::private_feature_target(&target.required_features, &package.features),
             crate_name: crate_name.clone(),
             roots: Vec::new(),

@@ -2,6 +2,7 @@
 //! tree) or path mode (the files and directories named on the command line).
 
 pub mod cargo_mode;
+pub mod manifests;
 pub mod module_tree;
 pub mod path_mode;
 
@@ -142,7 +143,7 @@ pub fn cache_directory(start: &Path, cwd: &Path) -> Option<PathBuf> {
 /// The root of the cargo workspace around a directory: the nearest ancestor (or itself) whose
 /// `Cargo.toml` has a `[workspace]` table, above the nearest `Cargo.toml`; else that package's
 /// directory; `None` outside any cargo project.
-fn workspace_root(dir: &Path) -> Option<PathBuf> {
+pub(crate) fn workspace_root(dir: &Path) -> Option<PathBuf> {
     let package = dir.ancestors().find(|d| d.join("Cargo.toml").is_file())?;
     let declares_workspace = |d: &Path| {
         crate::bounded::read_text_capped(&d.join("Cargo.toml"), crate::bounded::MAX_MANIFEST_SIZE)

@@ -1,0 +1,261 @@
+//! Cargo mode without cargo: when `cargo metadata` cannot run (a toolchain the repository pins is
+//! not installed, a path dependency lies outside the checkout, the network is off, a manifest is
+//! broken), the workspace is read from its manifests directly (`cargo_toml`, which discovers
+//! targets the way cargo does and fills in what members inherit from the workspace). Nothing is
+//! run; every manifest is read with a size limit.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use super::cargo_mode::{CargoOptions, PackageTargets, TargetInfo, TargetRole};
+use super::DiscoveryError;
+
+/// The packages selected by `options` in the workspace around `manifest`, read from the
+/// manifests.
+pub fn read(
+    options: &CargoOptions,
+    manifest: &Path,
+) -> Result<Vec<PackageTargets>, DiscoveryError> {
+    let manifest_dir = manifest.parent().unwrap_or(Path::new("."));
+    let root_dir =
+        super::workspace_root(manifest_dir).unwrap_or_else(|| manifest_dir.to_path_buf());
+    let root_manifest = root_dir.join("Cargo.toml");
+    let root = parse(&root_manifest)?;
+    // The members: the workspace's (globs expanded, `exclude` left out), or the package alone.
+    let mut member_dirs: Vec<PathBuf> = Vec::new();
+    let mut default_dirs: Vec<PathBuf> = Vec::new();
+    if let Some(workspace) = &root.workspace {
+        for pattern in &workspace.members {
+            member_dirs.extend(expand(&root_dir, pattern));
+        }
+        for pattern in &workspace.default_members {
+            default_dirs.extend(expand(&root_dir, pattern));
+        }
+        let excluded: Vec<PathBuf> = workspace.exclude.iter().map(|e| root_dir.join(e)).collect();
+        member_dirs.retain(|d| !excluded.iter().any(|e| d.starts_with(e)));
+        if root.package.is_some() && !member_dirs.contains(&root_dir) {
+            member_dirs.insert(0, root_dir.clone());
+        }
+    } else {
+        member_dirs.push(root_dir.clone());
+    }
+    member_dirs.sort();
+    member_dirs.dedup();
+    let mut members: Vec<(PathBuf, PackageTargets)> = Vec::new();
+    for dir in &member_dirs {
+        let path = dir.join("Cargo.toml");
+        if !path.is_file() {
+            continue;
+        }
+        if let Some(targets) = package(&path, &root, &root_dir)? {
+            members.push((dir.clone(), targets));
+        }
+    }
+    // The manifest named is a package outside the workspace's members: it alone.
+    let own_dir =
+        std::fs::canonicalize(manifest_dir).unwrap_or_else(|_| manifest_dir.to_path_buf());
+    let is_member = |d: &PathBuf| std::fs::canonicalize(d).is_ok_and(|d| d == own_dir);
+    select(
+        options,
+        members,
+        &default_dirs,
+        is_member,
+        manifest,
+        &root,
+        &root_dir,
+    )
+}
+
+/// The selected packages, as cargo selects them.
+fn select(
+    options: &CargoOptions,
+    members: Vec<(PathBuf, PackageTargets)>,
+    default_dirs: &[PathBuf],
+    is_own: impl Fn(&PathBuf) -> bool,
+    manifest: &Path,
+    root: &cargo_toml::Manifest,
+    root_dir: &Path,
+) -> Result<Vec<PackageTargets>, DiscoveryError> {
+    if !options.packages.is_empty() {
+        let mut selected = Vec::new();
+        for name in &options.packages {
+            let found: Vec<&PackageTargets> = members
+                .iter()
+                .map(|(_, p)| p)
+                .filter(|p| &p.name == name)
+                .collect();
+            if found.is_empty() {
+                return Err(DiscoveryError(format!(
+                    "package `{name}` is not a member of the workspace at `{}`",
+                    root_dir.display()
+                )));
+            }
+            selected.extend(found.into_iter().cloned());
+        }
+        return Ok(selected);
+    }
+    if options.workspace {
+        for name in &options.exclude {
+            if !members.iter().any(|(_, p)| &p.name == name) {
+                return Err(DiscoveryError(format!(
+                    "excluded package `{name}` is not a member of the workspace"
+                )));
+            }
+        }
+        return Ok(members
+            .into_iter()
+            .map(|(_, p)| p)
+            .filter(|p| !options.exclude.contains(&p.name))
+            .collect());
+    }
+    if let Some((_, own)) = members.iter().find(|(dir, _)| is_own(dir)) {
+        return Ok(vec![own.clone()]);
+    }
+    // A package that is not one of the members (outside any workspace).
+    if members.is_empty() || root.workspace.is_none() {
+        if let Some(own) = package(manifest, root, root_dir)? {
+            return Ok(vec![own]);
+        }
+    }
+    if !default_dirs.is_empty() {
+        let defaults: Vec<PackageTargets> = members
+            .iter()
+            .filter(|(dir, _)| default_dirs.contains(dir))
+            .map(|(_, p)| p.clone())
+            .collect();
+        if !defaults.is_empty() {
+            return Ok(defaults);
+        }
+    }
+    Ok(members.into_iter().map(|(_, p)| p).collect())
+}
+
+/// A manifest, read with the size limit, parsed without completing it.
+fn parse(path: &Path) -> Result<cargo_toml::Manifest, DiscoveryError> {
+    let text = crate::bounded::read_text_capped(path, crate::bounded::MAX_MANIFEST_SIZE)
+        .ok_or_else(|| {
+            DiscoveryError(format!(
+                "cannot read `{}` (unreadable, not UTF-8, or larger than 16 MiB)",
+                path.display()
+            ))
+        })?;
+    cargo_toml::Manifest::from_str(&text).map_err(|error| {
+        let indented: Vec<String> = error
+            .to_string()
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| format!("  {l}"))
+            .collect();
+        DiscoveryError(format!(
+            "cannot read `{}`:\n{}",
+            path.display(),
+            indented.join("\n")
+        ))
+    })
+}
+
+/// A package's targets from its manifest, completed from the file system (targets cargo
+/// discovers) and the workspace (what it inherits); `None` for a manifest with no package (a
+/// virtual workspace's).
+fn package(
+    path: &Path,
+    root: &cargo_toml::Manifest,
+    root_dir: &Path,
+) -> Result<Option<PackageTargets>, DiscoveryError> {
+    let mut manifest = parse(path)?;
+    if manifest.package.is_none() {
+        return Ok(None);
+    }
+    // A completion that fails (an inherited key the workspace lacks) or panics leaves the
+    // targets the manifest spells out; the package is still linted.
+    let completed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let workspace = root.workspace.as_ref().map(|_| (root, root_dir));
+        manifest
+            .complete_from_path_and_workspace(path, workspace)
+            .is_ok()
+    }));
+    let _ = completed;
+    let Some(package) = &manifest.package else {
+        return Ok(None);
+    };
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut targets = Vec::new();
+    let mut add = |product: &cargo_toml::Product, role: TargetRole, default: Option<PathBuf>| {
+        let Some(src) = product.path.as_ref().map(|p| dir.join(p)).or(default) else {
+            return;
+        };
+        targets.push(TargetInfo {
+            name: product
+                .name
+                .clone()
+                .unwrap_or_else(|| package.name().replace('-', "_")),
+            role,
+            src_path: src,
+            required_features: product.required_features.clone(),
+        });
+    };
+    if let Some(lib) = &manifest.lib {
+        add(lib, TargetRole::Library, Some(dir.join("src/lib.rs")));
+    } else if dir.join("src/lib.rs").is_file() {
+        add(
+            &cargo_toml::Product::default(),
+            TargetRole::Library,
+            Some(dir.join("src/lib.rs")),
+        );
+    }
+    for bin in &manifest.bin {
+        add(bin, TargetRole::Other, None);
+    }
+    if manifest.bin.is_empty() && dir.join("src/main.rs").is_file() {
+        add(
+            &cargo_toml::Product::default(),
+            TargetRole::Other,
+            Some(dir.join("src/main.rs")),
+        );
+    }
+    for product in &manifest.example {
+        add(product, TargetRole::Other, None);
+    }
+    for product in manifest.test.iter().chain(&manifest.bench) {
+        add(product, TargetRole::Test, None);
+    }
+    let features: BTreeMap<String, Vec<String>> = manifest.features.clone();
+    Ok(Some(PackageTargets {
+        name: package.name().to_string(),
+        manifest: path.to_path_buf(),
+        features,
+        targets,
+    }))
+}
+
+/// The directories a `members` pattern names (`crates/*`, `server`), relative to the root.
+fn expand(root: &Path, pattern: &str) -> Vec<PathBuf> {
+    let mut found = vec![root.to_path_buf()];
+    for part in Path::new(pattern).components() {
+        let part = part.as_os_str().to_string_lossy();
+        if !part.contains(['*', '?', '[']) {
+            found = found.into_iter().map(|d| d.join(part.as_ref())).collect();
+            continue;
+        }
+        let Ok(glob) = globset::Glob::new(&part) else {
+            return Vec::new();
+        };
+        let matcher = glob.compile_matcher();
+        let mut next = Vec::new();
+        for dir in found {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                if entry.file_type().is_ok_and(|t| t.is_dir())
+                    && matcher.is_match(entry.file_name())
+                {
+                    next.push(entry.path());
+                }
+            }
+        }
+        next.sort();
+        found = next;
+    }
+    found
+}

@@ -335,8 +335,8 @@ pub fn run(raw: Vec<std::ffi::OsString>) -> ExitCode {
         return ExitCode::SUCCESS;
     }
 
-    let units = match discover(&args, &cwd) {
-        Ok(units) => units,
+    let (units, unreadable) = match discover(&args, &cwd) {
+        Ok(found) => found,
         Err(status) => return status,
     };
 
@@ -352,6 +352,7 @@ pub fn run(raw: Vec<std::ffi::OsString>) -> ExitCode {
     }
 
     let mut result = lint(&units, &cwd, &args, &settings);
+    crate::engine::report_unreadable_manifests(&mut result, &unreadable, &cwd, &settings);
     if let Some(revision) = &args.changed_since {
         if let Err(message) = crate::changed::retain_changed(&mut result, &cwd, revision) {
             return fail(&message);
@@ -584,7 +585,13 @@ impl Progress {
     }
 }
 
-fn discover(args: &Args, cwd: &Path) -> Result<Vec<LintUnit>, ExitCode> {
+/// The units to lint, and the manifests that could not be read (reported beside the findings).
+type Discovered = (
+    Vec<LintUnit>,
+    Vec<crate::discovery::manifests::ManifestProblem>,
+);
+
+fn discover(args: &Args, cwd: &Path) -> Result<Discovered, ExitCode> {
     let cargo_flags = args.manifest_path.is_some()
         || !args.packages.is_empty()
         || args.workspace
@@ -596,11 +603,11 @@ fn discover(args: &Args, cwd: &Path) -> Result<Vec<LintUnit>, ExitCode> {
             workspace: args.workspace,
             exclude: args.exclude.clone(),
         };
-        cargo_mode::discover_reporting(&options, cwd).map(|(units, notes)| {
-            for note in notes {
-                let _ = writeln!(io::stderr(), "warning: {}", crate::escape::lines(&note));
+        cargo_mode::discover_reporting(&options, cwd).map(|found| {
+            for note in &found.notes {
+                let _ = writeln!(io::stderr(), "warning: {}", crate::escape::lines(note));
             }
-            units
+            (found.units, found.unreadable)
         })
     } else if cargo_flags {
         return Err(fail(
@@ -611,7 +618,7 @@ fn discover(args: &Args, cwd: &Path) -> Result<Vec<LintUnit>, ExitCode> {
             for problem in problems {
                 let _ = writeln!(io::stderr(), "warning: {}", crate::escape::lines(&problem));
             }
-            units
+            (units, Vec::new())
         })
     };
     units.map_err(|error| fail(&error.to_string()))

@@ -640,3 +640,37 @@ fn analyse_file(
     };
     (SourceFile::new(file.path.clone(), shown, text), outcome)
 }
+
+/// Report each manifest that could not be read (when cargo mode read the workspace without
+/// cargo) as a finding of `MCP000` on the manifest's own line, beside the run's other findings.
+pub fn report_unreadable_manifests(
+    result: &mut LintResult,
+    manifests: &[crate::discovery::manifests::ManifestProblem],
+    cwd: &Path,
+    settings: &Settings,
+) {
+    for problem in manifests {
+        let Some(severity) = settings.severity(
+            syntax_error::META.code,
+            syntax_error::META.default_severity,
+            &problem.path,
+        ) else {
+            continue;
+        };
+        let id = result.sources.add(SourceFile::new(
+            problem.path.clone(),
+            crate::source::display_path(&problem.path, cwd),
+            problem.text.clone(),
+        ));
+        let mut diagnostic = syntax_error::diagnostic(
+            id,
+            problem.span,
+            problem.message.clone(),
+            Some("fix the manifest: cargo's own error, shown above, says what it found".into()),
+        );
+        diagnostic.severity = severity;
+        diagnostic.notes = vec!["the other packages of the workspace were still linted".into()];
+        result.diagnostics.push(diagnostic);
+    }
+    result.diagnostics.sort_by_key(|d| d.sort_key());
+}

@@ -405,21 +405,31 @@ fn cargo_mode_reads_the_manifests_when_cargo_metadata_fails() {
         "{stdout}"
     );
 
-    // A manifest that cannot be read either: exit 2, both errors shown on their own lines.
+    // A manifest that cannot be read either: a finding on its own line; the rest is linted.
     write(
         root,
         "crates/server/Cargo.toml",
-        "[package\nname = \"server\"\n",
+        "[package]\nname = \"server\"\nversion = 0.1.0\"\n",
     );
-    let (code, _, stderr) = lint(root, &["--workspace"]);
-    assert_eq!(code, 2, "{stderr}");
+    let (code, stdout, stderr) = lint(root, &["--workspace", "--format", "concise"]);
+    assert_eq!(code, 1, "{stderr}");
+    let lines = concise_lines(&stdout);
+    assert_eq!(lines.len(), 2, "{stdout}");
     assert!(
-        stderr.contains("and reading the manifests directly failed too"),
-        "{stderr}"
+        lines[0].starts_with("crates/client/src/main.rs:5:21: error[MCP001]"),
+        "{stdout}"
     );
     assert!(
-        stderr.contains("crates/server/Cargo.toml`:\n  "),
-        "{stderr}"
+        lines[1].starts_with(
+            "crates/server/Cargo.toml:3:14: error[MCP000] [syntax-error] this manifest could not be read ("
+        ),
+        "{stdout}"
+    );
+    let (code, stdout, _) = lint(root, &["--workspace"]);
+    assert_eq!(code, 1);
+    assert!(
+        stdout.contains("3 │ version = 0.1.0\""),
+        "the manifest's line is shown: {stdout}"
     );
 }
 

@@ -27,16 +27,22 @@ pub fn find_manifest(dir: &Path) -> Option<PathBuf> {
 
 /// One unit per selected package, holding the root files of its targets.
 pub fn discover(options: &CargoOptions, cwd: &Path) -> Result<Vec<LintUnit>, DiscoveryError> {
-    discover_reporting(options, cwd).map(|(units, _)| units)
+    discover_reporting(options, cwd).map(|found| found.units)
 }
 
-/// [`discover`], with a note for the user when the workspace had to be read from its manifests
-/// (and why: what `cargo metadata` said).
-pub fn discover_reporting(
-    options: &CargoOptions,
-    cwd: &Path,
-) -> Result<(Vec<LintUnit>, Vec<String>), DiscoveryError> {
+/// What cargo mode found: the units, notes for the user (the workspace had to be read from its
+/// manifests, and why: what `cargo metadata` said), and the manifests that could not be read.
+#[derive(Debug, Default)]
+pub struct Found {
+    pub units: Vec<LintUnit>,
+    pub notes: Vec<String>,
+    pub unreadable: Vec<super::manifests::ManifestProblem>,
+}
+
+/// [`discover`], with what the user is told beside the findings.
+pub fn discover_reporting(options: &CargoOptions, cwd: &Path) -> Result<Found, DiscoveryError> {
     let mut notes = Vec::new();
+    let mut unreadable = Vec::new();
     if !options.exclude.is_empty() && !options.workspace {
         return Err(DiscoveryError(
             "--exclude can only be used together with --workspace".into(),
@@ -86,11 +92,13 @@ pub fn discover_reporting(
         Err(error) => {
             // Without cargo: read the manifests, and say why.
             let cargo_said = metadata_error(error);
-            let packages = super::manifests::read(options, &manifest).map_err(|reading| {
-                DiscoveryError(format!(
-                    "{cargo_said}\nand reading the manifests directly failed too: {reading}"
-                ))
-            })?;
+            let (packages, problems) =
+                super::manifests::read(options, &manifest).map_err(|reading| {
+                    DiscoveryError(format!(
+                        "{cargo_said}\nand reading the manifests directly failed too: {reading}"
+                    ))
+                })?;
+            unreadable = problems;
             notes.push(format!(
                 "{cargo_said}\nso the workspace was read from its manifests instead (targets found as cargo finds them; nothing is built)"
             ));
@@ -106,7 +114,11 @@ pub fn discover_reporting(
     for unit in &mut units {
         unit.roots = vec![root.clone()];
     }
-    Ok((units, notes))
+    Ok(Found {
+        units,
+        notes,
+        unreadable,
+    })
 }
 
 /// What `cargo metadata` said, as it printed it: its lines indented under one line of ours (a

@@ -9,18 +9,34 @@ use std::path::{Path, PathBuf};
 
 use super::cargo_mode::{CargoOptions, PackageTargets, TargetInfo, TargetRole};
 use super::DiscoveryError;
+use crate::source::ByteSpan;
+
+/// A manifest that could not be read: reported as a finding on the manifest's own line, while
+/// the rest of the workspace is linted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ManifestProblem {
+    pub path: PathBuf,
+    /// The manifest's text as read (empty when it could not be read at all).
+    pub text: String,
+    pub span: ByteSpan,
+    pub message: String,
+}
 
 /// The packages selected by `options` in the workspace around `manifest`, read from the
 /// manifests.
 pub fn read(
     options: &CargoOptions,
     manifest: &Path,
-) -> Result<Vec<PackageTargets>, DiscoveryError> {
+) -> Result<(Vec<PackageTargets>, Vec<ManifestProblem>), DiscoveryError> {
     let manifest_dir = manifest.parent().unwrap_or(Path::new("."));
     let root_dir =
         super::workspace_root(manifest_dir).unwrap_or_else(|| manifest_dir.to_path_buf());
     let root_manifest = root_dir.join("Cargo.toml");
-    let root = parse(&root_manifest)?;
+    let mut problems = Vec::new();
+    let root = match parse(&root_manifest) {
+        Ok(root) => root,
+        Err(problem) => return Ok((Vec::new(), vec![problem])),
+    };
     // The members: the workspace's (globs expanded, `exclude` left out), or the package alone.
     let mut member_dirs: Vec<PathBuf> = Vec::new();
     let mut default_dirs: Vec<PathBuf> = Vec::new();
@@ -47,15 +63,24 @@ pub fn read(
         if !path.is_file() {
             continue;
         }
-        if let Some(targets) = package(&path, &root, &root_dir)? {
-            members.push((dir.clone(), targets));
+        match package(&path, &root, &root_dir) {
+            Ok(Some(targets)) => members.push((dir.clone(), targets)),
+            Ok(None) => {}
+            Err(problem) => problems.push(problem),
         }
     }
     // The manifest named is a package outside the workspace's members: it alone.
     let own_dir =
         std::fs::canonicalize(manifest_dir).unwrap_or_else(|_| manifest_dir.to_path_buf());
     let is_member = |d: &PathBuf| std::fs::canonicalize(d).is_ok_and(|d| d == own_dir);
-    select(
+    let own_unreadable = problems.iter().any(|p| {
+        std::fs::canonicalize(&p.path).is_ok_and(|p| p.parent() == Some(own_dir.as_path()))
+    });
+    if own_unreadable && options.packages.is_empty() && !options.workspace {
+        // The package asked for is the one that cannot be read: it is reported, nothing else.
+        return Ok((Vec::new(), problems));
+    }
+    let selected = select(
         options,
         members,
         &default_dirs,
@@ -63,7 +88,8 @@ pub fn read(
         manifest,
         &root,
         &root_dir,
-    )
+    )?;
+    Ok((selected, problems))
 }
 
 /// The selected packages, as cargo selects them.
@@ -113,7 +139,7 @@ fn select(
     }
     // A package that is not one of the members (outside any workspace).
     if members.is_empty() || root.workspace.is_none() {
-        if let Some(own) = package(manifest, root, root_dir)? {
+        if let Ok(Some(own)) = package(manifest, root, root_dir) {
             return Ok(vec![own]);
         }
     }
@@ -131,27 +157,44 @@ fn select(
 }
 
 /// A manifest, read with the size limit, parsed without completing it.
-fn parse(path: &Path) -> Result<cargo_toml::Manifest, DiscoveryError> {
-    let text = crate::bounded::read_text_capped(path, crate::bounded::MAX_MANIFEST_SIZE)
-        .ok_or_else(|| {
-            DiscoveryError(format!(
-                "cannot read `{}` (unreadable, not UTF-8, or larger than 16 MiB)",
-                path.display()
-            ))
-        })?;
-    cargo_toml::Manifest::from_str(&text).map_err(|error| {
-        let indented: Vec<String> = error
-            .to_string()
-            .lines()
-            .filter(|l| !l.trim().is_empty())
-            .map(|l| format!("  {l}"))
-            .collect();
-        DiscoveryError(format!(
-            "cannot read `{}`:\n{}",
-            path.display(),
-            indented.join("\n")
-        ))
-    })
+fn parse(path: &Path) -> Result<cargo_toml::Manifest, ManifestProblem> {
+    let unread = |why: &str| reported(path, String::new(), ByteSpan::default(), why);
+    let text = match crate::bounded::read_capped(path, crate::bounded::MAX_MANIFEST_SIZE) {
+        Ok((bytes, false)) => match String::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(_) => return Err(unread("it is not UTF-8")),
+        },
+        Ok((_, true)) => return Err(unread("it is larger than 16 MiB")),
+        Err(error) => return Err(unread(&error.to_string())),
+    };
+    match cargo_toml::Manifest::from_str(&text) {
+        Ok(manifest) => Ok(manifest),
+        Err(cargo_toml::Error::Parse(error)) => {
+            let span = error
+                .span()
+                .map_or(ByteSpan::default(), |r| ByteSpan::new(r.start, r.end));
+            let message = error.message().to_string();
+            Err(reported(path, text, span, &message))
+        }
+        Err(error) => {
+            let message = error.to_string();
+            Err(reported(path, text, ByteSpan::default(), &message))
+        }
+    }
+}
+
+fn reported(path: &Path, text: String, span: ByteSpan, why: &str) -> ManifestProblem {
+    let end = span.end.min(text.len());
+    let start = span.start.min(end);
+    ManifestProblem {
+        path: path.to_path_buf(),
+        text,
+        span: ByteSpan::new(start, end),
+        message: format!(
+            "this manifest could not be read ({}), so its package was not linted",
+            crate::escape::inline(why.trim())
+        ),
+    }
 }
 
 /// A package's targets from its manifest, completed from the file system (targets cargo
@@ -161,7 +204,7 @@ fn package(
     path: &Path,
     root: &cargo_toml::Manifest,
     root_dir: &Path,
-) -> Result<Option<PackageTargets>, DiscoveryError> {
+) -> Result<Option<PackageTargets>, ManifestProblem> {
     let mut manifest = parse(path)?;
     if manifest.package.is_none() {
         return Ok(None);

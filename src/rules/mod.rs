@@ -333,9 +333,19 @@ pub fn find(code_or_name: &str) -> Option<&'static dyn Rule> {
 
 /// The table `--list-rules` prints, with a note on preview rules below it when there are any.
 pub fn table() -> String {
-    let mut out =
-        String::from("Code    Name                      Default  Fix        Status   Summary\n");
-    for rule in registry() {
+    let rules = registry();
+    // Columns as wide as their longest entry, so that a long name never shifts a row.
+    let name_width = rules
+        .iter()
+        .map(|r| r.meta().name.len())
+        .chain(["Name".len()])
+        .max()
+        .unwrap_or(0);
+    let mut out = format!(
+        "{:<7} {:<name_width$} {:<8} {:<10} {:<8} {}\n",
+        "Code", "Name", "Default", "Fix", "Status", "Summary"
+    );
+    for rule in rules {
         let m = rule.meta();
         let fix = match m.fix {
             FixAvailability::None => "no",
@@ -343,7 +353,7 @@ pub fn table() -> String {
             FixAvailability::Always => "yes",
         };
         out.push_str(&format!(
-            "{:<7} {:<25} {:<8} {:<10} {:<8} {}\n",
+            "{:<7} {:<name_width$} {:<8} {:<10} {:<8} {}\n",
             m.code,
             m.name,
             m.default_severity.as_str(),
@@ -365,6 +375,22 @@ pub fn table() -> String {
 mod tests {
     use super::*;
     use crate::settings::Level;
+
+    #[test]
+    fn the_rule_table_columns_line_up() {
+        let table = table();
+        let mut lines = table.lines().take_while(|l| !l.is_empty());
+        let header = lines.next().unwrap_or_default();
+        let column = header.find("Default").unwrap_or_default();
+        let mut rows = 0;
+        for row in lines {
+            rows += 1;
+            let (name_part, rest) = row.split_at(column);
+            assert!(name_part.ends_with(' '), "{row:?}");
+            assert!(!rest.starts_with(' '), "{row:?}");
+        }
+        assert_eq!(rows, registry().len());
+    }
 
     #[test]
     fn the_prefilter_wants_the_enabled_rules_words() {

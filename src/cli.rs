@@ -86,6 +86,11 @@ pub struct Args {
     #[arg(short, long)]
     pub quiet: bool,
 
+    /// Print on stderr, after the report, where the run spent its time: per phase, wall time,
+    /// CPU time (all threads), cores kept busy and files touched.
+    #[arg(long)]
+    pub timings: bool,
+
     /// Path to Cargo.toml (cargo mode).
     #[arg(long, value_name = "PATH", help_heading = "Package selection")]
     pub manifest_path: Option<PathBuf>,
@@ -321,12 +326,23 @@ pub fn run(raw: Vec<std::ffi::OsString>) -> ExitCode {
     if let Some(status) = print_rules(&args) {
         return status;
     }
+    if args.timings {
+        crate::timings::enable();
+    }
+    let status = execute(&matches, args);
+    if let Some(report) = crate::timings::report() {
+        let _ = write!(io::stderr(), "{report}");
+    }
+    status
+}
 
+/// The run, once the arguments are read.
+fn execute(matches: &ArgMatches, args: Args) -> ExitCode {
     let cwd = match std::env::current_dir() {
         Ok(cwd) => cwd,
         Err(error) => return fail(&format!("cannot read the current directory: {error}")),
     };
-    let settings = match build_settings(&args, &matches, &cwd) {
+    let settings = match build_settings(&args, matches, &cwd) {
         Ok(settings) => settings,
         Err(status) => return status,
     };
@@ -335,7 +351,16 @@ pub fn run(raw: Vec<std::ffi::OsString>) -> ExitCode {
         return ExitCode::SUCCESS;
     }
 
-    let (units, unreadable) = match discover(&args, &cwd) {
+    let discovered = crate::timings::phase(
+        "discover",
+        || discover(&args, &cwd),
+        |found| {
+            found
+                .as_ref()
+                .map_or(0, |(units, _)| units.iter().map(|u| u.files.len()).sum())
+        },
+    );
+    let (units, unreadable) = match discovered {
         Ok(found) => found,
         Err(status) => return status,
     };
@@ -382,7 +407,8 @@ pub fn run(raw: Vec<std::ffi::OsString>) -> ExitCode {
         }
     }
 
-    if let Err(status) = print_report(&args, &result, root) {
+    let printed = crate::timings::phase("output", || print_report(&args, &result, root), |_| 0);
+    if let Err(status) = printed {
         return status;
     }
 

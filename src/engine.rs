@@ -14,6 +14,7 @@ use crate::diagnostic::Diagnostic;
 use crate::discovery::module_tree::{self, ModuleFile};
 use crate::rules::{self, internal_error, syntax_error, RuleContext};
 use crate::source::{display_path, ByteSpan, FileId, SourceFile, SourceMap};
+use crate::timings;
 pub use crate::unit::{LintUnit, UnitFile};
 
 /// What a run found.
@@ -241,6 +242,20 @@ pub fn lint_observed(
     }
     let collectors = rules::collectors(settings);
     let collector_keys: Vec<&str> = collectors.iter().map(|c| c.key()).collect();
+    let cache = timings::phase(
+        "cache load",
+        || {
+            settings.cache_directory.as_deref().map(|dir| {
+                crate::cache::Cache::open_in_mode(
+                    dir,
+                    &settings.vocabulary,
+                    &collector_keys,
+                    settings.preview,
+                )
+            })
+        },
+        |_| 0,
+    );
     let run = Run {
         on_file,
         max_file_size: settings.max_file_size,
@@ -249,23 +264,23 @@ pub fn lint_observed(
         vocabulary: &settings.vocabulary,
         collectors,
         prefilter: rules::prefilter(settings),
-        cache: settings.cache_directory.as_deref().map(|dir| {
-            crate::cache::Cache::open_in_mode(
-                dir,
-                &settings.vocabulary,
-                &collector_keys,
-                settings.preview,
-            )
-        }),
+        cache,
         test_panic: internal_error::test_panic_file(settings),
         roots: confinement(&units),
     };
     let mut analysed = Analysed::new();
-    analysed.follow_module_trees(&mut units, &run, settings);
+    timings::phase(
+        "read, pre-filter, parse (module trees)",
+        || {
+            analysed.follow_module_trees(&mut units, &run, settings);
+            analysed.sources.len()
+        },
+        |read| *read,
+    );
     analysed.follow_up(&run, settings);
 
     if let Some(cache) = run.cache {
-        cache.save();
+        timings::phase("cache save", || cache.save(), |_| 0);
     }
 
     let Analysed {
@@ -275,12 +290,44 @@ pub fn lint_observed(
         mut diagnostics,
         ..
     } = analysed;
+    check_units(&units, &ids, &sources, &facts, settings, &mut diagnostics);
+
+    let diagnostics = timings::phase(
+        "suppressions and policy",
+        || {
+            sort_and_dedup(&mut diagnostics, &sources);
+            let mut diagnostics = apply_policy(settings, &sources, &facts, diagnostics);
+            sort_and_dedup(&mut diagnostics, &sources);
+            diagnostics
+        },
+        |_| sources.len(),
+    );
+    LintResult {
+        sources,
+        diagnostics,
+    }
+}
+
+/// Run the enabled rules on each unit's crate graph, adding their findings to `diagnostics`.
+fn check_units(
+    units: &[LintUnit],
+    ids: &HashMap<PathBuf, FileId>,
+    sources: &SourceMap,
+    facts: &[Option<FileFacts>],
+    settings: &Settings,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
     let rules = rules::enabled(settings);
     // A package's SDK, read once from its manifest and lock file for all its targets.
     let mut sdks: HashMap<PathBuf, Option<crate::sdk::Sdk>> = HashMap::new();
-    for unit in &units {
-        let files = unit_facts(unit, &ids, &facts);
-        let graph = CrateGraph::named(files, unit.crate_name.clone());
+    for unit in units {
+        let files = unit_facts(unit, ids, facts);
+        let count = files.len();
+        let graph = timings::phase(
+            "crate graph and summaries",
+            || CrateGraph::named(files, unit.crate_name.clone()),
+            |_| count,
+        );
         let sdk = settings.sdk.clone().or_else(|| {
             let manifest = unit.manifest.as_ref()?;
             sdks.entry(manifest.clone())
@@ -289,24 +336,22 @@ pub fn lint_observed(
         });
         let context = RuleContext {
             graph: &graph,
-            sources: &sources,
+            sources,
             settings,
             sdk: sdk.as_ref(),
             is_target: unit.rooted,
             is_test_target: unit.test_target,
             serving: std::cell::OnceCell::new(),
         };
-        for rule in &rules {
-            internal_error::check_caught(*rule, &context, &mut diagnostics);
-        }
-    }
-
-    sort_and_dedup(&mut diagnostics, &sources);
-    let mut diagnostics = apply_policy(settings, &sources, &facts, diagnostics);
-    sort_and_dedup(&mut diagnostics, &sources);
-    LintResult {
-        sources,
-        diagnostics,
+        timings::phase(
+            "rules",
+            || {
+                for rule in &rules {
+                    internal_error::check_caught(*rule, &context, diagnostics);
+                }
+            },
+            |_| count,
+        );
     }
 }
 
@@ -398,7 +443,11 @@ impl Analysed {
                 break;
             }
             looked_for.extend(needles.iter().cloned());
-            self.parse_skipped_matching(&needles, run);
+            timings::phase(
+                "follow-up wave",
+                || self.parse_skipped_matching(&needles, run),
+                |parsed| *parsed,
+            );
         }
     }
 }
@@ -576,7 +625,7 @@ fn analyse_file(
 ) -> (SourceFile, FileOutcome) {
     (run.on_file)();
     let shown = display_path(&file.path, run.cwd);
-    let text = match read_text(file, run) {
+    let text = match timings::work("read", || read_text(file, run)) {
         Ok(text) => text,
         Err(unreadable) => {
             let source = SourceFile::new(file.path.clone(), shown, unreadable.text);
@@ -585,19 +634,25 @@ fn analyse_file(
             return (source, FileOutcome::Failed(failure));
         }
     };
-    if !wanted(&text) {
+    if !timings::work("pre-filter", || wanted(&text)) {
         return (
             SourceFile::new(file.path.clone(), shown, String::new()),
             FileOutcome::Skipped,
         );
     }
-    let entry = run
-        .cache
-        .as_ref()
-        .map(|_| crate::cache::entry_key(&text, &file.module));
-    let cached = match (&run.cache, &entry) {
-        (Some(cache), Some(entry)) => cache.get(entry),
-        _ => None,
+    let (entry, cached) = match run.cache {
+        None => (None, None),
+        Some(_) => timings::work("cache lookup", || {
+            let entry = run
+                .cache
+                .as_ref()
+                .map(|_| crate::cache::entry_key(&text, &file.module));
+            let cached = match (&run.cache, &entry) {
+                (Some(cache), Some(entry)) => cache.get(entry),
+                _ => None,
+            };
+            (entry, cached)
+        }),
     };
     let analysed = match cached {
         Some(crate::cache::Cached::Facts(facts)) => Ok(Ok(*facts)),
@@ -605,14 +660,16 @@ fn analyse_file(
             Ok(Err(crate::analysis::ParseFailure { span, message }))
         }
         None => {
-            let fresh = internal_error::catch(|| {
-                internal_error::test_panic(run.test_panic.as_deref(), &file.path);
-                crate::analysis::analyse_text(
-                    &text,
-                    file.module.clone(),
-                    run.vocabulary,
-                    &run.collectors,
-                )
+            let fresh = timings::work("parse and facts", || {
+                internal_error::catch(|| {
+                    internal_error::test_panic(run.test_panic.as_deref(), &file.path);
+                    crate::analysis::analyse_text(
+                        &text,
+                        file.module.clone(),
+                        run.vocabulary,
+                        &run.collectors,
+                    )
+                })
             });
             if let (Some(cache), Some(entry), Ok(result)) = (&run.cache, entry, &fresh) {
                 cache.remember(

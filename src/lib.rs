@@ -32,4 +32,5 @@ pub mod settings;
 pub mod source;
 pub mod statistics;
 pub mod suppression;
+pub mod timings;
 pub mod unit;

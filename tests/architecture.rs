@@ -35,6 +35,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("unit", 0),
     ("sdk", 0),
     ("suppression", 0),
+    ("timings", 0),
     // 1. The analysis: per-file facts and the crate graph.
     ("analysis", 1),
     // 2. What the rules are given besides the facts: the settings of a run, and turning a

@@ -476,3 +476,51 @@ fn changed_since_keeps_findings_whose_chain_passes_through_a_change() {
         "the caller's finding is kept: {stdout}"
     );
 }
+
+#[test]
+fn timings_go_to_stderr_phase_by_phase_and_leave_the_report_alone() {
+    let dir = project(None);
+    let args = ["mcp-lint", "src", "--format", "json", "--no-cache"];
+    let (plain_status, plain, plain_err) = lint(dir.path(), &args);
+    let (status, stdout, stderr) = lint(dir.path(), &[&args[..], &["--timings"]].concat());
+    assert_eq!((status, stdout.as_str()), (plain_status, plain.as_str()));
+    assert!(!plain_err.contains("Timings"), "{plain_err}");
+    let table: Vec<&str> = stderr
+        .lines()
+        .skip_while(|l| !l.starts_with("Timings"))
+        .collect();
+    for phase in [
+        "discover",
+        "read, pre-filter, parse (module trees)",
+        "crate graph and summaries",
+        "rules",
+        "suppressions and policy",
+        "output",
+        "other",
+        "total",
+    ] {
+        let row = table
+            .iter()
+            .find(|l| l.trim_start().starts_with(phase))
+            .unwrap_or_else(|| panic!("no `{phase}` row in {stderr}"));
+        // Wall time, then CPU time, both in milliseconds.
+        assert_eq!(row.matches(" ms").count(), 2, "{row}");
+    }
+    // Two files read and parsed, per file work summed over threads.
+    let files = table
+        .iter()
+        .find(|l| l.trim_start().starts_with("read, pre-filter"))
+        .and_then(|l| l.split_whitespace().last())
+        .unwrap_or_default();
+    assert_eq!(files, "2", "{stderr}");
+    assert!(
+        table.iter().any(|l| l.contains("serial (phases")),
+        "{stderr}"
+    );
+    assert!(
+        table
+            .iter()
+            .any(|l| l.contains("summed over threads: read") && l.contains("parse and facts")),
+        "{stderr}"
+    );
+}

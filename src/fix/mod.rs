@@ -156,37 +156,45 @@ pub fn fix_from(
                 }
             }
         }
-        for (file_id, (mut file_edits, count, rules)) in by_file {
-            let Some(source) = result.sources.get(file_id) else {
-                continue;
-            };
-            file_edits.sort_by_key(|e| (e.span.start, e.span.end));
-            let joined = crate::edits::join_removals(&source.text, &file_edits);
-            let fixed_text = edits::apply_edits(&source.text, &joined.iter().collect::<Vec<_>>());
-            if !parses(&fixed_text) {
-                frozen.insert(source.path.clone());
-                problems.push(format!(
-                    "internal error: the fixes of {} would leave `{}` unparsable, so they were not applied to it. Please report this.",
-                    rules.iter().copied().collect::<Vec<_>>().join(", "),
-                    source.display_path
-                ));
-                continue;
-            }
-            let entry = files
-                .entry(source.path.clone())
-                .or_insert_with(|| FixedFile {
-                    path: source.path.clone(),
-                    display_path: source.display_path.clone(),
-                    original: source.text.clone(),
-                    fixed: String::new(),
-                    applied: 0,
-                    rules: BTreeSet::new(),
-                });
-            entry.applied += count;
-            entry.rules.extend(rules);
-            entry.fixed = fixed_text.clone();
-            overlay.insert(source.path.clone(), fixed_text);
-        }
+        let touched = by_file.len();
+        crate::timings::phase(
+            "apply and verify fixes",
+            || {
+                for (file_id, (mut file_edits, count, rules)) in by_file {
+                    let Some(source) = result.sources.get(file_id) else {
+                        continue;
+                    };
+                    file_edits.sort_by_key(|e| (e.span.start, e.span.end));
+                    let joined = crate::edits::join_removals(&source.text, &file_edits);
+                    let fixed_text =
+                        edits::apply_edits(&source.text, &joined.iter().collect::<Vec<_>>());
+                    if !parses(&fixed_text) {
+                        frozen.insert(source.path.clone());
+                        problems.push(format!(
+                            "internal error: the fixes of {} would leave `{}` unparsable, so they were not applied to it. Please report this.",
+                            rules.iter().copied().collect::<Vec<_>>().join(", "),
+                            source.display_path
+                        ));
+                        continue;
+                    }
+                    let entry = files
+                        .entry(source.path.clone())
+                        .or_insert_with(|| FixedFile {
+                            path: source.path.clone(),
+                            display_path: source.display_path.clone(),
+                            original: source.text.clone(),
+                            fixed: String::new(),
+                            applied: 0,
+                            rules: BTreeSet::new(),
+                        });
+                    entry.applied += count;
+                    entry.rules.extend(rules);
+                    entry.fixed = fixed_text.clone();
+                    overlay.insert(source.path.clone(), fixed_text);
+                }
+            },
+            |_| touched,
+        );
     }
 }
 

@@ -106,5 +106,20 @@ checks = [
 for name, value, ok in checks:
     print(f"| {name} | {value} | {'yes' if ok else 'no'} |")
 PY
+# Where the time goes: the phases of one cold and one warm run (--timings, 2 threads).
+for kind in cold warm; do
+  if [ "$kind" = cold ]; then
+    timed=(env RAYON_NUM_THREADS=2 "${lint[@]}" --no-cache --timings "$corpus")
+    dir=$work
+  else
+    timed=(env RAYON_NUM_THREADS=2 "${lint[@]}" --timings .)
+    dir=$corpus
+  fi
+  {
+    printf '\nPhases of one %s run:\n\n```text\n' "$kind"
+    (cd "$dir" && "${timed[@]}" 2>&1 >/dev/null) | sed -n '/^Timings/,$p'
+    printf '```\n'
+  } >> "$work/results.md"
+done
 echo
 cat "$work/results.md"

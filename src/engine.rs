@@ -86,10 +86,7 @@ impl Analysed {
     }
 
     fn run<T: Send>(&self, work: impl FnOnce() -> T + Send) -> T {
-        match parser_pool() {
-            Some(pool) => pool.install(work),
-            None => work(),
-        }
+        in_pool(work)
     }
 
     /// Read the files not read yet (in parallel) and parse those the pre-filter wants.
@@ -320,38 +317,75 @@ fn check_units(
     let rules = rules::enabled(settings);
     // A package's SDK, read once from its manifest and lock file for all its targets.
     let mut sdks: HashMap<PathBuf, Option<crate::sdk::Sdk>> = HashMap::new();
-    for unit in units {
-        let files = unit_facts(unit, ids, facts);
-        let count = files.len();
-        let graph = timings::phase(
-            "crate graph and summaries",
-            || CrateGraph::named(files, unit.crate_name.clone()),
-            |_| count,
-        );
-        let sdk = settings.sdk.clone().or_else(|| {
-            let manifest = unit.manifest.as_ref()?;
-            sdks.entry(manifest.clone())
-                .or_insert_with(|| crate::sdk::detect(manifest))
-                .clone()
-        });
-        let context = RuleContext {
-            graph: &graph,
-            sources,
-            settings,
-            sdk: sdk.as_ref(),
-            is_target: unit.rooted,
-            is_test_target: unit.test_target,
-            serving: std::cell::OnceCell::new(),
-        };
-        timings::phase(
-            "rules",
-            || {
-                for rule in &rules {
-                    internal_error::check_caught(*rule, &context, diagnostics);
-                }
-            },
-            |_| count,
-        );
+    let unit_sdks: Vec<Option<crate::sdk::Sdk>> = units
+        .iter()
+        .map(|unit| {
+            settings.sdk.clone().or_else(|| {
+                let manifest = unit.manifest.as_ref()?;
+                sdks.entry(manifest.clone())
+                    .or_insert_with(|| crate::sdk::detect(manifest))
+                    .clone()
+            })
+        })
+        .collect();
+    // The units are independent: each is checked on its own thread, and their findings are
+    // joined in the units' order (then sorted), so the result does not depend on the threads.
+    let found: Vec<Vec<Diagnostic>> = timings::phase(
+        "crate graphs and rules",
+        || {
+            in_pool(|| {
+                units
+                    .par_iter()
+                    .zip(&unit_sdks)
+                    .map(|(unit, sdk)| {
+                        check_unit(unit, sdk.as_ref(), &rules, ids, sources, facts, settings)
+                    })
+                    .collect()
+            })
+        },
+        |_| units.iter().map(|u| u.files.len()).sum(),
+    );
+    diagnostics.extend(found.into_iter().flatten());
+}
+
+/// One unit's findings: its crate graph, then every enabled rule on it.
+fn check_unit(
+    unit: &LintUnit,
+    sdk: Option<&crate::sdk::Sdk>,
+    rules: &[&'static dyn rules::Rule],
+    ids: &HashMap<PathBuf, FileId>,
+    sources: &SourceMap,
+    facts: &[Option<FileFacts>],
+    settings: &Settings,
+) -> Vec<Diagnostic> {
+    let files = unit_facts(unit, ids, facts);
+    let graph = timings::work("crate graph", || {
+        CrateGraph::named(files, unit.crate_name.clone())
+    });
+    let context = RuleContext {
+        graph: &graph,
+        sources,
+        settings,
+        sdk,
+        is_target: unit.rooted,
+        is_test_target: unit.test_target,
+        serving: std::cell::OnceCell::new(),
+    };
+    let mut found = Vec::new();
+    timings::work("rules", || {
+        for rule in rules {
+            internal_error::check_caught(*rule, &context, &mut found);
+        }
+    });
+    found
+}
+
+/// Run `work` on the parser threads (their stack is deep enough for any syntax the nesting
+/// pre-check lets through), or here if they could not be made.
+fn in_pool<T: Send>(work: impl FnOnce() -> T + Send) -> T {
+    match parser_pool() {
+        Some(pool) => pool.install(work),
+        None => work(),
     }
 }
 

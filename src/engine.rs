@@ -51,6 +51,26 @@ struct Analysed {
     /// Files read but not parsed, by id: the unit file they came from.
     skipped: HashMap<FileId, UnitFile>,
     diagnostics: Vec<Diagnostic>,
+    canonical: Canonical,
+}
+
+/// Canonical paths (links resolved), each path resolved once: a library's files are listed in
+/// every target of their package, and resolving a path costs a system call per component.
+#[derive(Default)]
+struct Canonical(std::sync::Mutex<HashMap<PathBuf, PathBuf>>);
+
+impl Canonical {
+    /// `path` with links resolved, or as given when it cannot be resolved.
+    fn of(&self, path: &Path) -> PathBuf {
+        if let Some(known) = self.0.lock().ok().and_then(|m| m.get(path).cloned()) {
+            return known;
+        }
+        let resolved = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        if let Ok(mut known) = self.0.lock() {
+            known.insert(path.to_path_buf(), resolved.clone());
+        }
+        resolved
+    }
 }
 
 /// The threads files are parsed on (with a stack deep enough for what the nesting pre-check
@@ -74,15 +94,16 @@ impl Analysed {
             facts: Vec::new(),
             skipped: HashMap::new(),
             diagnostics: Vec::new(),
+            canonical: Canonical::default(),
         }
     }
 
-    fn key(path: &Path) -> PathBuf {
-        std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+    fn key(&self, path: &Path) -> PathBuf {
+        self.canonical.of(path)
     }
 
     fn id(&self, path: &Path) -> Option<FileId> {
-        self.ids.get(&Self::key(path)).copied()
+        self.ids.get(&self.key(path)).copied()
     }
 
     fn run<T: Send>(&self, work: impl FnOnce() -> T + Send) -> T {
@@ -94,7 +115,7 @@ impl Analysed {
         let mut seen = std::collections::HashSet::new();
         let mut fresh: Vec<(PathBuf, &UnitFile, bool)> = Vec::new();
         for (file, follows) in files {
-            let key = Self::key(&file.path);
+            let key = self.key(&file.path);
             if !self.ids.contains_key(&key) && seen.insert(key.clone()) {
                 fresh.push((key, file, follows));
             }
@@ -285,9 +306,11 @@ pub fn lint_observed(
         sources,
         facts,
         mut diagnostics,
+        canonical,
         ..
     } = analysed;
-    check_units(&units, &ids, &sources, &facts, settings, &mut diagnostics);
+    let found = check_units(&units, (&ids, &canonical), &sources, &facts, settings);
+    diagnostics.extend(found);
 
     let diagnostics = timings::phase(
         "suppressions and policy",
@@ -308,21 +331,29 @@ pub fn lint_observed(
 /// Run the enabled rules on each unit's crate graph, adding their findings to `diagnostics`.
 fn check_units(
     units: &[LintUnit],
-    ids: &HashMap<PathBuf, FileId>,
+    ids: (&HashMap<PathBuf, FileId>, &Canonical),
     sources: &SourceMap,
     facts: &[Option<FileFacts>],
     settings: &Settings,
-    diagnostics: &mut Vec<Diagnostic>,
-) {
+) -> Vec<Diagnostic> {
     let rules = rules::enabled(settings);
+    let inputs = unit_inputs(units, ids, facts);
+    // Units with the same input (the same files with facts, crate, flags and manifest: a
+    // package's targets whose own files hold nothing the analysis needs, beside its library)
+    // give the same findings: each distinct input is checked once.
+    let mut distinct: HashSet<&UnitInput<'_>> = HashSet::new();
+    let chosen: Vec<&UnitInput<'_>> = inputs
+        .iter()
+        .filter(|input| distinct.insert(input))
+        .collect();
     // A package's SDK, read once from its manifest and lock file for all its targets.
     let mut sdks: HashMap<PathBuf, Option<crate::sdk::Sdk>> = HashMap::new();
-    let unit_sdks: Vec<Option<crate::sdk::Sdk>> = units
+    let chosen_sdks: Vec<Option<crate::sdk::Sdk>> = chosen
         .iter()
-        .map(|unit| {
+        .map(|input| {
             settings.sdk.clone().or_else(|| {
-                let manifest = unit.manifest.as_ref()?;
-                sdks.entry(manifest.clone())
+                let manifest = input.manifest?;
+                sdks.entry(manifest.to_path_buf())
                     .or_insert_with(|| crate::sdk::detect(manifest))
                     .clone()
             })
@@ -334,41 +365,89 @@ fn check_units(
         "crate graphs and rules",
         || {
             in_pool(|| {
-                units
+                chosen
                     .par_iter()
-                    .zip(&unit_sdks)
-                    .map(|(unit, sdk)| {
-                        check_unit(unit, sdk.as_ref(), &rules, ids, sources, facts, settings)
+                    .zip(&chosen_sdks)
+                    .map(|(input, sdk)| {
+                        check_unit(input, sdk.as_ref(), &rules, facts, sources, settings)
                     })
                     .collect()
             })
         },
-        |_| units.iter().map(|u| u.files.len()).sum(),
+        |_| chosen.iter().map(|u| u.files.len()).sum(),
     );
-    diagnostics.extend(found.into_iter().flatten());
+    found.into_iter().flatten().collect()
+}
+
+/// What the rules see of a unit: its files with facts (each once, in the unit's order), and the
+/// unit's crate, flags and manifest.
+#[derive(PartialEq, Eq, Hash)]
+struct UnitInput<'u> {
+    files: Vec<FileId>,
+    crate_name: Option<&'u str>,
+    rooted: bool,
+    test_target: bool,
+    manifest: Option<&'u Path>,
+}
+
+/// Each unit's input. A path many units share (a library's files, in each of its package's
+/// targets) is looked up once.
+fn unit_inputs<'u>(
+    units: &'u [LintUnit],
+    (ids, canonical): (&HashMap<PathBuf, FileId>, &Canonical),
+    facts: &[Option<FileFacts>],
+) -> Vec<UnitInput<'u>> {
+    let mut id_of: HashMap<&Path, Option<FileId>> = HashMap::new();
+    units
+        .iter()
+        .map(|unit| {
+            let mut seen = HashSet::new();
+            let files = unit
+                .files
+                .iter()
+                .filter_map(|f| {
+                    *id_of
+                        .entry(f.path.as_path())
+                        .or_insert_with(|| ids.get(&canonical.of(&f.path)).copied())
+                })
+                .filter(|id| seen.insert(*id))
+                .filter(|id| facts.get(*id).is_some_and(Option::is_some))
+                .collect();
+            UnitInput {
+                files,
+                crate_name: unit.crate_name.as_deref(),
+                rooted: unit.rooted,
+                test_target: unit.test_target,
+                manifest: unit.manifest.as_deref(),
+            }
+        })
+        .collect()
 }
 
 /// One unit's findings: its crate graph, then every enabled rule on it.
 fn check_unit(
-    unit: &LintUnit,
+    input: &UnitInput<'_>,
     sdk: Option<&crate::sdk::Sdk>,
     rules: &[&'static dyn rules::Rule],
-    ids: &HashMap<PathBuf, FileId>,
-    sources: &SourceMap,
     facts: &[Option<FileFacts>],
+    sources: &SourceMap,
     settings: &Settings,
 ) -> Vec<Diagnostic> {
-    let files = unit_facts(unit, ids, facts);
+    let files: Vec<(FileId, &FileFacts)> = input
+        .files
+        .iter()
+        .filter_map(|id| facts.get(*id)?.as_ref().map(|f| (*id, f)))
+        .collect();
     let graph = timings::work("crate graph", || {
-        CrateGraph::named(files, unit.crate_name.clone())
+        CrateGraph::named(files, input.crate_name.map(str::to_string))
     });
     let context = RuleContext {
         graph: &graph,
         sources,
         settings,
         sdk,
-        is_target: unit.rooted,
-        is_test_target: unit.test_target,
+        is_target: input.rooted,
+        is_test_target: input.test_target,
         serving: std::cell::OnceCell::new(),
     };
     let mut found = Vec::new();
@@ -397,7 +476,7 @@ impl Analysed {
         // Per unit, the files it holds (canonical paths), so a module is added once.
         let mut members: Vec<HashSet<PathBuf>> = units
             .iter()
-            .map(|u| u.files.iter().map(|f| Analysed::key(&f.path)).collect())
+            .map(|u| u.files.iter().map(|f| self.key(&f.path)).collect())
             .collect();
         loop {
             let wanted: Vec<(&UnitFile, bool)> = units
@@ -448,7 +527,7 @@ impl Analysed {
             let Some(child) = module_tree::resolve(&module_file, decl) else {
                 continue;
             };
-            if settings.is_excluded(&child.path) || !members.insert(Analysed::key(&child.path)) {
+            if settings.is_excluded(&child.path) || !members.insert(self.key(&child.path)) {
                 continue;
             }
             let mut module = parent.module.clone();
@@ -484,25 +563,6 @@ impl Analysed {
             );
         }
     }
-}
-
-/// The facts of a unit's files, each file once, in the unit's order.
-fn unit_facts<'f>(
-    unit: &LintUnit,
-    ids: &HashMap<PathBuf, FileId>,
-    facts: &'f [Option<FileFacts>],
-) -> Vec<(FileId, &'f FileFacts)> {
-    let mut seen = Vec::new();
-    unit.files
-        .iter()
-        .filter_map(|f| ids.get(&Analysed::key(&f.path)).copied())
-        .filter(|id| {
-            let fresh = !seen.contains(id);
-            seen.push(*id);
-            fresh
-        })
-        .filter_map(|id| facts[id].as_ref().map(|f| (id, f)))
-        .collect()
 }
 
 /// [`crate::policy::apply`] to every diagnostic but the internal errors (MCP999), which no

@@ -12,6 +12,7 @@ use crate::analysis::vocabulary::Vocabulary;
 use crate::config::Settings;
 use crate::diagnostic::Diagnostic;
 use crate::discovery::module_tree::{self, ModuleFile};
+use crate::prefilter::Trigrams;
 use crate::rules::{self, internal_error, syntax_error, RuleContext};
 use crate::source::{display_path, ByteSpan, FileId, SourceFile, SourceMap};
 use crate::timings;
@@ -38,8 +39,9 @@ const PARSER_STACK: usize = 256 * 1024 * 1024;
 #[allow(clippy::large_enum_variant)]
 enum FileOutcome {
     Facts(FileFacts),
-    /// Read, but holds nothing the analysis needs (see [`crate::prefilter`]).
-    Skipped,
+    /// Read, but holds nothing the analysis needs (see [`crate::prefilter`]); what the
+    /// follow-up waves need to know of its text.
+    Skipped(Trigrams),
     Failed(Diagnostic),
 }
 
@@ -48,8 +50,9 @@ struct Analysed {
     ids: HashMap<PathBuf, FileId>,
     sources: SourceMap,
     facts: Vec<Option<FileFacts>>,
-    /// Files read but not parsed, by id: the unit file they came from.
-    skipped: HashMap<FileId, UnitFile>,
+    /// Files read but not parsed, by id: the unit file they came from, and the three-byte
+    /// sequences their text holds.
+    skipped: HashMap<FileId, (UnitFile, Trigrams)>,
     diagnostics: Vec<Diagnostic>,
     canonical: Canonical,
 }
@@ -145,8 +148,8 @@ impl Analysed {
                 self.skipped.remove(&id);
                 Some(f)
             }
-            FileOutcome::Skipped => {
-                self.skipped.insert(id, file.clone());
+            FileOutcome::Skipped(trigrams) => {
+                self.skipped.insert(id, (file.clone(), trigrams));
                 None
             }
             FileOutcome::Failed(d) => {
@@ -187,17 +190,30 @@ impl Analysed {
         );
         let wanted =
             |text: &str| wanted(text) || stdout_writers.as_ref().is_some_and(|s| s.is_match(text));
+        // Only the files that may hold a needle are read again: each needle's text (without its
+        // companion word), every three-byte window of it in the file.
+        let patterns: Vec<&[u8]> = needles
+            .iter()
+            .map(|n| {
+                let n = n.trim_start_matches(crate::prefilter::STANDALONE);
+                n.split(crate::prefilter::COMPANION)
+                    .next()
+                    .unwrap_or(n)
+                    .as_bytes()
+            })
+            .collect();
         let skipped: Vec<(FileId, UnitFile)> = self
             .skipped
             .iter()
-            .map(|(id, f)| (*id, f.clone()))
+            .filter(|(_, (_, trigrams))| patterns.iter().any(|p| trigrams.may_contain(p)))
+            .map(|(id, (f, _))| (*id, f.clone()))
             .collect();
         let outcomes: Vec<(FileId, UnitFile, SourceFile, FileOutcome)> = self.run(|| {
             skipped
                 .into_par_iter()
                 .filter_map(|(id, file)| {
                     let (source, outcome) = analyse_file(id, &file, run, wanted);
-                    (!matches!(outcome, FileOutcome::Skipped))
+                    (!matches!(outcome, FileOutcome::Skipped(_)))
                         .then_some((id, file, source, outcome))
                 })
                 .collect()
@@ -729,9 +745,10 @@ fn analyse_file(
         }
     };
     if !timings::work("pre-filter", || wanted(&text)) {
+        let trigrams = Trigrams::of(text.as_bytes());
         return (
             SourceFile::new(file.path.clone(), shown, String::new()),
-            FileOutcome::Skipped,
+            FileOutcome::Skipped(trigrams),
         );
     }
     let (entry, cached) = match run.cache {

@@ -189,6 +189,46 @@ pub fn is_standalone(needle: &str) -> bool {
     needle.starts_with(STANDALONE)
 }
 
+/// The three-byte sequences a text holds, as a bit set of a size that follows the text's (a
+/// Bloom filter with one hash, 64 to 4,096 bytes): a needle can occur in the text only if every
+/// three-byte window of it is in the set. The follow-up waves keep one per skipped file, so that
+/// a wave re-reads only the files that may hold one of its needles, with the same result as
+/// reading them all.
+#[derive(Debug, Clone)]
+pub struct Trigrams {
+    bits: Vec<u64>,
+    /// log2 of the number of bits.
+    order: u32,
+}
+
+impl Trigrams {
+    pub fn of(text: &[u8]) -> Trigrams {
+        let order = text.len().next_power_of_two().trailing_zeros().clamp(9, 15);
+        let mut set = Trigrams {
+            bits: vec![0; (1usize << order) / 64],
+            order,
+        };
+        for window in text.windows(3) {
+            let bit = set.bit(window);
+            set.bits[bit / 64] |= 1 << (bit % 64);
+        }
+        set
+    }
+
+    fn bit(&self, window: &[u8]) -> usize {
+        let word = u32::from(window[0]) << 16 | u32::from(window[1]) << 8 | u32::from(window[2]);
+        (word.wrapping_mul(0x9E37_79B1) >> (32 - self.order)) as usize
+    }
+
+    /// Whether `needle` may occur in the text (never `false` when it does).
+    pub fn may_contain(&self, needle: &[u8]) -> bool {
+        needle.windows(3).all(|window| {
+            let bit = self.bit(window);
+            self.bits[bit / 64] & (1 << (bit % 64)) != 0
+        })
+    }
+}
+
 /// A fast multi-needle searcher (a DFA: the needle sets are small).
 pub fn automaton<S: AsRef<[u8]>>(needles: &[S]) -> Option<AhoCorasick> {
     AhoCorasick::builder()
@@ -372,6 +412,29 @@ impl NeedleSearch {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn trigrams_never_miss_what_the_text_holds_and_rule_out_most_of_what_it_does_not() {
+        let text =
+            "impl Server {\n    fn reply(&self, id: u64) { self.out.send(id); }\n}\n".repeat(40);
+        let set = Trigrams::of(text.as_bytes());
+        for start in 0..text.len() {
+            for end in start..(start + 12).min(text.len()) {
+                assert!(
+                    set.may_contain(&text.as_bytes()[start..end]),
+                    "{start}..{end}"
+                );
+            }
+        }
+        // Shorter than a window: cannot be ruled out.
+        assert!(set.may_contain(b"zq"));
+        let absent = [
+            "fn respond_cancelled(",
+            "fn handle_notification<",
+            "PENDING_REQUESTS",
+        ];
+        assert!(absent.iter().all(|n| !set.may_contain(n.as_bytes())));
+    }
 
     #[test]
     fn finds_module_declarations() {

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Run benchmark commands several times and print medians of wall time, CPU time and peak memory.
 
-Usage: measure.py RUNS OUTPUT.json NAME -- CMD... [:: NAME -- CMD...]...
-Each command runs once as a warm-up, then RUNS times. Commands run with RAYON_NUM_THREADS=2.
+Usage: measure.py RUNS OUTPUT.json NAME -- [cwd=DIR] [threads=N] CMD... [:: NAME -- ...]...
+Each command runs once as a warm-up, then RUNS times, in DIR if given, with RAYON_NUM_THREADS=N
+(default 2).
 """
 import json
 import os
@@ -12,8 +13,8 @@ import sys
 import time
 
 
-def run_once(cmd, cwd):
-    env = dict(os.environ, RAYON_NUM_THREADS="2")
+def run_once(cmd, cwd, threads):
+    env = dict(os.environ, RAYON_NUM_THREADS=str(threads))
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -37,19 +38,26 @@ def main():
         else:
             cmd, args = rest, []
         cwd = None
-        if cmd and cmd[0].startswith("cwd="):
-            cwd, cmd = cmd[0][4:], cmd[1:]
-        specs.append((name, cmd, cwd))
+        threads = 2
+        while cmd and (cmd[0].startswith("cwd=") or cmd[0].startswith("threads=")):
+            key, value = cmd[0].split("=", 1)
+            if key == "cwd":
+                cwd = value
+            else:
+                threads = int(value)
+            cmd = cmd[1:]
+        specs.append((name, cmd, cwd, threads))
     results = {}
-    for name, cmd, cwd in specs:
-        run_once(cmd, cwd)
-        samples = [run_once(cmd, cwd) for _ in range(runs)]
+    for name, cmd, cwd, threads in specs:
+        run_once(cmd, cwd, threads)
+        samples = [run_once(cmd, cwd, threads) for _ in range(runs)]
         results[name] = {
             "wall": statistics.median(s[0] for s in samples),
             "cpu": statistics.median(s[1] for s in samples),
             "rss_mib": statistics.median(s[2] for s in samples),
             "exit": samples[-1][3],
             "runs": runs,
+            "threads": threads,
         }
         r = results[name]
         print(f"{name:<28} wall {r['wall']:7.3f} s   cpu {r['cpu']:7.3f} s   peak {r['rss_mib']:7.1f} MiB   exit {r['exit']}", flush=True)

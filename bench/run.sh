@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The benchmark: cargo-mcp-lint against the syn parse-everything floor, ast-grep and semgrep on a
-# pinned corpus of real crates (about 1.1M lines of Rust), 2 threads, medians of several runs.
+# pinned corpus of real crates (about 1.1M lines of Rust), medians of several runs: 2 threads, and
+# 1 thread and every core for the floor, the cold run and ast-grep; x2 and x4 copies of the
+# corpus; its crates linted one by one; the phases of a cold and a warm run (--timings).
 # It downloads the corpus with cargo and the peers from PyPI, so CI does not run it.
 #
 #   bench/run.sh [RUNS]      (default 5; results in target/bench/results.md)
@@ -68,10 +70,18 @@ venv="$work/venv"
 
 cache="$work/cache"
 rm -rf "$cache"
-echo "== measuring ($runs runs each after a warm-up, 2 threads)"
+cores=$(nproc)
+echo "== measuring ($runs runs each after a warm-up; 2 threads unless named: -t1, -tall = $cores)"
 lint=("$tool" --format concise --exit-zero --quiet)
 python3 "$root/bench/measure.py" "$runs" "$work/results.json" \
   floor -- "$floor" "$corpus" :: \
+  floor-t1 -- threads=1 "$floor" "$corpus" :: \
+  floor-tall -- threads="$cores" "$floor" "$corpus" :: \
+  cold-t1 -- cwd="$work" threads=1 "${lint[@]}" --no-cache "$corpus" :: \
+  cold-tall -- cwd="$work" threads="$cores" "${lint[@]}" --no-cache "$corpus" :: \
+  ast-grep-t1 -- "$venv/bin/ast-grep" scan --rule "$root/bench/rules/ast-grep.yml" --threads 1 "$corpus" :: \
+  ast-grep-tall -- "$venv/bin/ast-grep" scan --rule "$root/bench/rules/ast-grep.yml" --threads "$cores" "$corpus" :: \
+  one-by-one -- cwd="$work" sh -c 'for d in "$1"/*/; do "$2" --format concise --exit-zero --quiet --no-cache "$d"; done' sh "$corpus" "$tool" :: \
   cold -- cwd="$work" "${lint[@]}" --no-cache "$corpus" :: \
   warm -- cwd="$corpus" "${lint[@]}" . :: \
   ast-grep -- "$venv/bin/ast-grep" scan --rule "$root/bench/rules/ast-grep.yml" --threads 2 "$corpus" :: \
@@ -80,46 +90,50 @@ python3 "$root/bench/measure.py" "$runs" "$work/results.json" \
   cold-x4 -- cwd="$work" "${lint[@]}" --no-cache "$work/corpus-4" :: \
   seed-server-cargo-mode -- cwd="$root/examples/seed-server" "${lint[@]}" --no-cache
 
-python3 - "$work/results.json" "$files" "$lines" > "$work/results.md" <<'PY'
-import json, sys
+# Where the time goes: the phases of one cold and one warm run (--timings, 2 threads).
+(cd "$work" && RAYON_NUM_THREADS=2 "${lint[@]}" --no-cache --timings "$corpus" 2>&1 >/dev/null) |
+  sed -n '/^Timings/,$p' > "$work/timings-cold.txt"
+(cd "$corpus" && RAYON_NUM_THREADS=2 "${lint[@]}" --timings . 2>&1 >/dev/null) |
+  sed -n '/^Timings/,$p' > "$work/timings-warm.txt"
+
+python3 - "$work/results.json" "$files" "$lines" "$work/timings-cold.txt" > "$work/results.md" <<'PY'
+import json, re, sys
 r = json.load(open(sys.argv[1]))
 files, lines = sys.argv[2], sys.argv[3]
+serial = re.search(r"serial .*?([0-9.]+)% of the wall time", open(sys.argv[4]).read())
+serial = float(serial.group(1)) if serial else float("nan")
 f = lambda k: r[k]["wall"]
-print(f"corpus: {files} files, {lines} lines; 2 threads; medians of {r['floor']['runs']} runs\n")
-print("| contender | wall (s) | CPU (s) | peak RSS (MiB) |")
-print("|---|---:|---:|---:|")
-for k in ["floor", "cold", "warm", "ast-grep", "semgrep", "cold-x2", "cold-x4", "seed-server-cargo-mode"]:
-    print(f"| {k} | {r[k]['wall']:.3f} | {r[k]['cpu']:.3f} | {r[k]['rss_mib']:.1f} |")
+print(f"corpus: {files} files, {lines} lines; medians of {r['floor']['runs']} runs\n")
+print("| contender | threads | wall (s) | CPU (s) | peak RSS (MiB) |")
+print("|---|---:|---:|---:|---:|")
+for k in r:
+    print(f"| {k} | {r[k]['threads']} | {r[k]['wall']:.3f} | {r[k]['cpu']:.3f} | {r[k]['rss_mib']:.1f} |")
 print()
 print("| target | measured | met |")
 print("|---|---|---|")
 checks = [
+    ("cold <= 0.5x floor, 1 thread", f"{f('cold-t1')/f('floor-t1'):.2f}x", f('cold-t1') <= 0.5 * f('floor-t1')),
     ("cold <= 0.5x floor", f"{f('cold')/f('floor'):.2f}x", f('cold') <= 0.5 * f('floor')),
+    ("cold >= 3x faster than ast-grep, 1 thread", f"{f('ast-grep-t1')/f('cold-t1'):.2f}x", f('ast-grep-t1') >= 3 * f('cold-t1')),
     ("cold >= 3x faster than ast-grep", f"{f('ast-grep')/f('cold'):.2f}x", f('ast-grep') >= 3 * f('cold')),
     ("cold faster than semgrep", f"{f('semgrep')/f('cold'):.2f}x", f('semgrep') > f('cold')),
     ("warm <= 0.1x cold", f"{f('warm')/f('cold'):.2f}x", f('warm') <= 0.1 * f('cold')),
     ("peak RSS <= 64 MiB", f"{r['cold']['rss_mib']:.0f} MiB", r['cold']['rss_mib'] <= 64),
     ("x2 within 10% of 2x", f"{f('cold-x2')/f('cold'):.2f}x", abs(f('cold-x2') / (2 * f('cold')) - 1) <= 0.10),
+    ("peak RSS x4 within 10% of x1", f"{r['cold-x4']['rss_mib']/r['cold']['rss_mib']:.2f}x", r['cold-x4']['rss_mib'] <= 1.10 * r['cold']['rss_mib']),
     ("x4 within 10% of 4x", f"{f('cold-x4')/f('cold'):.2f}x", abs(f('cold-x4') / (4 * f('cold')) - 1) <= 0.10),
     ("seed-server < 150 ms", f"{1000*f('seed-server-cargo-mode'):.0f} ms", f('seed-server-cargo-mode') < 0.150),
+    ("serial part <= 5% of a cold run, 2 threads", f"{serial:.0f}%", serial <= 5),
+    ("all cores: cold vs floor (information)", f"{f('cold-tall')/f('floor-tall'):.2f}x", True),
+    ("packages one by one vs the tree at once (information)", f"{f('one-by-one')/f('cold'):.2f}x", True),
 ]
 for name, value, ok in checks:
     print(f"| {name} | {value} | {'yes' if ok else 'no'} |")
 PY
-# Where the time goes: the phases of one cold and one warm run (--timings, 2 threads).
 for kind in cold warm; do
-  if [ "$kind" = cold ]; then
-    timed=(env RAYON_NUM_THREADS=2 "${lint[@]}" --no-cache --timings "$corpus")
-    dir=$work
-  else
-    timed=(env RAYON_NUM_THREADS=2 "${lint[@]}" --timings .)
-    dir=$corpus
-  fi
-  {
-    printf '\nPhases of one %s run:\n\n```text\n' "$kind"
-    (cd "$dir" && "${timed[@]}" 2>&1 >/dev/null) | sed -n '/^Timings/,$p'
-    printf '```\n'
-  } >> "$work/results.md"
-done
+  printf '\nPhases of one %s run (2 threads):\n\n```text\n' "$kind"
+  cat "$work/timings-$kind.txt"
+  printf '```\n'
+done >> "$work/results.md"
 echo
 cat "$work/results.md"

@@ -109,10 +109,6 @@ impl Analysed {
         self.ids.get(&self.key(path)).copied()
     }
 
-    fn run<T: Send>(&self, work: impl FnOnce() -> T + Send) -> T {
-        in_pool(work)
-    }
-
     /// Read the files not read yet (in parallel) and parse those the pre-filter wants.
     fn analyse(&mut self, files: Vec<(&UnitFile, bool)>, run: &Run<'_>) {
         let mut seen = std::collections::HashSet::new();
@@ -124,7 +120,7 @@ impl Analysed {
             }
         }
         let first = self.sources.len();
-        let outcomes: Vec<(SourceFile, FileOutcome)> = self.run(|| {
+        let outcomes: Vec<(SourceFile, FileOutcome)> = in_pool(|| {
             fresh
                 .par_iter()
                 .enumerate()
@@ -208,7 +204,7 @@ impl Analysed {
             .filter(|(_, (_, trigrams))| patterns.iter().any(|p| trigrams.may_contain(p)))
             .map(|(id, (f, _))| (*id, f.clone()))
             .collect();
-        let outcomes: Vec<(FileId, UnitFile, SourceFile, FileOutcome)> = self.run(|| {
+        let outcomes: Vec<(FileId, UnitFile, SourceFile, FileOutcome)> = in_pool(|| {
             skipped
                 .into_par_iter()
                 .filter_map(|(id, file)| {

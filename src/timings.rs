@@ -143,7 +143,7 @@ pub fn report() -> Option<String> {
             label(phase),
             millis(Some(phase.wall)),
             millis(phase.cpu),
-            cores.map_or("-".to_string(), |c| format!("{c:.2}")),
+            shown(cores),
             phase.files
         ));
     }
@@ -167,14 +167,14 @@ pub fn report() -> Option<String> {
         "other",
         millis(Some(other_wall)),
         millis(other_cpu),
-        other_cores.map_or("-".to_string(), |c| format!("{c:.2}")),
+        shown(other_cores),
     ));
     out.push_str(&format!(
         "  {:<name_width$}  {:>10}  {:>10}  {:>5}\n",
         "total",
         millis(Some(total_wall)),
         millis(total_cpu),
-        cores(total_wall, total_cpu).map_or("-".to_string(), |c| format!("{c:.2}")),
+        shown(cores(total_wall, total_cpu)),
     ));
     let share = if total_wall.is_zero() {
         0.0
@@ -212,6 +212,11 @@ fn label(phase: &Phase) -> String {
 fn cores(wall: Duration, cpu: Option<Duration>) -> Option<f64> {
     let cpu = cpu?;
     (!wall.is_zero()).then(|| cpu.as_secs_f64() / wall.as_secs_f64())
+}
+
+/// Cores kept busy, or `-` when unknown.
+fn shown(cores: Option<f64>) -> String {
+    cores.map_or("-".to_string(), |c| format!("{c:.2}"))
 }
 
 fn millis(duration: Option<Duration>) -> String {

@@ -2,28 +2,18 @@
 //! `cargo_metadata` (the parser cargo's own tooling uses), every field rust-analyzer reads checked.
 
 use std::path::Path;
-use std::process::Command;
 
-use assert_cmd::cargo::CommandCargoExt;
 use cargo_metadata::diagnostic::{Applicability, DiagnosticLevel};
 use cargo_metadata::Message;
 
+mod support;
+
 fn messages(dir: &Path, args: &[&str]) -> (i32, Vec<Message>, String) {
-    let output = Command::cargo_bin("cargo-mcp-lint")
-        .expect("binary is built")
-        .current_dir(dir)
-        .args(args)
-        .env_remove("GITHUB_ACTIONS")
-        .output()
-        .expect("binary runs");
-    let messages = Message::parse_stream(output.stdout.as_slice())
+    let (code, stdout, _) = support::mcp_lint(dir, args);
+    let messages = Message::parse_stream(stdout.as_bytes())
         .collect::<Result<Vec<_>, _>>()
         .expect("every line is a cargo message");
-    (
-        output.status.code().unwrap_or(-1),
-        messages,
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-    )
+    (code, messages, stdout)
 }
 
 #[test]
@@ -129,11 +119,9 @@ fn a_clean_run_is_a_successful_build_and_formats_cannot_be_mixed() {
         matches!(messages.as_slice(), [Message::BuildFinished(f)] if f.success),
         "{stdout}"
     );
-    let output = Command::cargo_bin("cargo-mcp-lint")
-        .expect("binary is built")
-        .current_dir(dir.path())
-        .args(["clean.rs", "--message-format", "json", "--format", "sarif"])
-        .output()
-        .expect("binary runs");
-    assert_eq!(output.status.code(), Some(2));
+    let (code, _, _) = support::mcp_lint(
+        dir.path(),
+        &["clean.rs", "--message-format", "json", "--format", "sarif"],
+    );
+    assert_eq!(code, 2);
 }

@@ -3,9 +3,6 @@
 //! with `--locked`.
 
 use std::path::Path;
-use std::process::Command;
-
-use assert_cmd::cargo::CommandCargoExt;
 
 mod support;
 
@@ -30,18 +27,7 @@ fn console_blocks(text: &str) -> Vec<Vec<&str>> {
 }
 
 fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let output = Command::cargo_bin("cargo-mcp-lint")
-        .expect("binary is built")
-        .current_dir(dir)
-        .args(args)
-        .env_remove("GITHUB_ACTIONS")
-        .output()
-        .expect("binary runs");
-    (
-        output.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
+    support::mcp_lint(dir, args)
 }
 
 #[test]

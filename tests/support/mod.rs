@@ -29,6 +29,24 @@ pub fn run_ok(command: &mut Command) -> Output {
     output
 }
 
+/// Run the binary under test in `dir` with `args` (outside GitHub Actions, whose annotations
+/// would be added to the report): its exit status, stdout and stderr.
+pub fn mcp_lint(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    use assert_cmd::cargo::CommandCargoExt;
+    let output = Command::cargo_bin("cargo-mcp-lint")
+        .expect("binary is built")
+        .current_dir(dir)
+        .args(args)
+        .env_remove("GITHUB_ACTIONS")
+        .output()
+        .expect("binary runs");
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
 /// The host's target triple, from `cargo -vV`'s `host: ` line.
 pub fn host() -> String {
     let output = run_ok(cargo().arg("-vV"));

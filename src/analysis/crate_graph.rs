@@ -1,7 +1,9 @@
 //! Crate-wide analysis over the per-file facts: which cancel-path origins hold, which functions
 //! a call can reach, which functions send (transitively), and so which cancel paths send.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use super::facts::{
     CallSite, Callee, CancelOrigin, FileFacts, FunctionFacts, OriginCondition, ReceiverType,
@@ -69,9 +71,39 @@ pub struct CrateGraph<'a> {
     /// Name to the free functions.
     free_by_name: HashMap<&'a str, Vec<FunctionRef>>,
     /// Functions that return a response message (directly or through the calls they return).
-    returns_response: std::collections::HashSet<FunctionRef>,
+    returns_response: HashSet<FunctionRef>,
     /// The name the unit's library is used by, if known (see [`CrateGraph::named`]).
     crate_name: Option<String>,
+    /// What every call and every returned or sent call of the unit may reach, resolved once
+    /// when the graph is built: the summaries and the rules ask for the same calls many times.
+    resolved: Resolved,
+}
+
+/// The unit's calls, resolved: per function (numbered across files), its calls' targets, then
+/// its returned calls' (`returns_calls`) and its sinks' `if_returns_response` callees'.
+#[derive(Default)]
+struct Resolved {
+    /// Per file, the number of the file's first function.
+    first_function: Vec<usize>,
+    /// Per function, where its calls' entries start in `ranges` (one more: the end).
+    first_call: Vec<usize>,
+    /// Per function, where its returned calls' entries start in `ranges`.
+    first_returned: Vec<usize>,
+    /// Per call (or returned call), its targets in `targets`.
+    ranges: Vec<std::ops::Range<usize>>,
+    targets: Vec<FunctionRef>,
+    /// Per function and sink (numbered as the calls are), whether the sink is active.
+    first_sink: Vec<usize>,
+    active: Vec<bool>,
+}
+
+/// The index of `item` in `slice`, if it is one of its elements (by address).
+fn index_in<T>(slice: &[T], item: &T) -> Option<usize> {
+    let size = std::mem::size_of::<T>().max(1);
+    let offset = (item as *const T as usize).checked_sub(slice.as_ptr() as usize)?;
+    let index = offset / size;
+    (offset % size == 0 && index < slice.len() && std::ptr::eq(&slice[index], item))
+        .then_some(index)
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -129,10 +161,13 @@ impl<'a> CrateGraph<'a> {
             field_types,
             by_type,
             free_by_name,
-            returns_response: std::collections::HashSet::new(),
+            returns_response: HashSet::new(),
             crate_name,
+            resolved: Resolved::default(),
         };
+        graph.resolve_all();
         graph.compute_returns_response();
+        graph.compute_active_sinks();
         graph.compute_summaries();
         graph
     }
@@ -174,16 +209,100 @@ impl<'a> CrateGraph<'a> {
 
     /// The crate functions a call of `caller` may reach.
     pub fn callees(&self, caller: FunctionRef, call: &CallSite) -> Vec<FunctionRef> {
-        self.resolve(caller, call)
+        self.call_targets(caller, call).to_vec()
     }
 
-    /// The crate functions a call may reach.
-    fn resolve(&self, caller: FunctionRef, call: &CallSite) -> Vec<FunctionRef> {
-        let Some(candidates) = self.by_name.get(call.name()) else {
+    /// The number of a function across the unit's files.
+    fn number(&self, f: FunctionRef) -> usize {
+        self.resolved
+            .first_function
+            .get(f.file)
+            .copied()
+            .unwrap_or(0)
+            + f.function
+    }
+
+    /// What a call of `caller` may reach: resolved when the graph was built if the call is one
+    /// of the caller's own (as the rules' calls are), else now.
+    fn call_targets(
+        &self,
+        caller: FunctionRef,
+        call: &CallSite,
+    ) -> std::borrow::Cow<'_, [FunctionRef]> {
+        let facts = self.function(caller);
+        match index_in(&facts.calls, call) {
+            Some(index) => {
+                let n = self.number(caller);
+                let range = self.resolved.ranges[self.resolved.first_call[n] + index].clone();
+                std::borrow::Cow::Borrowed(&self.resolved.targets[range])
+            }
+            None => std::borrow::Cow::Owned(self.resolve(caller, &call.callee)),
+        }
+    }
+
+    /// What the `index`th returned call of `f` may reach.
+    fn returned_targets(&self, f: FunctionRef, index: usize) -> &[FunctionRef] {
+        let n = self.number(f);
+        let range = self.resolved.ranges[self.resolved.first_returned[n] + index].clone();
+        &self.resolved.targets[range]
+    }
+
+    /// Resolve every call and every returned call of the unit, once.
+    fn resolve_all(&mut self) {
+        let mut resolved = Resolved::default();
+        let mut count = 0;
+        for (_, facts) in &self.files {
+            resolved.first_function.push(count);
+            count += facts.functions.len();
+        }
+        let functions: Vec<FunctionRef> = self.all_functions().collect();
+        for &f in &functions {
+            let facts = self.function(f);
+            resolved.first_call.push(resolved.ranges.len());
+            for call in &facts.calls {
+                let start = resolved.targets.len();
+                resolved.targets.extend(self.resolve(f, &call.callee));
+                resolved.ranges.push(start..resolved.targets.len());
+            }
+            resolved.first_returned.push(resolved.ranges.len());
+            for callee in &facts.returns_calls {
+                let start = resolved.targets.len();
+                resolved.targets.extend(self.resolve(f, callee));
+                resolved.ranges.push(start..resolved.targets.len());
+            }
+        }
+        resolved.first_call.push(resolved.ranges.len());
+        resolved.first_returned.push(resolved.ranges.len());
+        self.resolved = resolved;
+    }
+
+    /// Whether each sink of the unit is active (see [`CrateGraph::sink_active`]), once.
+    fn compute_active_sinks(&mut self) {
+        let functions: Vec<FunctionRef> = self.all_functions().collect();
+        let mut first_sink = Vec::with_capacity(functions.len() + 1);
+        let mut active = Vec::new();
+        for &f in &functions {
+            first_sink.push(active.len());
+            for sink in &self.function(f).sinks {
+                active.push(self.compute_sink_active(f, sink));
+            }
+        }
+        first_sink.push(active.len());
+        self.resolved.first_sink = first_sink;
+        self.resolved.active = active;
+    }
+
+    /// The crate functions a call of `callee` from `caller` may reach.
+    fn resolve(&self, caller: FunctionRef, callee: &Callee) -> Vec<FunctionRef> {
+        let name = match callee {
+            Callee::Path(segments) => segments.last().map(String::as_str).unwrap_or(""),
+            Callee::Method { name, .. } => name,
+        };
+        let Some(candidates) = self.by_name.get(name) else {
             return Vec::new();
         };
-        match &call.callee {
-            Callee::Path(segments) => self.resolve_path(caller, call, segments, candidates),
+        match callee {
+            Callee::Path(segments) => self.resolve_path(caller, name, segments, candidates),
             Callee::Method {
                 name,
                 on_self,
@@ -209,7 +328,7 @@ impl<'a> CrateGraph<'a> {
     fn resolve_path(
         &self,
         caller: FunctionRef,
-        call: &CallSite,
+        name: &str,
         segments: &[String],
         candidates: &[FunctionRef],
     ) -> Vec<FunctionRef> {
@@ -230,7 +349,7 @@ impl<'a> CrateGraph<'a> {
                 };
                 let mut found: Vec<FunctionRef> = ty
                     .as_deref()
-                    .and_then(|ty| self.by_type.get(&(ty, call.name())))
+                    .and_then(|ty| self.by_type.get(&(ty, name)))
                     .cloned()
                     .unwrap_or_default();
                 if qualifier == "Self" && caller_facts.trait_name.is_some() {
@@ -270,11 +389,7 @@ impl<'a> CrateGraph<'a> {
                 }
             }
         }
-        let free = self
-            .free_by_name
-            .get(call.name())
-            .cloned()
-            .unwrap_or_default();
+        let free = self.free_by_name.get(name).cloned().unwrap_or_default();
         let same_module: Vec<FunctionRef> = free
             .iter()
             .copied()
@@ -383,7 +498,7 @@ impl<'a> CrateGraph<'a> {
     /// `return`, and, to a fixed point, those that return what such a function returns.
     fn compute_returns_response(&mut self) {
         let functions: Vec<FunctionRef> = self.all_functions().collect();
-        let mut set: std::collections::HashSet<FunctionRef> = functions
+        let mut set: HashSet<FunctionRef> = functions
             .iter()
             .copied()
             .filter(|&f| self.function(f).returns_response)
@@ -394,9 +509,10 @@ impl<'a> CrateGraph<'a> {
                 if set.contains(&f) {
                     continue;
                 }
-                let returns_one = self.function(f).returns_calls.iter().any(|callee| {
-                    let call = CallSite::to(callee.clone());
-                    self.resolve(f, &call).iter().any(|g| set.contains(g))
+                let returns_one = (0..self.function(f).returns_calls.len()).any(|index| {
+                    self.returned_targets(f, index)
+                        .iter()
+                        .any(|g| set.contains(g))
                 });
                 if returns_one {
                     set.insert(f);
@@ -412,10 +528,19 @@ impl<'a> CrateGraph<'a> {
     /// Whether a recorded send is a send: unconditional ones are; a send of a call's value is
     /// one when the call returns a response.
     pub fn sink_active(&self, f: FunctionRef, sink: &SinkSite) -> bool {
+        let sinks = &self.function(f).sinks;
+        match index_in(sinks, sink) {
+            Some(index) if !self.resolved.first_sink.is_empty() => {
+                self.resolved.active[self.resolved.first_sink[self.number(f)] + index]
+            }
+            _ => self.compute_sink_active(f, sink),
+        }
+    }
+
+    fn compute_sink_active(&self, f: FunctionRef, sink: &SinkSite) -> bool {
         sink.if_returns_response.is_empty()
             || sink.if_returns_response.iter().any(|callee| {
-                let call = CallSite::to(callee.clone());
-                self.resolve(f, &call)
+                self.resolve(f, callee)
                     .iter()
                     .any(|g| self.returns_response.contains(g))
             })
@@ -451,7 +576,7 @@ impl<'a> CrateGraph<'a> {
                 if self.effective_origin(f.file, &call.origins).is_some() {
                     continue;
                 }
-                for callee in self.resolve(f, call) {
+                for &callee in self.call_targets(f, call).iter() {
                     callers.entry(callee).or_default().push((f, index));
                 }
             }
@@ -521,7 +646,7 @@ impl<'a> CrateGraph<'a> {
                 let Some(origin) = self.effective_origin(f.file, &call.origins) else {
                     continue;
                 };
-                let mut callees = self.resolve(f, call);
+                let mut callees = self.call_targets(f, call).into_owned();
                 callees.sort();
                 let chain = callees
                     .into_iter()

@@ -8,7 +8,9 @@
 //! serves. The SDK's request handlers (methods of a type that implements a `*Handler` trait)
 //! run while serving too. A write to stdout matters to the protocol only there.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::VecDeque;
+
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use super::crate_graph::{CrateGraph, FunctionRef};
 use crate::source::{ByteSpan, FileId};

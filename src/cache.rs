@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::analysis::facts::FileFacts;
 use crate::analysis::vocabulary::Vocabulary;
+use crate::diagnostic::{Applicability, Severity};
 use crate::source::ByteSpan;
 
 /// What analysing a file's text gave.
@@ -31,14 +32,37 @@ pub enum Cached {
     SyntaxError(ByteSpan, String),
 }
 
-/// The body of a cache file: its entries.
+/// A stored edit or label: its file's place in the unit's input, its span, and its text.
+pub type StoredPlace = (usize, ByteSpan, String);
+
+/// A finding of a unit as the cache keeps it: its files are named by their place in the unit's
+/// input (see [`unit_key`]), its rule by code and name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredFinding {
+    pub code: String,
+    pub name: String,
+    pub severity: Severity,
+    pub message: String,
+    pub file: usize,
+    pub span: ByteSpan,
+    /// Each label's file, span and message.
+    pub labels: Vec<StoredPlace>,
+    pub notes: Vec<String>,
+    pub help: Option<String>,
+    /// The fix's applicability, message, and edits (file, span, replacement).
+    pub fix: Option<(Applicability, String, Vec<StoredPlace>)>,
+    pub context: Option<String>,
+}
+
+/// The body of a cache file: its files' entries, and the findings of the units checked.
 #[derive(Serialize, Deserialize)]
 struct CacheBody {
     entries: Vec<([u8; 32], Cached)>,
+    units: Vec<([u8; 32], Vec<StoredFinding>)>,
 }
 
 /// What a cache file starts with; then the key's tag, the body's tag, and the body.
-const MAGIC: &[u8; 8] = b"mcplint3";
+const MAGIC: &[u8; 8] = b"mcplint4";
 
 /// The most a cache file is read: a larger one is not this tool's.
 pub const MAX_CACHE_SIZE: u64 = 1 << 30;
@@ -93,8 +117,14 @@ fn tag(secret: &[u8; 32], label: &[u8], data: &[u8]) -> [u8; 32] {
     *hasher.finalize().as_bytes()
 }
 
+/// What a cache file holds: the files' entries and the units' findings.
+type Contents = (
+    HashMap<[u8; 32], Cached>,
+    HashMap<[u8; 32], Vec<StoredFinding>>,
+);
+
 /// The entries of the cache file at `path` if it holds `key` and was written under `secret`.
-fn read_cache(path: &Path, key: &str, secret: &[u8; 32]) -> Option<HashMap<[u8; 32], Cached>> {
+fn read_cache(path: &Path, key: &str, secret: &[u8; 32]) -> Option<Contents> {
     use std::io::Read;
     let metadata = std::fs::symlink_metadata(path).ok()?;
     if !metadata.is_file() || metadata.len() > MAX_CACHE_SIZE {
@@ -114,7 +144,10 @@ fn read_cache(path: &Path, key: &str, secret: &[u8; 32]) -> Option<HashMap<[u8; 
         return None;
     }
     let body: CacheBody = postcard::from_bytes(&body).ok()?;
-    Some(body.entries.into_iter().collect())
+    Some((
+        body.entries.into_iter().collect(),
+        body.units.into_iter().collect(),
+    ))
 }
 
 /// The cache of one run.
@@ -124,7 +157,62 @@ pub struct Cache {
     /// No secret: nothing is read or written.
     secret: Option<[u8; 32]>,
     entries: HashMap<[u8; 32], Cached>,
-    used: Mutex<HashMap<[u8; 32], Cached>>,
+    used: Used<Cached>,
+    units: HashMap<[u8; 32], Vec<StoredFinding>>,
+    used_units: Used<Vec<StoredFinding>>,
+}
+
+/// What a run used of one table of the cache: the keys of the entries it read (written back
+/// from the table, not copied on each read), and the entries it made.
+struct Used<T> {
+    read: Mutex<std::collections::HashSet<[u8; 32]>>,
+    made: Mutex<HashMap<[u8; 32], T>>,
+}
+
+impl<T> Default for Used<T> {
+    fn default() -> Self {
+        Used {
+            read: Mutex::new(Default::default()),
+            made: Mutex::new(HashMap::new()),
+        }
+    }
+}
+
+impl<T: Clone> Used<T> {
+    /// `table`'s entry for `key`, noted as read.
+    fn get(&self, table: &HashMap<[u8; 32], T>, key: &[u8; 32]) -> Option<T> {
+        let found = table.get(key).cloned();
+        if found.is_some() {
+            if let Ok(mut read) = self.read.lock() {
+                read.insert(*key);
+            }
+        }
+        found
+    }
+
+    fn make(&self, key: [u8; 32], value: T) {
+        if let Ok(mut made) = self.made.lock() {
+            made.insert(key, value);
+        }
+    }
+
+    /// The entries to write back (those read, taken from `table`, and those made), and
+    /// whether they differ from `table`'s.
+    fn written(self, mut table: HashMap<[u8; 32], T>) -> (Vec<([u8; 32], T)>, bool) {
+        let read = self.read.into_inner().unwrap_or_default();
+        let made: Vec<([u8; 32], T)> = self
+            .made
+            .into_inner()
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|(key, _)| !read.contains(key))
+            .collect();
+        let changed = !made.is_empty() || read.len() != table.len();
+        table.retain(|key, _| read.contains(key));
+        let mut all: Vec<([u8; 32], T)> = table.into_iter().collect();
+        all.extend(made);
+        (all, changed)
+    }
 }
 
 // `FACTS_SHAPE`: the shape of the cached facts, a hash of the sources that shape them (the
@@ -204,9 +292,9 @@ impl Cache {
             if preview { "preview" } else { "stable" },
             build_stamp()
         );
-        let path = directory.join("facts-v3.bin");
+        let path = directory.join("facts-v4.bin");
         let secret = secret();
-        let entries = secret
+        let (entries, units) = secret
             .as_ref()
             .and_then(|secret| read_cache(&path, &key, secret))
             .unwrap_or_default();
@@ -215,7 +303,9 @@ impl Cache {
             key,
             secret,
             entries,
-            used: Mutex::new(HashMap::new()),
+            used: Used::default(),
+            units,
+            used_units: Used::default(),
         }
     }
 
@@ -224,45 +314,46 @@ impl Cache {
         self.entries.len()
     }
 
+    /// How many units' findings were read from disk.
+    pub fn unit_count(&self) -> usize {
+        self.units.len()
+    }
+
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
 
     /// The cached outcome of a text, if any.
     pub fn get(&self, entry: &[u8; 32]) -> Option<Cached> {
-        let found = self.entries.get(entry).cloned();
-        if let Some(found) = &found {
-            self.remember(*entry, found.clone());
-        }
-        found
+        self.used.get(&self.entries, entry)
     }
 
     /// Remember a text's outcome (to be written back).
     pub fn remember(&self, entry: [u8; 32], outcome: Cached) {
-        if let Ok(mut used) = self.used.lock() {
-            used.insert(entry, outcome);
-        }
+        self.used.make(entry, outcome);
+    }
+
+    /// The findings a unit with this key gave, if any are cached.
+    pub fn unit_findings(&self, key: &[u8; 32]) -> Option<Vec<StoredFinding>> {
+        self.used_units.get(&self.units, key)
+    }
+
+    /// Remember a unit's findings (to be written back).
+    pub fn remember_unit(&self, key: [u8; 32], findings: Vec<StoredFinding>) {
+        self.used_units.make(key, findings);
     }
 
     /// Write the entries this run used (atomically; a failure only costs the next run time).
     pub fn save(self) {
-        let Ok(used) = self.used.into_inner() else {
-            return;
-        };
-        if used.is_empty() && self.entries.is_empty() {
-            return;
-        }
-        let unchanged =
-            used.len() == self.entries.len() && used.keys().all(|k| self.entries.contains_key(k));
-        if unchanged {
+        let (entries, entries_changed) = self.used.written(self.entries);
+        let (units, units_changed) = self.used_units.written(self.units);
+        if !entries_changed && !units_changed {
             return;
         }
         let Some(secret) = self.secret else {
             return;
         };
-        let body = CacheBody {
-            entries: used.into_iter().collect(),
-        };
+        let body = CacheBody { entries, units };
         let Ok(body) = postcard::to_allocvec(&body) else {
             return;
         };

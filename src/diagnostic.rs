@@ -1,9 +1,9 @@
 //! What a rule reports: a code, a severity, a message, a primary span, labels, notes and help.
 
 use crate::source::{ByteSpan, FileId};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     Note,
@@ -22,7 +22,7 @@ impl Severity {
 }
 
 /// How far a fix can be trusted, in ruff's and rustc's sense.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Applicability {
     /// Shown, never applied.

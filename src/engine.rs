@@ -1,7 +1,7 @@
 //! The engine: read and parse every file once (in parallel), build its facts, join the facts of
 //! each crate and run the rules over them.
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -55,6 +55,12 @@ struct Analysed {
     skipped: HashMap<FileId, (UnitFile, Trigrams)>,
     diagnostics: Vec<Diagnostic>,
     canonical: Canonical,
+    /// The cache's key of each file's entry (its text and module path), when there is a cache.
+    keys: HashMap<FileId, [u8; 32]>,
+    /// The file each module declaration loads, by the declaring file's path and whether it owns
+    /// its directory: a library's files are in each of its package's targets, and finding a
+    /// module's file looks at the disk.
+    children: HashMap<(PathBuf, bool, crate::unit::ModDecl), Option<ModuleFile>>,
 }
 
 /// Canonical paths (links resolved), each path resolved once: a library's files are listed in
@@ -98,6 +104,8 @@ impl Analysed {
             skipped: HashMap::new(),
             diagnostics: Vec::new(),
             canonical: Canonical::default(),
+            keys: HashMap::new(),
+            children: HashMap::new(),
         }
     }
 
@@ -120,7 +128,7 @@ impl Analysed {
             }
         }
         let first = self.sources.len();
-        let outcomes: Vec<(SourceFile, FileOutcome)> = in_pool(|| {
+        let outcomes: Vec<(SourceFile, FileOutcome, Option<[u8; 32]>)> = in_pool(|| {
             fresh
                 .par_iter()
                 .enumerate()
@@ -131,9 +139,12 @@ impl Analysed {
                 })
                 .collect()
         });
-        for ((key, file, _), (source, outcome)) in fresh.into_iter().zip(outcomes) {
+        for ((key, file, _), (source, outcome, entry)) in fresh.into_iter().zip(outcomes) {
             let id = self.sources.add(source);
             self.ids.insert(key, id);
+            if let Some(entry) = entry {
+                self.keys.insert(id, entry);
+            }
             self.record(id, file, outcome);
         }
     }
@@ -204,19 +215,23 @@ impl Analysed {
             .filter(|(_, (_, trigrams))| patterns.iter().any(|p| trigrams.may_contain(p)))
             .map(|(id, (f, _))| (*id, f.clone()))
             .collect();
-        let outcomes: Vec<(FileId, UnitFile, SourceFile, FileOutcome)> = in_pool(|| {
+        type Parsed = (FileId, UnitFile, SourceFile, FileOutcome, Option<[u8; 32]>);
+        let outcomes: Vec<Parsed> = in_pool(|| {
             skipped
                 .into_par_iter()
                 .filter_map(|(id, file)| {
-                    let (source, outcome) = analyse_file(id, &file, run, wanted);
+                    let (source, outcome, entry) = analyse_file(id, &file, run, wanted);
                     (!matches!(outcome, FileOutcome::Skipped(_)))
-                        .then_some((id, file, source, outcome))
+                        .then_some((id, file, source, outcome, entry))
                 })
                 .collect()
         });
         let parsed = outcomes.len();
-        for (id, file, source, outcome) in outcomes {
+        for (id, file, source, outcome, entry) in outcomes {
             self.sources.replace(id, source);
+            if let Some(entry) = entry {
+                self.keys.insert(id, entry);
+            }
             self.record(id, &file, outcome);
         }
         parsed
@@ -241,7 +256,7 @@ struct Run<'a> {
 }
 
 /// Texts to lint in place of what is on disk, by the path the unit names (the fixer's edits).
-pub type Overlay = HashMap<PathBuf, String>;
+pub type Overlay = std::collections::HashMap<PathBuf, String>;
 
 /// Lint the units. File paths are shown relative to `cwd`.
 pub fn lint(units: &[LintUnit], cwd: &Path) -> LintResult {
@@ -309,20 +324,28 @@ pub fn lint_observed(
     );
     analysed.follow_up(&run, settings);
 
-    if let Some(cache) = run.cache {
-        timings::phase("cache save", || cache.save(), |_| 0);
-    }
-
     let Analysed {
         ids,
         sources,
         facts,
         mut diagnostics,
         canonical,
+        keys,
         ..
     } = analysed;
-    let found = check_units(&units, (&ids, &canonical), &sources, &facts, settings);
+    let cached = run.cache.as_ref().map(|cache| (cache, &keys));
+    let found = check_units(
+        &units,
+        (&ids, &canonical),
+        &sources,
+        &facts,
+        settings,
+        cached,
+    );
     diagnostics.extend(found);
+    if let Some(cache) = run.cache {
+        timings::phase("cache save", || cache.save(), |_| 0);
+    }
 
     let diagnostics = timings::phase(
         "suppressions and policy",
@@ -347,6 +370,7 @@ fn check_units(
     sources: &SourceMap,
     facts: &[Option<FileFacts>],
     settings: &Settings,
+    cache: Option<(&crate::cache::Cache, &HashMap<FileId, [u8; 32]>)>,
 ) -> Vec<Diagnostic> {
     let rules = rules::enabled(settings);
     let inputs = unit_inputs(units, ids, facts);
@@ -381,7 +405,21 @@ fn check_units(
                     .par_iter()
                     .zip(&chosen_sdks)
                     .map(|(input, sdk)| {
-                        check_unit(input, sdk.as_ref(), &rules, facts, sources, settings)
+                        let check =
+                            || check_unit(input, sdk.as_ref(), &rules, facts, sources, settings);
+                        let Some((cache, keys)) = cache else {
+                            return check();
+                        };
+                        let inputs = crate::unit_results::UnitInputs {
+                            files: &input.files,
+                            crate_name: input.crate_name,
+                            rooted: input.rooted,
+                            test_target: input.test_target,
+                            manifest: input.manifest,
+                            sdk: sdk.as_ref(),
+                        };
+                        let key = crate::unit_results::key(&inputs, keys, &rules, settings);
+                        crate::unit_results::checked(key, &input.files, cache, check)
                     })
                     .collect()
             })
@@ -490,11 +528,18 @@ impl Analysed {
             .iter()
             .map(|u| u.files.iter().map(|f| self.key(&f.path)).collect())
             .collect();
+        // Per unit, how many of its files have been handed to `analyse`: each round hands it
+        // only the files the last one added.
+        let mut handed = vec![0usize; units.len()];
         loop {
             let wanted: Vec<(&UnitFile, bool)> = units
                 .iter()
-                .flat_map(|u| u.files.iter().map(move |f| (f, u.follow_modules)))
+                .zip(&handed)
+                .flat_map(|(u, from)| u.files[*from..].iter().map(move |f| (f, u.follow_modules)))
                 .collect();
+            for (unit, from) in units.iter().zip(handed.iter_mut()) {
+                *from = unit.files.len();
+            }
             self.analyse(wanted, run);
             let mut grew = false;
             for ((unit, cursor), members) in units
@@ -520,7 +565,7 @@ impl Analysed {
     /// Add to `unit` the files that the `mod x;` declarations of its file at `index` load and
     /// that it does not hold yet. Whether any was added.
     fn add_child_modules(
-        &self,
+        &mut self,
         unit: &mut LintUnit,
         index: usize,
         members: &mut HashSet<PathBuf>,
@@ -531,12 +576,22 @@ impl Analysed {
             return false;
         };
         let mut grew = false;
-        for decl in &facts.mod_decls {
-            let module_file = ModuleFile {
-                path: parent.path.clone(),
-                owns_directory: parent.owns_directory,
+        let decls = facts.mod_decls.clone();
+        for decl in &decls {
+            let key = (parent.path.clone(), parent.owns_directory, decl.clone());
+            let child = match self.children.get(&key) {
+                Some(known) => known.clone(),
+                None => {
+                    let module_file = ModuleFile {
+                        path: parent.path.clone(),
+                        owns_directory: parent.owns_directory,
+                    };
+                    let child = module_tree::resolve(&module_file, decl);
+                    self.children.insert(key, child.clone());
+                    child
+                }
             };
-            let Some(child) = module_tree::resolve(&module_file, decl) else {
+            let Some(child) = child else {
                 continue;
             };
             if settings.is_excluded(&child.path) || !members.insert(self.key(&child.path)) {
@@ -728,7 +783,7 @@ fn analyse_file(
     file: &UnitFile,
     run: &Run<'_>,
     wanted: impl Fn(&str) -> bool,
-) -> (SourceFile, FileOutcome) {
+) -> (SourceFile, FileOutcome, Option<[u8; 32]>) {
     (run.on_file)();
     let shown = display_path(&file.path, run.cwd);
     let text = match timings::work("read", || read_text(file, run)) {
@@ -737,7 +792,7 @@ fn analyse_file(
             let source = SourceFile::new(file.path.clone(), shown, unreadable.text);
             let failure =
                 syntax_error::diagnostic(id, unreadable.span, unreadable.message, unreadable.help);
-            return (source, FileOutcome::Failed(failure));
+            return (source, FileOutcome::Failed(failure), None);
         }
     };
     if !timings::work("pre-filter", || wanted(&text)) {
@@ -745,6 +800,7 @@ fn analyse_file(
         return (
             SourceFile::new(file.path.clone(), shown, String::new()),
             FileOutcome::Skipped(trigrams),
+            None,
         );
     }
     let (entry, cached) = match run.cache {
@@ -778,9 +834,9 @@ fn analyse_file(
                     )
                 })
             });
-            if let (Some(cache), Some(entry), Ok(result)) = (&run.cache, entry, &fresh) {
+            if let (Some(cache), Some(entry), Ok(result)) = (&run.cache, &entry, &fresh) {
                 cache.remember(
-                    entry,
+                    *entry,
                     match result {
                         Ok(facts) => crate::cache::Cached::Facts(Box::new(facts.clone())),
                         Err(failure) => {
@@ -802,7 +858,11 @@ fn analyse_file(
         )),
         Err(panic) => FileOutcome::Failed(internal_error::analysis_failed(id, &panic)),
     };
-    (SourceFile::new(file.path.clone(), shown, text), outcome)
+    (
+        SourceFile::new(file.path.clone(), shown, text),
+        outcome,
+        entry,
+    )
 }
 
 /// Report each manifest that could not be read (when cargo mode read the workspace without

@@ -34,3 +34,4 @@ pub mod statistics;
 pub mod suppression;
 pub mod timings;
 pub mod unit;
+pub mod unit_results;

@@ -53,6 +53,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("discovery", 3),
     // 4. The engine: read, parse, analyse, run the rules.
     ("engine", 4),
+    ("unit_results", 4),
     // 5. What is done with a result: the report's paths, changed-since filtering, baselines,
     //    statistics.
     ("report", 5),

@@ -21,10 +21,9 @@ fn summary(result: &LintResult) -> Vec<String> {
                 .get(d.file)
                 .map(|s| s.display_path.clone())
                 .unwrap_or_default();
-            format!(
-                "{path}:{}:{} {} {}",
-                d.span.start, d.span.end, d.code, d.message
-            )
+            // The whole finding: labels, notes, help and fix too (a warm run takes a unit's
+            // findings from the cache whole).
+            format!("{path}: {d:?}")
         })
         .collect()
 }
@@ -78,6 +77,26 @@ fn the_cache_never_changes_results() {
             > 0,
         "the cache was written"
     );
+    let written = Cache::open_in_mode(
+        cache.path(),
+        &Vocabulary::default(),
+        &collector_keys(),
+        true,
+    );
+    assert!(
+        written.unit_count() > 0,
+        "the units' findings were kept, not only the files' facts"
+    );
+}
+
+/// The keys of the rules that collect facts in a preview run with the default configuration.
+fn collector_keys() -> Vec<&'static str> {
+    let mut settings = Settings::default();
+    settings.preview = true;
+    cargo_mcp_lint::rules::collectors(&settings)
+        .iter()
+        .map(|c| c.key())
+        .collect()
 }
 
 #[test]

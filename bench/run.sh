@@ -79,8 +79,8 @@ python3 "$root/bench/measure.py" "$runs" "$work/results.json" \
   floor-tall -- threads="$cores" "$floor" "$corpus" :: \
   cold-t1 -- cwd="$work" threads=1 "${lint[@]}" --no-cache "$corpus" :: \
   cold-tall -- cwd="$work" threads="$cores" "${lint[@]}" --no-cache "$corpus" :: \
-  ast-grep-t1 -- "$venv/bin/ast-grep" scan --rule "$root/bench/rules/ast-grep.yml" --threads 1 "$corpus" :: \
-  ast-grep-tall -- "$venv/bin/ast-grep" scan --rule "$root/bench/rules/ast-grep.yml" --threads "$cores" "$corpus" :: \
+  ast-grep-t1 -- threads=1 "$venv/bin/ast-grep" scan --rule "$root/bench/rules/ast-grep.yml" --threads 1 "$corpus" :: \
+  ast-grep-tall -- threads="$cores" "$venv/bin/ast-grep" scan --rule "$root/bench/rules/ast-grep.yml" --threads "$cores" "$corpus" :: \
   one-by-one -- cwd="$work" sh -c 'for d in "$1"/*/; do "$2" --format concise --exit-zero --quiet --no-cache "$d"; done' sh "$corpus" "$tool" :: \
   cold -- cwd="$work" "${lint[@]}" --no-cache "$corpus" :: \
   warm -- cwd="$corpus" "${lint[@]}" . :: \

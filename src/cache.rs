@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use crate::analysis::facts::FileFacts;
 use crate::analysis::vocabulary::Vocabulary;
 use crate::diagnostic::{Applicability, Severity};
+use crate::prefilter::Trigrams;
 use crate::source::ByteSpan;
 
 /// What analysing a file's text gave.
@@ -54,15 +55,80 @@ pub struct StoredFinding {
     pub context: Option<String>,
 }
 
-/// The body of a cache file: its files' entries, and the findings of the units checked.
+/// What a file's metadata said when it was read and skipped by the pre-filter. A file whose
+/// metadata still says the same (size, modification and change times to the nanosecond, inode
+/// and device, as git's index judges) is unchanged, so it is skipped again without being read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stamp {
+    len: u64,
+    modified: (i64, i64),
+    changed: (i64, i64),
+    inode: u64,
+    device: u64,
+}
+
+impl Stamp {
+    /// The stamp of a file's metadata, if a change of the file must change it: on Unix, for a
+    /// regular file neither modified nor changed in the last two seconds (a file written within
+    /// the clock's granularity of being read could be written again without its times moving).
+    #[cfg(unix)]
+    pub fn of(metadata: &std::fs::Metadata) -> Option<Stamp> {
+        use std::os::unix::fs::MetadataExt;
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?;
+        let recent = now.saturating_sub(std::time::Duration::from_secs(2));
+        let at = |seconds: i64, nanoseconds: i64| {
+            std::time::Duration::new(
+                u64::try_from(seconds).unwrap_or(0),
+                u32::try_from(nanoseconds).unwrap_or(0),
+            )
+        };
+        if !metadata.is_file()
+            || at(metadata.mtime(), metadata.mtime_nsec()) >= recent
+            || at(metadata.ctime(), metadata.ctime_nsec()) >= recent
+        {
+            return None;
+        }
+        Some(Stamp {
+            len: metadata.len(),
+            modified: (metadata.mtime(), metadata.mtime_nsec()),
+            changed: (metadata.ctime(), metadata.ctime_nsec()),
+            inode: metadata.ino(),
+            device: metadata.dev(),
+        })
+    }
+
+    #[cfg(not(unix))]
+    pub fn of(_metadata: &std::fs::Metadata) -> Option<Stamp> {
+        None
+    }
+}
+
+/// The key of a skipped file's stamp: the pre-filter that skipped it (its digest, with the run's
+/// size limit), its path, and whether its module declarations were wanted.
+pub fn stamp_key(salt: &[u8; 32], path: &Path, follows_modules: bool) -> [u8; 32] {
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(salt);
+    hasher.update(path.as_os_str().as_encoded_bytes());
+    hasher.update(&[0, u8::from(follows_modules)]);
+    *hasher.finalize().as_bytes()
+}
+
+/// A skipped file's stamp and the three-byte sequences its text held.
+type Skipped = (Stamp, Trigrams);
+
+/// The body of a cache file: its files' entries, the findings of the units checked, and the
+/// stamps of the files skipped.
 #[derive(Serialize, Deserialize)]
 struct CacheBody {
     entries: Vec<([u8; 32], Cached)>,
     units: Vec<([u8; 32], Vec<StoredFinding>)>,
+    skipped: Vec<([u8; 32], Skipped)>,
 }
 
 /// What a cache file starts with; then the key's tag, the body's tag, and the body.
-const MAGIC: &[u8; 8] = b"mcplint4";
+const MAGIC: &[u8; 8] = b"mcplint5";
 
 /// The most a cache file is read: a larger one is not this tool's.
 pub const MAX_CACHE_SIZE: u64 = 1 << 30;
@@ -117,10 +183,11 @@ fn tag(secret: &[u8; 32], label: &[u8], data: &[u8]) -> [u8; 32] {
     *hasher.finalize().as_bytes()
 }
 
-/// What a cache file holds: the files' entries and the units' findings.
+/// What a cache file holds: the files' entries, the units' findings, the skipped files' stamps.
 type Contents = (
     HashMap<[u8; 32], Cached>,
     HashMap<[u8; 32], Vec<StoredFinding>>,
+    HashMap<[u8; 32], Skipped>,
 );
 
 /// The entries of the cache file at `path` if it holds `key` and was written under `secret`.
@@ -147,6 +214,7 @@ fn read_cache(path: &Path, key: &str, secret: &[u8; 32]) -> Option<Contents> {
     Some((
         body.entries.into_iter().collect(),
         body.units.into_iter().collect(),
+        body.skipped.into_iter().collect(),
     ))
 }
 
@@ -160,6 +228,8 @@ pub struct Cache {
     used: Used<Cached>,
     units: HashMap<[u8; 32], Vec<StoredFinding>>,
     used_units: Used<Vec<StoredFinding>>,
+    skipped: HashMap<[u8; 32], Skipped>,
+    used_skipped: Used<Skipped>,
 }
 
 /// What a run used of one table of the cache: the keys of the entries it read (written back
@@ -292,9 +362,9 @@ impl Cache {
             if preview { "preview" } else { "stable" },
             build_stamp()
         );
-        let path = directory.join("facts-v4.bin");
+        let path = directory.join("facts-v5.bin");
         let secret = secret();
-        let (entries, units) = secret
+        let (entries, units, skipped) = secret
             .as_ref()
             .and_then(|secret| read_cache(&path, &key, secret))
             .unwrap_or_default();
@@ -306,12 +376,19 @@ impl Cache {
             used: Used::default(),
             units,
             used_units: Used::default(),
+            skipped,
+            used_skipped: Used::default(),
         }
     }
 
     /// How many entries were read from disk.
     pub fn len(&self) -> usize {
         self.entries.len()
+    }
+
+    /// How many skipped files' stamps were read from disk.
+    pub fn skipped_count(&self) -> usize {
+        self.skipped.len()
     }
 
     /// How many units' findings were read from disk.
@@ -338,6 +415,21 @@ impl Cache {
         self.used_units.get(&self.units, key)
     }
 
+    /// The three-byte sequences of a file skipped before, if its stamp is still `stamp`.
+    pub fn skipped_before(&self, key: &[u8; 32], stamp: &Stamp) -> Option<Trigrams> {
+        let (known, _) = self.skipped.get(key)?;
+        if known != stamp {
+            return None;
+        }
+        let (_, trigrams) = self.used_skipped.get(&self.skipped, key)?;
+        trigrams.is_well_formed().then_some(trigrams)
+    }
+
+    /// Remember that a file with this stamp was skipped (to be written back).
+    pub fn remember_skipped(&self, key: [u8; 32], stamp: Stamp, trigrams: Trigrams) {
+        self.used_skipped.make(key, (stamp, trigrams));
+    }
+
     /// Remember a unit's findings (to be written back).
     pub fn remember_unit(&self, key: [u8; 32], findings: Vec<StoredFinding>) {
         self.used_units.make(key, findings);
@@ -347,13 +439,18 @@ impl Cache {
     pub fn save(self) {
         let (entries, entries_changed) = self.used.written(self.entries);
         let (units, units_changed) = self.used_units.written(self.units);
-        if !entries_changed && !units_changed {
+        let (skipped, skipped_changed) = self.used_skipped.written(self.skipped);
+        if !entries_changed && !units_changed && !skipped_changed {
             return;
         }
         let Some(secret) = self.secret else {
             return;
         };
-        let body = CacheBody { entries, units };
+        let body = CacheBody {
+            entries,
+            units,
+            skipped,
+        };
         let Ok(body) = postcard::to_allocvec(&body) else {
             return;
         };

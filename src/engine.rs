@@ -132,10 +132,26 @@ impl Analysed {
             fresh
                 .par_iter()
                 .enumerate()
-                .map(|(offset, (_, file, follows))| {
-                    analyse_file(first + offset, file, run, |text| {
+                .map(|(offset, (key, file, follows))| {
+                    let stamp = run.stamp(key, file, *follows);
+                    if let (Some(cache), Some((at, stamp))) = (&run.cache, &stamp) {
+                        if let Some(trigrams) = cache.skipped_before(at, stamp) {
+                            // Skipped before, and unchanged since: skipped without a read.
+                            (run.on_file)();
+                            let shown = display_path(&file.path, run.cwd);
+                            let source = SourceFile::new(file.path.clone(), shown, String::new());
+                            return (source, FileOutcome::Skipped(trigrams), None);
+                        }
+                    }
+                    let analysed = analyse_file(first + offset, file, run, |text| {
                         run.prefilter.wants(text, *follows)
-                    })
+                    });
+                    if let (Some(cache), Some((at, stamp)), FileOutcome::Skipped(trigrams)) =
+                        (&run.cache, stamp, &analysed.1)
+                    {
+                        cache.remember_skipped(at, stamp, trigrams.clone());
+                    }
+                    analysed
                 })
                 .collect()
         });
@@ -253,6 +269,28 @@ struct Run<'a> {
     test_panic: Option<String>,
     /// The directories files are read in (see [`LintUnit::roots`]); empty: anywhere.
     roots: Vec<PathBuf>,
+    /// What keys the stamps of skipped files (see [`crate::cache::Stamp`]): the pre-filter's
+    /// digest and the size limit; `None` when there is no cache or every file is parsed.
+    stamp_salt: Option<[u8; 32]>,
+}
+
+impl Run<'_> {
+    /// Where the stamp of a file (by its canonical path) is kept, and its stamp now, if a file
+    /// skipped before may be skipped again unread: not a file of the overlay, and one whose
+    /// metadata a change must alter.
+    fn stamp(
+        &self,
+        canonical: &Path,
+        file: &UnitFile,
+        follows: bool,
+    ) -> Option<([u8; 32], crate::cache::Stamp)> {
+        let salt = self.stamp_salt.as_ref()?;
+        if self.overlay.contains_key(&file.path) {
+            return None;
+        }
+        let stamp = crate::cache::Stamp::of(&std::fs::metadata(canonical).ok()?)?;
+        Some((crate::cache::stamp_key(salt, canonical, follows), stamp))
+    }
 }
 
 /// Texts to lint in place of what is on disk, by the path the unit names (the fixer's edits).
@@ -301,6 +339,11 @@ pub fn lint_observed(
         },
         |_| 0,
     );
+    let prefilter = rules::prefilter(settings);
+    let roots = confinement(&units);
+    let stamp_salt = cache
+        .as_ref()
+        .and_then(|_| stamp_salt(&prefilter, settings, &roots));
     let run = Run {
         on_file,
         max_file_size: settings.max_file_size,
@@ -308,10 +351,11 @@ pub fn lint_observed(
         overlay,
         vocabulary: &settings.vocabulary,
         collectors,
-        prefilter: rules::prefilter(settings),
+        prefilter,
         cache,
         test_panic: internal_error::test_panic_file(settings),
-        roots: confinement(&units),
+        roots,
+        stamp_salt,
     };
     let mut analysed = Analysed::new();
     timings::phase(
@@ -331,7 +375,8 @@ pub fn lint_observed(
         mut diagnostics,
         canonical,
         keys,
-        ..
+        skipped,
+        children,
     } = analysed;
     let cached = run.cache.as_ref().map(|cache| (cache, &keys));
     let found = check_units(
@@ -357,10 +402,35 @@ pub fn lint_observed(
         },
         |_| sources.len(),
     );
+    // What only the run needed (a large tree's facts, paths and unit lists) is freed on another
+    // thread: the report does not wait for it.
+    let leftovers = (facts, units, ids, canonical, keys, skipped, children);
+    rayon::spawn(move || drop(leftovers));
     LintResult {
         sources,
         diagnostics,
     }
+}
+
+/// What keys the stamps of the files a run skips: a file is skipped unread only by a run whose
+/// pre-filter, size limit and confinement are those of the run that skipped it. `None` when the
+/// pre-filter wants every file.
+fn stamp_salt(
+    prefilter: &crate::prefilter::Prefilter,
+    settings: &Settings,
+    roots: &[PathBuf],
+) -> Option<[u8; 32]> {
+    if prefilter.is_everything() {
+        return None;
+    }
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(&prefilter.digest());
+    hasher.update(&settings.max_file_size.to_le_bytes());
+    for root in roots {
+        hasher.update(root.as_os_str().as_encoded_bytes());
+        hasher.update(&[0]);
+    }
+    Some(*hasher.finalize().as_bytes())
 }
 
 /// Run the enabled rules on each unit's crate graph, adding their findings to `diagnostics`.

@@ -102,9 +102,22 @@ pub struct Prefilter {
     /// Where the third group starts.
     mcp_words: usize,
     everything: bool,
+    /// A hash of the words and the switch it was built from: files it skipped are skipped by
+    /// another pre-filter only if this is the same.
+    digest: [u8; 32],
 }
 
 impl Prefilter {
+    /// A hash of what the pre-filter was built from (see [`crate::cache::Stamp`]).
+    pub fn digest(&self) -> [u8; 32] {
+        self.digest
+    }
+
+    /// Whether it wants every file.
+    pub fn is_everything(&self) -> bool {
+        self.everything
+    }
+
     /// The pre-filter for a run: `alone` are the words that make a file worth parsing, `with_mcp`
     /// those that do so only in code that speaks MCP (each enabled rule's); `everything` turns it
     /// off (every file is parsed).
@@ -129,6 +142,16 @@ impl Prefilter {
     }
 
     fn build(alone: Vec<String>, with_mcp: Vec<String>, everything: bool) -> Self {
+        let mut hasher = blake3::Hasher::new();
+        for list in [&alone, &with_mcp] {
+            for word in list {
+                hasher.update(word.as_bytes());
+                hasher.update(&[0]);
+            }
+            hasher.update(&[1]);
+        }
+        hasher.update(&[u8::from(everything)]);
+        let digest = *hasher.finalize().as_bytes();
         let mut needles = alone;
         let gated = needles.len();
         needles.extend(with_mcp);
@@ -149,6 +172,7 @@ impl Prefilter {
             gated,
             mcp_words,
             everything,
+            digest,
         }
     }
 
@@ -194,7 +218,7 @@ pub fn is_standalone(needle: &str) -> bool {
 /// three-byte window of it is in the set. The follow-up waves keep one per skipped file, so that
 /// a wave re-reads only the files that may hold one of its needles, with the same result as
 /// reading them all.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Trigrams {
     bits: Vec<u64>,
     /// log2 of the number of bits.
@@ -218,6 +242,11 @@ impl Trigrams {
     fn bit(&self, window: &[u8]) -> usize {
         let word = u32::from(window[0]) << 16 | u32::from(window[1]) << 8 | u32::from(window[2]);
         (word.wrapping_mul(0x9E37_79B1) >> (32 - self.order)) as usize
+    }
+
+    /// Whether the set has the shape [`Trigrams::of`] gives (one read from a cache is checked).
+    pub fn is_well_formed(&self) -> bool {
+        (9..=15).contains(&self.order) && self.bits.len() == (1usize << self.order) / 64
     }
 
     /// Whether `needle` may occur in the text (never `false` when it does).

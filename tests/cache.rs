@@ -196,3 +196,52 @@ fn a_cache_of_another_version_or_vocabulary_is_not_read() {
         "another version"
     );
 }
+
+/// Lint `dir` with `cache` and `settings` (in preview mode).
+fn lint_with_settings(dir: &Path, cache: &Path, mut settings: Settings) -> Vec<String> {
+    settings.preview = true;
+    settings.cache_directory = Some(cache.to_path_buf());
+    let units = path_mode::discover(&[dir.to_path_buf()]).expect("discover");
+    summary(&engine::lint_with(
+        &units,
+        Path::new("/"),
+        &Overlay::new(),
+        &settings,
+    ))
+}
+
+/// Files written more than two seconds ago are stamped when skipped, and skipped unread while
+/// their metadata is unchanged; a change of the file makes it read again.
+#[test]
+fn a_skipped_file_is_read_again_once_it_changes() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cache = tempfile::tempdir().expect("temp dir");
+    let quiet = "pub fn helper() -> u32 {\n    41 + 1\n}\n";
+    let sends =
+        "fn on_cancelled(&self) {\n    self.send_error(-32800, \"Request cancelled\");\n}\n";
+    std::fs::write(dir.path().join("main.rs"), "fn main() {}\n").expect("write");
+    std::fs::write(dir.path().join("helper.rs"), quiet).expect("write");
+    // Neither stamped nor trusted while recent: wait until they are not.
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    assert!(lint_with_settings(dir.path(), cache.path(), Settings::default()).is_empty());
+    let stamped = Cache::open_in_mode(
+        cache.path(),
+        &Vocabulary::default(),
+        &collector_keys(),
+        true,
+    );
+    assert!(
+        stamped.skipped_count() == 2,
+        "both files were skipped and stamped: {}",
+        stamped.skipped_count()
+    );
+    assert!(lint_with_settings(dir.path(), cache.path(), Settings::default()).is_empty());
+
+    // The file changes, and is old enough to be stamped again by the time it is linted: its
+    // stamp is not the one kept, so it is read.
+    std::fs::write(dir.path().join("helper.rs"), sends).expect("write");
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let found = lint_with_settings(dir.path(), cache.path(), Settings::default());
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].contains("MCP001"), "{found:?}");
+}

@@ -70,6 +70,10 @@ pub struct CrateGraph<'a> {
     by_type: HashMap<(&'a str, &'a str), Vec<FunctionRef>>,
     /// Name to the free functions.
     free_by_name: HashMap<&'a str, Vec<FunctionRef>>,
+    /// Name to the functions with a receiver, and to those of them without an implementing
+    /// type (trait default methods), in `by_name`'s order: what a method call picks from.
+    methods_by_name: HashMap<&'a str, Vec<FunctionRef>>,
+    defaults_by_name: HashMap<&'a str, Vec<FunctionRef>>,
     /// Functions that return a response message (directly or through the calls they return).
     returns_response: HashSet<FunctionRef>,
     /// The name the unit's library is used by, if known (see [`CrateGraph::named`]).
@@ -124,6 +128,8 @@ impl<'a> CrateGraph<'a> {
         let mut by_name: HashMap<&str, Vec<FunctionRef>> = HashMap::new();
         let mut by_type: HashMap<(&str, &str), Vec<FunctionRef>> = HashMap::new();
         let mut free_by_name: HashMap<&str, Vec<FunctionRef>> = HashMap::new();
+        let mut methods_by_name: HashMap<&str, Vec<FunctionRef>> = HashMap::new();
+        let mut defaults_by_name: HashMap<&str, Vec<FunctionRef>> = HashMap::new();
         for (index, (_, facts)) in files.iter().enumerate() {
             for (name, value) in &facts.string_consts {
                 consts
@@ -137,6 +143,12 @@ impl<'a> CrateGraph<'a> {
                     function,
                 };
                 by_name.entry(f.name.as_str()).or_default().push(r);
+                if f.has_receiver {
+                    methods_by_name.entry(f.name.as_str()).or_default().push(r);
+                    if f.self_ty.is_none() {
+                        defaults_by_name.entry(f.name.as_str()).or_default().push(r);
+                    }
+                }
                 match (&f.self_ty, &f.trait_name) {
                     (Some(ty), _) => by_type
                         .entry((ty.as_str(), f.name.as_str()))
@@ -161,6 +173,8 @@ impl<'a> CrateGraph<'a> {
             field_types,
             by_type,
             free_by_name,
+            methods_by_name,
+            defaults_by_name,
             returns_response: HashSet::new(),
             crate_name,
             resolved: Resolved::default(),
@@ -307,7 +321,7 @@ impl<'a> CrateGraph<'a> {
                 name,
                 on_self,
                 receiver,
-            } => self.resolve_method(caller, name, *on_self, receiver.as_ref(), candidates),
+            } => self.resolve_method(caller, name, *on_self, receiver.as_ref()),
         }
     }
 
@@ -447,10 +461,8 @@ impl<'a> CrateGraph<'a> {
         name: &str,
         on_self: bool,
         receiver: Option<&ReceiverType>,
-        candidates: &[FunctionRef],
     ) -> Vec<FunctionRef> {
         let caller_facts = self.function(caller);
-        let pick = |keep: &dyn Fn(&FunctionFacts) -> bool| self.pick(candidates, keep);
         let evident = match receiver {
             Some(ReceiverType::Named(ty)) => Some(ty.clone()),
             Some(ReceiverType::SelfField(field)) => caller_facts
@@ -478,7 +490,7 @@ impl<'a> CrateGraph<'a> {
                 return own;
             }
             // Trait default methods and methods of the trait being implemented.
-            let defaults = pick(&|f| f.has_receiver && f.self_ty.is_none());
+            let defaults = self.defaults_by_name.get(name).cloned().unwrap_or_default();
             if !defaults.is_empty() {
                 return defaults;
             }
@@ -486,11 +498,10 @@ impl<'a> CrateGraph<'a> {
         if vocab::COMMON_METHODS.contains(&name) {
             return Vec::new();
         }
-        let methods = pick(&|f| f.has_receiver);
-        if methods.len() == 1 {
-            methods
-        } else {
-            Vec::new()
+        // The crate's only method of that name, if it has just one.
+        match self.methods_by_name.get(name).map(Vec::as_slice) {
+            Some([only]) => vec![*only],
+            _ => Vec::new(),
         }
     }
 

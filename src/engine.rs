@@ -40,8 +40,8 @@ const PARSER_STACK: usize = 256 * 1024 * 1024;
 enum FileOutcome {
     Facts(FileFacts),
     /// Read, but holds nothing the analysis needs (see [`crate::prefilter`]); what the
-    /// follow-up waves need to know of its text.
-    Skipped(Trigrams),
+    /// follow-up waves need to know of its text (not worked out when they will not ask).
+    Skipped(Option<Trigrams>),
     Failed(Diagnostic),
 }
 
@@ -66,17 +66,24 @@ struct Analysed {
 /// Canonical paths (links resolved), each path resolved once: a library's files are listed in
 /// every target of their package, and resolving a path costs a system call per component.
 #[derive(Default)]
-struct Canonical(std::sync::Mutex<HashMap<PathBuf, PathBuf>>);
+// Keyed by the path's bytes: hashing a `Path` walks its components, and a path spelled two
+// ways is only resolved twice.
+struct Canonical(std::sync::Mutex<HashMap<std::ffi::OsString, PathBuf>>);
 
 impl Canonical {
     /// `path` with links resolved, or as given when it cannot be resolved.
     fn of(&self, path: &Path) -> PathBuf {
-        if let Some(known) = self.0.lock().ok().and_then(|m| m.get(path).cloned()) {
+        if let Some(known) = self
+            .0
+            .lock()
+            .ok()
+            .and_then(|m| m.get(path.as_os_str()).cloned())
+        {
             return known;
         }
         let resolved = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
         if let Ok(mut known) = self.0.lock() {
-            known.insert(path.to_path_buf(), resolved.clone());
+            known.insert(path.as_os_str().to_os_string(), resolved.clone());
         }
         resolved
     }
@@ -140,13 +147,13 @@ impl Analysed {
                             (run.on_file)();
                             let shown = display_path(&file.path, run.cwd);
                             let source = SourceFile::new(file.path.clone(), shown, String::new());
-                            return (source, FileOutcome::Skipped(trigrams), None);
+                            return (source, FileOutcome::Skipped(Some(trigrams)), None);
                         }
                     }
-                    let analysed = analyse_file(first + offset, file, run, |text| {
+                    let analysed = analyse_file(first + offset, file, run, true, |text| {
                         run.prefilter.wants(text, *follows)
                     });
-                    if let (Some(cache), Some((at, stamp)), FileOutcome::Skipped(trigrams)) =
+                    if let (Some(cache), Some((at, stamp)), FileOutcome::Skipped(Some(trigrams))) =
                         (&run.cache, stamp, &analysed.1)
                     {
                         cache.remember_skipped(at, stamp, trigrams.clone());
@@ -172,6 +179,7 @@ impl Analysed {
                 Some(f)
             }
             FileOutcome::Skipped(trigrams) => {
+                let trigrams = trigrams.unwrap_or_else(Trigrams::any);
                 self.skipped.insert(id, (file.clone(), trigrams));
                 None
             }
@@ -236,7 +244,8 @@ impl Analysed {
             skipped
                 .into_par_iter()
                 .filter_map(|(id, file)| {
-                    let (source, outcome, entry) = analyse_file(id, &file, run, wanted);
+                    // A file the wave does not want stays as it was: its set is not needed.
+                    let (source, outcome, entry) = analyse_file(id, &file, run, false, wanted);
                     (!matches!(outcome, FileOutcome::Skipped(_)))
                         .then_some((id, file, source, outcome, entry))
                 })
@@ -852,6 +861,7 @@ fn analyse_file(
     id: FileId,
     file: &UnitFile,
     run: &Run<'_>,
+    trigrams: bool,
     wanted: impl Fn(&str) -> bool,
 ) -> (SourceFile, FileOutcome, Option<[u8; 32]>) {
     (run.on_file)();
@@ -866,7 +876,7 @@ fn analyse_file(
         }
     };
     if !timings::work("pre-filter", || wanted(&text)) {
-        let trigrams = Trigrams::of(text.as_bytes());
+        let trigrams = trigrams.then(|| Trigrams::of(text.as_bytes()));
         return (
             SourceFile::new(file.path.clone(), shown, String::new()),
             FileOutcome::Skipped(trigrams),

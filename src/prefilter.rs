@@ -244,6 +244,14 @@ impl Trigrams {
         (word.wrapping_mul(0x9E37_79B1) >> (32 - self.order)) as usize
     }
 
+    /// The set that may hold any needle (what a text not looked at must be taken to hold).
+    pub fn any() -> Trigrams {
+        Trigrams {
+            bits: vec![u64::MAX; (1usize << 9) / 64],
+            order: 9,
+        }
+    }
+
     /// Whether the set has the shape [`Trigrams::of`] gives (one read from a cache is checked).
     pub fn is_well_formed(&self) -> bool {
         (9..=15).contains(&self.order) && self.bits.len() == (1usize << self.order) / 64
@@ -368,7 +376,7 @@ pub fn dispatcher_needles(facts: &[&FileFacts]) -> BTreeSet<String> {
     }
     // The callers of a dispatcher may test the id through a function of their own
     // (`let is_note = req.is_notification(); server.handle(req)`): the functions they call.
-    let dispatching: BTreeSet<&str> = facts
+    let dispatching: std::collections::HashSet<&str, foldhash::fast::RandomState> = facts
         .iter()
         .flat_map(|f| &f.dispatch.dispatchers)
         .filter_map(|d| d.function.as_ref().map(|(name, _)| name.as_str()))
@@ -441,6 +449,16 @@ impl NeedleSearch {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_set_of_a_text_not_looked_at_may_hold_anything() {
+        let any = Trigrams::any();
+        assert!(any.is_well_formed());
+        for needle in ["fn reply(", "println!", "zzz", "\u{e9}t\u{e9}"] {
+            assert!(any.may_contain(needle.as_bytes()), "{needle}");
+        }
+        assert!(!Trigrams::of(b"fn main() {}").may_contain(b"println!"));
+    }
 
     #[test]
     fn trigrams_never_miss_what_the_text_holds_and_rule_out_most_of_what_it_does_not() {

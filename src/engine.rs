@@ -57,10 +57,11 @@ struct Analysed {
     canonical: Canonical,
     /// The cache's key of each file's entry (its text and module path), when there is a cache.
     keys: HashMap<FileId, [u8; 32]>,
-    /// The file each module declaration loads, by the declaring file's path and whether it owns
-    /// its directory: a library's files are in each of its package's targets, and finding a
-    /// module's file looks at the disk.
-    children: HashMap<(PathBuf, bool, crate::unit::ModDecl), Option<ModuleFile>>,
+    /// The file each module declaration of a file loads (in the order of its declarations), by
+    /// the declaring file, the path it was reached by (declarations resolve from it, as rustc
+    /// resolves them) and whether it owns its directory: a library's files are in each of its
+    /// package's targets, and finding a module's file looks at the disk.
+    children: HashMap<(FileId, std::ffi::OsString, bool), Vec<Option<ModuleFile>>>,
 }
 
 /// Canonical paths (links resolved), each path resolved once: a library's files are listed in
@@ -650,26 +651,41 @@ impl Analysed {
         members: &mut HashSet<PathBuf>,
         settings: &Settings,
     ) -> bool {
-        let parent = unit.files[index].clone();
-        let Some(facts) = self.id(&parent.path).and_then(|id| self.facts[id].as_ref()) else {
+        let Some(id) = self.id(&unit.files[index].path) else {
             return false;
         };
-        let mut grew = false;
-        let decls = facts.mod_decls.clone();
-        for decl in &decls {
-            let key = (parent.path.clone(), parent.owns_directory, decl.clone());
-            let child = match self.children.get(&key) {
-                Some(known) => known.clone(),
-                None => {
-                    let module_file = ModuleFile {
-                        path: parent.path.clone(),
-                        owns_directory: parent.owns_directory,
-                    };
-                    let child = module_tree::resolve(&module_file, decl);
-                    self.children.insert(key, child.clone());
-                    child
-                }
+        let Some(facts) = self.facts[id].as_ref() else {
+            return false;
+        };
+        if facts.mod_decls.is_empty() {
+            return false;
+        }
+        let parent = unit.files[index].clone();
+        // The files the declarations load, found once per file (and whether it owns its
+        // directory), however many units list it.
+        let key = (
+            id,
+            parent.path.as_os_str().to_os_string(),
+            parent.owns_directory,
+        );
+        if !self.children.contains_key(&key) {
+            let module_file = ModuleFile {
+                path: parent.path.clone(),
+                owns_directory: parent.owns_directory,
             };
+            let found = facts
+                .mod_decls
+                .iter()
+                .map(|decl| module_tree::resolve(&module_file, decl))
+                .collect();
+            self.children.insert(key.clone(), found);
+        }
+        let (Some(facts), Some(children)) = (self.facts[id].as_ref(), self.children.get(&key))
+        else {
+            return false;
+        };
+        let mut added = Vec::new();
+        for (decl, child) in facts.mod_decls.iter().zip(children) {
             let Some(child) = child else {
                 continue;
             };
@@ -679,13 +695,14 @@ impl Analysed {
             let mut module = parent.module.clone();
             module.extend(decl.inline.iter().map(|m| m.name.clone()));
             module.push(decl.name.clone());
-            unit.files.push(UnitFile {
-                path: child.path,
+            added.push(UnitFile {
+                path: child.path.clone(),
                 module,
                 owns_directory: child.owns_directory,
             });
-            grew = true;
         }
+        let grew = !added.is_empty();
+        unit.files.extend(added);
         grew
     }
 

@@ -77,16 +77,16 @@ fn the_cache_never_changes_results() {
             > 0,
         "the cache was written"
     );
-    let written = Cache::open_in_mode(
-        cache.path(),
-        &Vocabulary::default(),
-        &collector_keys(),
-        true,
-    );
+    let written = preview_cache(cache.path());
     assert!(
         written.unit_count() > 0,
         "the units' findings were kept, not only the files' facts"
     );
+}
+
+/// The cache in `dir` of a preview run with the default configuration.
+fn preview_cache(dir: &Path) -> Cache {
+    Cache::open_in_mode(dir, &Vocabulary::default(), &collector_keys(), true)
 }
 
 /// The keys of the rules that collect facts in a preview run with the default configuration.
@@ -224,12 +224,7 @@ fn a_skipped_file_is_read_again_once_it_changes() {
     // Neither stamped nor trusted while recent: wait until they are not.
     std::thread::sleep(std::time::Duration::from_millis(2100));
     assert!(lint_with_settings(dir.path(), cache.path(), Settings::default()).is_empty());
-    let stamped = Cache::open_in_mode(
-        cache.path(),
-        &Vocabulary::default(),
-        &collector_keys(),
-        true,
-    );
+    let stamped = preview_cache(cache.path());
     assert!(
         stamped.skipped_count() == 2,
         "both files were skipped and stamped: {}",

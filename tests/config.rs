@@ -2,9 +2,6 @@
 //! --changed-since, end to end.
 
 use std::path::Path;
-use std::process::Command;
-
-use assert_cmd::cargo::CommandCargoExt;
 
 mod support;
 
@@ -20,20 +17,8 @@ const CUSTOM_SINK: &str = r#"pub fn on_cancel(&self, id: u64) {
 }
 "#;
 
-fn lint(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let output = Command::cargo_bin("cargo-mcp-lint")
-        .expect("binary")
-        .current_dir(dir)
-        .args(args)
-        .env_remove("GITHUB_ACTIONS")
-        .output()
-        .expect("runs");
-    (
-        output.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
+// The binary's exit status, stdout and stderr, run in `dir` with `args`.
+use support::mcp_lint as lint;
 
 fn project(config: Option<&str>) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("temp dir");

@@ -11,20 +11,8 @@ mod support;
 
 const BUGGY: &str = "pub fn on_cancelled(&self, id: u64) {\n    self.send_error(id, -32800, \"Request cancelled\");\n}\n";
 
-fn lint(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let output = Command::cargo_bin("cargo-mcp-lint")
-        .expect("binary")
-        .current_dir(dir)
-        .args(args)
-        .env_remove("GITHUB_ACTIONS")
-        .output()
-        .expect("runs");
-    (
-        output.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
+// The binary's exit status, stdout and stderr, run in `dir` with `args`.
+use support::mcp_lint as lint;
 
 fn assert_no_crash(code: i32, stderr: &str) {
     assert!((0..=2).contains(&code), "exit {code}: {stderr}");

@@ -398,6 +398,7 @@ pub fn lint_observed(
         cached,
     );
     diagnostics.extend(found);
+    check_texts(&mut diagnostics, &sources);
     if let Some(cache) = run.cache {
         timings::phase("cache save", || cache.save(), |_| 0);
     }
@@ -419,6 +420,51 @@ pub fn lint_observed(
     LintResult {
         sources,
         diagnostics,
+    }
+}
+
+/// Read again the texts of the files the findings show (their texts were let go once
+/// analysed), on the parser threads. A file that changed since it was analysed cannot be shown:
+/// its findings, and those that point into it, give way to one finding that says so.
+fn check_texts(diagnostics: &mut Vec<Diagnostic>, sources: &SourceMap) {
+    let files_of = |d: &Diagnostic| {
+        std::iter::once(d.file)
+            .chain(d.labels.iter().map(|l| l.file))
+            .chain(d.fix.iter().flat_map(|f| f.edits.iter().map(|e| e.file)))
+            .collect::<Vec<FileId>>()
+    };
+    let mut shown: Vec<FileId> = diagnostics.iter().flat_map(files_of).collect();
+    shown.sort_unstable();
+    shown.dedup();
+    let lost: HashSet<FileId> = timings::phase(
+        "texts of the findings",
+        || {
+            in_pool(|| {
+                shown
+                    .par_iter()
+                    .copied()
+                    .filter(|&id| sources.get(id).is_some_and(SourceFile::is_lost))
+                    .collect()
+            })
+        },
+        |_| shown.len(),
+    );
+    if lost.is_empty() {
+        return;
+    }
+    diagnostics.retain(|d| files_of(d).iter().all(|id| !lost.contains(id)));
+    let mut lost: Vec<FileId> = lost.into_iter().collect();
+    lost.sort_unstable();
+    for id in lost {
+        let mut changed = syntax_error::diagnostic(
+            id,
+            ByteSpan::default(),
+            "this file changed while it was being linted, so its findings cannot be shown"
+                .to_string(),
+            Some("lint it again".to_string()),
+        );
+        changed.notes.clear();
+        diagnostics.push(changed);
     }
 }
 
@@ -955,11 +1001,18 @@ fn analyse_file(
         )),
         Err(panic) => FileOutcome::Failed(internal_error::analysis_failed(id, &panic)),
     };
-    (
-        SourceFile::new(file.path.clone(), shown, text),
-        outcome,
-        entry,
-    )
+    let keep_text = run.overlay.get(&file.path).is_some()
+        || !matches!(outcome, FileOutcome::Facts(_))
+        || text.contains(crate::suppression::MARKER);
+    let mut source = SourceFile::new(file.path.clone(), shown, text);
+    // The text is not kept for the run: a file with findings is read again to render them
+    // (see `check_texts`). Kept: an overlay's texts (they are not on disk), a file that was
+    // not analysed (its text is shown with its problem), and a file with suppression comments
+    // (the policy reads them).
+    if !keep_text {
+        source.release();
+    }
+    (source, outcome, entry)
 }
 
 /// Report each manifest that could not be read (when cargo mode read the workspace without

@@ -92,6 +92,10 @@ fn file_suppressions(sources: &SourceMap, facts: &[Option<FileFacts>]) -> Suppre
         else {
             continue;
         };
+        // A text the engine let go holds no suppression comment: it keeps those that do.
+        if !source.is_resident() {
+            continue;
+        }
         let found = suppression::parse(source, items);
         if !found.is_empty() {
             suppressions.insert(id, found);

@@ -41,14 +41,23 @@ pub struct LineColumn {
 }
 
 /// One file of the linted tree.
+///
+/// Its text is kept while it is analysed and may be released then (see
+/// [`SourceFile::release`]): a large tree's texts are not held for the whole run. A released
+/// text is read again when it is asked for (to render a finding or a fix), and only the very
+/// bytes that were analysed are accepted then.
 #[derive(Debug, Clone)]
 pub struct SourceFile {
     /// The path the file was found at (absolute or as the user named it).
     pub path: PathBuf,
     /// The path shown to the user: relative to the current directory where possible, `/` separators.
     pub display_path: String,
-    /// The text as read (empty when the file could not be read).
-    pub text: String,
+    /// The text as read (empty when the file could not be read), once it is in memory.
+    text: std::sync::OnceLock<String>,
+    /// What the released text was: its length and its hash.
+    released: Option<(u64, [u8; 32])>,
+    /// The released text could not be had again as it was.
+    lost: std::sync::OnceLock<()>,
     line_starts: Vec<usize>,
 }
 
@@ -64,9 +73,52 @@ impl SourceFile {
         SourceFile {
             path,
             display_path,
-            text,
+            text: std::sync::OnceLock::from(text),
+            released: None,
+            lost: std::sync::OnceLock::new(),
             line_starts,
         }
+    }
+
+    /// The file's text: in memory, or read again from its path if it was released. A text that
+    /// cannot be read again as it was analysed (the file changed, or went) is empty, and
+    /// [`SourceFile::is_lost`] says so.
+    pub fn text(&self) -> &str {
+        self.text.get_or_init(|| {
+            let again = self
+                .released
+                .and_then(|(len, hash)| read_again(&self.path, len, hash));
+            again.unwrap_or_else(|| {
+                let _ = self.lost.set(());
+                String::new()
+            })
+        })
+    }
+
+    /// Whether the file's released text could not be read again as it was analysed. Reads it
+    /// again if it must (so its findings can be rendered after this answers `false`).
+    pub fn is_lost(&self) -> bool {
+        self.text();
+        self.lost.get().is_some()
+    }
+
+    /// Whether the text is in memory now.
+    pub fn is_resident(&self) -> bool {
+        self.text.get().is_some()
+    }
+
+    /// Let the text go (it is read again from the file's path when asked for): only for a text
+    /// read from that path. Its length and hash are kept, so that only the same bytes are
+    /// accepted then.
+    pub fn release(&mut self) {
+        let Some(text) = self.text.take() else {
+            return;
+        };
+        if text.is_empty() {
+            self.text = std::sync::OnceLock::from(text);
+            return;
+        }
+        self.released = Some((text.len() as u64, *blake3::hash(text.as_bytes()).as_bytes()));
     }
 
     /// Offsets at which each line starts (the first is always 0).
@@ -76,8 +128,9 @@ impl SourceFile {
 
     /// Clamp an offset into the text and onto a character boundary.
     pub fn clamp_offset(&self, offset: usize) -> usize {
-        let mut offset = offset.min(self.text.len());
-        while offset > 0 && !self.text.is_char_boundary(offset) {
+        let text = self.text();
+        let mut offset = offset.min(text.len());
+        while offset > 0 && !text.is_char_boundary(offset) {
             offset -= 1;
         }
         offset
@@ -96,7 +149,7 @@ impl SourceFile {
         let offset = self.clamp_offset(offset);
         let line = self.line_index(offset);
         let line_start = self.line_starts[line];
-        let column = self.text[line_start..offset].chars().count() + 1;
+        let column = self.text()[line_start..offset].chars().count() + 1;
         LineColumn {
             line: line + 1,
             column,
@@ -107,8 +160,35 @@ impl SourceFile {
     pub fn snippet(&self, span: ByteSpan) -> &str {
         let start = self.clamp_offset(span.start);
         let end = self.clamp_offset(span.end).max(start);
-        &self.text[start..end]
+        &self.text()[start..end]
     }
+}
+
+/// A released text, read again: only if the file at `path` is still a regular file of `len`
+/// bytes whose hash is `hash`. Never blocks on a FIFO put in the file's place, and never reads
+/// more than `len` bytes and one.
+fn read_again(path: &std::path::Path, len: u64, hash: [u8; 32]) -> Option<String> {
+    use std::io::Read;
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path).ok()?;
+    let metadata = file.metadata().ok()?;
+    if !metadata.is_file() || metadata.len() != len {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(len).ok()?);
+    file.take(len.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .ok()?;
+    if bytes.len() as u64 != len || *blake3::hash(&bytes).as_bytes() != hash {
+        return None;
+    }
+    String::from_utf8(bytes).ok()
 }
 
 /// Every file of one run, addressed by [`FileId`].
@@ -196,8 +276,63 @@ pub fn display_path(path: &std::path::Path, cwd: &std::path::Path) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::slash_separated;
+    use super::{slash_separated, SourceFile};
     use std::path::Path;
+
+    fn released(text: &str) -> (tempfile::TempDir, SourceFile) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("a.rs");
+        std::fs::write(&path, text).expect("write");
+        let mut source = SourceFile::new(path, "a.rs".into(), text.into());
+        source.release();
+        (dir, source)
+    }
+
+    #[test]
+    fn a_released_text_is_read_again_when_asked_for() {
+        let (_dir, source) = released("fn a() {}\nfn b() {}\n");
+        assert!(!source.is_resident());
+        assert_eq!(source.line_column(13).line, 2);
+        assert!(source.is_resident());
+        assert_eq!(source.text(), "fn a() {}\nfn b() {}\n");
+        assert!(!source.is_lost());
+    }
+
+    #[test]
+    fn a_released_text_that_changed_is_lost_not_misread() {
+        let (_dir, source) = released("fn a() {}\n");
+        // The same length, other bytes: only the hash tells.
+        std::fs::write(&source.path, "fn b() {}\n").expect("write");
+        assert!(source.is_lost());
+        assert_eq!(source.text(), "");
+        let (_dir, source) = released("fn a() {}\n");
+        std::fs::remove_file(&source.path).expect("remove");
+        assert!(source.is_lost());
+    }
+
+    #[test]
+    fn texts_that_are_empty_or_kept_are_never_lost() {
+        let mut empty = SourceFile::new("gone.rs".into(), "gone.rs".into(), String::new());
+        empty.release();
+        assert!(empty.is_resident() && !empty.is_lost());
+        let kept = SourceFile::new("gone.rs".into(), "gone.rs".into(), "fn a() {}".into());
+        assert_eq!((kept.text(), kept.is_lost()), ("fn a() {}", false));
+    }
+
+    /// A FIFO put where a released file was is not waited on: the text is lost at once.
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_in_a_released_files_place_does_not_block() {
+        let (_dir, source) = released("fn a() {}\n");
+        std::fs::remove_file(&source.path).expect("remove");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&source.path)
+            .status()
+            .is_ok_and(|s| s.success());
+        if made {
+            assert!(source.is_lost());
+        }
+    }
 
     #[cfg(unix)]
     #[test]

@@ -38,12 +38,13 @@ pub struct Suppression {
     pub malformed: bool,
 }
 
-const MARKER: &str = "mcp-lint:";
+/// What every suppression comment starts with (after `//`).
+pub const MARKER: &str = "mcp-lint:";
 
 /// Every suppression comment of a file. `items` are the spans of the file's items (attributes
 /// included), for the item-level form.
 pub fn parse(source: &SourceFile, items: &[ByteSpan]) -> Vec<Suppression> {
-    let text = &source.text;
+    let text = source.text();
     if !text.contains(MARKER) {
         return Vec::new();
     }
@@ -151,7 +152,7 @@ fn line_comment_starts(text: &str) -> Vec<usize> {
 /// The span that removing a suppression comment takes: its whole line when it stands alone,
 /// else the comment and the blanks before it.
 pub fn removal_span(source: &SourceFile, suppression: &Suppression) -> ByteSpan {
-    let text = &source.text;
+    let text = source.text();
     let starts = source.line_starts();
     let line_start = starts[suppression.line];
     let line_end = starts
@@ -184,7 +185,7 @@ mod tests {
         assert_eq!(found[0].lines, (2, 2));
         assert_eq!(found[0].rules.len(), 2);
         assert_eq!(
-            &s.text[found[0].rules[1].span.start..found[0].rules[1].span.end],
+            &s.text()[found[0].rules[1].span.start..found[0].rules[1].span.end],
             "cancel-sends-response"
         );
         assert_eq!(found[0].reason.as_deref(), Some("the client ignores it"));

@@ -264,6 +264,90 @@ fn a_file_deleted_between_discovery_and_reading() {
     );
 }
 
+/// A file's text is let go once analysed and read again to show its findings: a file that
+/// changed in between is never shown with the new bytes under the old spans.
+#[test]
+fn a_file_changed_while_linted_gives_way_to_one_finding_saying_so() {
+    use cargo_mcp_lint::engine::{self, LintUnit, UnitFile};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path().join("lib.rs");
+    std::fs::write(&root, format!("mod later;\n{BUGGY}")).expect("write");
+    std::fs::write(dir.path().join("later.rs"), "fn quiet() {}\n").expect("write");
+    let unit = LintUnit {
+        name: "changed".into(),
+        files: vec![UnitFile {
+            path: root.clone(),
+            module: Vec::new(),
+            owns_directory: true,
+        }],
+        follow_modules: true,
+        ..Default::default()
+    };
+    let lint = |change: bool| {
+        // The root is read first; its module after: the root changes before that second read.
+        let reads = AtomicUsize::new(0);
+        let on_file = || {
+            if reads.fetch_add(1, Ordering::SeqCst) == 1 && change {
+                std::fs::write(
+                    &root,
+                    format!("mod later;\n{}", BUGGY.replace("self", "that")),
+                )
+                .expect("rewrite");
+            }
+        };
+        let result = engine::lint_observed(
+            std::slice::from_ref(&unit),
+            dir.path(),
+            &Default::default(),
+            &Default::default(),
+            &on_file,
+        );
+        std::fs::write(&root, format!("mod later;\n{BUGGY}")).expect("restore");
+        result
+            .diagnostics
+            .iter()
+            .map(|d| format!("{} {}", d.code, d.message))
+            .collect::<Vec<_>>()
+    };
+    let unchanged = lint(false);
+    assert!(
+        unchanged.iter().all(|m| m.starts_with("MCP001")),
+        "{unchanged:?}"
+    );
+    assert!(!unchanged.is_empty());
+    assert_eq!(
+        lint(true),
+        ["MCP000 this file changed while it was being linted, so its findings cannot be shown"]
+    );
+}
+
+/// Only the texts of the files whose findings are shown are in memory when a run ends.
+#[test]
+fn a_runs_texts_are_let_go_but_for_its_findings() {
+    use cargo_mcp_lint::discovery::path_mode;
+    use cargo_mcp_lint::engine;
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("server.rs"), BUGGY).expect("write");
+    std::fs::write(dir.path().join("quiet.rs"), "fn cancelled() -> u8 { 1 }\n").expect("write");
+    let units = path_mode::discover(&[dir.path().to_path_buf()]).expect("discover");
+    let result = engine::lint(&units, dir.path());
+    let resident: Vec<(String, bool)> = result
+        .sources
+        .iter()
+        .map(|(_, s)| (s.display_path.clone(), s.is_resident()))
+        .collect();
+    assert!(
+        resident.contains(&("quiet.rs".to_string(), false)),
+        "{resident:?}"
+    );
+    assert!(
+        resident.contains(&("server.rs".to_string(), true)),
+        "{resident:?}"
+    );
+    assert_eq!(result.diagnostics.len(), 1);
+}
+
 #[test]
 fn fifty_thousand_small_files() {
     let dir = tempfile::tempdir().expect("temp dir");

@@ -81,9 +81,9 @@ fn lint_text(text: String, settings: &mut Settings) -> LintResult {
 fn span_ok(result: &LintResult, file: usize, span: ByteSpan) -> bool {
     result.sources.get(file).is_some_and(|s| {
         span.start <= span.end
-            && span.end <= s.text.len()
-            && s.text.is_char_boundary(span.start)
-            && s.text.is_char_boundary(span.end)
+            && span.end <= s.text().len()
+            && s.text().is_char_boundary(span.start)
+            && s.text().is_char_boundary(span.end)
     })
 }
 

@@ -37,7 +37,7 @@ fn assert_span(result: &LintResult, file: FileId, span: ByteSpan, what: &str) {
     let Some(source) = result.sources.get(file) else {
         panic!("{what}: file {file} is not among the sources");
     };
-    let text = &source.text;
+    let text = source.text();
     assert!(
         span.start <= span.end && span.end <= text.len(),
         "{what}: {span:?} out of a {}-byte file",

@@ -165,9 +165,9 @@ pub fn fix_from(
                         continue;
                     };
                     file_edits.sort_by_key(|e| (e.span.start, e.span.end));
-                    let joined = crate::edits::join_removals(&source.text, &file_edits);
+                    let joined = crate::edits::join_removals(source.text(), &file_edits);
                     let fixed_text =
-                        edits::apply_edits(&source.text, &joined.iter().collect::<Vec<_>>());
+                        edits::apply_edits(source.text(), &joined.iter().collect::<Vec<_>>());
                     if !parses(&fixed_text) {
                         frozen.insert(source.path.clone());
                         problems.push(format!(
@@ -182,7 +182,7 @@ pub fn fix_from(
                         .or_insert_with(|| FixedFile {
                             path: source.path.clone(),
                             display_path: source.display_path.clone(),
-                            original: source.text.clone(),
+                            original: source.text().to_string(),
                             fixed: String::new(),
                             applied: 0,
                             rules: BTreeSet::new(),

@@ -143,8 +143,8 @@ fn span(
                 .line_starts()
                 .get(line)
                 .copied()
-                .unwrap_or(source.text.len());
-            let line_text = source.text[from..to].trim_end_matches(['\n', '\r']);
+                .unwrap_or(source.text().len());
+            let line_text = source.text()[from..to].trim_end_matches(['\n', '\r']);
             let highlight_start = if line == first.line { first.column } else { 1 };
             let highlight_end = if line == last.line {
                 last.column

@@ -51,7 +51,7 @@ impl<'a> SourceFiles<'a> {
             let line = source.line_index(label.range.start);
             let starts = source.line_starts();
             let line_start = starts[line];
-            let line_end = starts.get(line + 1).copied().unwrap_or(source.text.len());
+            let line_end = starts.get(line + 1).copied().unwrap_or(source.text().len());
             if line_end - line_start <= LONG_LINE {
                 continue;
             }
@@ -99,7 +99,7 @@ impl<'a> Files<'a> for SourceFiles<'a> {
     fn source(&'a self, id: usize) -> Result<&'a str, FilesError> {
         self.sources
             .get(id)
-            .map(|f| f.text.as_str())
+            .map(|f| f.text())
             .ok_or(FilesError::FileMissing)
     }
 
@@ -121,7 +121,7 @@ impl<'a> Files<'a> for SourceFiles<'a> {
         let end = starts
             .get(line_index + 1)
             .copied()
-            .unwrap_or(file.text.len());
+            .unwrap_or(file.text().len());
         Ok(start..end)
     }
 
@@ -177,7 +177,7 @@ fn rendered(sources: &SourceMap, d: &Diagnostic) -> Rendered<usize> {
 fn safe_copy(result: &LintResult) -> Option<LintResult> {
     let changes = |text: &str| matches!(crate::escape::inline(text), std::borrow::Cow::Owned(_));
     let risky = result.sources.iter().any(|(_, s)| {
-        matches!(super::terminal_safe(&s.text), std::borrow::Cow::Owned(_))
+        matches!(super::terminal_safe(s.text()), std::borrow::Cow::Owned(_))
             || changes(&s.display_path)
     }) || result.diagnostics.iter().any(|d| {
         changes(&d.message)
@@ -194,7 +194,7 @@ fn safe_copy(result: &LintResult) -> Option<LintResult> {
         sources.add(crate::source::SourceFile::new(
             s.path.clone(),
             one_line(&s.display_path),
-            super::terminal_safe(&s.text).into_owned(),
+            super::terminal_safe(s.text()).into_owned(),
         ));
     }
     let diagnostics = result
@@ -369,8 +369,8 @@ fn write_suggestion(out: &mut dyn WriteColor, sources: &SourceMap, fix: &Fix) ->
         let chunk_end = starts
             .get(last_line + 1)
             .copied()
-            .unwrap_or(source.text.len());
-        let old = &source.text[chunk_start..chunk_end];
+            .unwrap_or(source.text().len());
+        let old = &source.text()[chunk_start..chunk_end];
         let shifted: Vec<crate::diagnostic::Edit> = edits
             .iter()
             .map(|e| crate::diagnostic::Edit {

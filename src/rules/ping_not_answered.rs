@@ -115,7 +115,7 @@ fn non_empty_answer(
     let template = arm.result_template.as_ref()?;
     let source = context.sources.get(file)?;
     let current = source
-        .text
+        .text()
         .get(template.replace.start..template.replace.end)?;
     let squeeze = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
     if squeeze(current) == squeeze(&template.replacement) {
@@ -203,7 +203,7 @@ fn ping_arm_fix(
         .filter_map(|arm| arm.result_template.as_ref())
         .min_by_key(|t| t.body.end - t.body.start)?;
     let body = arm_text(template, source)?;
-    let text = &source.text;
+    let text = source.text();
     let line_start = text[..catch_all.start.min(text.len())]
         .rfind('\n')
         .map_or(0, |i| i + 1);
@@ -227,7 +227,7 @@ fn ping_arm_fix(
 
 /// A sibling arm's body with its `json!` object emptied.
 fn arm_text(template: &ResultTemplate, source: &SourceFile) -> Option<String> {
-    let text = &source.text;
+    let text = source.text();
     let head = text.get(template.body.start..template.replace.start)?;
     let tail = text.get(template.replace.end..template.body.end)?;
     let body = format!("{head}{}{tail}", template.replacement);

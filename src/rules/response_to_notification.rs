@@ -181,7 +181,7 @@ fn check_dispatcher(
             .find(|a| a.responds.is_none() && methods(a).iter().any(|m| is_notification_method(m)));
         let fix = quiet.and_then(|q| {
             let source = context.sources.get(file)?;
-            let text = source.text.get(q.body.start..q.body.end)?;
+            let text = source.text().get(q.body.start..q.body.end)?;
             (!text.contains('\n')).then(|| Fix {
                 applicability: Applicability::DisplayOnly,
                 message: format!("answer nothing, as the other notification arms do: `{text}`"),

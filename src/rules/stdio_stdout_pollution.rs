@@ -61,7 +61,7 @@ impl Rule for StdioStdoutPollution {
                         // also writes a person's output there.
                         let certain =
                             context.runs_only_while_serving(*file, function.item_span, write.span);
-                        let text = context.sources.get(*file).map_or("", |s| s.text.as_str());
+                        let text = context.sources.get(*file).map_or("", |s| s.text());
                         out.push(diagnostic(*file, write, certain, text));
                     }
                 }

@@ -138,7 +138,11 @@ fn replacement_fix(
     if code != -32002 {
         return None;
     }
-    let text = context.sources.get(file)?.text.get(span.start..span.end)?;
+    let text = context
+        .sources
+        .get(file)?
+        .text()
+        .get(span.start..span.end)?;
     let (span, replacement, shown) = if text.trim() == "-32002" {
         (span, "-32602", "-32602 (invalid params)")
     } else if let Some(prefix) = text.strip_suffix("RESOURCE_NOT_FOUND") {

@@ -121,7 +121,7 @@ pub(crate) fn short(text: &str) -> String {
 /// helper, show its removal. With it, the removed statement whose orphaned bindings are still to
 /// be found ([`Removals`]).
 fn fix(send: &CancelSend<'_>, sources: &SourceMap) -> (Option<Fix>, Option<ByteSpan>) {
-    let Some(text) = sources.get(send.file).map(|s| &s.text) else {
+    let Some(text) = sources.get(send.file).map(|s| s.text()) else {
         return (None, None);
     };
     let (removal, applicability, message) = match &send.how {
@@ -186,7 +186,7 @@ impl Removals {
         for (file, removals) in self.by_file {
             let spans: Vec<ByteSpan> = removals.iter().map(|(_, span)| *span).collect();
             let found = match sources.get(file) {
-                Some(source) => crate::analysis::orphans::orphaned_lets_each(&source.text, &spans),
+                Some(source) => crate::analysis::orphans::orphaned_lets_each(source.text(), &spans),
                 None => vec![None; spans.len()],
             };
             for ((index, _), orphans) in removals.into_iter().zip(found) {
@@ -201,7 +201,7 @@ impl Removals {
                     if orphan.pure {
                         fix.edits.push(removal_edit(
                             file,
-                            &source.text,
+                            source.text(),
                             Removal::Statement(orphan.span),
                         ));
                     } else {

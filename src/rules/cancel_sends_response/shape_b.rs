@@ -119,7 +119,7 @@ fn is_err_value(
     sources: &SourceMap,
 ) -> bool {
     sources.get(graph.file_id(f)).is_some_and(|source| {
-        let before = source.text.get(..value.span.start).unwrap_or("");
+        let before = source.text().get(..value.span.start).unwrap_or("");
         source.snippet(value.span).trim_start().starts_with("Err(")
             || before.trim_end().ends_with("Err(")
     })

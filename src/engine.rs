@@ -3,6 +3,7 @@
 
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
@@ -47,7 +48,7 @@ enum FileOutcome {
 
 /// The analysed files of a run, each analysed once however many units list it.
 struct Analysed {
-    ids: HashMap<PathBuf, FileId>,
+    ids: HashMap<Arc<Path>, FileId>,
     sources: SourceMap,
     facts: Vec<Option<FileFacts>>,
     /// Files read but not parsed, by id: the unit file they came from, and the three-byte
@@ -57,11 +58,12 @@ struct Analysed {
     canonical: Canonical,
     /// The cache's key of each file's entry (its text and module path), when there is a cache.
     keys: HashMap<FileId, [u8; 32]>,
-    /// The file each module declaration of a file loads (in the order of its declarations), by
-    /// the declaring file, the path it was reached by (declarations resolve from it, as rustc
-    /// resolves them) and whether it owns its directory: a library's files are in each of its
-    /// package's targets, and finding a module's file looks at the disk.
-    children: HashMap<(FileId, std::ffi::OsString, bool), Vec<Option<ModuleFile>>>,
+    /// The file each module declaration of a file loads (in the order of its declarations), as
+    /// a unit's file, by the declaring file, the path it was reached by (declarations resolve
+    /// from it, as rustc resolves them), whether it owns its directory and its module path: a
+    /// library's files are in each of its package's targets (which share these), and finding a
+    /// module's file looks at the disk.
+    children: HashMap<(FileId, std::ffi::OsString, bool, Arc<[String]>), Vec<Option<UnitFile>>>,
 }
 
 /// Canonical paths (links resolved), each path resolved once: a library's files are listed in
@@ -69,11 +71,11 @@ struct Analysed {
 #[derive(Default)]
 // Keyed by the path's bytes: hashing a `Path` walks its components, and a path spelled two
 // ways is only resolved twice.
-struct Canonical(std::sync::Mutex<HashMap<std::ffi::OsString, PathBuf>>);
+struct Canonical(std::sync::Mutex<HashMap<std::ffi::OsString, Arc<Path>>>);
 
 impl Canonical {
     /// `path` with links resolved, or as given when it cannot be resolved.
-    fn of(&self, path: &Path) -> PathBuf {
+    fn of(&self, path: &Path) -> Arc<Path> {
         if let Some(known) = self
             .0
             .lock()
@@ -82,7 +84,9 @@ impl Canonical {
         {
             return known;
         }
-        let resolved = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let resolved: Arc<Path> = std::fs::canonicalize(path)
+            .unwrap_or_else(|_| path.to_path_buf())
+            .into();
         if let Ok(mut known) = self.0.lock() {
             known.insert(path.as_os_str().to_os_string(), resolved.clone());
         }
@@ -117,7 +121,7 @@ impl Analysed {
         }
     }
 
-    fn key(&self, path: &Path) -> PathBuf {
+    fn key(&self, path: &Path) -> Arc<Path> {
         self.canonical.of(path)
     }
 
@@ -128,7 +132,7 @@ impl Analysed {
     /// Read the files not read yet (in parallel) and parse those the pre-filter wants.
     fn analyse(&mut self, files: Vec<(&UnitFile, bool)>, run: &Run<'_>) {
         let mut seen = std::collections::HashSet::new();
-        let mut fresh: Vec<(PathBuf, &UnitFile, bool)> = Vec::new();
+        let mut fresh: Vec<(Arc<Path>, &UnitFile, bool)> = Vec::new();
         for (file, follows) in files {
             let key = self.key(&file.path);
             if !self.ids.contains_key(&key) && seen.insert(key.clone()) {
@@ -147,7 +151,8 @@ impl Analysed {
                             // Skipped before, and unchanged since: skipped without a read.
                             (run.on_file)();
                             let shown = display_path(&file.path, run.cwd);
-                            let source = SourceFile::new(file.path.clone(), shown, String::new());
+                            let source =
+                                SourceFile::new(file.path.to_path_buf(), shown, String::new());
                             return (source, FileOutcome::Skipped(Some(trigrams)), None);
                         }
                     }
@@ -295,7 +300,7 @@ impl Run<'_> {
         follows: bool,
     ) -> Option<([u8; 32], crate::cache::Stamp)> {
         let salt = self.stamp_salt.as_ref()?;
-        if self.overlay.contains_key(&file.path) {
+        if self.overlay.contains_key(&*file.path) {
             return None;
         }
         let stamp = crate::cache::Stamp::of(&std::fs::metadata(canonical).ok()?)?;
@@ -492,7 +497,7 @@ fn stamp_salt(
 /// Run the enabled rules on each unit's crate graph, adding their findings to `diagnostics`.
 fn check_units(
     units: &[LintUnit],
-    ids: (&HashMap<PathBuf, FileId>, &Canonical),
+    ids: (&HashMap<Arc<Path>, FileId>, &Canonical),
     sources: &SourceMap,
     facts: &[Option<FileFacts>],
     settings: &Settings,
@@ -570,7 +575,7 @@ struct UnitInput<'u> {
 /// targets) is looked up once.
 fn unit_inputs<'u>(
     units: &'u [LintUnit],
-    (ids, canonical): (&HashMap<PathBuf, FileId>, &Canonical),
+    (ids, canonical): (&HashMap<Arc<Path>, FileId>, &Canonical),
     facts: &[Option<FileFacts>],
 ) -> Vec<UnitInput<'u>> {
     let mut id_of: HashMap<&Path, Option<FileId>> = HashMap::new();
@@ -583,7 +588,7 @@ fn unit_inputs<'u>(
                 .iter()
                 .filter_map(|f| {
                     *id_of
-                        .entry(f.path.as_path())
+                        .entry(&*f.path)
                         .or_insert_with(|| ids.get(&canonical.of(&f.path)).copied())
                 })
                 .filter(|id| seen.insert(*id))
@@ -650,7 +655,7 @@ impl Analysed {
     fn follow_module_trees(&mut self, units: &mut [LintUnit], run: &Run<'_>, settings: &Settings) {
         let mut expanded = vec![0usize; units.len()];
         // Per unit, the files it holds (canonical paths), so a module is added once.
-        let mut members: Vec<HashSet<PathBuf>> = units
+        let mut members: Vec<HashSet<Arc<Path>>> = units
             .iter()
             .map(|u| u.files.iter().map(|f| self.key(&f.path)).collect())
             .collect();
@@ -694,7 +699,7 @@ impl Analysed {
         &mut self,
         unit: &mut LintUnit,
         index: usize,
-        members: &mut HashSet<PathBuf>,
+        members: &mut HashSet<Arc<Path>>,
         settings: &Settings,
     ) -> bool {
         let Some(id) = self.id(&unit.files[index].path) else {
@@ -707,45 +712,47 @@ impl Analysed {
             return false;
         }
         let parent = unit.files[index].clone();
-        // The files the declarations load, found once per file (and whether it owns its
-        // directory), however many units list it.
+        // The files the declarations load, found once per file (the path it was reached by,
+        // its module path and whether it owns its directory), however many units list it:
+        // the units share them.
         let key = (
             id,
             parent.path.as_os_str().to_os_string(),
             parent.owns_directory,
+            parent.module.clone(),
         );
         if !self.children.contains_key(&key) {
             let module_file = ModuleFile {
-                path: parent.path.clone(),
+                path: parent.path.to_path_buf(),
                 owns_directory: parent.owns_directory,
             };
             let found = facts
                 .mod_decls
                 .iter()
-                .map(|decl| module_tree::resolve(&module_file, decl))
+                .map(|decl| {
+                    let child = module_tree::resolve(&module_file, decl)?;
+                    let mut module = parent.module.to_vec();
+                    module.extend(decl.inline.iter().map(|m| m.name.clone()));
+                    module.push(decl.name.clone());
+                    Some(UnitFile {
+                        path: child.path.as_path().into(),
+                        module: module.into(),
+                        owns_directory: child.owns_directory,
+                    })
+                })
                 .collect();
             self.children.insert(key.clone(), found);
         }
-        let (Some(facts), Some(children)) = (self.facts[id].as_ref(), self.children.get(&key))
-        else {
+        let Some(children) = self.children.get(&key) else {
             return false;
         };
         let mut added = Vec::new();
-        for (decl, child) in facts.mod_decls.iter().zip(children) {
-            let Some(child) = child else {
-                continue;
-            };
-            if settings.is_excluded(&child.path) || !members.insert(self.key(&child.path)) {
+        for child in children.iter().flatten() {
+            if settings.is_excluded(&child.path) || !members.insert(self.canonical.of(&child.path))
+            {
                 continue;
             }
-            let mut module = parent.module.clone();
-            module.extend(decl.inline.iter().map(|m| m.name.clone()));
-            module.push(decl.name.clone());
-            added.push(UnitFile {
-                path: child.path.clone(),
-                module,
-                owns_directory: child.owns_directory,
-            });
+            added.push(child.clone());
         }
         let grew = !added.is_empty();
         unit.files.extend(added);
@@ -855,7 +862,7 @@ fn refused(path: &Path, roots: &[PathBuf]) -> Option<String> {
 /// unreadable, or not UTF-8). A file on disk outside the run's roots, or not a regular file, is
 /// not read at all.
 fn read_text(file: &UnitFile, run: &Run<'_>) -> Result<String, Unreadable> {
-    if run.overlay.get(&file.path).is_none() {
+    if run.overlay.get(&*file.path).is_none() {
         if let Some(message) = refused(&file.path, &run.roots) {
             return Err(Unreadable {
                 text: String::new(),
@@ -888,7 +895,7 @@ fn read_text(file: &UnitFile, run: &Run<'_>) -> Result<String, Unreadable> {
     }
     // At most the limit and one byte more: a file whose size is reported as 0 (`/proc`) or
     // that grows while read is held to the limit too.
-    let read = match run.overlay.get(&file.path) {
+    let read = match run.overlay.get(&*file.path) {
         Some(text) => Ok((text.clone().into_bytes(), false)),
         None => crate::bounded::read_capped(&file.path, run.max_file_size),
     };
@@ -932,7 +939,7 @@ fn analyse_file(
     let text = match timings::work("read", || read_text(file, run)) {
         Ok(text) => text,
         Err(unreadable) => {
-            let source = SourceFile::new(file.path.clone(), shown, unreadable.text);
+            let source = SourceFile::new(file.path.to_path_buf(), shown, unreadable.text);
             let failure =
                 syntax_error::diagnostic(id, unreadable.span, unreadable.message, unreadable.help);
             return (source, FileOutcome::Failed(failure), None);
@@ -941,7 +948,7 @@ fn analyse_file(
     if !timings::work("pre-filter", || wanted(&text)) {
         let trigrams = trigrams.then(|| Trigrams::of(text.as_bytes()));
         return (
-            SourceFile::new(file.path.clone(), shown, String::new()),
+            SourceFile::new(file.path.to_path_buf(), shown, String::new()),
             FileOutcome::Skipped(trigrams),
             None,
         );
@@ -971,7 +978,7 @@ fn analyse_file(
                     internal_error::test_panic(run.test_panic.as_deref(), &file.path);
                     crate::analysis::analyse_text(
                         &text,
-                        file.module.clone(),
+                        file.module.to_vec(),
                         run.vocabulary,
                         &run.collectors,
                     )
@@ -1001,10 +1008,10 @@ fn analyse_file(
         )),
         Err(panic) => FileOutcome::Failed(internal_error::analysis_failed(id, &panic)),
     };
-    let keep_text = run.overlay.get(&file.path).is_some()
+    let keep_text = run.overlay.get(&*file.path).is_some()
         || !matches!(outcome, FileOutcome::Facts(_))
         || text.contains(crate::suppression::MARKER);
-    let mut source = SourceFile::new(file.path.clone(), shown, text);
+    let mut source = SourceFile::new(file.path.to_path_buf(), shown, text);
     // The text is not kept for the run: a file with findings is read again to render them
     // (see `check_texts`). Kept: an overlay's texts (they are not on disk), a file that was
     // not analysed (its text is shown with its problem), and a file with suppression comments

@@ -1,7 +1,8 @@
 //! What is linted: units of files analysed together, and their files with their module paths.
 //! Discovery builds them; the engine lints them.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Files analysed together: calls are followed between them (one crate, or one path-mode run).
 #[derive(Debug, Clone, Default)]
@@ -30,9 +31,12 @@ pub struct LintUnit {
 
 /// A file of a unit, with its module path inside the crate.
 #[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// A library's files are listed in each target of its package: the path and the module path are
+/// shared, so a copy costs two reference counts, not two allocations.
 pub struct UnitFile {
-    pub path: PathBuf,
-    pub module: Vec<String>,
+    pub path: Arc<Path>,
+    pub module: Arc<[String]>,
     /// Whether the file's child modules live beside it (crate roots, `mod.rs`, `#[path]` files).
     pub owns_directory: bool,
 }

@@ -97,8 +97,8 @@ fn units(path: &Path) -> Vec<LintUnit> {
     vec![LintUnit {
         name: "generated".into(),
         files: vec![UnitFile {
-            path: path.to_path_buf(),
-            module: Vec::new(),
+            path: path.into(),
+            module: Default::default(),
             owns_directory: false,
         }],
         follow_modules: false,

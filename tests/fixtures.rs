@@ -49,8 +49,8 @@ fn unit(fixture: &Path) -> Vec<LintUnit> {
         files: rust_files(fixture)
             .into_iter()
             .map(|path| UnitFile {
-                module: path_mode::module_of(&path),
-                path,
+                module: path_mode::module_of(&path).into(),
+                path: path.into(),
                 owns_directory: false,
             })
             .collect(),

@@ -277,8 +277,8 @@ fn a_file_changed_while_linted_gives_way_to_one_finding_saying_so() {
     let unit = LintUnit {
         name: "changed".into(),
         files: vec![UnitFile {
-            path: root.clone(),
-            module: Vec::new(),
+            path: root.as_path().into(),
+            module: Default::default(),
             owns_directory: true,
         }],
         follow_modules: true,

@@ -15,8 +15,8 @@ fn unit(path: &Path) -> LintUnit {
     LintUnit {
         name: "property".into(),
         files: vec![UnitFile {
-            path: path.to_path_buf(),
-            module: Vec::new(),
+            path: path.into(),
+            module: Default::default(),
             owns_directory: true,
         }],
         follow_modules: false,

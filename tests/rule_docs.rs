@@ -32,8 +32,8 @@ fn unit(path: &Path) -> Vec<LintUnit> {
     vec![LintUnit {
         name: "docs".into(),
         files: vec![UnitFile {
-            path: path.to_path_buf(),
-            module: Vec::new(),
+            path: path.into(),
+            module: Default::default(),
             owns_directory: false,
         }],
         follow_modules: false,

@@ -270,8 +270,8 @@ fn findings(fixture: &Fixture, change: Option<fn(&str) -> String>) -> (BTreeSet<
             .files
             .iter()
             .map(|path| UnitFile {
-                module: path_mode::module_of(path),
-                path: path.clone(),
+                module: path_mode::module_of(path).into(),
+                path: path.as_path().into(),
                 owns_directory: false,
             })
             .collect(),

@@ -286,8 +286,8 @@ fn is_library(target: &cargo_metadata::Target) -> bool {
 /// the library it may call into.
 fn units_of(package: &PackageTargets) -> Vec<LintUnit> {
     let root = |path: &Path| UnitFile {
-        path: path.to_path_buf(),
-        module: Vec::new(),
+        path: path.into(),
+        module: std::sync::Arc::from([]),
         owns_directory: true,
     };
     let library: Vec<UnitFile> = package

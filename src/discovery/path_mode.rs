@@ -240,8 +240,8 @@ fn loose_unit(files: Vec<PathBuf>) -> LintUnit {
         files: files
             .into_iter()
             .map(|path| UnitFile {
-                module: module_of(&path),
-                path,
+                module: module_of(&path).into(),
+                path: path.into(),
                 owns_directory: false,
             })
             .collect(),
@@ -278,8 +278,8 @@ fn package_units(dir: &Path, files: Vec<PathBuf>) -> Vec<LintUnit> {
                 .file_name()
                 .is_some_and(|n| n == "mod.rs" || n == "lib.rs" || n == "main.rs");
         let file = UnitFile {
-            path,
-            module,
+            path: path.into(),
+            module: module.into(),
             owns_directory,
         };
         match place {

@@ -63,8 +63,12 @@ struct Analysed {
     /// from it, as rustc resolves them), whether it owns its directory and its module path: a
     /// library's files are in each of its package's targets (which share these), and finding a
     /// module's file looks at the disk.
-    children: HashMap<(FileId, std::ffi::OsString, bool, Arc<[String]>), Vec<Option<UnitFile>>>,
+    children: HashMap<ChildrenKey, Vec<Option<UnitFile>>>,
 }
+
+/// A file declaring modules: its id, the path it was reached by, whether it owns its
+/// directory, and its module path.
+type ChildrenKey = (FileId, std::ffi::OsString, bool, Arc<[String]>);
 
 /// Canonical paths (links resolved), each path resolved once: a library's files are listed in
 /// every target of their package, and resolving a path costs a system call per component.

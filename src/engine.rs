@@ -47,7 +47,7 @@ enum FileOutcome {
 }
 
 /// The analysed files of a run, each analysed once however many units list it.
-struct Analysed {
+struct Analysed<'c> {
     ids: HashMap<Arc<Path>, FileId>,
     sources: SourceMap,
     facts: Vec<Option<FileFacts>>,
@@ -55,7 +55,7 @@ struct Analysed {
     /// sequences their text holds.
     skipped: HashMap<FileId, (UnitFile, Trigrams)>,
     diagnostics: Vec<Diagnostic>,
-    canonical: Canonical,
+    canonical: &'c Canonical,
     /// The cache's key of each file's entry (its text and module path), when there is a cache.
     keys: HashMap<FileId, [u8; 32]>,
     /// The file each module declaration of a file loads (in the order of its declarations), as
@@ -111,15 +111,15 @@ fn parser_pool() -> Option<&'static rayon::ThreadPool> {
     .as_ref()
 }
 
-impl Analysed {
-    fn new() -> Self {
+impl<'c> Analysed<'c> {
+    fn new(canonical: &'c Canonical) -> Self {
         Analysed {
             ids: HashMap::new(),
             sources: SourceMap::default(),
             facts: Vec::new(),
             skipped: HashMap::new(),
             diagnostics: Vec::new(),
-            canonical: Canonical::default(),
+            canonical,
             keys: HashMap::new(),
             children: HashMap::new(),
         }
@@ -376,16 +376,99 @@ pub fn lint_observed(
         roots,
         stamp_salt,
     };
-    let mut analysed = Analysed::new();
+    // The units are linted a group at a time (the units that share a file: a package's
+    // targets and its library), each group's facts dropped before the next: a run holds the
+    // facts of one group, not of the tree, and what one package holds never decides what is
+    // found in another.
+    let mut merged = Merged::default();
+    let canonical = Canonical::default();
+    for group in groups(&units, &canonical) {
+        let mut members: Vec<LintUnit> = group
+            .iter()
+            .map(|&index| std::mem::take(&mut units[index]))
+            .collect();
+        let (sources, ids, diagnostics) = lint_group(&mut members, &run, &canonical, settings);
+        merged.add(sources, ids, diagnostics);
+        // What only the group needed (its unit lists) is freed on another thread.
+        rayon::spawn(move || drop(members));
+    }
+    let Merged {
+        sources,
+        mut diagnostics,
+        ..
+    } = merged;
+    if let Some(cache) = run.cache {
+        timings::phase("cache save", || cache.save(), |_| 0);
+    }
+    sort_and_dedup(&mut diagnostics, &sources);
+    LintResult {
+        sources,
+        diagnostics,
+    }
+}
+
+/// The groups of units that share files (by canonical path), each in the order of its first
+/// unit, its units in their order: what is linted together.
+fn groups(units: &[LintUnit], canonical: &Canonical) -> Vec<Vec<usize>> {
+    // Union-find over the units: each file joins the units that list it.
+    let mut parent: Vec<usize> = (0..units.len()).collect();
+    fn root(parent: &mut [usize], mut at: usize) -> usize {
+        while parent[at] != at {
+            parent[at] = parent[parent[at]];
+            at = parent[at];
+        }
+        at
+    }
+    let mut owner: HashMap<Arc<Path>, usize> = HashMap::new();
+    for (index, unit) in units.iter().enumerate() {
+        for file in &unit.files {
+            let key = canonical.of(&file.path);
+            match owner.get(&key) {
+                Some(&other) => {
+                    let (a, b) = (root(&mut parent, index), root(&mut parent, other));
+                    parent[a.max(b)] = a.min(b);
+                }
+                None => {
+                    owner.insert(key, index);
+                }
+            }
+        }
+    }
+    let mut order: Vec<usize> = Vec::new();
+    let mut members: HashMap<usize, Vec<usize>> = HashMap::new();
+    for index in 0..units.len() {
+        let group = root(&mut parent, index);
+        let list = members.entry(group).or_default();
+        if list.is_empty() {
+            order.push(group);
+        }
+        list.push(index);
+    }
+    order
+        .into_iter()
+        .filter_map(|group| members.remove(&group))
+        .collect()
+}
+
+/// One group's files read and analysed, its units checked, its suppressions and policy
+/// applied: its sources, its files' ids by canonical path, and its findings (ids of its
+/// sources).
+fn lint_group(
+    units: &mut [LintUnit],
+    run: &Run<'_>,
+    canonical: &Canonical,
+    settings: &Settings,
+) -> (SourceMap, HashMap<Arc<Path>, FileId>, Vec<Diagnostic>) {
+    let mut analysed = Analysed::new(canonical);
     timings::phase(
         "read, pre-filter, parse (module trees)",
         || {
-            analysed.follow_module_trees(&mut units, &run, settings);
+            analysed.follow_module_trees(units, run, settings);
             analysed.sources.len()
         },
         |read| *read,
     );
-    analysed.follow_up(&run, settings);
+    analysed.follow_up(run, settings);
 
     let Analysed {
         ids,
@@ -398,37 +481,66 @@ pub fn lint_observed(
         children,
     } = analysed;
     let cached = run.cache.as_ref().map(|cache| (cache, &keys));
-    let found = check_units(
-        &units,
-        (&ids, &canonical),
-        &sources,
-        &facts,
-        settings,
-        cached,
-    );
+    let found = check_units(units, (&ids, canonical), &sources, &facts, settings, cached);
     diagnostics.extend(found);
     check_texts(&mut diagnostics, &sources);
-    if let Some(cache) = run.cache {
-        timings::phase("cache save", || cache.save(), |_| 0);
-    }
-
     let diagnostics = timings::phase(
         "suppressions and policy",
         || {
             sort_and_dedup(&mut diagnostics, &sources);
-            let mut diagnostics = apply_policy(settings, &sources, &facts, diagnostics);
-            sort_and_dedup(&mut diagnostics, &sources);
-            diagnostics
+            apply_policy(settings, &sources, &facts, diagnostics)
         },
         |_| sources.len(),
     );
-    // What only the run needed (a large tree's facts, paths and unit lists) is freed on another
-    // thread: the report does not wait for it.
-    let leftovers = (facts, units, ids, canonical, keys, skipped, children);
+    // What only the group needed (its facts, memos and skipped files) is freed on another
+    // thread: the next group does not wait for it.
+    let leftovers = (facts, keys, skipped, children);
     rayon::spawn(move || drop(leftovers));
-    LintResult {
-        sources,
-        diagnostics,
+    (sources, ids, diagnostics)
+}
+
+/// The groups' sources and findings, joined: a file that two groups read (a module one
+/// package's tree reaches in another) is one source, its findings deduplicated.
+#[derive(Default)]
+struct Merged {
+    sources: SourceMap,
+    ids: HashMap<Arc<Path>, FileId>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl Merged {
+    fn add(
+        &mut self,
+        sources: SourceMap,
+        ids: HashMap<Arc<Path>, FileId>,
+        mut diagnostics: Vec<Diagnostic>,
+    ) {
+        let mut key_of: Vec<Option<Arc<Path>>> = vec![None; sources.len()];
+        for (key, id) in ids {
+            if let Some(slot) = key_of.get_mut(id) {
+                *slot = Some(key);
+            }
+        }
+        let mut global: Vec<FileId> = Vec::with_capacity(key_of.len());
+        for (source, key) in sources.into_files().into_iter().zip(key_of) {
+            let known = key.as_ref().and_then(|k| self.ids.get(k)).copied();
+            global.push(known.unwrap_or_else(|| {
+                let id = self.sources.add(source);
+                if let Some(key) = key {
+                    self.ids.insert(key, id);
+                }
+                id
+            }));
+        }
+        let map = |id: &mut FileId| *id = global.get(*id).copied().unwrap_or(*id);
+        for d in &mut diagnostics {
+            map(&mut d.file);
+            d.labels.iter_mut().for_each(|l| map(&mut l.file));
+            if let Some(fix) = &mut d.fix {
+                fix.edits.iter_mut().for_each(|e| map(&mut e.file));
+            }
+        }
+        self.diagnostics.append(&mut diagnostics);
     }
 }
 
@@ -653,7 +765,7 @@ fn in_pool<T: Send>(work: impl FnOnce() -> T + Send) -> T {
     }
 }
 
-impl Analysed {
+impl Analysed<'_> {
     /// Analyse the units' files and, in units that follow modules, the files their `mod x;`
     /// declarations load (added to the units), until no unit grows.
     fn follow_module_trees(&mut self, units: &mut [LintUnit], run: &Run<'_>, settings: &Settings) {

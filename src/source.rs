@@ -222,6 +222,11 @@ impl SourceMap {
         self.files.is_empty()
     }
 
+    /// The files, in the order of their ids.
+    pub fn into_files(self) -> Vec<SourceFile> {
+        self.files
+    }
+
     pub fn iter(&self) -> impl Iterator<Item = (FileId, &SourceFile)> {
         self.files.iter().enumerate()
     }

@@ -355,9 +355,9 @@ fn execute(matches: &ArgMatches, args: Args) -> ExitCode {
         "discover",
         || discover(&args, &cwd),
         |found| {
-            found
-                .as_ref()
-                .map_or(0, |(units, _)| units.iter().map(|u| u.files.len()).sum())
+            found.as_ref().map_or(0, |(units, _)| {
+                units.iter().map(|u| u.all_files().count()).sum()
+            })
         },
     );
     let (units, unreadable) = match discovered {

@@ -338,10 +338,6 @@ pub fn lint_observed(
     settings: &Settings,
     on_file: &(dyn Fn() + Sync),
 ) -> LintResult {
-    let mut units: Vec<LintUnit> = units.to_vec();
-    for unit in &mut units {
-        unit.files.retain(|f| !settings.is_excluded(&f.path));
-    }
     let collectors = rules::collectors(settings);
     let collector_keys: Vec<&str> = collectors.iter().map(|c| c.key()).collect();
     let cache = timings::phase(
@@ -382,15 +378,32 @@ pub fn lint_observed(
     // found in another.
     let mut merged = Merged::default();
     let canonical = Canonical::default();
-    for group in groups(&units, &canonical) {
+    for group in groups(units, &canonical, settings) {
+        // The group's units, without the excluded files; the module trees extend these.
         let mut members: Vec<LintUnit> = group
             .iter()
-            .map(|&index| std::mem::take(&mut units[index]))
+            .map(|&index| {
+                let unit = &units[index];
+                LintUnit {
+                    name: unit.name.clone(),
+                    files: unit
+                        .all_files()
+                        .filter(|f| !settings.is_excluded(&f.path))
+                        .cloned()
+                        .collect(),
+                    follow_modules: unit.follow_modules,
+                    rooted: unit.rooted,
+                    manifest: unit.manifest.clone(),
+                    test_target: unit.test_target,
+                    crate_name: unit.crate_name.clone(),
+                    roots: unit.roots.clone(),
+                    library: Default::default(),
+                }
+            })
             .collect();
         let (sources, ids, diagnostics) = lint_group(&mut members, &run, &canonical, settings);
         merged.add(sources, ids, diagnostics);
-        // What only the group needed (its unit lists) is freed on another thread.
-        rayon::spawn(move || drop(members));
+        drop(members);
     }
     let Merged {
         sources,
@@ -409,7 +422,7 @@ pub fn lint_observed(
 
 /// The groups of units that share files (by canonical path), each in the order of its first
 /// unit, its units in their order: what is linted together.
-fn groups(units: &[LintUnit], canonical: &Canonical) -> Vec<Vec<usize>> {
+fn groups(units: &[LintUnit], canonical: &Canonical, settings: &Settings) -> Vec<Vec<usize>> {
     // Union-find over the units: each file joins the units that list it.
     let mut parent: Vec<usize> = (0..units.len()).collect();
     fn root(parent: &mut [usize], mut at: usize) -> usize {
@@ -421,7 +434,7 @@ fn groups(units: &[LintUnit], canonical: &Canonical) -> Vec<Vec<usize>> {
     }
     let mut owner: HashMap<Arc<Path>, usize> = HashMap::new();
     for (index, unit) in units.iter().enumerate() {
-        for file in &unit.files {
+        for file in unit.all_files().filter(|f| !settings.is_excluded(&f.path)) {
             let key = canonical.of(&file.path);
             match owner.get(&key) {
                 Some(&other) => {
@@ -492,10 +505,8 @@ fn lint_group(
         },
         |_| sources.len(),
     );
-    // What only the group needed (its facts, memos and skipped files) is freed on another
-    // thread: the next group does not wait for it.
-    let leftovers = (facts, keys, skipped, children);
-    rayon::spawn(move || drop(leftovers));
+    // What only the group needed (its facts, memos and skipped files) goes before the next.
+    drop((facts, keys, skipped, children));
     (sources, ids, diagnostics)
 }
 

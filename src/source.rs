@@ -58,25 +58,19 @@ pub struct SourceFile {
     released: Option<(u64, [u8; 32])>,
     /// The released text could not be had again as it was.
     lost: std::sync::OnceLock<()>,
-    line_starts: Vec<usize>,
+    /// Where each line starts, worked out from the text when first asked for.
+    line_starts: std::sync::OnceLock<Vec<usize>>,
 }
 
 impl SourceFile {
     pub fn new(path: PathBuf, display_path: String, text: String) -> Self {
-        let mut line_starts = vec![0];
-        line_starts.extend(
-            text.bytes()
-                .enumerate()
-                .filter(|(_, b)| *b == b'\n')
-                .map(|(i, _)| i + 1),
-        );
         SourceFile {
             path,
             display_path,
             text: std::sync::OnceLock::from(text),
             released: None,
             lost: std::sync::OnceLock::new(),
-            line_starts,
+            line_starts: std::sync::OnceLock::new(),
         }
     }
 
@@ -119,11 +113,22 @@ impl SourceFile {
             return;
         }
         self.released = Some((text.len() as u64, *blake3::hash(text.as_bytes()).as_bytes()));
+        self.line_starts = std::sync::OnceLock::new();
     }
 
     /// Offsets at which each line starts (the first is always 0).
     pub fn line_starts(&self) -> &[usize] {
-        &self.line_starts
+        self.line_starts.get_or_init(|| {
+            let text = self.text();
+            let mut starts = vec![0];
+            starts.extend(
+                text.bytes()
+                    .enumerate()
+                    .filter(|(_, b)| *b == b'\n')
+                    .map(|(i, _)| i + 1),
+            );
+            starts
+        })
     }
 
     /// Clamp an offset into the text and onto a character boundary.
@@ -138,7 +143,7 @@ impl SourceFile {
 
     /// The 0-based line that holds `offset`.
     pub fn line_index(&self, offset: usize) -> usize {
-        match self.line_starts.binary_search(&offset) {
+        match self.line_starts().binary_search(&offset) {
             Ok(line) => line,
             Err(next) => next.saturating_sub(1),
         }
@@ -148,7 +153,7 @@ impl SourceFile {
     pub fn line_column(&self, offset: usize) -> LineColumn {
         let offset = self.clamp_offset(offset);
         let line = self.line_index(offset);
-        let line_start = self.line_starts[line];
+        let line_start = self.line_starts()[line];
         let column = self.text()[line_start..offset].chars().count() + 1;
         LineColumn {
             line: line + 1,

@@ -27,6 +27,16 @@ pub struct LintUnit {
     /// them (a `#[path]` module naming `/proc/self/environ`, a link out of the tree) is not read.
     /// Empty: anywhere.
     pub roots: Vec<PathBuf>,
+    /// More files of the unit, after `files`: its package's library, one list that each of
+    /// the package's targets shares (path mode lists a library's files in every target).
+    pub library: Arc<[UnitFile]>,
+}
+
+impl LintUnit {
+    /// Every file of the unit: `files`, then `library`.
+    pub fn all_files(&self) -> impl Iterator<Item = &UnitFile> {
+        self.files.iter().chain(self.library.iter())
+    }
 }
 
 /// A file of a unit, with its module path inside the crate.

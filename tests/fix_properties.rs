@@ -107,6 +107,7 @@ fn units(path: &Path) -> Vec<LintUnit> {
         test_target: false,
         crate_name: None,
         roots: Vec::new(),
+        library: Default::default(),
     }]
 }
 

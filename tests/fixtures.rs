@@ -41,6 +41,13 @@ fn unit(fixture: &Path) -> Vec<LintUnit> {
         units.retain(|u| u.files.first().is_some_and(|f| !is_fixed_file(&f.path)));
         for unit in &mut units {
             unit.files.retain(|f| !is_fixed_file(&f.path));
+            let library: Vec<_> = unit
+                .library
+                .iter()
+                .filter(|f| !is_fixed_file(&f.path))
+                .cloned()
+                .collect();
+            unit.library = library.into();
         }
         return units;
     }
@@ -60,6 +67,7 @@ fn unit(fixture: &Path) -> Vec<LintUnit> {
         test_target: false,
         crate_name: None,
         roots: Vec::new(),
+        library: Default::default(),
     }]
 }
 

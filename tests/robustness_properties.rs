@@ -25,6 +25,7 @@ fn unit(path: &Path) -> LintUnit {
         test_target: false,
         crate_name: None,
         roots: Vec::new(),
+        library: Default::default(),
     }
 }
 

@@ -42,6 +42,7 @@ fn unit(path: &Path) -> Vec<LintUnit> {
         test_target: false,
         crate_name: None,
         roots: Vec::new(),
+        library: Default::default(),
     }]
 }
 

@@ -281,6 +281,7 @@ fn findings(fixture: &Fixture, change: Option<fn(&str) -> String>) -> (BTreeSet<
         test_target: false,
         crate_name: None,
         roots: Vec::new(),
+        library: Default::default(),
     };
     let result = engine::lint_with(&[unit], Path::new("/"), &overlay, &fixture.settings);
     let root = fixtures_root();

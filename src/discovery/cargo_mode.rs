@@ -313,6 +313,7 @@ fn units_of(package: &PackageTargets) -> Vec<LintUnit> {
             test_target: false,
             crate_name: crate_name.clone(),
             roots: Vec::new(),
+            library: Default::default(),
         });
     }
     for target in &package.targets {
@@ -336,6 +337,7 @@ fn units_of(package: &PackageTargets) -> Vec<LintUnit> {
                 || super::private_feature_target(&target.required_features, &package.features),
             crate_name: crate_name.clone(),
             roots: Vec::new(),
+            library: Default::default(),
         });
     }
     units

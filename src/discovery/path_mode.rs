@@ -251,6 +251,7 @@ fn loose_unit(files: Vec<PathBuf>) -> LintUnit {
         test_target: false,
         crate_name: None,
         roots: Vec::new(),
+        library: Default::default(),
     }
 }
 
@@ -296,6 +297,7 @@ fn package_units(dir: &Path, files: Vec<PathBuf>) -> Vec<LintUnit> {
         library.insert(0, root);
     }
     let mut units = Vec::new();
+    let shared: std::sync::Arc<[UnitFile]> = library.as_slice().into();
     if library_root.is_some() || targets.is_empty() {
         units.push(LintUnit {
             name: format!("{name} (lib)"),
@@ -306,6 +308,7 @@ fn package_units(dir: &Path, files: Vec<PathBuf>) -> Vec<LintUnit> {
             test_target: false,
             crate_name: crate_name.clone(),
             roots: Vec::new(),
+            library: Default::default(),
         });
     }
     for (place, mut own) in targets {
@@ -336,7 +339,6 @@ fn package_units(dir: &Path, files: Vec<PathBuf>) -> Vec<LintUnit> {
             ),
             _ => ("other files".to_string(), false, false),
         };
-        own.extend(library.iter().cloned());
         units.push(LintUnit {
             name: format!("{name} ({label})"),
             files: own,
@@ -346,6 +348,7 @@ fn package_units(dir: &Path, files: Vec<PathBuf>) -> Vec<LintUnit> {
             test_target,
             crate_name: crate_name.clone(),
             roots: Vec::new(),
+            library: shared.clone(),
         });
     }
     units
@@ -501,8 +504,7 @@ mod tests {
             .into_iter()
             .map(|u| {
                 let files = u
-                    .files
-                    .iter()
+                    .all_files()
                     .map(|f| {
                         let relative = f.path.strip_prefix(root).expect("under the root");
                         (relative.display().to_string(), f.module.join("::"))

@@ -355,7 +355,7 @@ pub fn lint_observed(
         |_| 0,
     );
     let prefilter = rules::prefilter(settings);
-    let roots = confinement(&units);
+    let roots = confinement(units);
     let stamp_salt = cache
         .as_ref()
         .and_then(|_| stamp_salt(&prefilter, settings, &roots));

@@ -1,7 +1,7 @@
 //! MCP003 `response-to-notification`: a response or error written for a message that has no
 //! `id` (a notification).
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use std::collections::BTreeSet;
 
@@ -52,7 +52,9 @@ impl Rule for ResponseToNotification {
             return;
         }
         let files = context.graph.files();
-        let calls = CallIndex::new(files);
+        // Built only for a unit with something to judge (most have no dispatcher at all).
+        let index = std::cell::OnceCell::new();
+        let calls = || index.get_or_init(|| CallIndex::new(files));
         // rmcp's service loop never answers a notification: only hand-built messages count.
         let sdk_dispatches = context.sdk.is_some_and(|s| s.name == SdkName::Rmcp);
         for (file, facts) in files {
@@ -65,13 +67,13 @@ impl Rule for ResponseToNotification {
                     if !context.is_method_dispatcher(dispatcher) {
                         continue;
                     }
-                    check_dispatcher(context, &calls, (*file, facts), dispatcher, out);
+                    check_dispatcher(context, calls(), (*file, facts), dispatcher, out);
                 }
                 for (span, function) in &facts.dispatch.prefix_checks {
                     // The prefix decides what is answered only in code that answers messages
                     // (or whose callers do): a predicate a linter or an inspector calls decides
                     // nothing.
-                    let Some(name) = function.and_then(|f| calls.name_of(*file, f)) else {
+                    let Some(name) = function.and_then(|f| calls().name_of(*file, f)) else {
                         continue;
                     };
                     // In a function that returns nothing, the test decides what that function
@@ -81,11 +83,11 @@ impl Rule for ResponseToNotification {
                         .prefix_checks_in_unit_functions
                         .contains(span);
                     let answers = if unit {
-                        calls.answers_here(name)
+                        calls().answers_here(name)
                     } else {
-                        calls.answers_from(name, CALLER_DEPTH)
+                        calls().answers_from(name, CALLER_DEPTH)
                     };
-                    if calls.checks_id_from(name, CALLER_DEPTH) || !answers {
+                    if calls().checks_id_from(name, CALLER_DEPTH) || !answers {
                         continue;
                     }
                     out.push(prefix_diagnostic(*file, *span));

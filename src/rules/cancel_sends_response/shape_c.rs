@@ -2,7 +2,7 @@
 //! cancelled, and elsewhere writes a response without checking that the request is still in it.
 
 use super::{META, SPEC_MUST_NOT, SPEC_SHOULD_NOT};
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet};
 
 use crate::analysis::crate_graph::{CrateGraph, FunctionRef};
 use crate::analysis::facts::{CancelOrigin, FunctionFacts, RegistryRemoval, SinkKind, SinkSite};
@@ -232,50 +232,53 @@ fn inherited_registries<'n>(
     names: &HashSet<&'n str>,
 ) -> HashMap<FunctionRef, HashMap<&'n str, bool>> {
     let mut inherited: HashMap<FunctionRef, HashMap<&'n str, bool>> = HashMap::new();
-    let functions: Vec<FunctionRef> = graph.all_functions().collect();
-    loop {
-        let mut changed = false;
-        for &f in &functions {
-            for call in &graph.function(f).calls {
-                // A call on a cancel path is the cancellation's own (its sends are shape A's).
-                if call.registry.guarded || graph.effective_origin(f.file, &call.origins).is_some()
-                {
+    // A worklist: a function is looked at again only when what it inherits has grown. What
+    // flows only grows (a registry is added, or becomes carried in a spawned task), so this
+    // reaches the same fixed point as rounds over every function would.
+    let mut queue: std::collections::VecDeque<FunctionRef> = graph.all_functions().collect();
+    let mut queued: HashSet<FunctionRef> = queue.iter().copied().collect();
+    while let Some(f) = queue.pop_front() {
+        queued.remove(&f);
+        for call in &graph.function(f).calls {
+            // A call on a cancel path is the cancellation's own (its sends are shape A's).
+            if call.registry.guarded || graph.effective_origin(f.file, &call.origins).is_some() {
+                continue;
+            }
+            let mut carried: Vec<(&'n str, bool)> = Vec::new();
+            for &name in names {
+                if call.registry.guarded_by.iter().any(|g| g == name) {
                     continue;
                 }
-                let mut carried: Vec<(&'n str, bool)> = Vec::new();
-                for &name in names {
-                    if call.registry.guarded_by.iter().any(|g| g == name) {
-                        continue;
-                    }
-                    let own = call.registry.touched.iter().any(|t| t == name);
-                    let from_caller = inherited.get(&f).and_then(|c| c.get(name)).copied();
-                    if own || from_caller.is_some() {
-                        let in_spawn = call.registry.in_spawn || from_caller == Some(true);
-                        carried.push((name, in_spawn));
+                let own = call.registry.touched.iter().any(|t| t == name);
+                let from_caller = inherited.get(&f).and_then(|c| c.get(name)).copied();
+                if own || from_caller.is_some() {
+                    let in_spawn = call.registry.in_spawn || from_caller == Some(true);
+                    carried.push((name, in_spawn));
+                }
+            }
+            if carried.is_empty() {
+                continue;
+            }
+            for g in graph.callees(f, call) {
+                let entry = inherited.entry(g).or_default();
+                let mut grew = false;
+                for &(name, in_spawn) in &carried {
+                    let slot = entry.entry(name).or_insert_with(|| {
+                        grew = true;
+                        in_spawn
+                    });
+                    if in_spawn && !*slot {
+                        *slot = true;
+                        grew = true;
                     }
                 }
-                if carried.is_empty() {
-                    continue;
-                }
-                for g in graph.callees(f, call) {
-                    let entry = inherited.entry(g).or_default();
-                    for &(name, in_spawn) in &carried {
-                        let slot = entry.entry(name).or_insert_with(|| {
-                            changed = true;
-                            in_spawn
-                        });
-                        if in_spawn && !*slot {
-                            *slot = true;
-                            changed = true;
-                        }
-                    }
+                if grew && queued.insert(g) {
+                    queue.push_back(g);
                 }
             }
         }
-        if !changed {
-            return inherited;
-        }
     }
+    inherited
 }
 
 /// Shape C: a response write that does not check that the request is still in flight.

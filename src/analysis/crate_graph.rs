@@ -70,6 +70,8 @@ pub struct CrateGraph<'a> {
     by_type: HashMap<(&'a str, &'a str), Vec<FunctionRef>>,
     /// Name to the free functions.
     free_by_name: HashMap<&'a str, Vec<FunctionRef>>,
+    /// (trait, name) to the trait's own functions (default bodies: no implementing type).
+    trait_fns: HashMap<(&'a str, &'a str), Vec<FunctionRef>>,
     /// Name to the functions with a receiver, and to those of them without an implementing
     /// type (trait default methods), in `by_name`'s order: what a method call picks from.
     methods_by_name: HashMap<&'a str, Vec<FunctionRef>>,
@@ -130,6 +132,7 @@ impl<'a> CrateGraph<'a> {
         let mut free_by_name: HashMap<&str, Vec<FunctionRef>> = HashMap::new();
         let mut methods_by_name: HashMap<&str, Vec<FunctionRef>> = HashMap::new();
         let mut defaults_by_name: HashMap<&str, Vec<FunctionRef>> = HashMap::new();
+        let mut trait_fns: HashMap<(&str, &str), Vec<FunctionRef>> = HashMap::new();
         for (index, (_, facts)) in files.iter().enumerate() {
             for (name, value) in &facts.string_consts {
                 consts
@@ -155,7 +158,10 @@ impl<'a> CrateGraph<'a> {
                         .or_default()
                         .push(r),
                     (None, None) => free_by_name.entry(f.name.as_str()).or_default().push(r),
-                    (None, Some(_)) => {}
+                    (None, Some(name)) => trait_fns
+                        .entry((name.as_str(), f.name.as_str()))
+                        .or_default()
+                        .push(r),
                 }
             }
         }
@@ -173,6 +179,7 @@ impl<'a> CrateGraph<'a> {
             field_types,
             by_type,
             free_by_name,
+            trait_fns,
             methods_by_name,
             defaults_by_name,
             returns_response: HashSet::new(),
@@ -312,11 +319,11 @@ impl<'a> CrateGraph<'a> {
             Callee::Path(segments) => segments.last().map(String::as_str).unwrap_or(""),
             Callee::Method { name, .. } => name,
         };
-        let Some(candidates) = self.by_name.get(name) else {
+        if !self.by_name.contains_key(name) {
             return Vec::new();
-        };
+        }
         match callee {
-            Callee::Path(segments) => self.resolve_path(caller, name, segments, candidates),
+            Callee::Path(segments) => self.resolve_path(caller, name, segments),
             Callee::Method {
                 name,
                 on_self,
@@ -344,10 +351,14 @@ impl<'a> CrateGraph<'a> {
         caller: FunctionRef,
         name: &str,
         segments: &[String],
-        candidates: &[FunctionRef],
     ) -> Vec<FunctionRef> {
         let caller_facts = self.function(caller);
-        let pick = |keep: &dyn Fn(&FunctionFacts) -> bool| self.pick(candidates, keep);
+        let trait_fns = |trait_name: &str| {
+            self.trait_fns
+                .get(&(trait_name, name))
+                .cloned()
+                .unwrap_or_default()
+        };
         if segments.len() >= 2 {
             let qualifier = &segments[segments.len() - 2];
             let is_type = qualifier == "Self"
@@ -357,49 +368,52 @@ impl<'a> CrateGraph<'a> {
                     .is_some_and(|c| c.is_ascii_uppercase());
             if is_type {
                 let ty = if qualifier == "Self" {
-                    caller_facts.self_ty.clone()
+                    caller_facts.self_ty.as_deref()
                 } else {
-                    Some(qualifier.clone())
+                    Some(qualifier.as_str())
                 };
                 let mut found: Vec<FunctionRef> = ty
-                    .as_deref()
                     .and_then(|ty| self.by_type.get(&(ty, name)))
                     .cloned()
                     .unwrap_or_default();
-                if qualifier == "Self" && caller_facts.trait_name.is_some() {
-                    found.extend(pick(&|f| {
-                        f.self_ty.is_none() && f.trait_name == caller_facts.trait_name
-                    }));
+                if qualifier == "Self" {
+                    if let Some(trait_name) = caller_facts.trait_name.as_deref() {
+                        found.extend(trait_fns(trait_name));
+                    }
                 }
                 if !found.is_empty() || qualifier == "Self" {
                     return found;
                 }
                 // A crate trait's default body, called through the trait's name
                 // (`Default::default()` and other foreign traits resolve to nothing).
-                return pick(&|f| {
-                    f.self_ty.is_none() && f.trait_name.as_deref() == Some(qualifier.as_str())
-                });
+                return trait_fns(qualifier);
             }
             let modules = &segments[..segments.len() - 1];
-            let free = |f: &FunctionFacts| f.self_ty.is_none() && f.trait_name.is_none();
+            // Only free functions: the candidates are the free functions of that name.
+            let free = self
+                .free_by_name
+                .get(name)
+                .map(Vec::as_slice)
+                .unwrap_or(&[]);
+            let pick = |keep: &dyn Fn(&FunctionFacts) -> bool| self.pick(free, keep);
             match self.anchored(caller_facts, modules) {
                 // `crate::a::f()`, `self::f()`, `super::a::f()`, `my_crate::a::f()`: the module
                 // the path names; a function re-exported there (`pub use`) is found by its
                 // last module, as a relative path is.
                 Some(module) => {
-                    let exact = pick(&|f| free(f) && f.module == module);
+                    let exact = pick(&|f| f.module == module);
                     if !exact.is_empty() {
                         return exact;
                     }
                     if !module.is_empty() {
-                        return pick(&|f| free(f) && f.module.last() == module.last());
+                        return pick(&|f| f.module.last() == module.last());
                     }
                     // At the crate's root: re-exported from a module, found by name below.
                 }
                 // `a::b::f()`: a module of this crate whose path ends so, or else another
                 // crate's path.
                 None => {
-                    return pick(&|f| free(f) && f.module.ends_with(modules));
+                    return pick(&|f| f.module.ends_with(modules));
                 }
             }
         }

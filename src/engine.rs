@@ -653,6 +653,26 @@ fn check_units(
             })
         })
         .collect();
+    let base_of = bases(&chosen);
+    // A base's graph, built once, when a unit first needs it (a warm run whose units' findings
+    // are cached builds none).
+    let graphs: Vec<std::sync::OnceLock<CrateGraph<'_>>> =
+        chosen.iter().map(|_| std::sync::OnceLock::new()).collect();
+    let is_base: Vec<bool> = {
+        let mut is_base = vec![false; chosen.len()];
+        base_of.iter().flatten().for_each(|&b| is_base[b] = true);
+        is_base
+    };
+    let base_graph = |b: usize| {
+        graphs[b].get_or_init(|| {
+            timings::work("crate graph", || {
+                CrateGraph::named(
+                    unit_facts(chosen[b], facts),
+                    chosen[b].crate_name.map(str::to_string),
+                )
+            })
+        })
+    };
     // The units are independent: each is checked on its own thread, and their findings are
     // joined in the units' order (then sorted), so the result does not depend on the threads.
     let found: Vec<Vec<Diagnostic>> = timings::phase(
@@ -662,9 +682,25 @@ fn check_units(
                 chosen
                     .par_iter()
                     .zip(&chosen_sdks)
-                    .map(|(input, sdk)| {
-                        let check =
-                            || check_unit(input, sdk.as_ref(), &rules, facts, sources, settings);
+                    .enumerate()
+                    .map(|(index, (input, sdk))| {
+                        let check = || {
+                            let own;
+                            let graph = if is_base[index] {
+                                base_graph(index)
+                            } else {
+                                let base = base_of[index].map(base_graph);
+                                own = timings::work("crate graph", || {
+                                    CrateGraph::named_over(
+                                        unit_facts(input, facts),
+                                        input.crate_name.map(str::to_string),
+                                        base,
+                                    )
+                                });
+                                &own
+                            };
+                            check_unit(graph, input, sdk.as_ref(), &rules, sources, settings)
+                        };
                         let Some((cache, keys)) = cache else {
                             return check();
                         };
@@ -732,25 +768,68 @@ fn unit_inputs<'u>(
         .collect()
 }
 
-/// One unit's findings: its crate graph, then every enabled rule on it.
-fn check_unit(
+/// Each unit's base, if it has one (see [`CrateGraph::named_over`]): the unit with the most
+/// files among those of the same manifest and crate whose files are some of its own, in the same
+/// order (a target's library). Ties go to the first.
+fn bases(chosen: &[&UnitInput<'_>]) -> Vec<Option<usize>> {
+    chosen
+        .iter()
+        .map(|unit| {
+            let own: HashMap<FileId, usize> = unit
+                .files
+                .iter()
+                .enumerate()
+                .map(|(i, id)| (*id, i))
+                .collect();
+            let within = |other: &UnitInput<'_>| {
+                let mut last = None;
+                other.files.iter().all(|id| match own.get(id) {
+                    Some(&at) if last.is_none_or(|l| at > l) => {
+                        last = Some(at);
+                        true
+                    }
+                    _ => false,
+                })
+            };
+            chosen
+                .iter()
+                .enumerate()
+                .filter(|(_, other)| {
+                    other.files.len() < unit.files.len()
+                        && !other.files.is_empty()
+                        && other.manifest == unit.manifest
+                        && other.crate_name == unit.crate_name
+                })
+                .filter(|(_, other)| within(other))
+                .max_by_key(|(index, other)| (other.files.len(), std::cmp::Reverse(*index)))
+                .map(|(index, _)| index)
+        })
+        .collect()
+}
+
+/// A unit's files with their facts, in its order.
+fn unit_facts<'f>(
     input: &UnitInput<'_>,
-    sdk: Option<&crate::sdk::Sdk>,
-    rules: &[&'static dyn rules::Rule],
-    facts: &[Option<FileFacts>],
-    sources: &SourceMap,
-    settings: &Settings,
-) -> Vec<Diagnostic> {
-    let files: Vec<(FileId, &FileFacts)> = input
+    facts: &'f [Option<FileFacts>],
+) -> Vec<(FileId, &'f FileFacts)> {
+    input
         .files
         .iter()
         .filter_map(|id| facts.get(*id)?.as_ref().map(|f| (*id, f)))
-        .collect();
-    let graph = timings::work("crate graph", || {
-        CrateGraph::named(files, input.crate_name.map(str::to_string))
-    });
+        .collect()
+}
+
+/// One unit's findings: every enabled rule on its crate graph.
+fn check_unit(
+    graph: &CrateGraph<'_>,
+    input: &UnitInput<'_>,
+    sdk: Option<&crate::sdk::Sdk>,
+    rules: &[&'static dyn rules::Rule],
+    sources: &SourceMap,
+    settings: &Settings,
+) -> Vec<Diagnostic> {
     let context = RuleContext {
-        graph: &graph,
+        graph,
         sources,
         settings,
         sdk,

@@ -112,6 +112,73 @@ fn index_in<T>(slice: &[T], item: &T) -> Option<usize> {
         .then_some(index)
 }
 
+/// A base graph as seen from a graph over more files (see [`CrateGraph::named_over`]).
+struct Base<'g, 'a> {
+    graph: &'g CrateGraph<'a>,
+    /// Per file of the base, its index in the graph.
+    to_self: Vec<usize>,
+    /// Per file of the graph, its index in the base, if it is one of the base's.
+    from_self: Vec<Option<usize>>,
+    /// The names of the functions the graph's other files define.
+    added: HashSet<&'a str>,
+}
+
+impl<'g, 'a> Base<'g, 'a> {
+    /// `base` seen from `graph`, if it can serve: the same crate name, each of its files in
+    /// the graph, in the same order.
+    fn of(base: &'g CrateGraph<'a>, graph: &CrateGraph<'a>) -> Option<Self> {
+        if base.crate_name != graph.crate_name {
+            return None;
+        }
+        let index: HashMap<FileId, usize> = graph
+            .files
+            .iter()
+            .enumerate()
+            .map(|(i, (id, _))| (*id, i))
+            .collect();
+        let to_self: Vec<usize> = base
+            .files
+            .iter()
+            .map(|(id, _)| index.get(id).copied())
+            .collect::<Option<_>>()?;
+        if to_self.windows(2).any(|w| w[0] >= w[1]) {
+            return None;
+        }
+        let mut from_self = vec![None; graph.files.len()];
+        for (b, &g) in to_self.iter().enumerate() {
+            from_self[g] = Some(b);
+        }
+        let added = graph
+            .files
+            .iter()
+            .zip(&from_self)
+            .filter(|(_, b)| b.is_none())
+            .flat_map(|((_, facts), _)| facts.functions.iter().map(|f| f.name.as_str()))
+            .collect();
+        Some(Base {
+            graph: base,
+            to_self,
+            from_self,
+            added,
+        })
+    }
+
+    /// Whether a call resolves in the graph as in the base: no other file defines a function
+    /// of its name, and it is not a call on a field of `self`.
+    fn unchanged(&self, callee: &Callee) -> bool {
+        let name = match callee {
+            Callee::Path(segments) => segments.last().map(String::as_str).unwrap_or(""),
+            Callee::Method { receiver, name, .. } => {
+                if matches!(receiver, Some(ReceiverType::SelfField(_))) {
+                    return false;
+                }
+                name
+            }
+        };
+        !self.added.contains(name)
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 enum NextHop {
     Sink(usize),
@@ -126,6 +193,20 @@ impl<'a> CrateGraph<'a> {
     /// The graph of a unit whose library is used by `crate_name` (`my_server::run()` from a
     /// binary is `crate::run()`).
     pub fn named(files: Vec<(FileId, &'a FileFacts)>, crate_name: Option<String>) -> Self {
+        Self::named_over(files, crate_name, None)
+    }
+
+    /// [`CrateGraph::named`], taking from `base` (the graph of a unit whose files are some of
+    /// these, in the same order, with the same crate name: a target's library) what these files
+    /// cannot change: the targets of a call in one of its files, by a name that none of the
+    /// other files defines a function of (a call on a field of `self` is resolved again: the
+    /// field's type may come from another file). The same calls resolve the same way, so the
+    /// graph is the one `named` builds; only the work is shared.
+    pub fn named_over(
+        files: Vec<(FileId, &'a FileFacts)>,
+        crate_name: Option<String>,
+        base: Option<&CrateGraph<'a>>,
+    ) -> Self {
         let mut consts: HashMap<&str, Vec<&str>> = HashMap::new();
         let mut by_name: HashMap<&str, Vec<FunctionRef>> = HashMap::new();
         let mut by_type: HashMap<(&str, &str), Vec<FunctionRef>> = HashMap::new();
@@ -186,7 +267,8 @@ impl<'a> CrateGraph<'a> {
             crate_name,
             resolved: Resolved::default(),
         };
-        graph.resolve_all();
+        let base = base.and_then(|base| Base::of(base, &graph));
+        graph.resolve_all(base.as_ref());
         graph.compute_returns_response();
         graph.compute_active_sinks();
         graph.compute_summaries();
@@ -268,8 +350,9 @@ impl<'a> CrateGraph<'a> {
         &self.resolved.targets[range]
     }
 
-    /// Resolve every call and every returned call of the unit, once.
-    fn resolve_all(&mut self) {
+    /// Resolve every call and every returned call of the unit, once (taking from `base` what
+    /// it already resolved, where that cannot differ).
+    fn resolve_all(&mut self, base: Option<&Base<'_, 'a>>) {
         let mut resolved = Resolved::default();
         let mut count = 0;
         for (_, facts) in &self.files {
@@ -279,17 +362,45 @@ impl<'a> CrateGraph<'a> {
         let functions: Vec<FunctionRef> = self.all_functions().collect();
         for &f in &functions {
             let facts = self.function(f);
-            resolved.first_call.push(resolved.ranges.len());
-            for call in &facts.calls {
+            // The same function in the base graph, if its file is one of the base's.
+            let in_base = base.and_then(|b| {
+                let file = *b.from_self.get(f.file)?;
+                file.map(|file| {
+                    let g = FunctionRef {
+                        file,
+                        function: f.function,
+                    };
+                    (b, b.graph.number(g))
+                })
+            });
+            let add = |resolved: &mut Resolved, index: usize, callee: &Callee, returned| {
                 let start = resolved.targets.len();
-                resolved.targets.extend(self.resolve(f, &call.callee));
+                match in_base.filter(|(b, _)| b.unchanged(callee)) {
+                    Some((b, n)) => {
+                        let first = if returned {
+                            b.graph.resolved.first_returned[n]
+                        } else {
+                            b.graph.resolved.first_call[n]
+                        };
+                        let range = b.graph.resolved.ranges[first + index].clone();
+                        resolved
+                            .targets
+                            .extend(b.graph.resolved.targets[range].iter().map(|t| FunctionRef {
+                                file: b.to_self[t.file],
+                                function: t.function,
+                            }));
+                    }
+                    None => resolved.targets.extend(self.resolve(f, callee)),
+                }
                 resolved.ranges.push(start..resolved.targets.len());
+            };
+            resolved.first_call.push(resolved.ranges.len());
+            for (index, call) in facts.calls.iter().enumerate() {
+                add(&mut resolved, index, &call.callee, false);
             }
             resolved.first_returned.push(resolved.ranges.len());
-            for callee in &facts.returns_calls {
-                let start = resolved.targets.len();
-                resolved.targets.extend(self.resolve(f, callee));
-                resolved.ranges.push(start..resolved.targets.len());
+            for (index, callee) in facts.returns_calls.iter().enumerate() {
+                add(&mut resolved, index, callee, true);
             }
         }
         resolved.first_call.push(resolved.ranges.len());
@@ -688,5 +799,76 @@ impl<'a> CrateGraph<'a> {
             }
         }
         found
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{CrateGraph, FunctionRef};
+    use crate::analysis::facts::FileFacts;
+    use crate::source::FileId;
+
+    fn facts(text: &str, module: &[&str]) -> FileFacts {
+        let vocabulary = crate::analysis::vocabulary::Vocabulary::default();
+        crate::analysis::analyse_text(
+            text,
+            module.iter().map(|m| m.to_string()).collect(),
+            &vocabulary,
+            &[],
+        )
+        .expect("parses")
+    }
+
+    /// A call's caller, its position, and its targets (file and name).
+    type Targets = (String, usize, Vec<(FileId, String)>);
+
+    /// Every call's targets.
+    fn all_targets(graph: &CrateGraph<'_>) -> Vec<Targets> {
+        let mut all = Vec::new();
+        for f in graph.all_functions() {
+            let caller = graph.function(f);
+            for (index, call) in caller.calls.iter().enumerate() {
+                let mut targets: Vec<(FileId, String)> = graph
+                    .callees(f, call)
+                    .iter()
+                    .map(|&g: &FunctionRef| (graph.file_id(g), graph.function(g).name.clone()))
+                    .collect();
+                targets.sort();
+                all.push((caller.name.clone(), index, targets));
+            }
+        }
+        all
+    }
+
+    /// A target's graph built over its library's gives the graph built from scratch, also where
+    /// the target defines a function of a name the library calls.
+    #[test]
+    fn a_graph_over_its_librarys_is_the_graph_built_anew() {
+        let lib = facts(
+            "pub fn helper() {}\n\
+             pub fn run(s: Sender) { helper(); s.flush(); self::helper(); Worker::start(); }\n\
+             struct Worker;\n\
+             impl Worker { fn start() { helper(); } fn flush(&self) {} }\n",
+            &[],
+        );
+        let main = facts(
+            "fn helper() {}\nfn flush(&self) {}\nfn main() { my_crate::run(); helper(); }\n",
+            &[],
+        );
+        let crate_name = || Some("my_crate".to_string());
+        let base = CrateGraph::named(vec![(1, &lib)], crate_name());
+        let files = || vec![(0, &main), (1, &lib)];
+        let anew = CrateGraph::named(files(), crate_name());
+        let over = CrateGraph::named_over(files(), crate_name(), Some(&base));
+        let targets = all_targets(&anew);
+        assert_eq!(all_targets(&over), targets);
+        // The library's `helper()` reaches the target's `helper` too: not taken from the base.
+        assert!(targets
+            .iter()
+            .any(|(caller, _, to)| caller == "run" && to.contains(&(0, "helper".to_string()))));
+        // A base whose crate name differs is not used, and the graph is still right.
+        let other = CrateGraph::named(vec![(1, &lib)], None);
+        let unrelated = CrateGraph::named_over(files(), crate_name(), Some(&other));
+        assert_eq!(all_targets(&unrelated), targets);
     }
 }

@@ -120,15 +120,17 @@ type Skipped = (Stamp, Trigrams);
 
 /// The body of a cache file: its files' entries, the findings of the units checked, and the
 /// stamps of the files skipped.
+/// Each entry is kept encoded (its own postcard bytes): loading the cache copies bytes, and an
+/// entry is decoded only when a run asks for it, on the thread that asks.
 #[derive(Serialize, Deserialize)]
 struct CacheBody {
-    entries: Vec<([u8; 32], Cached)>,
+    entries: Vec<([u8; 32], Vec<u8>)>,
     units: Vec<([u8; 32], Vec<StoredFinding>)>,
     skipped: Vec<([u8; 32], Skipped)>,
 }
 
 /// What a cache file starts with; then the key's tag, the body's tag, and the body.
-const MAGIC: &[u8; 8] = b"mcplint5";
+const MAGIC: &[u8; 8] = b"mcplint6";
 
 /// The most a cache file is read: a larger one is not this tool's.
 pub const MAX_CACHE_SIZE: u64 = 1 << 30;
@@ -185,7 +187,7 @@ fn tag(secret: &[u8; 32], label: &[u8], data: &[u8]) -> [u8; 32] {
 
 /// What a cache file holds: the files' entries, the units' findings, the skipped files' stamps.
 type Contents = (
-    HashMap<[u8; 32], Cached>,
+    HashMap<[u8; 32], Vec<u8>>,
     HashMap<[u8; 32], Vec<StoredFinding>>,
     HashMap<[u8; 32], Skipped>,
 );
@@ -224,8 +226,9 @@ pub struct Cache {
     key: String,
     /// No secret: nothing is read or written.
     secret: Option<[u8; 32]>,
-    entries: HashMap<[u8; 32], Cached>,
-    used: Used<Cached>,
+    /// Each file's outcome, encoded (see [`CacheBody`]).
+    entries: HashMap<[u8; 32], Vec<u8>>,
+    used: Used<Vec<u8>>,
     units: HashMap<[u8; 32], Vec<StoredFinding>>,
     used_units: Used<Vec<StoredFinding>>,
     skipped: HashMap<[u8; 32], Skipped>,
@@ -251,13 +254,22 @@ impl<T> Default for Used<T> {
 impl<T: Clone> Used<T> {
     /// `table`'s entry for `key`, noted as read.
     fn get(&self, table: &HashMap<[u8; 32], T>, key: &[u8; 32]) -> Option<T> {
-        let found = table.get(key).cloned();
-        if found.is_some() {
-            if let Ok(mut read) = self.read.lock() {
-                read.insert(*key);
-            }
+        self.get_with(table, key, |value| Some(value.clone()))
+    }
+
+    /// What `read` makes of `table`'s entry for `key`, the entry noted as read when it makes
+    /// something of it.
+    fn get_with<R>(
+        &self,
+        table: &HashMap<[u8; 32], T>,
+        key: &[u8; 32],
+        read: impl FnOnce(&T) -> Option<R>,
+    ) -> Option<R> {
+        let found = read(table.get(key)?)?;
+        if let Ok(mut noted) = self.read.lock() {
+            noted.insert(*key);
         }
-        found
+        Some(found)
     }
 
     fn make(&self, key: [u8; 32], value: T) {
@@ -362,7 +374,7 @@ impl Cache {
             if preview { "preview" } else { "stable" },
             build_stamp()
         );
-        let path = directory.join("facts-v5.bin");
+        let path = directory.join("facts-v6.bin");
         let secret = secret();
         let (entries, units, skipped) = secret
             .as_ref()
@@ -402,12 +414,16 @@ impl Cache {
 
     /// The cached outcome of a text, if any.
     pub fn get(&self, entry: &[u8; 32]) -> Option<Cached> {
-        self.used.get(&self.entries, entry)
+        self.used.get_with(&self.entries, entry, |bytes| {
+            postcard::from_bytes(bytes).ok()
+        })
     }
 
     /// Remember a text's outcome (to be written back).
-    pub fn remember(&self, entry: [u8; 32], outcome: Cached) {
-        self.used.make(entry, outcome);
+    pub fn remember(&self, entry: [u8; 32], outcome: &Cached) {
+        if let Ok(bytes) = postcard::to_stdvec(outcome) {
+            self.used.make(entry, bytes);
+        }
     }
 
     /// The findings a unit with this key gave, if any are cached.

@@ -535,13 +535,22 @@ impl Merged {
         let mut global: Vec<FileId> = Vec::with_capacity(key_of.len());
         for (source, key) in sources.into_files().into_iter().zip(key_of) {
             let known = key.as_ref().and_then(|k| self.ids.get(k)).copied();
-            global.push(known.unwrap_or_else(|| {
-                let id = self.sources.add(source);
-                if let Some(key) = key {
-                    self.ids.insert(key, id);
+            // A file an earlier group read too (a module one package's tree reaches in
+            // another): a reading with its text in memory (checked for this group's findings)
+            // takes the place of one without (let go, or skipped unparsed).
+            if let Some(id) = known {
+                let held = |s: &SourceFile| s.is_resident() && !s.text().is_empty();
+                if held(&source) && self.sources.get(id).is_some_and(|s| !held(s)) {
+                    self.sources.replace(id, source);
                 }
-                id
-            }));
+                global.push(id);
+                continue;
+            }
+            let id = self.sources.add(source);
+            if let Some(key) = key {
+                self.ids.insert(key, id);
+            }
+            global.push(id);
         }
         let map = |id: &mut FileId| *id = global.get(*id).copied().unwrap_or(*id);
         for d in &mut diagnostics {
@@ -1193,7 +1202,7 @@ fn analyse_file(
             if let (Some(cache), Some(entry), Ok(result)) = (&run.cache, &entry, &fresh) {
                 cache.remember(
                     *entry,
-                    match result {
+                    &match result {
                         Ok(facts) => crate::cache::Cached::Facts(Box::new(facts.clone())),
                         Err(failure) => {
                             crate::cache::Cached::SyntaxError(failure.span, failure.message.clone())

@@ -169,7 +169,7 @@ fn a_cache_of_another_version_or_vocabulary_is_not_read() {
     let cache = Cache::open(dir.path(), &plain);
     cache.remember(
         [7; 32],
-        cache::Cached::SyntaxError(Default::default(), "x".into()),
+        &cache::Cached::SyntaxError(Default::default(), "x".into()),
     );
     cache.save();
     assert_eq!(Cache::open(dir.path(), &plain).len(), 1, "read back");

@@ -46,7 +46,7 @@ fn a_cache_written_under_another_secret_is_never_read() {
     let clean_facts = forged
         .get(&cache::entry_key(CLEAN, &module))
         .expect("the clean text's entry");
-    forged.remember(cache::entry_key(BUGGY, &module), clean_facts);
+    forged.remember(cache::entry_key(BUGGY, &module), &clean_facts);
     forged.save();
     std::fs::write(&server, BUGGY).expect("write");
     assert_eq!(
@@ -60,7 +60,7 @@ fn a_cache_written_under_another_secret_is_never_read() {
     assert_eq!(findings(tree.path(), &cache_directory), 1);
 
     // A huge committed cache file costs nothing: it is not read past its header.
-    let huge = cache_directory.join("facts-v5.bin");
+    let huge = cache_directory.join("facts-v6.bin");
     let file = std::fs::OpenOptions::new()
         .write(true)
         .open(&huge)

@@ -322,6 +322,52 @@ fn a_file_changed_while_linted_gives_way_to_one_finding_saying_so() {
     );
 }
 
+/// Units are linted a group at a time (those that share files); a file two groups reach (a
+/// module one unit's tree declares, listed by another unit) is one source with its findings
+/// once, shown from its text.
+#[test]
+fn a_file_two_groups_reach_is_one_source_with_its_findings_once() {
+    use cargo_mcp_lint::engine::{self, LintUnit, UnitFile};
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = |name: &str| UnitFile {
+        path: dir.path().join(name).as_path().into(),
+        module: Default::default(),
+        owns_directory: true,
+    };
+    std::fs::write(dir.path().join("shared.rs"), BUGGY).expect("write");
+    std::fs::write(dir.path().join("a.rs"), "fn a() {}\n").expect("write");
+    std::fs::write(
+        dir.path().join("b.rs"),
+        "#[path = \"shared.rs\"]\nmod shared;\n",
+    )
+    .expect("write");
+    let units = vec![
+        LintUnit {
+            name: "a".into(),
+            files: vec![file("a.rs"), file("shared.rs")],
+            ..Default::default()
+        },
+        LintUnit {
+            name: "b".into(),
+            files: vec![file("b.rs")],
+            follow_modules: true,
+            ..Default::default()
+        },
+    ];
+    let result = engine::lint(&units, dir.path());
+    let shown: Vec<(String, &str)> = result
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let source = result.sources.get(d.file).expect("a source");
+            let line = source.line_column(d.span.start).line;
+            (format!("{}:{line}", source.display_path), d.code)
+        })
+        .collect();
+    assert_eq!(shown, [("shared.rs:2".to_string(), "MCP001")]);
+    assert_eq!(result.files_linted(), 3);
+}
+
 /// Only the texts of the files whose findings are shown are in memory when a run ends.
 #[test]
 fn a_runs_texts_are_let_go_but_for_its_findings() {

@@ -48,7 +48,7 @@ enum FileOutcome {
 
 /// The analysed files of a run, each analysed once however many units list it.
 struct Analysed<'c> {
-    ids: HashMap<Arc<Path>, FileId>,
+    ids: HashMap<PathKey, FileId>,
     sources: SourceMap,
     facts: Vec<Option<FileFacts>>,
     /// Files read but not parsed, by id: the unit file they came from, and the three-byte
@@ -66,6 +66,32 @@ struct Analysed<'c> {
     children: HashMap<ChildrenKey, Vec<Option<UnitFile>>>,
 }
 
+/// A canonical path as a map key, hashed and compared as its bytes (a canonical path has one
+/// spelling): hashing a `Path` walks its components, and the engine's maps hold a key per unit
+/// entry.
+#[derive(Clone, Debug)]
+struct PathKey(Arc<Path>);
+
+impl PathKey {
+    fn bytes(&self) -> &[u8] {
+        self.0.as_os_str().as_encoded_bytes()
+    }
+}
+
+impl std::hash::Hash for PathKey {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.bytes().hash(state);
+    }
+}
+
+impl PartialEq for PathKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.bytes() == other.bytes()
+    }
+}
+
+impl Eq for PathKey {}
+
 /// A file declaring modules: its id, the path it was reached by, whether it owns its
 /// directory, and its module path.
 type ChildrenKey = (FileId, std::ffi::OsString, bool, Arc<[String]>);
@@ -75,11 +101,11 @@ type ChildrenKey = (FileId, std::ffi::OsString, bool, Arc<[String]>);
 #[derive(Default)]
 // Keyed by the path's bytes: hashing a `Path` walks its components, and a path spelled two
 // ways is only resolved twice.
-struct Canonical(std::sync::Mutex<HashMap<std::ffi::OsString, Arc<Path>>>);
+struct Canonical(std::sync::Mutex<HashMap<std::ffi::OsString, PathKey>>);
 
 impl Canonical {
     /// `path` with links resolved, or as given when it cannot be resolved.
-    fn of(&self, path: &Path) -> Arc<Path> {
+    fn of(&self, path: &Path) -> PathKey {
         if let Some(known) = self
             .0
             .lock()
@@ -88,9 +114,11 @@ impl Canonical {
         {
             return known;
         }
-        let resolved: Arc<Path> = std::fs::canonicalize(path)
-            .unwrap_or_else(|_| path.to_path_buf())
-            .into();
+        let resolved = PathKey(
+            std::fs::canonicalize(path)
+                .unwrap_or_else(|_| path.to_path_buf())
+                .into(),
+        );
         if let Ok(mut known) = self.0.lock() {
             known.insert(path.as_os_str().to_os_string(), resolved.clone());
         }
@@ -125,7 +153,7 @@ impl<'c> Analysed<'c> {
         }
     }
 
-    fn key(&self, path: &Path) -> Arc<Path> {
+    fn key(&self, path: &Path) -> PathKey {
         self.canonical.of(path)
     }
 
@@ -135,8 +163,8 @@ impl<'c> Analysed<'c> {
 
     /// Read the files not read yet (in parallel) and parse those the pre-filter wants.
     fn analyse(&mut self, files: Vec<(&UnitFile, bool)>, run: &Run<'_>) {
-        let mut seen = std::collections::HashSet::new();
-        let mut fresh: Vec<(Arc<Path>, &UnitFile, bool)> = Vec::new();
+        let mut seen = HashSet::new();
+        let mut fresh: Vec<(PathKey, &UnitFile, bool)> = Vec::new();
         for (file, follows) in files {
             let key = self.key(&file.path);
             if !self.ids.contains_key(&key) && seen.insert(key.clone()) {
@@ -149,7 +177,7 @@ impl<'c> Analysed<'c> {
                 .par_iter()
                 .enumerate()
                 .map(|(offset, (key, file, follows))| {
-                    let stamp = run.stamp(key, file, *follows);
+                    let stamp = run.stamp(&key.0, file, *follows);
                     if let (Some(cache), Some((at, stamp))) = (&run.cache, &stamp) {
                         if let Some(trigrams) = cache.skipped_before(at, stamp) {
                             // Skipped before, and unchanged since: skipped without a read.
@@ -432,7 +460,7 @@ fn groups(units: &[LintUnit], canonical: &Canonical, settings: &Settings) -> Vec
         }
         at
     }
-    let mut owner: HashMap<Arc<Path>, usize> = HashMap::new();
+    let mut owner: HashMap<PathKey, usize> = HashMap::new();
     for (index, unit) in units.iter().enumerate() {
         for file in unit.all_files().filter(|f| !settings.is_excluded(&f.path)) {
             let key = canonical.of(&file.path);
@@ -471,7 +499,7 @@ fn lint_group(
     run: &Run<'_>,
     canonical: &Canonical,
     settings: &Settings,
-) -> (SourceMap, HashMap<Arc<Path>, FileId>, Vec<Diagnostic>) {
+) -> (SourceMap, HashMap<PathKey, FileId>, Vec<Diagnostic>) {
     let mut analysed = Analysed::new(canonical);
     timings::phase(
         "read, pre-filter, parse (module trees)",
@@ -515,7 +543,7 @@ fn lint_group(
 #[derive(Default)]
 struct Merged {
     sources: SourceMap,
-    ids: HashMap<Arc<Path>, FileId>,
+    ids: HashMap<PathKey, FileId>,
     diagnostics: Vec<Diagnostic>,
 }
 
@@ -523,10 +551,10 @@ impl Merged {
     fn add(
         &mut self,
         sources: SourceMap,
-        ids: HashMap<Arc<Path>, FileId>,
+        ids: HashMap<PathKey, FileId>,
         mut diagnostics: Vec<Diagnostic>,
     ) {
-        let mut key_of: Vec<Option<Arc<Path>>> = vec![None; sources.len()];
+        let mut key_of: Vec<Option<PathKey>> = vec![None; sources.len()];
         for (key, id) in ids {
             if let Some(slot) = key_of.get_mut(id) {
                 *slot = Some(key);
@@ -633,7 +661,7 @@ fn stamp_salt(
 /// Run the enabled rules on each unit's crate graph, adding their findings to `diagnostics`.
 fn check_units(
     units: &[LintUnit],
-    ids: (&HashMap<Arc<Path>, FileId>, &Canonical),
+    ids: (&HashMap<PathKey, FileId>, &Canonical),
     sources: &SourceMap,
     facts: &[Option<FileFacts>],
     settings: &Settings,
@@ -747,7 +775,7 @@ struct UnitInput<'u> {
 /// targets) is looked up once.
 fn unit_inputs<'u>(
     units: &'u [LintUnit],
-    (ids, canonical): (&HashMap<Arc<Path>, FileId>, &Canonical),
+    (ids, canonical): (&HashMap<PathKey, FileId>, &Canonical),
     facts: &[Option<FileFacts>],
 ) -> Vec<UnitInput<'u>> {
     let mut id_of: HashMap<&Path, Option<FileId>> = HashMap::new();
@@ -870,7 +898,7 @@ impl Analysed<'_> {
     fn follow_module_trees(&mut self, units: &mut [LintUnit], run: &Run<'_>, settings: &Settings) {
         let mut expanded = vec![0usize; units.len()];
         // Per unit, the files it holds (canonical paths), so a module is added once.
-        let mut members: Vec<HashSet<Arc<Path>>> = units
+        let mut members: Vec<HashSet<PathKey>> = units
             .iter()
             .map(|u| u.files.iter().map(|f| self.key(&f.path)).collect())
             .collect();
@@ -914,7 +942,7 @@ impl Analysed<'_> {
         &mut self,
         unit: &mut LintUnit,
         index: usize,
-        members: &mut HashSet<Arc<Path>>,
+        members: &mut HashSet<PathKey>,
         settings: &Settings,
     ) -> bool {
         let Some(id) = self.id(&unit.files[index].path) else {

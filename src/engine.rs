@@ -413,19 +413,13 @@ pub fn lint_observed(
             .map(|&index| {
                 let unit = &units[index];
                 LintUnit {
-                    name: unit.name.clone(),
                     files: unit
                         .all_files()
                         .filter(|f| !settings.is_excluded(&f.path))
                         .cloned()
                         .collect(),
-                    follow_modules: unit.follow_modules,
-                    rooted: unit.rooted,
-                    manifest: unit.manifest.clone(),
-                    test_target: unit.test_target,
-                    crate_name: unit.crate_name.clone(),
-                    roots: unit.roots.clone(),
                     library: Default::default(),
+                    ..unit.clone()
                 }
             })
             .collect();

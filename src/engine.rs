@@ -701,6 +701,7 @@ fn check_units(
                     unit_facts(chosen[b], facts),
                     chosen[b].crate_name.map(str::to_string),
                 )
+                .as_base()
             })
         })
     };
@@ -720,13 +721,9 @@ fn check_units(
                             let graph = if is_base[index] {
                                 base_graph(index)
                             } else {
-                                let base = base_of[index].map(base_graph);
+                                let base = base_of[index].map(|b| (chosen[b], base_graph(b)));
                                 own = timings::work("crate graph", || {
-                                    CrateGraph::named_over(
-                                        unit_facts(input, facts),
-                                        input.crate_name.map(str::to_string),
-                                        base,
-                                    )
+                                    target_graph(input, facts, base)
                                 });
                                 &own
                             };
@@ -848,6 +845,41 @@ fn unit_facts<'f>(
         .iter()
         .filter_map(|id| facts.get(*id)?.as_ref().map(|f| (*id, f)))
         .collect()
+}
+
+/// A unit's graph, over its library's graph if it has one (`base`: the library's input and
+/// graph).
+fn target_graph<'g>(
+    input: &UnitInput<'_>,
+    facts: &'g [Option<FileFacts>],
+    base: Option<(&UnitInput<'_>, &'g CrateGraph<'g>)>,
+) -> CrateGraph<'g> {
+    let files = match base {
+        Some((library, _)) => own_first(unit_facts(input, facts), library),
+        None => unit_facts(input, facts),
+    };
+    CrateGraph::named_over(
+        files,
+        input.crate_name.map(str::to_string),
+        base.map(|(_, graph)| graph),
+    )
+}
+
+/// A target's files with its library's (`base`) moved last, in the library's order, so that
+/// its graph can extend the library's (see [`CrateGraph::named_over`]); as they were if the
+/// target's root is one of the library's files.
+fn own_first<'f>(
+    files: Vec<(FileId, &'f FileFacts)>,
+    base: &UnitInput<'_>,
+) -> Vec<(FileId, &'f FileFacts)> {
+    let library: HashSet<FileId> = base.files.iter().copied().collect();
+    if files.first().is_none_or(|(id, _)| library.contains(id)) {
+        return files;
+    }
+    let (mut own, theirs): (Vec<_>, Vec<_>) =
+        files.into_iter().partition(|(id, _)| !library.contains(id));
+    own.extend(theirs);
+    own
 }
 
 /// One unit's findings: every enabled rule on its crate graph.

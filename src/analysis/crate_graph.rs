@@ -1,9 +1,7 @@
 //! Crate-wide analysis over the per-file facts: which cancel-path origins hold, which functions
 //! a call can reach, which functions send (transitively), and so which cancel paths send.
 
-use std::collections::VecDeque;
-
-use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
+use foldhash::{HashMap, HashSet};
 
 use super::facts::{
     CallSite, Callee, CancelOrigin, FileFacts, FunctionFacts, OriginCondition, ReceiverType,
@@ -58,14 +56,77 @@ pub enum SendHow<'a> {
 }
 
 /// The crate's files' facts, joined.
+///
+/// A target's graph may extend its library's (see [`CrateGraph::named_over`]): the target's own
+/// files come first, the library's follow in the library graph's order, and nothing the target
+/// defines changes what a call of the library reaches (see [`Reads`]). The graph then indexes,
+/// resolves and summarises only its own files and asks the library's graph about the rest (a
+/// library function's calls, returned responses, sends and nearest send are the library
+/// graph's, its functions' files moved past the target's own).
 pub struct CrateGraph<'a> {
     files: Vec<(FileId, &'a FileFacts)>,
+    /// The library graph this one extends, if it does.
+    layer: Option<Layer<'a>>,
+    /// Where the library's files start, when the graph is a target's over its library's: a
+    /// library does not see its targets' items, so a call by path in one of its files never
+    /// reaches a function of the target's own files.
+    library_from: Option<usize>,
+    /// The own files' functions, fields and constants by name (all files' when the graph
+    /// extends none).
+    index: Index<'a>,
+    /// The name the unit's library is used by, if known (see [`CrateGraph::named`]).
+    crate_name: Option<String>,
+    /// What every call and every returned or sent call of the own functions may reach, resolved
+    /// once when the graph is built: the summaries and the rules ask for the same calls many
+    /// times.
+    resolved: Resolved,
+    /// Per own function (by number): whether it returns a response message (directly or
+    /// through the calls it returns).
+    returns_response: Vec<bool>,
+    /// Per own function: how many calls away its nearest send is (off cancel paths), and the
+    /// first step there (see [`CrateGraph::compute_summaries`]).
+    distance: Vec<u32>,
+    next_hop: Vec<Option<NextHop>>,
+    /// What the graph's calls read of the indexes, once it may serve as a library graph (see
+    /// [`CrateGraph::as_base`]).
+    reads: Option<Reads<'a>>,
+}
+
+/// The library graph a target's graph extends.
+struct Layer<'a> {
+    graph: &'a CrateGraph<'a>,
+    /// How many files the target adds (they come before the library's).
+    files: usize,
+}
+
+impl<'a> Layer<'a> {
+    /// `base` as the library of a graph over `files` whose first `own` files are the target's
+    /// own (the others the base's, in its order), if it can serve: it records its reads,
+    /// extends no other graph, has the same crate name, and the own files add nothing its calls
+    /// read.
+    fn of(
+        base: &'a CrateGraph<'a>,
+        own: usize,
+        files: &[(FileId, &'a FileFacts)],
+        crate_name: Option<&str>,
+    ) -> Option<Self> {
+        let reads = base.reads.as_ref()?;
+        if base.layer.is_some() || base.crate_name.as_deref() != crate_name {
+            return None;
+        }
+        reads.unchanged_by(base, &files[..own]).then_some(Layer {
+            graph: base,
+            files: own,
+        })
+    }
+}
+
+/// Functions, fields and constants by name.
+#[derive(Default)]
+struct Index<'a> {
     consts: HashMap<&'a str, Vec<&'a str>>,
-    by_name: HashMap<&'a str, Vec<FunctionRef>>,
-    /// For each function that sends (not on a cancel path of its own): how.
-    next_hop: HashMap<FunctionRef, NextHop>,
-    /// (struct, field) to the field's type.
-    field_types: HashMap<(String, String), String>,
+    /// The names of the functions.
+    names: HashSet<&'a str>,
     /// (implementing type, name) to the methods and associated functions.
     by_type: HashMap<(&'a str, &'a str), Vec<FunctionRef>>,
     /// Name to the free functions.
@@ -73,23 +134,186 @@ pub struct CrateGraph<'a> {
     /// (trait, name) to the trait's own functions (default bodies: no implementing type).
     trait_fns: HashMap<(&'a str, &'a str), Vec<FunctionRef>>,
     /// Name to the functions with a receiver, and to those of them without an implementing
-    /// type (trait default methods), in `by_name`'s order: what a method call picks from.
+    /// type (trait default methods), in the files' order: what a method call picks from.
     methods_by_name: HashMap<&'a str, Vec<FunctionRef>>,
     defaults_by_name: HashMap<&'a str, Vec<FunctionRef>>,
-    /// Functions that return a response message (directly or through the calls they return).
-    returns_response: HashSet<FunctionRef>,
-    /// The name the unit's library is used by, if known (see [`CrateGraph::named`]).
-    crate_name: Option<String>,
-    /// What every call and every returned or sent call of the unit may reach, resolved once
-    /// when the graph is built: the summaries and the rules ask for the same calls many times.
-    resolved: Resolved,
+    /// (struct, field) to the field's type (a later file's wins).
+    field_types: HashMap<(&'a str, &'a str), &'a str>,
 }
 
-/// The unit's calls, resolved: per function (numbered across files), its calls' targets, then
-/// its returned calls' (`returns_calls`) and its sinks' `if_returns_response` callees'.
+impl<'a> Index<'a> {
+    fn of(files: &[(FileId, &'a FileFacts)]) -> Self {
+        let mut index = Index::default();
+        for (file, (_, facts)) in files.iter().enumerate() {
+            for (name, value) in &facts.string_consts {
+                index
+                    .consts
+                    .entry(name.as_str())
+                    .or_default()
+                    .push(value.as_str());
+            }
+            for (function, f) in facts.functions.iter().enumerate() {
+                let r = FunctionRef { file, function };
+                let name = f.name.as_str();
+                index.names.insert(name);
+                if f.has_receiver {
+                    index.methods_by_name.entry(name).or_default().push(r);
+                    if f.self_ty.is_none() {
+                        index.defaults_by_name.entry(name).or_default().push(r);
+                    }
+                }
+                match (&f.self_ty, &f.trait_name) {
+                    (Some(ty), _) => index
+                        .by_type
+                        .entry((ty.as_str(), name))
+                        .or_default()
+                        .push(r),
+                    (None, None) => index.free_by_name.entry(name).or_default().push(r),
+                    (None, Some(t)) => index
+                        .trait_fns
+                        .entry((t.as_str(), name))
+                        .or_default()
+                        .push(r),
+                }
+            }
+            for (owner, field, ty) in &facts.struct_fields {
+                index
+                    .field_types
+                    .insert((owner.as_str(), field.as_str()), ty.as_str());
+            }
+        }
+        index
+    }
+}
+
+/// Whether a path's qualifier names a type (`Self`, `Worker`), not a module.
+fn is_type_name(qualifier: &str) -> bool {
+    qualifier == "Self"
+        || qualifier
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_uppercase())
+}
+
+/// What a library graph's method calls (also returned or sent ones) read of its indexes: the
+/// keys under which such a call finds its targets, and the constants its cancel paths name. A
+/// target's files that put no method, field or constant under one of these keys leave every
+/// call of the library resolving, and every cancel path of it holding, as in the library's own
+/// graph (its calls by path never reach a target's functions: see
+/// [`CrateGraph::named_over`]), and none of its calls reaches one of their functions.
+#[derive(Default)]
+struct Reads<'a> {
+    /// (type, name): `x.f()` with `x`'s type known, `self.f()`, `self.field.f()`.
+    typed: HashSet<(&'a str, &'a str)>,
+    /// Methods by name alone: `x.f()` with `x`'s type unknown, `self.f()`, where the graph
+    /// holds at most one method of the name (with two or more, another changes nothing: the
+    /// call reaches none of them).
+    methods: HashSet<&'a str>,
+    /// Trait default methods by name: `self.f()`.
+    defaults: HashSet<&'a str>,
+    /// (struct, field): `self.field.f()`.
+    fields: HashSet<(&'a str, &'a str)>,
+    /// The constants cancel paths are conditioned on.
+    consts: HashSet<&'a str>,
+}
+
+impl<'a> Reads<'a> {
+    fn of(graph: &CrateGraph<'a>) -> Self {
+        let mut reads = Reads::default();
+        for (_, facts) in &graph.files {
+            for origin in &facts.origins {
+                if let OriginCondition::ConstNamed(name) = &origin.condition {
+                    reads.consts.insert(name.as_str());
+                }
+            }
+            for f in &facts.functions {
+                let sent = f.sinks.iter().flat_map(|s| &s.if_returns_response);
+                for callee in f.calls.iter().map(|c| &c.callee).chain(&f.returns_calls) {
+                    reads.add(graph, f, callee);
+                }
+                for callee in sent {
+                    reads.add(graph, f, callee);
+                }
+            }
+        }
+        reads
+    }
+
+    /// The keys `callee`, called from `caller`, is resolved by (see [`CrateGraph::resolve`]).
+    fn add(&mut self, graph: &CrateGraph<'a>, caller: &'a FunctionFacts, callee: &'a Callee) {
+        match callee {
+            Callee::Path(_) => {}
+            Callee::Method {
+                name,
+                on_self,
+                receiver,
+            } => match receiver {
+                Some(ReceiverType::Named(ty)) => {
+                    self.typed.insert((ty, name));
+                }
+                Some(ReceiverType::SelfField(field)) => {
+                    if let Some(owner) = &caller.self_ty {
+                        self.fields.insert((owner, field));
+                        if let Some(ty) = graph.field_type(owner, field) {
+                            self.typed.insert((ty, name));
+                        }
+                    }
+                }
+                None => {
+                    if *on_self {
+                        if let Some(ty) = &caller.self_ty {
+                            self.typed.insert((ty, name));
+                        }
+                        self.defaults.insert(name);
+                    }
+                    let unique = || {
+                        graph
+                            .index
+                            .methods_by_name
+                            .get(name.as_str())
+                            .is_none_or(|methods| methods.len() < 2)
+                    };
+                    if !vocab::COMMON_METHODS.contains(&name.as_str()) && unique() {
+                        self.methods.insert(name);
+                    }
+                }
+            },
+        }
+    }
+
+    /// Whether `files`, put before `graph`'s, add nothing under a key its calls read: no
+    /// method, no field a `self.field` call reads that `graph` does not type itself, no
+    /// constant a cancel path names.
+    fn unchanged_by(&self, graph: &CrateGraph<'a>, files: &[(FileId, &FileFacts)]) -> bool {
+        files.iter().all(|(_, facts)| {
+            let functions = facts.functions.iter().all(|f| {
+                let name = f.name.as_str();
+                let typed = f
+                    .self_ty
+                    .as_ref()
+                    .is_some_and(|ty| self.typed.contains(&(ty.as_str(), name)));
+                let default = f.self_ty.is_none() && self.defaults.contains(name);
+                !(f.has_receiver && (typed || self.methods.contains(name) || default))
+            });
+            let fields = facts.struct_fields.iter().all(|(owner, field, _)| {
+                !self.fields.contains(&(owner.as_str(), field.as_str()))
+                    || graph.field_type(owner, field).is_some()
+            });
+            let consts = facts
+                .string_consts
+                .iter()
+                .all(|(name, _)| !self.consts.contains(name.as_str()));
+            functions && fields && consts
+        })
+    }
+}
+
+/// The own functions' calls, resolved: per function (numbered across the own files), its
+/// calls' targets, then its returned calls' (`returns_calls`), and whether each of its sinks is
+/// active.
 #[derive(Default)]
 struct Resolved {
-    /// Per file, the number of the file's first function.
+    /// Per own file, the number of the file's first function.
     first_function: Vec<usize>,
     /// Per function, where its calls' entries start in `ranges` (one more: the end).
     first_call: Vec<usize>,
@@ -112,7 +336,8 @@ fn index_in<T>(slice: &[T], item: &T) -> Option<usize> {
         .then_some(index)
 }
 
-/// A base graph as seen from a graph over more files (see [`CrateGraph::named_over`]).
+/// A base graph as seen from a graph over more files that does not extend it (see
+/// [`CrateGraph::named_over`]): the calls that cannot resolve differently are copied from it.
 struct Base<'g, 'a> {
     graph: &'g CrateGraph<'a>,
     /// Per file of the base, its index in the graph.
@@ -125,9 +350,9 @@ struct Base<'g, 'a> {
 
 impl<'g, 'a> Base<'g, 'a> {
     /// `base` seen from `graph`, if it can serve: the same crate name, each of its files in
-    /// the graph, in the same order.
+    /// the graph, in the same order, and it extends no graph itself.
     fn of(base: &'g CrateGraph<'a>, graph: &CrateGraph<'a>) -> Option<Self> {
-        if base.crate_name != graph.crate_name {
+        if base.crate_name != graph.crate_name || base.layer.is_some() {
             return None;
         }
         let index: HashMap<FileId, usize> = graph
@@ -196,83 +421,69 @@ impl<'a> CrateGraph<'a> {
         Self::named_over(files, crate_name, None)
     }
 
-    /// [`CrateGraph::named`], taking from `base` (the graph of a unit whose files are some of
-    /// these, in the same order, with the same crate name: a target's library) what these files
-    /// cannot change: the targets of a call in one of its files, by a name that none of the
-    /// other files defines a function of (a call on a field of `self` is resolved again: the
-    /// field's type may come from another file). The same calls resolve the same way, so the
-    /// graph is the one `named` builds; only the work is shared.
+    /// The graph of a target whose library's graph is `base` (a unit whose files are some of
+    /// these, in the same order, with the same crate name). When the base's files are the last
+    /// of `files`, they are the library's: a library does not see its targets' items, so a
+    /// call by path in one of them reaches only the library's functions (a method call may
+    /// still reach a target's: a library trait's method, implemented there). If moreover the
+    /// target's files add nothing the library's method calls read (see [`Reads`]; the base
+    /// must be [`CrateGraph::as_base`]), the graph extends the base: it works out only its own
+    /// files and asks the base about the rest. Otherwise it copies from the base the targets of
+    /// each call in one of its files by a name that none of the other files defines a function
+    /// of (a call on a field of `self` is resolved again: the field's type may come from
+    /// another file). Either way the answers are the same; only the work differs.
     pub fn named_over(
         files: Vec<(FileId, &'a FileFacts)>,
         crate_name: Option<String>,
-        base: Option<&CrateGraph<'a>>,
+        base: Option<&'a CrateGraph<'a>>,
     ) -> Self {
-        let mut consts: HashMap<&str, Vec<&str>> = HashMap::new();
-        let mut by_name: HashMap<&str, Vec<FunctionRef>> = HashMap::new();
-        let mut by_type: HashMap<(&str, &str), Vec<FunctionRef>> = HashMap::new();
-        let mut free_by_name: HashMap<&str, Vec<FunctionRef>> = HashMap::new();
-        let mut methods_by_name: HashMap<&str, Vec<FunctionRef>> = HashMap::new();
-        let mut defaults_by_name: HashMap<&str, Vec<FunctionRef>> = HashMap::new();
-        let mut trait_fns: HashMap<(&str, &str), Vec<FunctionRef>> = HashMap::new();
-        for (index, (_, facts)) in files.iter().enumerate() {
-            for (name, value) in &facts.string_consts {
-                consts
-                    .entry(name.as_str())
-                    .or_default()
-                    .push(value.as_str());
+        // The base's files are the last of `files`, in its order: the target's library.
+        let library_from = base.and_then(|base| {
+            if base.crate_name != crate_name {
+                return None;
             }
-            for (function, f) in facts.functions.iter().enumerate() {
-                let r = FunctionRef {
-                    file: index,
-                    function,
-                };
-                by_name.entry(f.name.as_str()).or_default().push(r);
-                if f.has_receiver {
-                    methods_by_name.entry(f.name.as_str()).or_default().push(r);
-                    if f.self_ty.is_none() {
-                        defaults_by_name.entry(f.name.as_str()).or_default().push(r);
-                    }
-                }
-                match (&f.self_ty, &f.trait_name) {
-                    (Some(ty), _) => by_type
-                        .entry((ty.as_str(), f.name.as_str()))
-                        .or_default()
-                        .push(r),
-                    (None, None) => free_by_name.entry(f.name.as_str()).or_default().push(r),
-                    (None, Some(name)) => trait_fns
-                        .entry((name.as_str(), f.name.as_str()))
-                        .or_default()
-                        .push(r),
-                }
-            }
-        }
-        let mut field_types = HashMap::new();
-        for (_, facts) in &files {
-            for (owner, field, ty) in &facts.struct_fields {
-                field_types.insert((owner.clone(), field.clone()), ty.clone());
-            }
-        }
+            let own = files.len().checked_sub(base.files.len())?;
+            files[own..]
+                .iter()
+                .zip(&base.files)
+                .all(|(a, b)| a.0 == b.0 && std::ptr::eq(a.1, b.1))
+                .then_some(own)
+        });
+        let layer = base
+            .zip(library_from)
+            .and_then(|(base, own)| Layer::of(base, own, &files, crate_name.as_deref()));
+        let own = layer.as_ref().map_or(files.len(), |layer| layer.files);
+        let index = Index::of(&files[..own]);
         let mut graph = CrateGraph {
             files,
-            consts,
-            by_name,
-            next_hop: HashMap::new(),
-            field_types,
-            by_type,
-            free_by_name,
-            trait_fns,
-            methods_by_name,
-            defaults_by_name,
-            returns_response: HashSet::new(),
+            layer,
+            library_from,
+            index,
             crate_name,
             resolved: Resolved::default(),
+            returns_response: Vec::new(),
+            distance: Vec::new(),
+            next_hop: Vec::new(),
+            reads: None,
         };
-        let base = base.and_then(|base| Base::of(base, &graph));
-        graph.resolve_all(base.as_ref());
+        let copy = match graph.layer {
+            Some(_) => None,
+            None => base.and_then(|base| Base::of(base, &graph)),
+        };
+        graph.resolve_all(copy.as_ref());
         graph.compute_returns_response();
         graph.compute_active_sinks();
         graph.compute_summaries();
         graph
+    }
+
+    /// The graph, ready to be extended by the graphs of its targets (see
+    /// [`CrateGraph::named_over`]): it records what its calls read.
+    pub fn as_base(mut self) -> Self {
+        if self.layer.is_none() {
+            self.reads = Some(Reads::of(&self));
+        }
+        self
     }
 
     /// The crate's files and their facts.
@@ -290,13 +501,107 @@ impl<'a> CrateGraph<'a> {
         self.files[r.file].0
     }
 
+    /// How many files the graph works out itself (all but its library's, if it extends one).
+    fn own_files(&self) -> usize {
+        self.layer
+            .as_ref()
+            .map_or(self.files.len(), |layer| layer.files)
+    }
+
+    /// The functions of the graph's own files.
+    fn own_functions(&self) -> impl Iterator<Item = FunctionRef> + '_ {
+        self.all_functions()
+            .take_while(|f| f.file < self.own_files())
+    }
+
+    /// `f` as the library graph numbers it, if `f` is one of the library's.
+    fn in_base(&self, f: FunctionRef) -> Option<(&'a CrateGraph<'a>, FunctionRef)> {
+        let layer = self.layer.as_ref()?;
+        let file = f.file.checked_sub(layer.files)?;
+        Some((
+            layer.graph,
+            FunctionRef {
+                file,
+                function: f.function,
+            },
+        ))
+    }
+
+    /// A function of the library graph as this graph numbers it.
+    fn lift(&self, r: FunctionRef) -> FunctionRef {
+        FunctionRef {
+            file: r.file + self.layer.as_ref().map_or(0, |layer| layer.files),
+            function: r.function,
+        }
+    }
+
+    /// The functions an index holds under a key: the own files' first, then the library's.
+    fn lookup(
+        &self,
+        get: &dyn for<'i> Fn(&'i Index<'a>) -> Option<&'i Vec<FunctionRef>>,
+    ) -> Vec<FunctionRef> {
+        let mut found = get(&self.index).cloned().unwrap_or_default();
+        if let Some(layer) = &self.layer {
+            found.extend(layer.graph.lookup(get).into_iter().map(|r| self.lift(r)));
+        }
+        found
+    }
+
+    /// [`CrateGraph::lookup`] for a call by path of `caller`: a library's call reaches only the
+    /// library's functions.
+    fn lookup_from(
+        &self,
+        caller: FunctionRef,
+        get: &dyn for<'i> Fn(&'i Index<'a>) -> Option<&'i Vec<FunctionRef>>,
+    ) -> Vec<FunctionRef> {
+        let mut found = self.lookup(get);
+        if let Some(from) = self.library_from.filter(|&from| caller.file >= from) {
+            found.retain(|r| r.file >= from);
+        }
+        found
+    }
+
+    /// Whether a function of the crate has this name.
+    fn has_name(&self, name: &str) -> bool {
+        self.index.names.contains(name)
+            || self
+                .layer
+                .as_ref()
+                .is_some_and(|layer| layer.graph.has_name(name))
+    }
+
+    /// A struct field's type, if the crate declares the struct (a later file's wins).
+    fn field_type(&self, owner: &str, field: &str) -> Option<&'a str> {
+        self.layer
+            .as_ref()
+            .and_then(|layer| layer.graph.field_type(owner, field))
+            .or_else(|| self.index.field_types.get(&(owner, field)).copied())
+    }
+
+    /// Whether one of the crate's string constants of this name holds the cancel method;
+    /// None when the crate has none of that name.
+    fn const_is_cancel(&self, name: &str) -> Option<bool> {
+        let own = self
+            .index
+            .consts
+            .get(name)
+            .map(|values| values.contains(&vocab::CANCELLED_METHOD));
+        let library = self
+            .layer
+            .as_ref()
+            .and_then(|layer| layer.graph.const_is_cancel(name));
+        match (own, library) {
+            (None, None) => None,
+            (own, library) => Some(own.unwrap_or(false) || library.unwrap_or(false)),
+        }
+    }
+
     fn origin_holds(&self, origin: &CancelOrigin) -> bool {
         match &origin.condition {
             OriginCondition::Always => true,
-            OriginCondition::ConstNamed(name) => match self.consts.get(name.as_str()) {
-                Some(values) => values.contains(&vocab::CANCELLED_METHOD),
-                None => vocab::is_cancel_const_name(name),
-            },
+            OriginCondition::ConstNamed(name) => self
+                .const_is_cancel(name)
+                .unwrap_or_else(|| vocab::is_cancel_const_name(name)),
         }
     }
 
@@ -315,7 +620,7 @@ impl<'a> CrateGraph<'a> {
         self.call_targets(caller, call).to_vec()
     }
 
-    /// The number of a function across the unit's files.
+    /// The number of an own function across the own files.
     fn number(&self, f: FunctionRef) -> usize {
         self.resolved
             .first_function
@@ -333,33 +638,35 @@ impl<'a> CrateGraph<'a> {
         call: &CallSite,
     ) -> std::borrow::Cow<'_, [FunctionRef]> {
         let facts = self.function(caller);
-        match index_in(&facts.calls, call) {
-            Some(index) => {
-                let n = self.number(caller);
-                let range = self.resolved.ranges[self.resolved.first_call[n] + index].clone();
-                std::borrow::Cow::Borrowed(&self.resolved.targets[range])
-            }
-            None => std::borrow::Cow::Owned(self.resolve(caller, &call.callee)),
+        let Some(index) = index_in(&facts.calls, call) else {
+            return std::borrow::Cow::Owned(self.resolve(caller, &call.callee));
+        };
+        if let Some((base, f)) = self.in_base(caller) {
+            let targets = base.call_targets(f, call);
+            return std::borrow::Cow::Owned(targets.iter().map(|&r| self.lift(r)).collect());
         }
+        let n = self.number(caller);
+        let range = self.resolved.ranges[self.resolved.first_call[n] + index].clone();
+        std::borrow::Cow::Borrowed(&self.resolved.targets[range])
     }
 
-    /// What the `index`th returned call of `f` may reach.
+    /// What the `index`th returned call of the own function `f` may reach.
     fn returned_targets(&self, f: FunctionRef, index: usize) -> &[FunctionRef] {
         let n = self.number(f);
         let range = self.resolved.ranges[self.resolved.first_returned[n] + index].clone();
         &self.resolved.targets[range]
     }
 
-    /// Resolve every call and every returned call of the unit, once (taking from `base` what
-    /// it already resolved, where that cannot differ).
+    /// Resolve every call and every returned call of the own functions, once (taking from
+    /// `base` what it already resolved, where that cannot differ).
     fn resolve_all(&mut self, base: Option<&Base<'_, 'a>>) {
         let mut resolved = Resolved::default();
         let mut count = 0;
-        for (_, facts) in &self.files {
+        for (_, facts) in &self.files[..self.own_files()] {
             resolved.first_function.push(count);
             count += facts.functions.len();
         }
-        let functions: Vec<FunctionRef> = self.all_functions().collect();
+        let functions: Vec<FunctionRef> = self.own_functions().collect();
         for &f in &functions {
             let facts = self.function(f);
             // The same function in the base graph, if its file is one of the base's.
@@ -408,9 +715,10 @@ impl<'a> CrateGraph<'a> {
         self.resolved = resolved;
     }
 
-    /// Whether each sink of the unit is active (see [`CrateGraph::sink_active`]), once.
+    /// Whether each sink of the own functions is active (see [`CrateGraph::sink_active`]),
+    /// once.
     fn compute_active_sinks(&mut self) {
-        let functions: Vec<FunctionRef> = self.all_functions().collect();
+        let functions: Vec<FunctionRef> = self.own_functions().collect();
         let mut first_sink = Vec::with_capacity(functions.len() + 1);
         let mut active = Vec::new();
         for &f in &functions {
@@ -430,7 +738,7 @@ impl<'a> CrateGraph<'a> {
             Callee::Path(segments) => segments.last().map(String::as_str).unwrap_or(""),
             Callee::Method { name, .. } => name,
         };
-        if !self.by_name.contains_key(name) {
+        if !self.has_name(name) {
             return Vec::new();
         }
         match callee {
@@ -464,28 +772,18 @@ impl<'a> CrateGraph<'a> {
         segments: &[String],
     ) -> Vec<FunctionRef> {
         let caller_facts = self.function(caller);
-        let trait_fns = |trait_name: &str| {
-            self.trait_fns
-                .get(&(trait_name, name))
-                .cloned()
-                .unwrap_or_default()
-        };
+        let trait_fns =
+            |trait_name: &str| self.lookup_from(caller, &|i| i.trait_fns.get(&(trait_name, name)));
         if segments.len() >= 2 {
             let qualifier = &segments[segments.len() - 2];
-            let is_type = qualifier == "Self"
-                || qualifier
-                    .chars()
-                    .next()
-                    .is_some_and(|c| c.is_ascii_uppercase());
-            if is_type {
+            if is_type_name(qualifier) {
                 let ty = if qualifier == "Self" {
                     caller_facts.self_ty.as_deref()
                 } else {
                     Some(qualifier.as_str())
                 };
                 let mut found: Vec<FunctionRef> = ty
-                    .and_then(|ty| self.by_type.get(&(ty, name)))
-                    .cloned()
+                    .map(|ty| self.lookup_from(caller, &|i| i.by_type.get(&(ty, name))))
                     .unwrap_or_default();
                 if qualifier == "Self" {
                     if let Some(trait_name) = caller_facts.trait_name.as_deref() {
@@ -501,12 +799,8 @@ impl<'a> CrateGraph<'a> {
             }
             let modules = &segments[..segments.len() - 1];
             // Only free functions: the candidates are the free functions of that name.
-            let free = self
-                .free_by_name
-                .get(name)
-                .map(Vec::as_slice)
-                .unwrap_or(&[]);
-            let pick = |keep: &dyn Fn(&FunctionFacts) -> bool| self.pick(free, keep);
+            let free = self.lookup_from(caller, &|i| i.free_by_name.get(name));
+            let pick = |keep: &dyn Fn(&FunctionFacts) -> bool| self.pick(&free, keep);
             match self.anchored(caller_facts, modules) {
                 // `crate::a::f()`, `self::f()`, `super::a::f()`, `my_crate::a::f()`: the module
                 // the path names; a function re-exported there (`pub use`) is found by its
@@ -528,7 +822,7 @@ impl<'a> CrateGraph<'a> {
                 }
             }
         }
-        let free = self.free_by_name.get(name).cloned().unwrap_or_default();
+        let free = self.lookup_from(caller, &|i| i.free_by_name.get(name));
         let same_module: Vec<FunctionRef> = free
             .iter()
             .copied()
@@ -568,15 +862,9 @@ impl<'a> CrateGraph<'a> {
 
     /// The methods (functions with a receiver) named `name` of the crate's type `ty`.
     fn methods_of(&self, ty: &str, name: &str) -> Vec<FunctionRef> {
-        self.by_type
-            .get(&(ty, name))
-            .map(|refs| {
-                refs.iter()
-                    .copied()
-                    .filter(|&r| self.function(r).has_receiver)
-                    .collect()
-            })
-            .unwrap_or_default()
+        let mut found = self.lookup(&|i| i.by_type.get(&(ty, name)));
+        found.retain(|&r| self.function(r).has_receiver);
+        found
     }
 
     /// The crate methods a method call (`x.f()`, `self.f()`, `self.field.f()`) may reach.
@@ -589,17 +877,16 @@ impl<'a> CrateGraph<'a> {
     ) -> Vec<FunctionRef> {
         let caller_facts = self.function(caller);
         let evident = match receiver {
-            Some(ReceiverType::Named(ty)) => Some(ty.clone()),
+            Some(ReceiverType::Named(ty)) => Some(ty.as_str()),
             Some(ReceiverType::SelfField(field)) => caller_facts
                 .self_ty
-                .as_ref()
-                .and_then(|owner| self.field_types.get(&(owner.clone(), field.clone())))
-                .cloned(),
+                .as_deref()
+                .and_then(|owner| self.field_type(owner, field)),
             None => None,
         };
         if let Some(ty) = evident {
             // The receiver's type is known: its methods, or nothing (a foreign type).
-            return self.methods_of(&ty, name);
+            return self.methods_of(ty, name);
         }
         if matches!(receiver, Some(ReceiverType::SelfField(_))) {
             // A field whose type is not a struct of this crate (or is unknown).
@@ -615,7 +902,7 @@ impl<'a> CrateGraph<'a> {
                 return own;
             }
             // Trait default methods and methods of the trait being implemented.
-            let defaults = self.defaults_by_name.get(name).cloned().unwrap_or_default();
+            let defaults = self.lookup(&|i| i.defaults_by_name.get(name));
             if !defaults.is_empty() {
                 return defaults;
             }
@@ -624,37 +911,54 @@ impl<'a> CrateGraph<'a> {
             return Vec::new();
         }
         // The crate's only method of that name, if it has just one.
-        match self.methods_by_name.get(name).map(Vec::as_slice) {
-            Some([only]) => vec![*only],
+        match self.lookup(&|i| i.methods_by_name.get(name)).as_slice() {
+            [only] => vec![*only],
             _ => Vec::new(),
         }
     }
 
-    /// Which functions return a response message: those that build one in their tail or a
+    /// Whether a function returns a response message (see
+    /// [`CrateGraph::compute_returns_response`]).
+    fn returns_response(&self, f: FunctionRef) -> bool {
+        match self.in_base(f) {
+            Some((base, g)) => base.returns_response(g),
+            None => self
+                .returns_response
+                .get(self.number(f))
+                .copied()
+                .unwrap_or(false),
+        }
+    }
+
+    /// Which own functions return a response message: those that build one in their tail or a
     /// `return`, and, to a fixed point, those that return what such a function returns.
     fn compute_returns_response(&mut self) {
-        let functions: Vec<FunctionRef> = self.all_functions().collect();
-        let mut set: HashSet<FunctionRef> = functions
+        let functions: Vec<FunctionRef> = self.own_functions().collect();
+        let mut set: Vec<bool> = functions
             .iter()
-            .copied()
-            .filter(|&f| self.function(f).returns_response)
+            .map(|&f| self.function(f).returns_response)
             .collect();
+        let holds = |graph: &Self, set: &[bool], g: FunctionRef| match graph.in_base(g) {
+            Some((base, g)) => base.returns_response(g),
+            None => set[graph.number(g)],
+        };
         loop {
-            let before = set.len();
-            for &f in &functions {
-                if set.contains(&f) {
+            let mut grew = false;
+            for (n, &f) in functions.iter().enumerate() {
+                if set[n] {
                     continue;
                 }
                 let returns_one = (0..self.function(f).returns_calls.len()).any(|index| {
                     self.returned_targets(f, index)
                         .iter()
-                        .any(|g| set.contains(g))
+                        .any(|&g| holds(self, &set, g))
                 });
                 if returns_one {
-                    set.insert(f);
+                    set[n] = true;
+                    grew = true;
                 }
             }
-            if set.len() == before {
+            if !grew {
                 break;
             }
         }
@@ -665,7 +969,11 @@ impl<'a> CrateGraph<'a> {
     /// one when the call returns a response.
     pub fn sink_active(&self, f: FunctionRef, sink: &SinkSite) -> bool {
         let sinks = &self.function(f).sinks;
-        match index_in(sinks, sink) {
+        let index = index_in(sinks, sink);
+        if let (Some(_), Some((base, g))) = (index, self.in_base(f)) {
+            return base.sink_active(g, sink);
+        }
+        match index {
             Some(index) if !self.resolved.first_sink.is_empty() => {
                 self.resolved.active[self.resolved.first_sink[self.number(f)] + index]
             }
@@ -678,7 +986,7 @@ impl<'a> CrateGraph<'a> {
             || sink.if_returns_response.iter().any(|callee| {
                 self.resolve(f, callee)
                     .iter()
-                    .any(|g| self.returns_response.contains(g))
+                    .any(|&g| self.returns_response(g))
             })
     }
 
@@ -692,55 +1000,123 @@ impl<'a> CrateGraph<'a> {
             })
     }
 
-    /// Which functions send, and through what: a backward breadth-first search from the
-    /// functions that send directly (off any cancel path of their own), over the call edges that
-    /// are not on a cancel path either. Recursion needs no special care: each function is
-    /// visited once.
+    /// How many calls away a function's nearest send is (off cancel paths); `u32::MAX` when it
+    /// reaches none.
+    fn distance(&self, f: FunctionRef) -> u32 {
+        match self.in_base(f) {
+            Some((base, g)) => base.distance(g),
+            None => self
+                .distance
+                .get(self.number(f))
+                .copied()
+                .unwrap_or(u32::MAX),
+        }
+    }
+
+    /// A function's first step towards its nearest send.
+    fn next_hop(&self, f: FunctionRef) -> Option<NextHop> {
+        match self.in_base(f) {
+            Some((base, g)) => match base.next_hop(g)? {
+                NextHop::Call(call, callee) => Some(NextHop::Call(call, self.lift(callee))),
+                sink => Some(sink),
+            },
+            None => self.next_hop.get(self.number(f)).copied().flatten(),
+        }
+    }
+
+    /// The index of the first send of `f` off any cancel path of its own, if it has one.
+    fn own_send(&self, f: FunctionRef) -> Option<usize> {
+        self.function(f).sinks.iter().position(|s| {
+            self.effective_origin(f.file, &s.origins).is_none() && self.sink_active(f, s)
+        })
+    }
+
+    /// Which own functions send, and through what. A function sends when it sends itself (off
+    /// any cancel path of its own) or makes a call, off cancel paths, into a function that
+    /// sends; its distance is the fewest calls down to a send (a shortest-path search from the
+    /// functions that send, backwards over those calls: recursion needs no special care). Its
+    /// first step is its own first send, or else its first call (in source order, then the
+    /// call's targets' order) into a function one step nearer.
     fn compute_summaries(&mut self) {
-        let mut callers: HashMap<FunctionRef, Vec<(FunctionRef, usize)>> = HashMap::new();
-        let mut queue = VecDeque::new();
-        let functions: Vec<FunctionRef> = self.all_functions().collect();
-        for &f in &functions {
-            let facts = self.function(f);
-            if let Some(index) = facts.sinks.iter().position(|s| {
-                self.effective_origin(f.file, &s.origins).is_none() && self.sink_active(f, s)
-            }) {
-                self.next_hop.insert(f, NextHop::Sink(index));
-                queue.push_back(f);
-            }
-            for (index, call) in facts.calls.iter().enumerate() {
+        let functions: Vec<FunctionRef> = self.own_functions().collect();
+        let mut distance = vec![u32::MAX; functions.len()];
+        // Per own function, the own functions that call it off cancel paths.
+        let mut callers: Vec<Vec<usize>> = vec![Vec::new(); functions.len()];
+        let mut queue = std::collections::BinaryHeap::new();
+        for (n, &f) in functions.iter().enumerate() {
+            let mut nearest = if self.own_send(f).is_some() {
+                0
+            } else {
+                u32::MAX
+            };
+            for call in &self.function(f).calls {
                 if self.effective_origin(f.file, &call.origins).is_some() {
                     continue;
                 }
                 for &callee in self.call_targets(f, call).iter() {
-                    callers.entry(callee).or_default().push((f, index));
+                    match self.in_base(callee) {
+                        Some((base, g)) => {
+                            nearest = nearest.min(base.distance(g).saturating_add(1))
+                        }
+                        None => callers[self.number(callee)].push(n),
+                    }
+                }
+            }
+            distance[n] = nearest;
+            if nearest != u32::MAX {
+                queue.push(std::cmp::Reverse((nearest, n)));
+            }
+        }
+        while let Some(std::cmp::Reverse((d, n))) = queue.pop() {
+            if d > distance[n] {
+                continue;
+            }
+            for &caller in &callers[n] {
+                if distance[caller] > d + 1 {
+                    distance[caller] = d + 1;
+                    queue.push(std::cmp::Reverse((d + 1, caller)));
                 }
             }
         }
-        while let Some(callee) = queue.pop_front() {
-            for &(caller, call) in callers.get(&callee).map(Vec::as_slice).unwrap_or(&[]) {
-                if let std::collections::hash_map::Entry::Vacant(entry) =
-                    self.next_hop.entry(caller)
-                {
-                    entry.insert(NextHop::Call(call, callee));
-                    queue.push_back(caller);
-                }
-            }
+        self.distance = distance;
+        let next_hop = functions.iter().map(|&f| self.first_hop(f)).collect();
+        self.next_hop = next_hop;
+    }
+
+    /// An own function's first step towards its nearest send (see
+    /// [`CrateGraph::compute_summaries`]), once the distances are known.
+    fn first_hop(&self, f: FunctionRef) -> Option<NextHop> {
+        let d = self.distance(f);
+        if d == u32::MAX {
+            return None;
         }
+        if d == 0 {
+            return self.own_send(f).map(NextHop::Sink);
+        }
+        let facts = self.function(f);
+        facts.calls.iter().enumerate().find_map(|(index, call)| {
+            if self.effective_origin(f.file, &call.origins).is_some() {
+                return None;
+            }
+            self.call_targets(f, call)
+                .iter()
+                .find(|&&callee| self.distance(callee).saturating_add(1) == d)
+                .map(|&callee| NextHop::Call(index, callee))
+        })
     }
 
     /// The chain of calls from `start` down to a send, if `start` sends.
     fn chain_from(&self, start: FunctionRef) -> Option<Vec<Hop<'a>>> {
         let mut chain = Vec::new();
         let mut current = start;
-        for _ in 0..=self.next_hop.len() {
+        for _ in 0..=self.distance(start) {
             let facts = self.function(current);
-            match self.next_hop.get(&current)? {
+            match self.next_hop(current)? {
                 NextHop::Sink(index) => {
                     chain.push(Hop::Send {
                         file: self.file_id(current),
                         function: facts,
-                        sink: &facts.sinks[*index],
+                        sink: &facts.sinks[index],
                     });
                     return Some(chain);
                 }
@@ -748,10 +1124,10 @@ impl<'a> CrateGraph<'a> {
                     chain.push(Hop::Call {
                         file: self.file_id(current),
                         caller: facts,
-                        call: &facts.calls[*call],
-                        callee: self.function(*callee),
+                        call: &facts.calls[call],
+                        callee: self.function(callee),
                     });
-                    current = *callee;
+                    current = callee;
                 }
             }
         }
@@ -804,7 +1180,7 @@ impl<'a> CrateGraph<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::{CrateGraph, FunctionRef};
+    use super::{CrateGraph, FunctionRef, Hop, NextHop, SendHow};
     use crate::analysis::facts::FileFacts;
     use crate::source::FileId;
 
@@ -840,35 +1216,157 @@ mod tests {
         all
     }
 
+    /// Everything the graph answers about each function (its calls' targets, whether it
+    /// returns a response, its sends, its distance to a send and its first step there) and its
+    /// sends on cancel paths, by file and name.
+    fn describe(graph: &CrateGraph<'_>) -> Vec<String> {
+        let name = |f: FunctionRef| format!("{}:{}", graph.file_id(f), graph.function(f).name);
+        let mut out = Vec::new();
+        for f in graph.all_functions() {
+            let facts = graph.function(f);
+            let calls: Vec<Vec<String>> = facts
+                .calls
+                .iter()
+                .map(|call| {
+                    let mut to: Vec<String> =
+                        graph.callees(f, call).into_iter().map(name).collect();
+                    to.sort();
+                    to
+                })
+                .collect();
+            let sinks: Vec<bool> = facts
+                .sinks
+                .iter()
+                .map(|s| graph.sink_active(f, s))
+                .collect();
+            let hop = match graph.next_hop(f) {
+                Some(NextHop::Sink(index)) => format!("send {index}"),
+                Some(NextHop::Call(index, to)) => format!("call {index} to {}", name(to)),
+                None => "none".to_string(),
+            };
+            out.push(format!(
+                "{} calls {calls:?} returns {} sinks {sinks:?} distance {} first {hop}",
+                name(f),
+                graph.returns_response(f),
+                graph.distance(f),
+            ));
+        }
+        for send in graph.cancel_sends() {
+            let how = match &send.how {
+                SendHow::Direct(_) => "directly".to_string(),
+                SendHow::Through { chain, .. } => chain
+                    .iter()
+                    .map(|hop| match hop {
+                        Hop::Call { caller, .. } => caller.name.clone(),
+                        Hop::Send { function, .. } => format!("{} sends", function.name),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" -> "),
+            };
+            out.push(format!("cancel path in {} sends {how}", send.function.name));
+        }
+        out
+    }
+
+    /// A target's graph that extends its library's answers as the target's graph worked out
+    /// whole: through the library's helpers, its returned responses and its sends.
+    #[test]
+    fn a_graph_extending_its_librarys_answers_as_one_worked_out_whole() {
+        let lib = facts(
+            "pub async fn finalize(sink: &MessageSink, id: RequestId) {\n\
+                 let _ = sink.send_message(Response::error(id, ErrorObject::new(-32000, \"x\"))).await;\n\
+             }\n\
+             pub async fn cleanup(sink: &MessageSink, id: RequestId) { finalize(sink, id).await; }\n\
+             pub fn error_reply(id: &Value) -> Value {\n\
+                 json!({\"jsonrpc\": \"2.0\", \"id\": id, \"error\": {\"code\": 0, \"message\": \"m\"}})\n\
+             }\n\
+             pub fn cancelled_reply(id: &Value) -> Value { error_reply(id) }\n",
+            &[],
+        );
+        let main = facts(
+            "pub struct JobServer { sink: MessageSink, out: UnboundedSender<Value> }\n\
+             impl JobServer {\n\
+                 pub async fn on_cancel(&self, id: RequestId) { self.stop(id).await; }\n\
+                 async fn stop(&self, id: RequestId) { my_crate::cleanup(&self.sink, id).await; }\n\
+                 pub fn dispatch(&self, method: &str, id: Value) {\n\
+                     match method {\n\
+                         \"notifications/cancelled\" => { let _ = self.out.send(my_crate::cancelled_reply(&id)); }\n\
+                         _ => {}\n\
+                     }\n\
+                 }\n\
+             }\n\
+             fn main() {}\n",
+            &[],
+        );
+        let crate_name = || Some("my_crate".to_string());
+        let files = || vec![(0, &main), (1, &lib)];
+        // The library's graph as a base that records its reads, and as one that does not.
+        let base = CrateGraph::named(vec![(1, &lib)], crate_name()).as_base();
+        let plain = CrateGraph::named(vec![(1, &lib)], crate_name());
+        let layered = CrateGraph::named_over(files(), crate_name(), Some(&base));
+        let whole = CrateGraph::named_over(files(), crate_name(), Some(&plain));
+        assert!(layered.layer.is_some());
+        assert!(whole.layer.is_none() && whole.library_from == Some(1));
+        let answers = describe(&whole);
+        assert_eq!(describe(&layered), answers);
+        // What is compared holds the cancel paths' sends, through the library.
+        for expected in [
+            "cancel path in on_cancel sends stop -> cleanup -> finalize sends",
+            "cancel path in dispatch sends directly",
+        ] {
+            assert!(
+                answers.iter().any(|a| a == expected),
+                "{expected}: {answers:#?}"
+            );
+        }
+    }
+
     /// A target's graph built over its library's gives the graph built from scratch, also where
-    /// the target defines a function of a name the library calls.
+    /// the target defines a function of a name the library calls; a library's call by path
+    /// reaches only the library's functions.
     #[test]
     fn a_graph_over_its_librarys_is_the_graph_built_anew() {
         let lib = facts(
             "pub fn helper() {}\n\
-             pub fn run(s: Sender) { helper(); s.flush(); self::helper(); Worker::start(); }\n\
+             pub fn run(s: Sender) { helper(); s.poke(); self::helper(); Worker::start(); }\n\
              struct Worker;\n\
-             impl Worker { fn start() { helper(); } fn flush(&self) {} }\n",
+             impl Worker { fn start() { helper(); } fn poke(&self) {} }\n\
+             fn drain() { make_queue().poke(); }\n",
             &[],
         );
         let main = facts(
-            "fn helper() {}\nfn flush(&self) {}\nfn main() { my_crate::run(); helper(); }\n",
+            "fn helper() {}\nstruct Local;\nimpl Local { fn poke(&self) {} }\nfn main() { my_crate::run(); helper(); }\n",
             &[],
         );
         let crate_name = || Some("my_crate".to_string());
-        let base = CrateGraph::named(vec![(1, &lib)], crate_name());
+        let base = CrateGraph::named(vec![(1, &lib)], crate_name()).as_base();
+        let plain = CrateGraph::named(vec![(1, &lib)], crate_name());
         let files = || vec![(0, &main), (1, &lib)];
-        let anew = CrateGraph::named(files(), crate_name());
+        let anew = CrateGraph::named_over(files(), crate_name(), Some(&plain));
         let over = CrateGraph::named_over(files(), crate_name(), Some(&base));
+        // The target's `Local::poke` may be what the library's `make_queue().poke()` reaches (a
+        // method of a type it does not know): the graph cannot extend the library's, and works
+        // the library's calls out again.
+        assert!(over.layer.is_none());
         let targets = all_targets(&anew);
         assert_eq!(all_targets(&over), targets);
-        // The library's `helper()` reaches the target's `helper` too: not taken from the base.
-        assert!(targets
+        assert_eq!(describe(&over), describe(&anew));
+        // The library's `helper()` reaches the library's `helper`, not the target's; the
+        // target's reaches its own.
+        let to = |caller: &str, file| {
+            targets
+                .iter()
+                .any(|(c, _, to)| c == caller && to.contains(&(file, "helper".to_string())))
+        };
+        assert!(to("run", 1) && !to("run", 0) && to("main", 0));
+        // A graph with no library: every file sees every other.
+        let flat = CrateGraph::named(files(), crate_name());
+        assert!(all_targets(&flat)
             .iter()
-            .any(|(caller, _, to)| caller == "run" && to.contains(&(0, "helper".to_string()))));
-        // A base whose crate name differs is not used, and the graph is still right.
-        let other = CrateGraph::named(vec![(1, &lib)], None);
+            .any(|(c, _, to)| c == "run" && to.contains(&(0, "helper".to_string()))));
+        // A base whose crate name differs is not used, and the graph is the flat one.
+        let other = CrateGraph::named(vec![(1, &lib)], None).as_base();
         let unrelated = CrateGraph::named_over(files(), crate_name(), Some(&other));
-        assert_eq!(all_targets(&unrelated), targets);
+        assert_eq!(all_targets(&unrelated), all_targets(&flat));
     }
 }

@@ -455,8 +455,25 @@ fn groups(units: &[LintUnit], canonical: &Canonical, settings: &Settings) -> Vec
         at
     }
     let mut owner: HashMap<PathKey, usize> = HashMap::new();
+    // A library list many targets share (one `Arc`) is walked once: a later target joins the
+    // first one's group.
+    let mut library_of: HashMap<usize, usize> = HashMap::new();
     for (index, unit) in units.iter().enumerate() {
-        for file in unit.all_files().filter(|f| !settings.is_excluded(&f.path)) {
+        let mut files: Box<dyn Iterator<Item = &UnitFile>> = Box::new(unit.all_files());
+        if !unit.library.is_empty() {
+            let list = Arc::as_ptr(&unit.library) as *const UnitFile as usize;
+            match library_of.get(&list) {
+                Some(&first) => {
+                    let (a, b) = (root(&mut parent, index), root(&mut parent, first));
+                    parent[a.max(b)] = a.min(b);
+                    files = Box::new(unit.files.iter());
+                }
+                None => {
+                    library_of.insert(list, index);
+                }
+            }
+        }
+        for file in files.filter(|f| !settings.is_excluded(&f.path)) {
             let key = canonical.of(&file.path);
             match owner.get(&key) {
                 Some(&other) => {
@@ -527,8 +544,13 @@ fn lint_group(
         },
         |_| sources.len(),
     );
-    // What only the group needed (its facts, memos and skipped files) goes before the next.
-    drop((facts, keys, skipped, children));
+    // What only the group needed (its facts, memos and skipped files) goes before the next,
+    // freed on another thread while this one goes on.
+    let spent = (facts, keys, skipped, children);
+    match parser_pool() {
+        Some(pool) => pool.spawn(move || drop(spent)),
+        None => drop(spent),
+    }
     (sources, ids, diagnostics)
 }
 
@@ -769,7 +791,8 @@ fn unit_inputs<'u>(
     (ids, canonical): (&HashMap<PathKey, FileId>, &Canonical),
     facts: &[Option<FileFacts>],
 ) -> Vec<UnitInput<'u>> {
-    let mut id_of: HashMap<&Path, Option<FileId>> = HashMap::new();
+    // Keyed by the path's bytes: hashing a `Path` walks its components.
+    let mut id_of: HashMap<&std::ffi::OsStr, Option<FileId>> = HashMap::new();
     units
         .iter()
         .map(|unit| {
@@ -779,7 +802,7 @@ fn unit_inputs<'u>(
                 .iter()
                 .filter_map(|f| {
                     *id_of
-                        .entry(&*f.path)
+                        .entry(f.path.as_os_str())
                         .or_insert_with(|| ids.get(&canonical.of(&f.path)).copied())
                 })
                 .filter(|id| seen.insert(*id))
@@ -1031,13 +1054,14 @@ impl Analysed<'_> {
     /// Parse the skipped files that what was parsed points at, until nothing new turns up.
     fn follow_up(&mut self, run: &Run<'_>, settings: &Settings) {
         let mut looked_for: HashSet<String> = HashSet::new();
-        loop {
+        // With every file parsed there is nothing to look for.
+        while !self.skipped.is_empty() {
             let parsed: Vec<&FileFacts> = self.facts.iter().flatten().collect();
-            let needles: Vec<String> = rules::follow_up_needles(settings, &parsed)
+            let needles: Vec<String> = in_pool(|| rules::follow_up_needles(settings, &parsed))
                 .into_iter()
                 .filter(|n| !looked_for.contains(n))
                 .collect();
-            if needles.is_empty() || self.skipped.is_empty() {
+            if needles.is_empty() {
                 break;
             }
             looked_for.extend(needles.iter().cloned());

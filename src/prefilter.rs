@@ -382,6 +382,9 @@ pub fn dispatcher_needles(facts: &[&FileFacts]) -> BTreeSet<String> {
         .filter_map(|d| d.function.as_ref().map(|(name, _)| name.as_str()))
         .filter(|name| own_function(name))
         .collect();
+    if dispatching.is_empty() {
+        return needles;
+    }
     for function in facts.iter().flat_map(|f| &f.functions) {
         if !function
             .calls

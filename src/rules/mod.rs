@@ -267,10 +267,15 @@ pub fn prefilter(settings: &Settings) -> Prefilter {
 
 /// What the enabled rules look for in the skipped files, from what was parsed.
 pub fn follow_up_needles(settings: &Settings, facts: &[&FileFacts]) -> BTreeSet<String> {
+    use rayon::prelude::*;
+    // Each rule reads every parsed file's facts: the rules run side by side.
     enabled(settings)
-        .iter()
-        .flat_map(|r| r.follow_up(facts, &settings.vocabulary))
-        .collect()
+        .par_iter()
+        .map(|r| r.follow_up(facts, &settings.vocabulary))
+        .reduce(BTreeSet::new, |mut all, mut more| {
+            all.append(&mut more);
+            all
+        })
 }
 
 /// The rules that can report anything in a run with `settings`: those whose status lets them run

@@ -20,7 +20,13 @@ pub fn read_text_capped(path: &std::path::Path, limit: u64) -> Option<String> {
 pub fn read_capped(path: &std::path::Path, limit: u64) -> std::io::Result<(Vec<u8>, bool)> {
     use std::io::Read;
     let file = std::fs::File::open(path)?;
+    // Room for the size the system reports (and the byte that says there is more), so a
+    // file is read in one go, not into a buffer grown and copied again and again; a size of 0
+    // (`/proc`) or a file that grows only costs the growth.
+    let reported = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let room = usize::try_from(reported.min(limit).saturating_add(1)).unwrap_or(0);
     let mut bytes = Vec::new();
+    bytes.try_reserve_exact(room).ok();
     file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
     let more = bytes.len() as u64 > limit;
     bytes.truncate(

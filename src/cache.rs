@@ -207,7 +207,11 @@ fn read_cache(path: &Path, key: &str, secret: &[u8; 32]) -> Option<Contents> {
     if magic != MAGIC || key_tag != tag(secret, b"key", key.as_bytes()) {
         return None;
     }
+    // Room for the whole body at once (it is megabytes: grown and copied by doubling it cost
+    // more than reading it).
     let mut body = Vec::new();
+    let room = usize::try_from(metadata.len().saturating_sub(header.len() as u64) + 1).ok()?;
+    body.try_reserve_exact(room).ok()?;
     file.take(MAX_CACHE_SIZE + 1).read_to_end(&mut body).ok()?;
     if body.len() as u64 > MAX_CACHE_SIZE || body_tag != tag(secret, b"body", &body) {
         return None;

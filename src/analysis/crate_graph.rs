@@ -87,6 +87,8 @@ pub struct CrateGraph<'a> {
     /// first step there (see [`CrateGraph::compute_summaries`]).
     distance: Vec<u32>,
     next_hop: Vec<Option<NextHop>>,
+    /// The own functions with a send or a call on a cancel path that holds, in order.
+    on_cancel_paths: Vec<FunctionRef>,
     /// What the graph's calls read of the indexes, once it may serve as a library graph (see
     /// [`CrateGraph::as_base`]).
     reads: Option<Reads<'a>>,
@@ -464,6 +466,7 @@ impl<'a> CrateGraph<'a> {
             returns_response: Vec::new(),
             distance: Vec::new(),
             next_hop: Vec::new(),
+            on_cancel_paths: Vec::new(),
             reads: None,
         };
         let copy = match graph.layer {
@@ -474,7 +477,27 @@ impl<'a> CrateGraph<'a> {
         graph.compute_returns_response();
         graph.compute_active_sinks();
         graph.compute_summaries();
+        graph.on_cancel_paths = graph
+            .own_functions()
+            .filter(|&f| {
+                let facts = graph.function(f);
+                let on_path = |origins: &[usize]| graph.effective_origin(f.file, origins).is_some();
+                facts.sinks.iter().any(|s| on_path(&s.origins))
+                    || facts.calls.iter().any(|c| on_path(&c.origins))
+            })
+            .collect();
         graph
+    }
+
+    /// The functions with a send or a call on a cancel path that holds, in the files' order:
+    /// the only ones where a rule finds a cancel path's sends or calls.
+    pub fn functions_on_cancel_paths(&self) -> Vec<FunctionRef> {
+        let mut found = self.on_cancel_paths.clone();
+        if let Some(layer) = &self.layer {
+            let library = layer.graph.functions_on_cancel_paths();
+            found.extend(library.into_iter().map(|r| self.lift(r)));
+        }
+        found
     }
 
     /// The graph, ready to be extended by the graphs of its targets (see
@@ -1138,7 +1161,7 @@ impl<'a> CrateGraph<'a> {
     /// send. A call into a cancel hook is not followed: the hook's sends are reported inside it.
     pub fn cancel_sends(&self) -> Vec<CancelSend<'a>> {
         let mut found = Vec::new();
-        for f in self.all_functions() {
+        for f in self.functions_on_cancel_paths() {
             let facts = self.function(f);
             let file = self.file_id(f);
             for sink in &facts.sinks {

@@ -39,6 +39,10 @@ impl ServingPath {
     /// in it runs while serving, whatever its library could serve.
     pub fn new(graph: &CrateGraph<'_>, entry: Option<FunctionRef>) -> Self {
         let files = graph.files();
+        // Nothing serves where no file holds a serve site.
+        if files.iter().all(|(_, f)| f.serving.serve_sites.is_empty()) {
+            return ServingPath::default();
+        }
         // Test code never runs while the program serves: its functions are left out.
         let tests = test_functions(graph);
         let functions: Vec<FunctionRef> = graph
@@ -212,11 +216,17 @@ fn test_functions(graph: &CrateGraph<'_>) -> HashSet<FunctionRef> {
 
 /// The functions that start serving: the innermost function around each serve site.
 fn serving_functions(graph: &CrateGraph<'_>, functions: &[FunctionRef]) -> HashSet<FunctionRef> {
+    // The functions of each file (`functions` is in the files' order).
+    let of_file = |file: usize| {
+        let start = functions.partition_point(|f| f.file < file);
+        let end = functions.partition_point(|f| f.file <= file);
+        &functions[start..end]
+    };
     let innermost = |file: usize, span: ByteSpan| -> Option<FunctionRef> {
-        functions
+        of_file(file)
             .iter()
             .copied()
-            .filter(|f| f.file == file && within(span, graph.function(*f).item_span))
+            .filter(|f| within(span, graph.function(*f).item_span))
             .min_by_key(|f| {
                 let item = graph.function(*f).item_span;
                 item.end - item.start

@@ -190,7 +190,7 @@ fn cancel_registries<'a>(graph: &CrateGraph<'a>) -> Vec<Registry<'a>> {
 /// the call's argument at that position.
 fn removals_through_calls<'a>(graph: &CrateGraph<'a>) -> Vec<Registry<'a>> {
     let mut found = Vec::new();
-    for f in graph.all_functions() {
+    for f in graph.functions_on_cancel_paths() {
         for call in &graph.function(f).calls {
             let Some(origin) = graph.effective_origin(f.file, &call.origins) else {
                 continue;

@@ -118,8 +118,24 @@ pub fn stamp_key(salt: &[u8; 32], path: &Path, follows_modules: bool) -> [u8; 32
 /// A skipped file's stamp and the three-byte sequences its text held.
 type Skipped = (Stamp, Trigrams);
 
+/// A file the pre-filter wanted: its stamp, its entry (see [`entry_key`]), and its text's length
+/// and hash (what the text must be when it is read again to show a finding).
+type Wanted = (Stamp, [u8; 32], u64, [u8; 32]);
+
+/// The key of a wanted file's stamp: its path's (see [`stamp_key`]) and the module path it was
+/// analysed at (the same file reached at another module path has other facts).
+pub fn wanted_key(stamp_key: &[u8; 32], module: &[String]) -> [u8; 32] {
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(stamp_key);
+    for segment in module {
+        hasher.update(&[0]);
+        hasher.update(segment.as_bytes());
+    }
+    *hasher.finalize().as_bytes()
+}
+
 /// The body of a cache file: its files' entries, the findings of the units checked, and the
-/// stamps of the files skipped.
+/// stamps of the files skipped and of the files wanted.
 /// Each entry is kept encoded (its own postcard bytes): loading the cache copies bytes, and an
 /// entry is decoded only when a run asks for it, on the thread that asks.
 #[derive(Serialize, Deserialize)]
@@ -127,10 +143,11 @@ struct CacheBody {
     entries: Vec<([u8; 32], Vec<u8>)>,
     units: Vec<([u8; 32], Vec<StoredFinding>)>,
     skipped: Vec<([u8; 32], Skipped)>,
+    wanted: Vec<([u8; 32], Wanted)>,
 }
 
 /// What a cache file starts with; then the key's tag, the body's tag, and the body.
-const MAGIC: &[u8; 8] = b"mcplint6";
+const MAGIC: &[u8; 8] = b"mcplint7";
 
 /// The most a cache file is read: a larger one is not this tool's.
 pub const MAX_CACHE_SIZE: u64 = 1 << 30;
@@ -185,11 +202,13 @@ fn tag(secret: &[u8; 32], label: &[u8], data: &[u8]) -> [u8; 32] {
     *hasher.finalize().as_bytes()
 }
 
-/// What a cache file holds: the files' entries, the units' findings, the skipped files' stamps.
+/// What a cache file holds: the files' entries, the units' findings, the skipped and the
+/// wanted files' stamps.
 type Contents = (
     HashMap<[u8; 32], Vec<u8>>,
     HashMap<[u8; 32], Vec<StoredFinding>>,
     HashMap<[u8; 32], Skipped>,
+    HashMap<[u8; 32], Wanted>,
 );
 
 /// The entries of the cache file at `path` if it holds `key` and was written under `secret`.
@@ -221,6 +240,7 @@ fn read_cache(path: &Path, key: &str, secret: &[u8; 32]) -> Option<Contents> {
         body.entries.into_iter().collect(),
         body.units.into_iter().collect(),
         body.skipped.into_iter().collect(),
+        body.wanted.into_iter().collect(),
     ))
 }
 
@@ -237,6 +257,8 @@ pub struct Cache {
     used_units: Used<Vec<StoredFinding>>,
     skipped: HashMap<[u8; 32], Skipped>,
     used_skipped: Used<Skipped>,
+    wanted: HashMap<[u8; 32], Wanted>,
+    used_wanted: Used<Wanted>,
 }
 
 /// What a run used of one table of the cache: the keys of the entries it read (written back
@@ -380,7 +402,7 @@ impl Cache {
         );
         let path = directory.join("facts-v6.bin");
         let secret = secret();
-        let (entries, units, skipped) = secret
+        let (entries, units, skipped, wanted) = secret
             .as_ref()
             .and_then(|secret| read_cache(&path, &key, secret))
             .unwrap_or_default();
@@ -394,6 +416,8 @@ impl Cache {
             used_units: Used::default(),
             skipped,
             used_skipped: Used::default(),
+            wanted,
+            used_wanted: Used::default(),
         }
     }
 
@@ -445,6 +469,38 @@ impl Cache {
         trigrams.is_well_formed().then_some(trigrams)
     }
 
+    /// A wanted file's entry and its text's length and hash, if the file was wanted with this
+    /// stamp (its metadata unchanged since).
+    pub fn wanted_before(
+        &self,
+        key: &[u8; 32],
+        stamp: &Stamp,
+    ) -> Option<([u8; 32], u64, [u8; 32])> {
+        let (known, ..) = self.wanted.get(key)?;
+        if known != stamp {
+            return None;
+        }
+        let (_, entry, len, hash) = self.used_wanted.get(&self.wanted, key)?;
+        Some((entry, len, hash))
+    }
+
+    /// Remember that a file with this stamp was wanted, its entry and its text's length and
+    /// hash (to be written back).
+    pub fn remember_wanted(
+        &self,
+        key: [u8; 32],
+        stamp: Stamp,
+        entry: [u8; 32],
+        text: (u64, [u8; 32]),
+    ) {
+        self.used_wanted.make(key, (stamp, entry, text.0, text.1));
+    }
+
+    /// How many wanted files' stamps were read from disk.
+    pub fn wanted_count(&self) -> usize {
+        self.wanted.len()
+    }
+
     /// Remember that a file with this stamp was skipped (to be written back).
     pub fn remember_skipped(&self, key: [u8; 32], stamp: Stamp, trigrams: Trigrams) {
         self.used_skipped.make(key, (stamp, trigrams));
@@ -460,7 +516,8 @@ impl Cache {
         let (entries, entries_changed) = self.used.written(self.entries);
         let (units, units_changed) = self.used_units.written(self.units);
         let (skipped, skipped_changed) = self.used_skipped.written(self.skipped);
-        if !entries_changed && !units_changed && !skipped_changed {
+        let (wanted, wanted_changed) = self.used_wanted.written(self.wanted);
+        if !entries_changed && !units_changed && !skipped_changed && !wanted_changed {
             return;
         }
         let Some(secret) = self.secret else {
@@ -470,6 +527,7 @@ impl Cache {
             entries,
             units,
             skipped,
+            wanted,
         };
         let Ok(body) = postcard::to_allocvec(&body) else {
             return;

@@ -179,22 +179,27 @@ impl<'c> Analysed<'c> {
                 .map(|(offset, (key, file, follows))| {
                     let stamp = run.stamp(&key.0, file, *follows);
                     if let (Some(cache), Some((at, stamp))) = (&run.cache, &stamp) {
-                        if let Some(trigrams) = cache.skipped_before(at, stamp) {
-                            // Skipped before, and unchanged since: skipped without a read.
-                            (run.on_file)();
-                            let shown = display_path(&file.path, run.cwd);
-                            let source =
-                                SourceFile::new(file.path.to_path_buf(), shown, String::new());
-                            return (source, FileOutcome::Skipped(Some(trigrams)), None);
+                        if let Some(known) = known_unread(cache, (at, stamp), file, run) {
+                            return known;
                         }
                     }
                     let analysed = analyse_file(first + offset, file, run, true, |text| {
                         run.prefilter.wants(text, *follows)
                     });
-                    if let (Some(cache), Some((at, stamp)), FileOutcome::Skipped(Some(trigrams))) =
-                        (&run.cache, stamp, &analysed.1)
-                    {
-                        cache.remember_skipped(at, stamp, trigrams.clone());
+                    if let (Some(cache), Some((at, stamp))) = (&run.cache, stamp) {
+                        match &analysed {
+                            (_, FileOutcome::Skipped(Some(trigrams)), _) => {
+                                cache.remember_skipped(at, stamp, trigrams.clone());
+                            }
+                            (source, FileOutcome::Facts(_), Some(entry)) => {
+                                // Only a text let go: one kept (suppression comments) is read.
+                                if let Some(text) = source.released_as() {
+                                    let at = crate::cache::wanted_key(&at, &file.module);
+                                    cache.remember_wanted(at, stamp, *entry, text);
+                                }
+                            }
+                            _ => {}
+                        }
                     }
                     analysed
                 })
@@ -1313,6 +1318,32 @@ fn analyse_file(
         source.release();
     }
     (source, outcome, entry)
+}
+
+/// A file the cache knows by its stamp (its metadata unchanged since): skipped, or wanted and
+/// analysed (its facts taken from the cache), without a read.
+fn known_unread(
+    cache: &crate::cache::Cache,
+    (at, stamp): (&[u8; 32], &crate::cache::Stamp),
+    file: &UnitFile,
+    run: &Run<'_>,
+) -> Option<(SourceFile, FileOutcome, Option<[u8; 32]>)> {
+    let shown = || display_path(&file.path, run.cwd);
+    if let Some(trigrams) = cache.skipped_before(at, stamp) {
+        (run.on_file)();
+        let source = SourceFile::new(file.path.to_path_buf(), shown(), String::new());
+        return Some((source, FileOutcome::Skipped(Some(trigrams)), None));
+    }
+    let wanted = crate::cache::wanted_key(at, &file.module);
+    let (entry, len, hash) = cache.wanted_before(&wanted, stamp)?;
+    let Some(crate::cache::Cached::Facts(facts)) =
+        timings::work("cache lookup", || cache.get(&entry))
+    else {
+        return None;
+    };
+    (run.on_file)();
+    let source = SourceFile::released(file.path.to_path_buf(), shown(), len, hash);
+    Some((source, FileOutcome::Facts(*facts), Some(entry)))
 }
 
 /// Report each manifest that could not be read (when cargo mode read the workspace without

@@ -74,6 +74,24 @@ impl SourceFile {
         }
     }
 
+    /// A file whose text was analysed before and is not read now: it is read when first asked
+    /// for, and only a text of this length and hash is accepted (see [`SourceFile::release`]).
+    pub fn released(path: PathBuf, display_path: String, len: u64, hash: [u8; 32]) -> Self {
+        SourceFile {
+            path,
+            display_path,
+            text: std::sync::OnceLock::new(),
+            released: Some((len, hash)),
+            lost: std::sync::OnceLock::new(),
+            line_starts: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The length and hash of the text, if it was let go.
+    pub fn released_as(&self) -> Option<(u64, [u8; 32])> {
+        self.released
+    }
+
     /// The file's text: in memory, or read again from its path if it was released. A text that
     /// cannot be read again as it was analysed (the file changed, or went) is empty, and
     /// [`SourceFile::is_lost`] says so.

@@ -240,3 +240,34 @@ fn a_skipped_file_is_read_again_once_it_changes() {
     assert_eq!(found.len(), 1, "{found:?}");
     assert!(found[0].contains("MCP001"), "{found:?}");
 }
+
+/// Files written more than two seconds ago are stamped when the pre-filter wants them, and then
+/// taken from the cache unread while their metadata is unchanged (a finding's text is read again
+/// when shown); a change of the file makes it read and analysed again.
+#[test]
+fn a_wanted_file_is_taken_unread_until_it_changes() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cache = tempfile::tempdir().expect("temp dir");
+    let sends =
+        "fn on_cancelled(&self) {\n    self.send_error(-32800, \"Request cancelled\");\n}\n";
+    let quiet = "fn on_cancelled(&self) {\n    self.log(\"Request cancelled\");\n}\n";
+    std::fs::write(dir.path().join("server.rs"), sends).expect("write");
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let first = lint_with_settings(dir.path(), cache.path(), Settings::default());
+    assert_eq!(first.len(), 1, "{first:?}");
+    let stamped = preview_cache(cache.path());
+    assert_eq!(stamped.wanted_count(), 1, "the wanted file was stamped");
+    drop(stamped);
+    // Unread, from its stamp: the same finding, its text read again to be shown.
+    assert_eq!(
+        lint_with_settings(dir.path(), cache.path(), Settings::default()),
+        first
+    );
+
+    // The file changes (and is old enough to be stamped by the time it is linted): its stamp
+    // is not the one kept, so it is read and analysed again.
+    std::fs::write(dir.path().join("server.rs"), quiet).expect("write");
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let found = lint_with_settings(dir.path(), cache.path(), Settings::default());
+    assert!(found.is_empty(), "{found:?}");
+}

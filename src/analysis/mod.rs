@@ -58,7 +58,7 @@ pub fn analyse_text(
     let result = parsed.map(|mut file| {
         // `fn r#on_cancelled`, `self.r#send_error(..)`, `r#println!(..)`: the identifiers they
         // name, for every rule (rustc compiles them alike).
-        if code.contains("r#") {
+        if may_hold_raw_identifier(code) {
             syn::visit_mut::VisitMut::visit_file_mut(&mut Unraw, &mut file);
         }
         // What the file says in code: not in comments, nor in private constants nothing reads.
@@ -91,6 +91,18 @@ pub fn analyse_text(
     // Spans are no longer needed: free the thread's span table so memory stays flat.
     proc_macro2::extra::invalidate_current_thread_spans();
     result
+}
+
+/// Whether code may hold a raw identifier (`r#send_error`): `r#` and then an identifier's first
+/// character. A raw string's `r#"` is none: a file with raw strings alone needs no pass that
+/// rebuilds every macro's tokens.
+fn may_hold_raw_identifier(code: &str) -> bool {
+    code.match_indices("r#").any(|(at, _)| {
+        code[at + 2..]
+            .chars()
+            .next()
+            .is_some_and(|c| c == '_' || c.is_alphabetic())
+    })
 }
 
 /// Turns raw identifiers (`r#send_error`) into the identifiers they name (`send_error`),
@@ -140,6 +152,19 @@ fn unraw_tokens(tokens: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Raw strings are not raw identifiers: only `r#` before an identifier's first character
+    /// calls for the pass that turns raw identifiers into plain ones.
+    #[test]
+    fn raw_strings_alone_hold_no_raw_identifier() {
+        assert!(!may_hold_raw_identifier(
+            "const A: &str = r#\"x\"#; const B: &[u8] = br##\"y\"##;"
+        ));
+        assert!(may_hold_raw_identifier("fn r#on_cancelled() {}"));
+        assert!(may_hold_raw_identifier("self.r#_send(1)"));
+        assert!(may_hold_raw_identifier("r#\"x\"#; r#type"));
+        assert!(!may_hold_raw_identifier("r#"));
+    }
 
     #[test]
     fn words_in_comments_and_unread_constants_do_not_speak_mcp() {

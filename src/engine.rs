@@ -464,20 +464,18 @@ fn groups(units: &[LintUnit], canonical: &Canonical, settings: &Settings) -> Vec
     // first one's group.
     let mut library_of: HashMap<usize, usize> = HashMap::new();
     for (index, unit) in units.iter().enumerate() {
-        let mut files: Box<dyn Iterator<Item = &UnitFile>> = Box::new(unit.all_files());
-        if !unit.library.is_empty() {
+        let mut library: &[UnitFile] = &unit.library;
+        if !library.is_empty() {
             let list = Arc::as_ptr(&unit.library) as *const UnitFile as usize;
-            match library_of.get(&list) {
-                Some(&first) => {
-                    let (a, b) = (root(&mut parent, index), root(&mut parent, first));
-                    parent[a.max(b)] = a.min(b);
-                    files = Box::new(unit.files.iter());
-                }
-                None => {
-                    library_of.insert(list, index);
-                }
+            if let Some(&first) = library_of.get(&list) {
+                let (a, b) = (root(&mut parent, index), root(&mut parent, first));
+                parent[a.max(b)] = a.min(b);
+                library = &[];
+            } else {
+                library_of.insert(list, index);
             }
         }
+        let files = unit.files.iter().chain(library);
         for file in files.filter(|f| !settings.is_excluded(&f.path)) {
             let key = canonical.of(&file.path);
             match owner.get(&key) {

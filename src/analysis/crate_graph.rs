@@ -103,23 +103,17 @@ struct Layer<'a> {
 
 impl<'a> Layer<'a> {
     /// `base` as the library of a graph over `files` whose first `own` files are the target's
-    /// own (the others the base's, in its order), if it can serve: it records its reads,
-    /// extends no other graph, has the same crate name, and the own files add nothing its calls
-    /// read.
-    fn of(
-        base: &'a CrateGraph<'a>,
-        own: usize,
-        files: &[(FileId, &'a FileFacts)],
-        crate_name: Option<&str>,
-    ) -> Option<Self> {
-        let reads = base.reads.as_ref()?;
-        if base.layer.is_some() || base.crate_name.as_deref() != crate_name {
-            return None;
-        }
-        reads.unchanged_by(base, &files[..own]).then_some(Layer {
-            graph: base,
-            files: own,
-        })
+    /// own (the others the base's, in its order, with its crate name), if it can serve: it
+    /// records its reads (only a graph that extends none does), and the own files add nothing
+    /// its calls read.
+    fn of(base: &'a CrateGraph<'a>, own: usize, files: &[(FileId, &'a FileFacts)]) -> Option<Self> {
+        base.reads
+            .as_ref()?
+            .unchanged_by(base, &files[..own])
+            .then_some(Layer {
+                graph: base,
+                files: own,
+            })
     }
 }
 
@@ -453,7 +447,7 @@ impl<'a> CrateGraph<'a> {
         });
         let layer = base
             .zip(library_from)
-            .and_then(|(base, own)| Layer::of(base, own, &files, crate_name.as_deref()));
+            .and_then(|(base, own)| Layer::of(base, own, &files));
         let own = layer.as_ref().map_or(files.len(), |layer| layer.files);
         let index = Index::of(&files[..own]);
         let mut graph = CrateGraph {
@@ -943,13 +937,20 @@ impl<'a> CrateGraph<'a> {
     /// Whether a function returns a response message (see
     /// [`CrateGraph::compute_returns_response`]).
     fn returns_response(&self, f: FunctionRef) -> bool {
+        self.per_function(f, |graph| &graph.returns_response, false)
+    }
+
+    /// A per-function answer of the graph that works `f` out (its library's, for one of the
+    /// library's functions), from that graph's `table`; `missing` when it has none.
+    fn per_function<T: Copy>(
+        &self,
+        f: FunctionRef,
+        table: for<'g> fn(&'g CrateGraph<'a>) -> &'g [T],
+        missing: T,
+    ) -> T {
         match self.in_base(f) {
-            Some((base, g)) => base.returns_response(g),
-            None => self
-                .returns_response
-                .get(self.number(f))
-                .copied()
-                .unwrap_or(false),
+            Some((base, g)) => base.per_function(g, table, missing),
+            None => table(self).get(self.number(f)).copied().unwrap_or(missing),
         }
     }
 
@@ -1026,14 +1027,7 @@ impl<'a> CrateGraph<'a> {
     /// How many calls away a function's nearest send is (off cancel paths); `u32::MAX` when it
     /// reaches none.
     fn distance(&self, f: FunctionRef) -> u32 {
-        match self.in_base(f) {
-            Some((base, g)) => base.distance(g),
-            None => self
-                .distance
-                .get(self.number(f))
-                .copied()
-                .unwrap_or(u32::MAX),
-        }
+        self.per_function(f, |graph| &graph.distance, u32::MAX)
     }
 
     /// A function's first step towards its nearest send.

@@ -304,6 +304,19 @@ pub struct FunctionFacts {
     pub calls: Vec<CallSite>,
 }
 
+impl FunctionFacts {
+    /// Whether the function's code touched an in-flight registry before one of its calls or
+    /// sends, or sends from a spawned task: what the missing-guard analysis (MCP001 shape C)
+    /// starts from; a function without either matters to it only through its callers.
+    pub fn uses_registries(&self) -> bool {
+        self.calls.iter().any(|c| !c.registry.touched.is_empty())
+            || self
+                .sinks
+                .iter()
+                .any(|s| !s.registry.touched.is_empty() || s.registry.in_spawn)
+    }
+}
+
 /// What one function (or method) writes to stdout, for a function that names stdout or
 /// serialises JSON.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -378,6 +391,11 @@ pub struct FileFacts {
     pub registry_lookups: Vec<RegistryRemoval>,
     /// `.cancel()` calls on cancel paths (a token cancelled on cancellation).
     pub cancel_cancels: Vec<Vec<OriginId>>,
+    /// The functions (by index, ascending) whose code touched an in-flight registry before a
+    /// call or a send, or that send from a spawned task: the only ones the missing-guard
+    /// analysis starts from (see [`FunctionFacts::uses_registries`]), so that it need not look
+    /// at every function of a crate for each of its targets.
+    pub registry_users: Vec<usize>,
     /// Field types of the file's structs: (struct, field, type's last path segment).
     pub struct_fields: Vec<(String, String, String)>,
     /// The file speaks MCP or JSON-RPC (it names `jsonrpc`, an MCP SDK or MCP types).

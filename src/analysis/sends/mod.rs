@@ -256,6 +256,10 @@ impl Hook for Sends<'_> {
                 }
             }
         }
+        facts.registry_users = (mine.functions.iter().enumerate())
+            .filter(|(_, f)| f.uses_registries())
+            .map(|(i, _)| i)
+            .collect();
         facts.functions = mine.functions;
         facts.origins = mine.origins;
         facts.registry_removals = mine.registry_removals;

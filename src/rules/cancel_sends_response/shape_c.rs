@@ -71,9 +71,16 @@ pub fn find<'a>(graph: &CrateGraph<'a>) -> Vec<MissingGuard<'a>> {
         return Vec::new();
     }
     let names: HashSet<&str> = registries.iter().map(|r| r.name.as_str()).collect();
-    let inherited = inherited_registries(graph, &names);
+    let users = registry_users(graph);
+    let inherited = inherited_registries(graph, &names, &users);
+    // A write is unguarded only after its own code, a caller's or a spawned task's touched a
+    // registry: the functions that use registries and those that inherit one, in source order.
+    let mut candidates = users;
+    candidates.extend(inherited.keys().copied());
+    candidates.sort_unstable_by_key(|f| (f.file, f.function));
+    candidates.dedup();
     let mut found = Vec::new();
-    for f in graph.all_functions() {
+    for f in candidates {
         let facts = graph.function(f);
         let from_callers = inherited.get(&f);
         for sink in &facts.sinks {
@@ -230,12 +237,15 @@ fn removals_through_calls<'a>(graph: &CrateGraph<'a>) -> Vec<Registry<'a>> {
 fn inherited_registries<'n>(
     graph: &CrateGraph<'_>,
     names: &HashSet<&'n str>,
+    users: &[FunctionRef],
 ) -> HashMap<FunctionRef, HashMap<&'n str, bool>> {
     let mut inherited: HashMap<FunctionRef, HashMap<&'n str, bool>> = HashMap::new();
     // A worklist: a function is looked at again only when what it inherits has grown. What
     // flows only grows (a registry is added, or becomes carried in a spawned task), so this
-    // reaches the same fixed point as rounds over every function would.
-    let mut queue: std::collections::VecDeque<FunctionRef> = graph.all_functions().collect();
+    // reaches the same fixed point as rounds over every function would. It starts from the
+    // functions whose calls touched a registry: any other hands one on only once it inherits
+    // one, and is queued then.
+    let mut queue: std::collections::VecDeque<FunctionRef> = users.iter().copied().collect();
     let mut queued: HashSet<FunctionRef> = queue.iter().copied().collect();
     while let Some(f) = queue.pop_front() {
         queued.remove(&f);
@@ -279,6 +289,17 @@ fn inherited_registries<'n>(
         }
     }
     inherited
+}
+
+/// The functions of the graph that use registries (see [`FunctionFacts::uses_registries`]), in
+/// source order.
+fn registry_users(graph: &CrateGraph<'_>) -> Vec<FunctionRef> {
+    (graph.files().iter().enumerate())
+        .flat_map(|(file, (_, facts))| {
+            (facts.registry_users.iter()).map(move |&function| FunctionRef { file, function })
+        })
+        .filter(|f| f.function < graph.files()[f.file].1.functions.len())
+        .collect()
 }
 
 /// Shape C: a response write that does not check that the request is still in flight.

@@ -23,6 +23,7 @@ use crate::analysis::vocabulary::Vocabulary;
 use crate::diagnostic::{Applicability, Severity};
 use crate::prefilter::Trigrams;
 use crate::source::ByteSpan;
+use crate::unit::ModDecl;
 
 /// What analysing a file's text gave.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -115,8 +116,9 @@ pub fn stamp_key(salt: &[u8; 32], path: &Path, follows_modules: bool) -> [u8; 32
     *hasher.finalize().as_bytes()
 }
 
-/// A skipped file's stamp and the three-byte sequences its text held.
-type Skipped = (Stamp, Trigrams);
+/// A skipped file's stamp, the three-byte sequences its text held, and the modules it declares
+/// (when its tokens were read for them: see [`crate::prefilter::Wanted::Modules`]).
+type Skipped = (Stamp, Trigrams, Vec<ModDecl>);
 
 /// A file the pre-filter wanted: its stamp, its entry (see [`entry_key`]), and its text's length
 /// and hash (what the text must be when it is read again to show a finding).
@@ -147,7 +149,7 @@ struct CacheBody {
 }
 
 /// What a cache file starts with; then the key's tag, the body's tag, and the body.
-const MAGIC: &[u8; 8] = b"mcplint7";
+const MAGIC: &[u8; 8] = b"mcplint8";
 
 /// The most a cache file is read: a larger one is not this tool's.
 pub const MAX_CACHE_SIZE: u64 = 1 << 30;
@@ -459,14 +461,19 @@ impl Cache {
         self.used_units.get(&self.units, key)
     }
 
-    /// The three-byte sequences of a file skipped before, if its stamp is still `stamp`.
-    pub fn skipped_before(&self, key: &[u8; 32], stamp: &Stamp) -> Option<Trigrams> {
-        let (known, _) = self.skipped.get(key)?;
+    /// The three-byte sequences of a file skipped before, and the modules it declares, if its
+    /// stamp is still `stamp`.
+    pub fn skipped_before(
+        &self,
+        key: &[u8; 32],
+        stamp: &Stamp,
+    ) -> Option<(Trigrams, Vec<ModDecl>)> {
+        let (known, ..) = self.skipped.get(key)?;
         if known != stamp {
             return None;
         }
-        let (_, trigrams) = self.used_skipped.get(&self.skipped, key)?;
-        trigrams.is_well_formed().then_some(trigrams)
+        let (_, trigrams, declared) = self.used_skipped.get(&self.skipped, key)?;
+        trigrams.is_well_formed().then_some((trigrams, declared))
     }
 
     /// A wanted file's entry and its text's length and hash, if the file was wanted with this
@@ -501,9 +508,15 @@ impl Cache {
         self.wanted.len()
     }
 
-    /// Remember that a file with this stamp was skipped (to be written back).
-    pub fn remember_skipped(&self, key: [u8; 32], stamp: Stamp, trigrams: Trigrams) {
-        self.used_skipped.make(key, (stamp, trigrams));
+    /// Remember that a file with this stamp was skipped, its three-byte sequences and the
+    /// modules it declares (to be written back).
+    pub fn remember_skipped(
+        &self,
+        key: [u8; 32],
+        stamp: Stamp,
+        (trigrams, declared): (Trigrams, Vec<ModDecl>),
+    ) {
+        self.used_skipped.make(key, (stamp, trigrams, declared));
     }
 
     /// Remember a unit's findings (to be written back).

@@ -13,10 +13,11 @@ use crate::analysis::vocabulary::Vocabulary;
 use crate::config::Settings;
 use crate::diagnostic::Diagnostic;
 use crate::discovery::module_tree::{self, ModuleFile};
-use crate::prefilter::Trigrams;
+use crate::prefilter::{Trigrams, Wanted};
 use crate::rules::{self, internal_error, syntax_error, RuleContext};
 use crate::source::{display_path, ByteSpan, FileId, SourceFile, SourceMap};
 use crate::timings;
+use crate::unit::ModDecl;
 pub use crate::unit::{LintUnit, UnitFile};
 
 /// What a run found.
@@ -41,8 +42,9 @@ const PARSER_STACK: usize = 256 * 1024 * 1024;
 enum FileOutcome {
     Facts(FileFacts),
     /// Read, but holds nothing the analysis needs (see [`crate::prefilter`]); what the
-    /// follow-up waves need to know of its text (not worked out when they will not ask).
-    Skipped(Option<Trigrams>),
+    /// follow-up waves need to know of its text (not worked out when they will not ask), and
+    /// the modules it declares (read from its tokens when the module tree needs them).
+    Skipped(Option<Trigrams>, Vec<ModDecl>),
     Failed(Diagnostic),
 }
 
@@ -54,6 +56,9 @@ struct Analysed<'c> {
     /// Files read but not parsed, by id: the unit file they came from, and the three-byte
     /// sequences their text holds.
     skipped: HashMap<FileId, (UnitFile, Trigrams)>,
+    /// The out-of-line modules that files read but not parsed declare (see
+    /// [`crate::prefilter::Wanted::Modules`]), by id.
+    declared: HashMap<FileId, Vec<ModDecl>>,
     diagnostics: Vec<Diagnostic>,
     canonical: &'c Canonical,
     /// The cache's key of each file's entry (its text and module path), when there is a cache.
@@ -146,6 +151,7 @@ impl<'c> Analysed<'c> {
             sources: SourceMap::default(),
             facts: Vec::new(),
             skipped: HashMap::new(),
+            declared: HashMap::new(),
             diagnostics: Vec::new(),
             canonical,
             keys: HashMap::new(),
@@ -184,12 +190,13 @@ impl<'c> Analysed<'c> {
                         }
                     }
                     let analysed = analyse_file(first + offset, file, run, true, |text| {
-                        run.prefilter.wants(text, *follows)
+                        run.prefilter.decide(text, *follows)
                     });
                     if let (Some(cache), Some((at, stamp))) = (&run.cache, stamp) {
                         match &analysed {
-                            (_, FileOutcome::Skipped(Some(trigrams)), _) => {
-                                cache.remember_skipped(at, stamp, trigrams.clone());
+                            (_, FileOutcome::Skipped(Some(trigrams), declared), _) => {
+                                let skipped = (trigrams.clone(), declared.clone());
+                                cache.remember_skipped(at, stamp, skipped);
                             }
                             (source, FileOutcome::Facts(_), Some(entry)) => {
                                 // Only a text let go: one kept (suppression comments) is read.
@@ -221,9 +228,12 @@ impl<'c> Analysed<'c> {
                 self.skipped.remove(&id);
                 Some(f)
             }
-            FileOutcome::Skipped(trigrams) => {
+            FileOutcome::Skipped(trigrams, declared) => {
                 let trigrams = trigrams.unwrap_or_else(Trigrams::any);
                 self.skipped.insert(id, (file.clone(), trigrams));
+                if !declared.is_empty() {
+                    self.declared.insert(id, declared);
+                }
                 None
             }
             FileOutcome::Failed(d) => {
@@ -239,8 +249,16 @@ impl<'c> Analysed<'c> {
         }
     }
 
-    /// Parse the skipped files that hold any of `needles`.
+    /// Parse the skipped files that hold any of `needles` (and, if they hold
+    /// [`crate::prefilter::MODULE_FILES`], those that declare modules).
     fn parse_skipped_matching(&mut self, needles: &[String], run: &Run<'_>) -> usize {
+        let module_files = needles.iter().any(|n| n == crate::prefilter::MODULE_FILES);
+        let needles: Vec<String> = (needles.iter())
+            .filter(|n| *n != crate::prefilter::MODULE_FILES)
+            .cloned()
+            .collect();
+        let needles = needles.as_slice();
+        let declaring = |id: &FileId| module_files && self.declared.contains_key(id);
         let Some(automaton) = crate::prefilter::NeedleSearch::new(needles) else {
             return 0;
         };
@@ -262,8 +280,13 @@ impl<'c> Analysed<'c> {
                 .cloned()
                 .collect::<Vec<_>>(),
         );
-        let wanted =
-            |text: &str| wanted(text) || stdout_writers.as_ref().is_some_and(|s| s.is_match(text));
+        let wanted = |text: &str| {
+            if wanted(text) || stdout_writers.as_ref().is_some_and(|s| s.is_match(text)) {
+                Wanted::Parse
+            } else {
+                Wanted::Skip
+            }
+        };
         // Only the files that may hold a needle are read again: each needle's text (without its
         // companion word), every three-byte window of it in the file.
         let patterns: Vec<&[u8]> = needles
@@ -276,20 +299,26 @@ impl<'c> Analysed<'c> {
                     .as_bytes()
             })
             .collect();
-        let skipped: Vec<(FileId, UnitFile)> = self
+        let skipped: Vec<(FileId, UnitFile, bool)> = self
             .skipped
             .iter()
-            .filter(|(_, (_, trigrams))| patterns.iter().any(|p| trigrams.may_contain(p)))
-            .map(|(id, (f, _))| (*id, f.clone()))
+            .filter(|(id, (_, trigrams))| {
+                declaring(id) || patterns.iter().any(|p| trigrams.may_contain(p))
+            })
+            .map(|(id, (f, _))| (*id, f.clone(), declaring(id)))
             .collect();
         type Parsed = (FileId, UnitFile, SourceFile, FileOutcome, Option<[u8; 32]>);
         let outcomes: Vec<Parsed> = in_pool(|| {
             skipped
                 .into_par_iter()
-                .filter_map(|(id, file)| {
+                .filter_map(|(id, file, declares)| {
                     // A file the wave does not want stays as it was: its set is not needed.
+                    let wanted = |text: &str| match declares {
+                        true => Wanted::Parse,
+                        false => wanted(text),
+                    };
                     let (source, outcome, entry) = analyse_file(id, &file, run, false, wanted);
-                    (!matches!(outcome, FileOutcome::Skipped(_)))
+                    (!matches!(outcome, FileOutcome::Skipped(..)))
                         .then_some((id, file, source, outcome, entry))
                 })
                 .collect()
@@ -533,6 +562,7 @@ fn lint_group(
         canonical,
         keys,
         skipped,
+        declared,
         children,
     } = analysed;
     let cached = run.cache.as_ref().map(|cache| (cache, &keys));
@@ -549,7 +579,7 @@ fn lint_group(
     );
     // What only the group needed (its facts, memos and skipped files) goes before the next,
     // freed on another thread while this one goes on.
-    let spent = (facts, keys, skipped, children);
+    let spent = (facts, keys, skipped, declared, children);
     match parser_pool() {
         Some(pool) => pool.spawn(move || drop(spent)),
         None => drop(spent),
@@ -1000,10 +1030,15 @@ impl Analysed<'_> {
         let Some(id) = self.id(&unit.files[index].path) else {
             return false;
         };
-        let Some(facts) = self.facts[id].as_ref() else {
-            return false;
+        // Its facts' declarations if it was parsed, else those its tokens showed.
+        let declared = match self.facts[id].as_ref() {
+            Some(facts) => &facts.mod_decls,
+            None => match self.declared.get(&id) {
+                Some(declared) => declared,
+                None => return false,
+            },
         };
-        if facts.mod_decls.is_empty() {
+        if declared.is_empty() {
             return false;
         }
         let parent = unit.files[index].clone();
@@ -1021,8 +1056,7 @@ impl Analysed<'_> {
                 path: parent.path.to_path_buf(),
                 owns_directory: parent.owns_directory,
             };
-            let found = facts
-                .mod_decls
+            let found = declared
                 .iter()
                 .map(|decl| {
                     let child = module_tree::resolve(&module_file, decl)?;
@@ -1228,7 +1262,7 @@ fn analyse_file(
     file: &UnitFile,
     run: &Run<'_>,
     trigrams: bool,
-    wanted: impl Fn(&str) -> bool,
+    wanted: impl Fn(&str) -> Wanted,
 ) -> (SourceFile, FileOutcome, Option<[u8; 32]>) {
     (run.on_file)();
     let shown = display_path(&file.path, run.cwd);
@@ -1241,11 +1275,16 @@ fn analyse_file(
             return (source, FileOutcome::Failed(failure), None);
         }
     };
-    if !timings::work("pre-filter", || wanted(&text)) {
+    let declared = match timings::work("pre-filter", || wanted(&text)) {
+        Wanted::Parse => None,
+        Wanted::Skip => Some(Vec::new()),
+        Wanted::Modules(declared) => Some(declared),
+    };
+    if let Some(declared) = declared {
         let trigrams = trigrams.then(|| Trigrams::of(text.as_bytes()));
         return (
             SourceFile::new(file.path.to_path_buf(), shown, String::new()),
-            FileOutcome::Skipped(trigrams),
+            FileOutcome::Skipped(trigrams, declared),
             None,
         );
     }
@@ -1327,10 +1366,10 @@ fn known_unread(
     run: &Run<'_>,
 ) -> Option<(SourceFile, FileOutcome, Option<[u8; 32]>)> {
     let shown = || display_path(&file.path, run.cwd);
-    if let Some(trigrams) = cache.skipped_before(at, stamp) {
+    if let Some((trigrams, declared)) = cache.skipped_before(at, stamp) {
         (run.on_file)();
         let source = SourceFile::new(file.path.to_path_buf(), shown(), String::new());
-        return Some((source, FileOutcome::Skipped(Some(trigrams)), None));
+        return Some((source, FileOutcome::Skipped(Some(trigrams), declared), None));
     }
     let wanted = crate::cache::wanted_key(at, &file.module);
     let (entry, len, hash) = cache.wanted_before(&wanted, stamp)?;

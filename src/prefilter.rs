@@ -76,14 +76,22 @@ pub fn words(words: &[&str]) -> Vec<String> {
 }
 
 /// What MCP002 and MCP007 look for in the skipped files: a stdio server's other writers to
-/// stdout, once any parsed file serves MCP over stdio.
+/// stdout, and the files that declare modules (the crate roots and `mod.rs` files where a
+/// program's sub-commands are dispatched: the serving path runs through them, from `main` to
+/// the serve site), once any parsed file serves MCP over stdio.
 pub fn stdout_writers(facts: &[&FileFacts]) -> BTreeSet<String> {
     if facts.iter().any(|f| f.serves_stdio && f.mentions_mcp) {
-        standalone(STDOUT_WRITERS).collect()
+        standalone(STDOUT_WRITERS)
+            .chain([MODULE_FILES.to_string()])
+            .collect()
     } else {
         BTreeSet::new()
     }
 }
+
+/// A follow-up "needle" that is no word: it asks for every skipped file that declares modules
+/// (read for its declarations only: see [`Wanted::Modules`]).
+pub const MODULE_FILES: &str = "\u{2}module files";
 
 /// Words without which a file holds no send: the follow-up waves parse only files with one.
 pub const SEND_WORDS: &[&str] = &[
@@ -176,23 +184,24 @@ impl Prefilter {
         }
     }
 
-    /// Whether a file's text must be parsed. `follows_modules`: its `mod x;` declarations are
-    /// needed to find the rest of the crate. The text is scanned once.
-    pub fn wants(&self, text: &str, follows_modules: bool) -> bool {
+    /// What a file's text needs: a parse, nothing, or only its `mod x;` declarations (when
+    /// `follows_modules`: they are needed to find the rest of the crate, and its tokens show
+    /// them). The text is scanned once for the words.
+    pub fn decide(&self, text: &str, follows_modules: bool) -> Wanted {
         if self.everything {
-            return true;
+            return Wanted::Parse;
         }
         let Some(automaton) = &self.automaton else {
-            return true;
+            return Wanted::Parse;
         };
         let (mut gated, mut speaks_mcp) = (false, false);
         let Ok(matches) = automaton.try_find_overlapping_iter(text) else {
-            return true;
+            return Wanted::Parse;
         };
         for found in matches {
             let index = found.pattern().as_usize();
             if index < self.gated {
-                return true;
+                return Wanted::Parse;
             } else if index < self.mcp_words {
                 gated = true;
             } else {
@@ -202,9 +211,30 @@ impl Prefilter {
         // The words of MCP count in code and literals, not in comments (a comment that names
         // MCP, or a fixture's `//~ MCP004` marker, decides nothing): checked last, and only here,
         // since it copies the text without its comments.
-        (follows_modules && declares_modules(text))
-            || (gated && speaks_mcp && crate::analysis::text::speaks_mcp(text))
+        if gated && speaks_mcp && crate::analysis::text::speaks_mcp(text) {
+            return Wanted::Parse;
+        }
+        if !follows_modules || !declares_modules(text) {
+            return Wanted::Skip;
+        }
+        let code = &text[crate::analysis::code_start(text)..];
+        match crate::analysis::declared_modules::declared_modules(code) {
+            Some(declared) => Wanted::Modules(declared),
+            None => Wanted::Parse,
+        }
     }
+}
+
+/// What the pre-filter makes of a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Wanted {
+    /// It may hold what a rule looks for: parse it.
+    Parse,
+    /// It holds nothing any rule or the module tree needs.
+    Skip,
+    /// It holds nothing any rule needs, and declares these out-of-line modules (read from its
+    /// tokens, as the parse would find them): the module tree goes on without parsing it.
+    Modules(Vec<crate::unit::ModDecl>),
 }
 
 /// Whether a follow-up needle stands alone (needs no send word beside it): it looks for a stdout

@@ -245,11 +245,8 @@ mod tests {
             .unwrap_or_else(|| panic!("{phases:?}"));
         assert_eq!((recorded.runs, recorded.files), (2, 5));
         assert!(recorded.wall >= Duration::from_millis(10), "{recorded:?}");
-        // Sleeping keeps no core busy.
-        assert!(
-            recorded.cpu.is_none_or(|c| c < recorded.wall),
-            "{recorded:?}"
-        );
+        // (Its CPU time is the process's: the other tests' threads count in it, so it says
+        // nothing here of the sleeping phase.)
         let report = report().unwrap_or_default();
         assert!(report.contains("test phase (×2)"), "{report}");
         assert!(report.contains("test work "), "{report}");

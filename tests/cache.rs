@@ -271,3 +271,55 @@ fn a_wanted_file_is_taken_unread_until_it_changes() {
     let found = lint_with_settings(dir.path(), cache.path(), Settings::default());
     assert!(found.is_empty(), "{found:?}");
 }
+
+/// A crate root that only declares modules is read for its declarations, not parsed, and stamped
+/// with them: a warm run takes them from its stamp, unread, and still finds the module's files.
+#[test]
+fn a_files_module_declarations_are_kept_with_its_stamp() {
+    use cargo_mcp_lint::engine::{LintUnit, UnitFile};
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cache = tempfile::tempdir().expect("temp dir");
+    let sends =
+        "fn on_cancelled(&self) {\n    self.send_error(-32800, \"Request cancelled\");\n}\n";
+    std::fs::write(dir.path().join("lib.rs"), "pub mod server;\n").expect("write");
+    std::fs::write(dir.path().join("server.rs"), sends).expect("write");
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let unit = LintUnit {
+        name: "crate".into(),
+        files: vec![UnitFile {
+            path: dir.path().join("lib.rs").into(),
+            module: Vec::new().into(),
+            owns_directory: true,
+        }],
+        follow_modules: true,
+        rooted: true,
+        ..LintUnit::default()
+    };
+    let run = || {
+        let mut settings = Settings::default();
+        settings.preview = true;
+        settings.cache_directory = Some(cache.path().to_path_buf());
+        let units = std::slice::from_ref(&unit);
+        summary(&engine::lint_with(
+            units,
+            Path::new("/"),
+            &Overlay::new(),
+            &settings,
+        ))
+    };
+    let cold = run();
+    assert_eq!(cold.len(), 1, "{cold:?}");
+    assert!(cold[0].contains("server.rs"), "{cold:?}");
+    let stamped = preview_cache(cache.path());
+    assert_eq!(
+        stamped.skipped_count(),
+        1,
+        "the root was skipped and stamped"
+    );
+    drop(stamped);
+    assert_eq!(
+        run(),
+        cold,
+        "the warm run found the module through the stamp"
+    );
+}

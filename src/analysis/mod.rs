@@ -1,6 +1,7 @@
 //! The analysis engine: per-file facts ([`facts`]), joined crate-wide ([`crate_graph`]).
 
 pub mod crate_graph;
+pub mod declared_modules;
 pub mod dispatch;
 pub mod dispatchers;
 pub mod facts;

@@ -397,32 +397,73 @@ mod tests {
         assert_eq!(rows, registry().len());
     }
 
+    fn parses(filter: &Prefilter, text: &str, follows_modules: bool) -> bool {
+        filter.decide(text, follows_modules) == crate::prefilter::Wanted::Parse
+    }
+
     #[test]
     fn the_prefilter_wants_the_enabled_rules_words() {
         let settings = Settings::default();
         let filter = prefilter(&settings);
-        assert!(filter.wants("fn f(ct: T) { ct.cancelled().await; }", false));
-        assert!(filter.wants("// mcp-lint: allow(MCP001)", false));
-        assert!(!filter.wants("fn f() { tx.send(1); }", false));
-        assert!(filter.wants("mod a;", true));
-        assert!(!filter.wants("mod a;", false));
+        assert!(parses(
+            &filter,
+            "fn f(ct: T) { ct.cancelled().await; }",
+            false
+        ));
+        assert!(parses(&filter, "// mcp-lint: allow(MCP001)", false));
+        assert!(!parses(&filter, "fn f() { tx.send(1); }", false));
+        // A file that only declares modules is read for them, not parsed (when its tokens
+        // show them: else it is parsed).
+        let declared = |text: &str| match filter.decide(text, true) {
+            crate::prefilter::Wanted::Modules(d) => {
+                Some(d.iter().map(|m| m.name.clone()).collect::<Vec<_>>())
+            }
+            _ => None,
+        };
+        assert_eq!(declared("mod a;"), Some(vec!["a".to_string()]));
+        assert!(parses(&filter, "fn f() { mod a; }", true));
+        assert_eq!(
+            filter.decide("mod a;", false),
+            crate::prefilter::Wanted::Skip
+        );
         // Progress words count only in code that speaks MCP.
-        assert!(filter.wants(
+        assert!(parses(
+            &filter,
             "use rmcp::model::*; fn f() { peer.notify_progress(p); }",
             false
         ));
-        assert!(filter.wants(r#"json!({"method": "notifications/progress"})"#, false));
-        assert!(!filter.wants("fn f() { bar.notify_progress(50); }", false));
+        assert!(parses(
+            &filter,
+            r#"json!({"method": "notifications/progress"})"#,
+            false
+        ));
+        assert!(!parses(
+            &filter,
+            "fn f() { bar.notify_progress(50); }",
+            false
+        ));
         // The word of MCP counts in code and literals, not in a comment; a `tools/` method is one.
         let arms = "match m { \"ping\" => a(), \"initialize\" => b(), _ => c() }";
-        assert!(!filter.wants(&format!("// an MCP server\nfn f() {{ {arms} }}"), false));
-        assert!(filter.wants(&format!("fn f() {{ let _ = \"mcp\"; {arms} }}"), false));
-        assert!(filter.wants("match m { \"tools/list\" => a(), \"ping\" => b() }", false));
+        assert!(!parses(
+            &filter,
+            &format!("// an MCP server\nfn f() {{ {arms} }}"),
+            false
+        ));
+        assert!(parses(
+            &filter,
+            &format!("fn f() {{ let _ = \"mcp\"; {arms} }}"),
+            false
+        ));
+        assert!(parses(
+            &filter,
+            "match m { \"tools/list\" => a(), \"ping\" => b() }",
+            false
+        ));
         let everything = Settings {
             analyse_every_file: true,
             ..Settings::default()
         };
-        assert!(prefilter(&everything).wants("", false));
+        assert!(parses(&prefilter(&everything), "", false));
     }
 
     #[test]
@@ -432,8 +473,12 @@ mod tests {
         assert!(!enabled(&settings).iter().any(|r| r.meta().code == "MCP001"));
         // Its words no longer make a file worth parsing; the other rules' still do.
         let filter = prefilter(&settings);
-        assert!(!filter.wants("fn f(ct: T) { ct.cancelled().await; }", false));
-        assert!(filter.wants("fn main() { serve(stdio()) }", false));
+        assert!(!parses(
+            &filter,
+            "fn f(ct: T) { ct.cancelled().await; }",
+            false
+        ));
+        assert!(parses(&filter, "fn main() { serve(stdio()) }", false));
         // Nor is a collecting rule's hook run.
         settings.command_line.insert("MCP005", Level::Allow);
         assert!(!collectors(&settings).iter().any(|c| c.key() == "MCP005"));

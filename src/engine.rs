@@ -198,14 +198,7 @@ impl<'c> Analysed<'c> {
                                 let skipped = (trigrams.clone(), declared.clone());
                                 cache.remember_skipped(at, stamp, skipped);
                             }
-                            (source, FileOutcome::Facts(_), Some(entry)) => {
-                                // Only a text let go: one kept (suppression comments) is read.
-                                if let Some(text) = source.released_as() {
-                                    let at = crate::cache::wanted_key(&at, &file.module);
-                                    cache.remember_wanted(at, stamp, *entry, text);
-                                }
-                            }
-                            _ => {}
+                            _ => remember_wanted(cache, (at, stamp), file, &analysed),
                         }
                     }
                     analysed
@@ -299,13 +292,15 @@ impl<'c> Analysed<'c> {
                     .as_bytes()
             })
             .collect();
-        let skipped: Vec<(FileId, UnitFile, bool)> = self
+        // A file asked for as one that declares modules is wanted whatever it holds: it is
+        // taken unread from its stamp when the cache knows it (its canonical path for that).
+        let skipped: Vec<(FileId, UnitFile, Option<PathKey>)> = self
             .skipped
             .iter()
             .filter(|(id, (_, trigrams))| {
                 declaring(id) || patterns.iter().any(|p| trigrams.may_contain(p))
             })
-            .map(|(id, (f, _))| (*id, f.clone(), declaring(id)))
+            .map(|(id, (f, _))| (*id, f.clone(), declaring(id).then(|| self.key(&f.path))))
             .collect();
         type Parsed = (FileId, UnitFile, SourceFile, FileOutcome, Option<[u8; 32]>);
         let outcomes: Vec<Parsed> = in_pool(|| {
@@ -313,11 +308,10 @@ impl<'c> Analysed<'c> {
                 .into_par_iter()
                 .filter_map(|(id, file, declares)| {
                     // A file the wave does not want stays as it was: its set is not needed.
-                    let wanted = |text: &str| match declares {
-                        true => Wanted::Parse,
-                        false => wanted(text),
+                    let (source, outcome, entry) = match declares {
+                        Some(key) => declaring_file(id, &file, &key.0, run),
+                        None => analyse_file(id, &file, run, false, wanted),
                     };
-                    let (source, outcome, entry) = analyse_file(id, &file, run, false, wanted);
                     (!matches!(outcome, FileOutcome::Skipped(..)))
                         .then_some((id, file, source, outcome, entry))
                 })
@@ -1365,12 +1359,24 @@ fn known_unread(
     file: &UnitFile,
     run: &Run<'_>,
 ) -> Option<(SourceFile, FileOutcome, Option<[u8; 32]>)> {
-    let shown = || display_path(&file.path, run.cwd);
     if let Some((trigrams, declared)) = cache.skipped_before(at, stamp) {
         (run.on_file)();
-        let source = SourceFile::new(file.path.to_path_buf(), shown(), String::new());
+        let shown = display_path(&file.path, run.cwd);
+        let source = SourceFile::new(file.path.to_path_buf(), shown, String::new());
         return Some((source, FileOutcome::Skipped(Some(trigrams), declared), None));
     }
+    wanted_unread(cache, (at, stamp), file, run)
+}
+
+/// A file the cache knows as wanted by its stamp (its metadata unchanged since): its facts,
+/// taken without reading it.
+fn wanted_unread(
+    cache: &crate::cache::Cache,
+    (at, stamp): (&[u8; 32], &crate::cache::Stamp),
+    file: &UnitFile,
+    run: &Run<'_>,
+) -> Option<(SourceFile, FileOutcome, Option<[u8; 32]>)> {
+    let shown = || display_path(&file.path, run.cwd);
     let wanted = crate::cache::wanted_key(at, &file.module);
     let (entry, len, hash) = cache.wanted_before(&wanted, stamp)?;
     let Some(crate::cache::Cached::Facts(facts)) =
@@ -1381,6 +1387,46 @@ fn known_unread(
     (run.on_file)();
     let source = SourceFile::released(file.path.to_path_buf(), shown(), len, hash);
     Some((source, FileOutcome::Facts(*facts), Some(entry)))
+}
+
+/// Stamp a file the pre-filter wanted with its entry and its text's length and hash, when its
+/// text was let go (one kept, with suppression comments, is read each run).
+fn remember_wanted(
+    cache: &crate::cache::Cache,
+    (at, stamp): ([u8; 32], crate::cache::Stamp),
+    file: &UnitFile,
+    analysed: &(SourceFile, FileOutcome, Option<[u8; 32]>),
+) {
+    if let (source, FileOutcome::Facts(_), Some(entry)) = analysed {
+        if let Some(text) = source.released_as() {
+            let at = crate::cache::wanted_key(&at, &file.module);
+            cache.remember_wanted(at, stamp, *entry, text);
+        }
+    }
+}
+
+/// A file that a follow-up wave asks for because it declares modules (see
+/// [`crate::prefilter::MODULE_FILES`]): parsed whatever it holds, and stamped as wanted, so
+/// that a warm run takes its facts unread.
+fn declaring_file(
+    id: FileId,
+    file: &UnitFile,
+    canonical: &Path,
+    run: &Run<'_>,
+) -> (SourceFile, FileOutcome, Option<[u8; 32]>) {
+    // Keyed as a file whose modules are followed, in either mode: the stamp says which entry
+    // the file's text at its module path has, which the mode does not change.
+    let stamp = run.stamp(canonical, file, true);
+    if let (Some(cache), Some((at, stamp))) = (&run.cache, &stamp) {
+        if let Some(known) = wanted_unread(cache, (at, stamp), file, run) {
+            return known;
+        }
+    }
+    let analysed = analyse_file(id, file, run, false, |_| Wanted::Parse);
+    if let (Some(cache), Some(stamp)) = (&run.cache, stamp) {
+        remember_wanted(cache, stamp, file, &analysed);
+    }
+    analysed
 }
 
 /// Report each manifest that could not be read (when cargo mode read the workspace without

@@ -214,13 +214,18 @@ impl Prefilter {
         if gated && speaks_mcp && crate::analysis::text::speaks_mcp(text) {
             return Wanted::Parse;
         }
-        if !follows_modules || !declares_modules(text) {
+        if !declares_modules(text) {
             return Wanted::Skip;
         }
+        // The declarations are read in path mode too, where they build no module tree: a stdio
+        // server's files that declare modules are asked for by a follow-up wave (see
+        // [`MODULE_FILES`]) in either mode. A file whose tokens do not settle them is parsed
+        // where the tree needs them, and skipped where it does not (as before).
         let code = &text[crate::analysis::code_start(text)..];
         match crate::analysis::declared_modules::declared_modules(code) {
             Some(declared) => Wanted::Modules(declared),
-            None => Wanted::Parse,
+            None if follows_modules => Wanted::Parse,
+            None => Wanted::Skip,
         }
     }
 }

@@ -323,3 +323,51 @@ fn a_files_module_declarations_are_kept_with_its_stamp() {
         "the warm run found the module through the stamp"
     );
 }
+
+/// In a stdio server, the files read only for their module declarations are parsed by a
+/// follow-up wave (the serving path runs through them) and stamped as wanted: a warm run takes
+/// their facts unread, with the same findings.
+#[test]
+fn a_stdio_servers_module_files_are_stamped_when_parsed() {
+    use cargo_mcp_lint::engine::{LintUnit, UnitFile};
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cache = tempfile::tempdir().expect("temp dir");
+    support::copy_tree(
+        &Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/mcp002/logger_before_dispatch_module"),
+        dir.path(),
+    );
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let unit = LintUnit {
+        name: "d".into(),
+        files: vec![UnitFile {
+            path: dir.path().join("src/main.rs").into(),
+            module: Vec::new().into(),
+            owns_directory: true,
+        }],
+        follow_modules: true,
+        rooted: true,
+        ..LintUnit::default()
+    };
+    let run = || {
+        let mut settings = Settings::default();
+        settings.preview = true;
+        settings.cache_directory = Some(cache.path().to_path_buf());
+        let units = std::slice::from_ref(&unit);
+        summary(&engine::lint_with(
+            units,
+            Path::new("/"),
+            &Overlay::new(),
+            &settings,
+        ))
+    };
+    let cold = run();
+    assert_eq!(cold.len(), 1, "{cold:?}");
+    assert!(cold[0].contains("MCP002"), "{cold:?}");
+    let stamped = preview_cache(cache.path());
+    // The serving file, and the three that declare modules (`main.rs`, `cli/mod.rs`,
+    // `cli/dispatch/mod.rs`), parsed by the wave.
+    assert_eq!(stamped.wanted_count(), 4, "the wave's files were stamped");
+    drop(stamped);
+    assert_eq!(run(), cold);
+}

@@ -81,6 +81,15 @@ pub struct UnreadConst {
     pub span: ByteSpan,
 }
 
+/// Whether a text may declare a constant or a static: it holds `const`, or `static` that is not
+/// a lifetime's name.
+fn may_declare_constants(text: &str) -> bool {
+    text.contains("const")
+        || text
+            .match_indices("static")
+            .any(|(at, _)| !text[..at].ends_with('\''))
+}
+
 /// The file's unread private constants and statics (see [`UnreadConst`]), in free, inline
 /// module, function and `impl` scope. `text` is the whole file and `base` where the parsed code
 /// starts in it. A name is read when it appears (as a whole identifier, outside comments) more
@@ -130,6 +139,11 @@ pub fn unread_constants(file: &syn::File, text: &str, base: usize) -> Vec<Unread
         }
     }
 
+    // Without a `const` or `static` keyword (a `'static` lifetime is none) there is no constant
+    // to find, and the visit over every expression is spared.
+    if !may_declare_constants(text) {
+        return Vec::new();
+    }
     let mut private = Private::default();
     private.visit_file(file);
     if private.found.is_empty() {
@@ -213,6 +227,22 @@ mod tests {
         let mut found = unread(code);
         found.sort();
         assert_eq!(found, ["A", "C", "G"]);
+    }
+
+    #[test]
+    fn only_a_text_with_the_keywords_may_declare_constants() {
+        assert!(may_declare_constants("fn f() { const X: u8 = 1; }"));
+        assert!(may_declare_constants("static S: u8 = 1;"));
+        assert!(may_declare_constants(
+            "fn f(s: &'static str) {} static\nT: u8 = 2;"
+        ));
+        assert!(!may_declare_constants(
+            "fn f(s: &'static str) -> &'static str { s }"
+        ));
+        assert_eq!(
+            unread("fn f(s: &'static str) -> &'static str { s }"),
+            Vec::<String>::new()
+        );
     }
 
     #[test]

@@ -53,7 +53,10 @@ impl ServingPath {
         if serving.is_empty() {
             return ServingPath::default();
         }
-        let toward = callers_of(graph, &functions, &serving);
+        // Calls by the name they call: built once, for the callers on the way to serving and
+        // for the call sites of the functions on the path.
+        let by_name = calls_by_name(graph, &functions);
+        let toward = callers_of(graph, &by_name, &serving);
         if entry.is_some_and(|main| !toward.contains(&main)) {
             return ServingPath::default();
         }
@@ -99,7 +102,7 @@ impl ServingPath {
                 }
             }
         }
-        let shared = shared_functions(graph, &functions, &on_path, &serving_arms);
+        let shared = shared_functions(graph, &by_name, &on_path, &serving_arms);
         let key = |f: &FunctionRef| (files[f.file].0, graph.function(*f).item_span);
         let only_serving = on_path
             .keys()
@@ -244,10 +247,9 @@ fn serving_functions(graph: &CrateGraph<'_>, functions: &[FunctionRef]) -> HashS
 /// On the way to serving: the serving functions and all their callers.
 fn callers_of(
     graph: &CrateGraph<'_>,
-    functions: &[FunctionRef],
+    by_name: &CallsByName<'_>,
     serving: &HashSet<FunctionRef>,
 ) -> HashSet<FunctionRef> {
-    let by_name = calls_by_name(graph, functions);
     let mut toward: HashSet<FunctionRef> = serving.clone();
     let mut queue: VecDeque<FunctionRef> = serving.iter().copied().collect();
     while let Some(f) = queue.pop_front() {
@@ -325,11 +327,11 @@ fn excluded_branches(graph: &CrateGraph<'_>, toward: &HashSet<FunctionRef>) -> (
 /// Per function, spans of branches.
 type Arms = HashMap<FunctionRef, Vec<ByteSpan>>;
 
+/// Calls by the name they call (the caller and the call's index in it).
+type CallsByName<'g> = HashMap<&'g str, Vec<(FunctionRef, usize)>>;
+
 /// Calls by the name they call, so that callers are found without resolving every call.
-fn calls_by_name<'g>(
-    graph: &'g CrateGraph<'_>,
-    functions: &[FunctionRef],
-) -> HashMap<&'g str, Vec<(FunctionRef, usize)>> {
+fn calls_by_name<'g>(graph: &'g CrateGraph<'_>, functions: &[FunctionRef]) -> CallsByName<'g> {
     let mut by_name: HashMap<&str, Vec<(FunctionRef, usize)>> = HashMap::new();
     for &f in functions {
         for (index, call) in graph.function(f).calls.iter().enumerate() {
@@ -363,11 +365,10 @@ fn certain_at(
 /// its sub-commands, from a function itself shared), to a fixed point.
 fn shared_functions(
     graph: &CrateGraph<'_>,
-    functions: &[FunctionRef],
+    by_name: &CallsByName<'_>,
     on_path: &HashMap<FunctionRef, Vec<ByteSpan>>,
     serving_arms: &Arms,
 ) -> HashSet<FunctionRef> {
-    let by_name = calls_by_name(graph, functions);
     // Per function on the path, the call sites that reach it.
     let mut sites: Vec<(FunctionRef, FunctionRef, ByteSpan)> = Vec::new();
     for &f in on_path.keys() {

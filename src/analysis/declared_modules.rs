@@ -316,6 +316,84 @@ mod tests {
         assert!(read > 100 && answered * 2 > read, "{answered} of {read}");
     }
 
+    /// A random module file: declarations, inline modules, functions (with a declaration in
+    /// the body), macros, comments and strings holding `mod`, attributes and visibilities.
+    fn module_text(seed: u64) -> String {
+        struct Random(u64);
+        impl Random {
+            fn below(&mut self, n: u64) -> u64 {
+                self.0 ^= self.0 << 13;
+                self.0 ^= self.0 >> 7;
+                self.0 ^= self.0 << 17;
+                self.0 % n
+            }
+        }
+        fn items(random: &mut Random, depth: u32, names: &mut u32, out: &mut String) {
+            if random.below(4) == 0 {
+                out.push_str("#![allow(dead_code)]\n");
+            }
+            for _ in 0..random.below(5) {
+                *names += 1;
+                let attrs = [
+                    "",
+                    "#[cfg(test)]\n",
+                    "#[path = \"p.rs\"]\n",
+                    "#[path = r\"q/r.rs\"]\n",
+                    "#[doc = \"mod x;\"] ",
+                    "/// mod y;\n",
+                    "#[cfg_attr(test, path = \"t.rs\")]\n",
+                ];
+                let vis = ["", "pub ", "pub(crate) ", "pub(in crate::a) "];
+                let attr = attrs[random.below(attrs.len() as u64) as usize];
+                let vis = vis[random.below(vis.len() as u64) as usize];
+                match random.below(8) {
+                    0 | 1 => out.push_str(&format!("{attr}{vis}mod n{names};\n")),
+                    2 if depth < 3 => {
+                        out.push_str(&format!("{attr}{vis}mod n{names} {{\n"));
+                        items(random, depth + 1, names, out);
+                        out.push_str("}\n");
+                    }
+                    3 => out.push_str(&format!("fn f{names}() {{ mod inner; let _ = '{{'; }}\n")),
+                    4 => out.push_str("m! { mod z; }\n"),
+                    5 => out.push_str(&format!("// mod c;\nconst S{names}: &str = \"mod s;\";\n")),
+                    6 => out.push_str(&format!("struct T{names}<'a>(&'a str);\n")),
+                    _ => out.push_str(&format!(
+                        "impl T{names} {{ fn g(&self) -> [u8; 2] {{ [1, 2] }} }}\n"
+                    )),
+                }
+            }
+        }
+        let mut out = String::new();
+        items(&mut Random(seed | 1), 0, &mut 0, &mut out);
+        out
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+        /// Where the tokens answer, the answer is the parse's; they answer for every file of
+        /// these shapes but those with a `mod` inside a function or a macro.
+        #[test]
+        fn never_disagrees_with_the_parse(seed in proptest::prelude::any::<u64>()) {
+            let text = module_text(seed);
+            let vocabulary = crate::analysis::vocabulary::Vocabulary::default();
+            let parsed = crate::analysis::analyse_text(&text, Vec::new(), &vocabulary, &[]);
+            proptest::prop_assert!(parsed.is_ok(), "{}", text);
+            let declared = declared_modules(&text);
+            let inside = text.contains("mod inner;") || text.contains("m! {");
+            proptest::prop_assert_eq!(declared.is_none(), inside, "{}", text);
+            if let (Some(declared), Ok(facts)) = (declared, parsed) {
+                proptest::prop_assert_eq!(declared, facts.mod_decls, "{}", text);
+            }
+        }
+
+        /// Any text at all: reading it never panics.
+        #[test]
+        fn never_panics(text in "[ -~\\n\u{e9}]{0,200}") {
+            let _ = declared_modules(&text);
+        }
+    }
+
     #[test]
     fn leaves_to_the_parse_what_tokens_cannot_settle() {
         for text in [

@@ -362,21 +362,22 @@ struct Manifest {
     crate_name: Option<String>,
     /// (absolute path, kind, name, test support: built only with private features).
     targets: Vec<(PathBuf, TargetKind, String, bool)>,
+    /// Where each declared path is first in `targets` (a package may declare hundreds, and
+    /// every file of the package is looked up).
+    by_path: std::collections::HashMap<PathBuf, usize>,
 }
 
 impl Manifest {
     /// The place of a file the manifest declares as a target of its own.
     fn place_of(&self, file: &Path) -> Option<(Place, Vec<String>)> {
-        self.targets
-            .iter()
-            .find(|(target, ..)| target == file)
-            .map(|(_, kind, name, _)| {
-                let place = Place::Target {
-                    kind: *kind,
-                    name: name.clone(),
-                };
-                (place, Vec::new())
-            })
+        let at = *self.by_path.get(file)?;
+        self.targets.get(at).map(|(_, kind, name, _)| {
+            let place = Place::Target {
+                kind: *kind,
+                name: name.clone(),
+            };
+            (place, Vec::new())
+        })
     }
 
     /// Whether the declared target is test support built only with private features.
@@ -454,9 +455,14 @@ fn read_manifest(dir: &Path) -> Manifest {
             targets.push((absolute, kind, name.to_string(), private));
         }
     }
+    let mut by_path = std::collections::HashMap::new();
+    for (at, (path, ..)) in targets.iter().enumerate() {
+        by_path.entry(path.clone()).or_insert(at);
+    }
     Manifest {
         crate_name,
         targets,
+        by_path,
     }
 }
 

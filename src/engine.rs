@@ -297,10 +297,11 @@ impl<'c> Analysed<'c> {
         let skipped: Vec<(FileId, UnitFile, Option<PathKey>)> = self
             .skipped
             .iter()
-            .filter(|(id, (_, trigrams))| {
-                declaring(id) || patterns.iter().any(|p| trigrams.may_contain(p))
+            .filter_map(|(id, (f, trigrams))| {
+                let declares = declaring(id);
+                (declares || patterns.iter().any(|p| trigrams.may_contain(p)))
+                    .then(|| (*id, f.clone(), declares.then(|| self.key(&f.path))))
             })
-            .map(|(id, (f, _))| (*id, f.clone(), declaring(id).then(|| self.key(&f.path))))
             .collect();
         type Parsed = (FileId, UnitFile, SourceFile, FileOutcome, Option<[u8; 32]>);
         let outcomes: Vec<Parsed> = in_pool(|| {

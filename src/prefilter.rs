@@ -184,9 +184,9 @@ impl Prefilter {
         }
     }
 
-    /// What a file's text needs: a parse, nothing, or only its `mod x;` declarations (when
-    /// `follows_modules`: they are needed to find the rest of the crate, and its tokens show
-    /// them). The text is scanned once for the words.
+    /// What a file's text needs: a parse, nothing, or only its `mod x;` declarations, read from
+    /// its tokens (with `follows_modules` they find the rest of the crate; in either mode a
+    /// stdio server's follow-up asks for such files). The text is scanned once for the words.
     pub fn decide(&self, text: &str, follows_modules: bool) -> Wanted {
         if self.everything {
             return Wanted::Parse;

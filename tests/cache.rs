@@ -272,22 +272,14 @@ fn a_wanted_file_is_taken_unread_until_it_changes() {
     assert!(found.is_empty(), "{found:?}");
 }
 
-/// A crate root that only declares modules is read for its declarations, not parsed, and stamped
-/// with them: a warm run takes them from its stamp, unread, and still finds the module's files.
-#[test]
-fn a_files_module_declarations_are_kept_with_its_stamp() {
+/// Lint the crate whose root is `root` as cargo mode does (following its module tree), with
+/// `cache`, in preview mode.
+fn lint_from_root(root: &Path, cache: &Path) -> Vec<String> {
     use cargo_mcp_lint::engine::{LintUnit, UnitFile};
-    let dir = tempfile::tempdir().expect("temp dir");
-    let cache = tempfile::tempdir().expect("temp dir");
-    let sends =
-        "fn on_cancelled(&self) {\n    self.send_error(-32800, \"Request cancelled\");\n}\n";
-    std::fs::write(dir.path().join("lib.rs"), "pub mod server;\n").expect("write");
-    std::fs::write(dir.path().join("server.rs"), sends).expect("write");
-    std::thread::sleep(std::time::Duration::from_millis(2100));
     let unit = LintUnit {
         name: "crate".into(),
         files: vec![UnitFile {
-            path: dir.path().join("lib.rs").into(),
+            path: root.into(),
             module: Vec::new().into(),
             owns_directory: true,
         }],
@@ -295,18 +287,29 @@ fn a_files_module_declarations_are_kept_with_its_stamp() {
         rooted: true,
         ..LintUnit::default()
     };
-    let run = || {
-        let mut settings = Settings::default();
-        settings.preview = true;
-        settings.cache_directory = Some(cache.path().to_path_buf());
-        let units = std::slice::from_ref(&unit);
-        summary(&engine::lint_with(
-            units,
-            Path::new("/"),
-            &Overlay::new(),
-            &settings,
-        ))
-    };
+    let mut settings = Settings::default();
+    settings.preview = true;
+    settings.cache_directory = Some(cache.to_path_buf());
+    summary(&engine::lint_with(
+        std::slice::from_ref(&unit),
+        Path::new("/"),
+        &Overlay::new(),
+        &settings,
+    ))
+}
+
+/// A crate root that only declares modules is read for its declarations, not parsed, and stamped
+/// with them: a warm run takes them from its stamp, unread, and still finds the module's files.
+#[test]
+fn a_files_module_declarations_are_kept_with_its_stamp() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cache = tempfile::tempdir().expect("temp dir");
+    let sends =
+        "fn on_cancelled(&self) {\n    self.send_error(-32800, \"Request cancelled\");\n}\n";
+    std::fs::write(dir.path().join("lib.rs"), "pub mod server;\n").expect("write");
+    std::fs::write(dir.path().join("server.rs"), sends).expect("write");
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let run = || lint_from_root(&dir.path().join("lib.rs"), cache.path());
     let cold = run();
     assert_eq!(cold.len(), 1, "{cold:?}");
     assert!(cold[0].contains("server.rs"), "{cold:?}");
@@ -329,7 +332,6 @@ fn a_files_module_declarations_are_kept_with_its_stamp() {
 /// their facts unread, with the same findings.
 #[test]
 fn a_stdio_servers_module_files_are_stamped_when_parsed() {
-    use cargo_mcp_lint::engine::{LintUnit, UnitFile};
     let dir = tempfile::tempdir().expect("temp dir");
     let cache = tempfile::tempdir().expect("temp dir");
     support::copy_tree(
@@ -338,29 +340,7 @@ fn a_stdio_servers_module_files_are_stamped_when_parsed() {
         dir.path(),
     );
     std::thread::sleep(std::time::Duration::from_millis(2100));
-    let unit = LintUnit {
-        name: "d".into(),
-        files: vec![UnitFile {
-            path: dir.path().join("src/main.rs").into(),
-            module: Vec::new().into(),
-            owns_directory: true,
-        }],
-        follow_modules: true,
-        rooted: true,
-        ..LintUnit::default()
-    };
-    let run = || {
-        let mut settings = Settings::default();
-        settings.preview = true;
-        settings.cache_directory = Some(cache.path().to_path_buf());
-        let units = std::slice::from_ref(&unit);
-        summary(&engine::lint_with(
-            units,
-            Path::new("/"),
-            &Overlay::new(),
-            &settings,
-        ))
-    };
+    let run = || lint_from_root(&dir.path().join("src/main.rs"), cache.path());
     let cold = run();
     assert_eq!(cold.len(), 1, "{cold:?}");
     assert!(cold[0].contains("MCP002"), "{cold:?}");

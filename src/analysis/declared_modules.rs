@@ -18,6 +18,16 @@ enum Token {
     Literal(Range<usize>),
 }
 
+impl Token {
+    /// The word this token is, in `code`, if it is one.
+    fn word<'c>(&self, code: &'c str) -> Option<&'c str> {
+        match self {
+            Token::Word(r) => Some(&code[r.clone()]),
+            _ => None,
+        }
+    }
+}
+
 /// The tokens of `code` (comments dropped).
 fn tokens(code: &str) -> Vec<Token> {
     let bytes = code.as_bytes();
@@ -71,10 +81,7 @@ enum Open {
 /// give): its syntax error is then not reported, as for any file the pre-filter skips.
 pub fn declared_modules(code: &str) -> Option<Vec<ModDecl>> {
     let tokens = tokens(code);
-    let word = |t: &Token| match t {
-        Token::Word(r) => Some(&code[r.clone()]),
-        _ => None,
-    };
+    let word = |t: &Token| t.word(code);
     let mut stack: Vec<(u8, Open)> = Vec::new();
     // For each closing bracket, where its opening one is (for the attributes before a `mod`).
     let mut opener: Vec<usize> = vec![usize::MAX; tokens.len()];
@@ -182,10 +189,7 @@ fn path_attribute(
     opener: &[usize],
     at: usize,
 ) -> Option<Option<String>> {
-    let word = |i: usize| match &tokens[i] {
-        Token::Word(r) => Some(&code[r.clone()]),
-        _ => None,
-    };
+    let word = |i: usize| tokens[i].word(code);
     let mut j = at;
     // The visibility: `pub`, `pub(crate)`, `pub(in a::b)`.
     if j > 0 && tokens[j - 1] == Token::Punct(b')') {
@@ -209,11 +213,7 @@ fn path_attribute(
             break;
         }
         let inside = &tokens[open + 1..j - 1];
-        if inside.first().and_then(|t| match t {
-            Token::Word(r) => Some(&code[r.clone()]),
-            _ => None,
-        }) == Some("path")
-        {
+        if inside.first().and_then(|t| t.word(code)) == Some("path") {
             match inside {
                 [_, Token::Punct(b'='), Token::Literal(r)] => {
                     found = Some(plain_string(&code[r.clone()])?);

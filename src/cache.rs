@@ -149,7 +149,57 @@ struct CacheBody {
 }
 
 /// What a cache file starts with; then the key's tag, the body's tag, and the body.
-const MAGIC: &[u8; 8] = b"mcplint8";
+const MAGIC: &[u8; 8] = b"mcplint9";
+
+/// What the file of the groups' records starts with (see [`GroupRecord`]): a file of its own,
+/// small, so that a warm run whose groups are all unchanged never reads the facts.
+const GROUPS_MAGIC: &[u8; 8] = b"mcpgrp01";
+
+/// The tables of the cache's keys, as a run's [`Journal`] names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Table {
+    Entries,
+    Units,
+    Skipped,
+    Wanted,
+}
+
+/// The keys of the cache a run read or made, in order: what a group used, kept with its
+/// record so that a run which takes the group from its record keeps them too.
+pub type Journal = Vec<(Table, [u8; 32])>;
+
+/// How a recorded file's text is had again (see [`crate::source::SourceFile`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RecordedText {
+    /// Not in memory after the run (a file skipped, or one that could not be read).
+    Empty,
+    /// Let go: read again when shown, only if it has this length and hash.
+    Released(u64, [u8; 32]),
+    /// Kept in memory (a file with suppression comments, or one not analysed).
+    Kept(String),
+}
+
+/// A file a group read: the path it was read at, the path shown, its canonical path, its
+/// stamp then, and its text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordedFile {
+    pub path: String,
+    pub display_path: String,
+    pub canonical: String,
+    pub stamp: Stamp,
+    pub text: RecordedText,
+}
+
+/// What a group of units gave, with what it depended on (see [`crate::replay`]): the files it
+/// read (in the order of its sources), the module files it looked for and did not find, its
+/// findings (their files named by place in `files`), and the keys of the cache it used.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GroupRecord {
+    pub files: Vec<RecordedFile>,
+    pub missing: Vec<String>,
+    pub findings: Vec<StoredFinding>,
+    pub journal: Journal,
+}
 
 /// The most a cache file is read: a larger one is not this tool's.
 pub const MAX_CACHE_SIZE: u64 = 1 << 30;
@@ -206,15 +256,40 @@ fn tag(secret: &[u8; 32], label: &[u8], data: &[u8]) -> [u8; 32] {
 
 /// What a cache file holds: the files' entries, the units' findings, the skipped and the
 /// wanted files' stamps.
-type Contents = (
-    HashMap<[u8; 32], Vec<u8>>,
-    HashMap<[u8; 32], Vec<StoredFinding>>,
-    HashMap<[u8; 32], Skipped>,
-    HashMap<[u8; 32], Wanted>,
-);
+#[derive(Default)]
+struct Tables {
+    entries: HashMap<[u8; 32], Vec<u8>>,
+    units: HashMap<[u8; 32], Vec<StoredFinding>>,
+    skipped: HashMap<[u8; 32], Skipped>,
+    wanted: HashMap<[u8; 32], Wanted>,
+}
 
-/// The entries of the cache file at `path` if it holds `key` and was written under `secret`.
-fn read_cache(path: &Path, key: &str, secret: &[u8; 32]) -> Option<Contents> {
+/// The tables of the cache file at `path` if it holds `key` and was written under `secret`.
+fn read_cache(path: &Path, key: &str, secret: &[u8; 32]) -> Option<Tables> {
+    let body = read_tagged(path, MAGIC, key, secret)?;
+    let body: CacheBody = postcard::from_bytes(&body).ok()?;
+    Some(Tables {
+        entries: body.entries.into_iter().collect(),
+        units: body.units.into_iter().collect(),
+        skipped: body.skipped.into_iter().collect(),
+        wanted: body.wanted.into_iter().collect(),
+    })
+}
+
+/// The groups' records in the file at `path` if it holds `key` and was written under `secret`.
+fn read_groups(
+    path: &Path,
+    key: &str,
+    secret: &[u8; 32],
+) -> Option<HashMap<[u8; 32], GroupRecord>> {
+    let body = read_tagged(path, GROUPS_MAGIC, key, secret)?;
+    let body: Vec<([u8; 32], GroupRecord)> = postcard::from_bytes(&body).ok()?;
+    Some(body.into_iter().collect())
+}
+
+/// The body of the file at `path` if it starts with `magic`, holds `key` and was written under
+/// `secret` (its tags hold).
+fn read_tagged(path: &Path, magic: &[u8; 8], key: &str, secret: &[u8; 32]) -> Option<Vec<u8>> {
     use std::io::Read;
     let metadata = std::fs::symlink_metadata(path).ok()?;
     if !metadata.is_file() || metadata.len() > MAX_CACHE_SIZE {
@@ -223,9 +298,9 @@ fn read_cache(path: &Path, key: &str, secret: &[u8; 32]) -> Option<Contents> {
     let mut file = std::fs::File::open(path).ok()?;
     let mut header = [0u8; 8 + 32 + 32];
     file.read_exact(&mut header).ok()?;
-    let (magic, tags) = header.split_at(8);
+    let (found, tags) = header.split_at(8);
     let (key_tag, body_tag) = tags.split_at(32);
-    if magic != MAGIC || key_tag != tag(secret, b"key", key.as_bytes()) {
+    if found != magic || key_tag != tag(secret, b"key", key.as_bytes()) {
         return None;
     }
     // Room for the whole body at once (it is megabytes: grown and copied by doubling it cost
@@ -234,33 +309,60 @@ fn read_cache(path: &Path, key: &str, secret: &[u8; 32]) -> Option<Contents> {
     let room = usize::try_from(metadata.len().saturating_sub(header.len() as u64) + 1).ok()?;
     body.try_reserve_exact(room).ok()?;
     file.take(MAX_CACHE_SIZE + 1).read_to_end(&mut body).ok()?;
-    if body.len() as u64 > MAX_CACHE_SIZE || body_tag != tag(secret, b"body", &body) {
+    if body.len() as u64 > MAX_CACHE_SIZE || body_tag != tag(secret, magic, &body) {
         return None;
     }
-    let body: CacheBody = postcard::from_bytes(&body).ok()?;
-    Some((
-        body.entries.into_iter().collect(),
-        body.units.into_iter().collect(),
-        body.skipped.into_iter().collect(),
-        body.wanted.into_iter().collect(),
-    ))
+    Some(body)
+}
+
+/// Write `body` to `path` under `magic`, `key` and `secret`, atomically, never through a link.
+fn write_tagged(path: &Path, magic: &[u8; 8], key: &str, secret: &[u8; 32], body: &[u8]) {
+    let Some(directory) = path.parent() else {
+        return;
+    };
+    if std::fs::create_dir_all(directory).is_err() {
+        return;
+    }
+    // Never through a link: the directory and any file in the way must be real.
+    if std::fs::symlink_metadata(directory).is_ok_and(|m| !m.is_dir())
+        || std::fs::symlink_metadata(path).is_ok_and(|m| !m.is_file())
+    {
+        return;
+    }
+    if let Ok(mut temporary) = tempfile::NamedTempFile::new_in(directory) {
+        use std::io::Write;
+        let written = temporary.write_all(magic).is_ok()
+            && temporary
+                .write_all(&tag(secret, b"key", key.as_bytes()))
+                .is_ok()
+            && temporary.write_all(&tag(secret, magic, body)).is_ok()
+            && temporary.write_all(body).is_ok();
+        if written {
+            let _ = temporary.persist(path);
+        }
+    }
 }
 
 /// The cache of one run.
 pub struct Cache {
     path: PathBuf,
+    /// The file of the groups' records.
+    groups_path: PathBuf,
     key: String,
     /// No secret: nothing is read or written.
     secret: Option<[u8; 32]>,
+    /// The facts file's tables, read when a run first asks for any of them: a run whose groups
+    /// all come from their records reads none.
+    tables: std::sync::OnceLock<Tables>,
     /// Each file's outcome, encoded (see [`CacheBody`]).
-    entries: HashMap<[u8; 32], Vec<u8>>,
     used: Used<Vec<u8>>,
-    units: HashMap<[u8; 32], Vec<StoredFinding>>,
     used_units: Used<Vec<StoredFinding>>,
-    skipped: HashMap<[u8; 32], Skipped>,
     used_skipped: Used<Skipped>,
-    wanted: HashMap<[u8; 32], Wanted>,
     used_wanted: Used<Wanted>,
+    groups: HashMap<[u8; 32], GroupRecord>,
+    used_groups: Used<GroupRecord>,
+    /// The keys of the tables read or made since it was last taken (see [`Cache::take_journal`]).
+    journal: Mutex<Journal>,
 }
 
 /// What a run used of one table of the cache: the keys of the entries it read (written back
@@ -300,6 +402,18 @@ impl<T: Clone> Used<T> {
         Some(found)
     }
 
+    /// Note `key` as read, as if a run had read its entry.
+    fn keep(&self, key: [u8; 32]) {
+        if let Ok(mut noted) = self.read.lock() {
+            noted.insert(key);
+        }
+    }
+
+    /// Whether anything was made.
+    fn made_any(&self) -> bool {
+        self.made.lock().is_ok_and(|made| !made.is_empty())
+    }
+
     fn make(&self, key: [u8; 32], value: T) {
         if let Ok(mut made) = self.made.lock() {
             made.insert(key, value);
@@ -317,8 +431,9 @@ impl<T: Clone> Used<T> {
             .into_iter()
             .filter(|(key, _)| !read.contains(key))
             .collect();
-        let changed = !made.is_empty() || read.len() != table.len();
+        let before = table.len();
         table.retain(|key, _| read.contains(key));
+        let changed = !made.is_empty() || table.len() != before;
         let mut all: Vec<([u8; 32], T)> = table.into_iter().collect();
         all.extend(made);
         (all, changed)
@@ -403,62 +518,119 @@ impl Cache {
             build_stamp()
         );
         let path = directory.join("facts-v6.bin");
+        let groups_path = directory.join("groups-v1.bin");
         let secret = secret();
-        let (entries, units, skipped, wanted) = secret
+        let groups = secret
             .as_ref()
-            .and_then(|secret| read_cache(&path, &key, secret))
+            .and_then(|secret| read_groups(&groups_path, &key, secret))
             .unwrap_or_default();
         Cache {
             path,
+            groups_path,
             key,
             secret,
-            entries,
+            tables: std::sync::OnceLock::new(),
             used: Used::default(),
-            units,
             used_units: Used::default(),
-            skipped,
             used_skipped: Used::default(),
-            wanted,
             used_wanted: Used::default(),
+            groups,
+            used_groups: Used::default(),
+            journal: Mutex::new(Vec::new()),
         }
+    }
+
+    /// The facts file's tables, read on first use.
+    fn tables(&self) -> &Tables {
+        self.tables.get_or_init(|| {
+            self.secret
+                .as_ref()
+                .and_then(|secret| read_cache(&self.path, &self.key, secret))
+                .unwrap_or_default()
+        })
+    }
+
+    fn note(&self, table: Table, key: &[u8; 32]) {
+        if let Ok(mut journal) = self.journal.lock() {
+            journal.push((table, *key));
+        }
+    }
+
+    /// The keys of the tables read or made since the last call (or since the cache was opened).
+    pub fn take_journal(&self) -> Journal {
+        self.journal
+            .lock()
+            .map(|mut journal| std::mem::take(&mut *journal))
+            .unwrap_or_default()
+    }
+
+    /// Keep the entries of `journal` as if this run had read them (a group taken from its
+    /// record used them when it was recorded).
+    pub fn keep(&self, journal: &Journal) {
+        for (table, key) in journal {
+            match table {
+                Table::Entries => self.used.keep(*key),
+                Table::Units => self.used_units.keep(*key),
+                Table::Skipped => self.used_skipped.keep(*key),
+                Table::Wanted => self.used_wanted.keep(*key),
+            }
+        }
+    }
+
+    /// The record of the group with this key, if any.
+    pub fn group(&self, key: &[u8; 32]) -> Option<GroupRecord> {
+        self.used_groups.get(&self.groups, key)
+    }
+
+    /// Remember a group's record (to be written back).
+    pub fn remember_group(&self, key: [u8; 32], record: GroupRecord) {
+        self.used_groups.make(key, record);
+    }
+
+    /// How many groups' records were read from disk.
+    pub fn group_count(&self) -> usize {
+        self.groups.len()
     }
 
     /// How many entries were read from disk.
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.tables().entries.len()
     }
 
     /// How many skipped files' stamps were read from disk.
     pub fn skipped_count(&self) -> usize {
-        self.skipped.len()
+        self.tables().skipped.len()
     }
 
     /// How many units' findings were read from disk.
     pub fn unit_count(&self) -> usize {
-        self.units.len()
+        self.tables().units.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.tables().entries.is_empty()
     }
 
     /// The cached outcome of a text, if any.
     pub fn get(&self, entry: &[u8; 32]) -> Option<Cached> {
-        self.used.get_with(&self.entries, entry, |bytes| {
+        let found = self.used.get_with(&self.tables().entries, entry, |bytes| {
             postcard::from_bytes(bytes).ok()
-        })
+        });
+        found.inspect(|_| self.note(Table::Entries, entry))
     }
 
     /// Remember a text's outcome (to be written back).
     pub fn remember(&self, entry: [u8; 32], outcome: &Cached) {
         if let Ok(bytes) = postcard::to_stdvec(outcome) {
             self.used.make(entry, bytes);
+            self.note(Table::Entries, &entry);
         }
     }
 
     /// The findings a unit with this key gave, if any are cached.
     pub fn unit_findings(&self, key: &[u8; 32]) -> Option<Vec<StoredFinding>> {
-        self.used_units.get(&self.units, key)
+        let found = self.used_units.get(&self.tables().units, key);
+        found.inspect(|_| self.note(Table::Units, key))
     }
 
     /// The three-byte sequences of a file skipped before, and the modules it declares, if its
@@ -468,11 +640,13 @@ impl Cache {
         key: &[u8; 32],
         stamp: &Stamp,
     ) -> Option<(Trigrams, Vec<ModDecl>)> {
-        let (known, ..) = self.skipped.get(key)?;
+        let table = &self.tables().skipped;
+        let (known, ..) = table.get(key)?;
         if known != stamp {
             return None;
         }
-        let (_, trigrams, declared) = self.used_skipped.get(&self.skipped, key)?;
+        let (_, trigrams, declared) = self.used_skipped.get(table, key)?;
+        self.note(Table::Skipped, key);
         trigrams.is_well_formed().then_some((trigrams, declared))
     }
 
@@ -483,11 +657,13 @@ impl Cache {
         key: &[u8; 32],
         stamp: &Stamp,
     ) -> Option<([u8; 32], u64, [u8; 32])> {
-        let (known, ..) = self.wanted.get(key)?;
+        let table = &self.tables().wanted;
+        let (known, ..) = table.get(key)?;
         if known != stamp {
             return None;
         }
-        let (_, entry, len, hash) = self.used_wanted.get(&self.wanted, key)?;
+        let (_, entry, len, hash) = self.used_wanted.get(table, key)?;
+        self.note(Table::Wanted, key);
         Some((entry, len, hash))
     }
 
@@ -501,11 +677,12 @@ impl Cache {
         text: (u64, [u8; 32]),
     ) {
         self.used_wanted.make(key, (stamp, entry, text.0, text.1));
+        self.note(Table::Wanted, &key);
     }
 
     /// How many wanted files' stamps were read from disk.
     pub fn wanted_count(&self) -> usize {
-        self.wanted.len()
+        self.tables().wanted.len()
     }
 
     /// Remember that a file with this stamp was skipped, its three-byte sequences and the
@@ -517,57 +694,59 @@ impl Cache {
         (trigrams, declared): (Trigrams, Vec<ModDecl>),
     ) {
         self.used_skipped.make(key, (stamp, trigrams, declared));
+        self.note(Table::Skipped, &key);
     }
 
     /// Remember a unit's findings (to be written back).
     pub fn remember_unit(&self, key: [u8; 32], findings: Vec<StoredFinding>) {
         self.used_units.make(key, findings);
+        self.note(Table::Units, &key);
     }
 
     /// Write the entries this run used (atomically; a failure only costs the next run time).
+    /// The facts file is written only if the run read it (or made entries): a run whose groups
+    /// all came from their records leaves it as it is.
     pub fn save(self) {
-        let (entries, entries_changed) = self.used.written(self.entries);
-        let (units, units_changed) = self.used_units.written(self.units);
-        let (skipped, skipped_changed) = self.used_skipped.written(self.skipped);
-        let (wanted, wanted_changed) = self.used_wanted.written(self.wanted);
-        if !entries_changed && !units_changed && !skipped_changed && !wanted_changed {
-            return;
-        }
         let Some(secret) = self.secret else {
             return;
         };
+        let (groups, groups_changed) = self.used_groups.written(self.groups);
+        if groups_changed {
+            if let Ok(body) = postcard::to_allocvec(&groups) {
+                write_tagged(&self.groups_path, GROUPS_MAGIC, &self.key, &secret, &body);
+            }
+        }
+        let made = self.used.made_any()
+            || self.used_units.made_any()
+            || self.used_skipped.made_any()
+            || self.used_wanted.made_any();
+        if !made && self.tables.get().is_none() {
+            return;
+        }
+        let Tables {
+            entries,
+            units,
+            skipped,
+            wanted,
+        } = match self.tables.into_inner() {
+            Some(tables) => tables,
+            None => read_cache(&self.path, &self.key, &secret).unwrap_or_default(),
+        };
+        let (entries, entries_changed) = self.used.written(entries);
+        let (units, units_changed) = self.used_units.written(units);
+        let (skipped, skipped_changed) = self.used_skipped.written(skipped);
+        let (wanted, wanted_changed) = self.used_wanted.written(wanted);
+        if !entries_changed && !units_changed && !skipped_changed && !wanted_changed {
+            return;
+        }
         let body = CacheBody {
             entries,
             units,
             skipped,
             wanted,
         };
-        let Ok(body) = postcard::to_allocvec(&body) else {
-            return;
-        };
-        let Some(directory) = self.path.parent() else {
-            return;
-        };
-        if std::fs::create_dir_all(directory).is_err() {
-            return;
-        }
-        // Never through a link: the directory and any file in the way must be real.
-        if std::fs::symlink_metadata(directory).is_ok_and(|m| !m.is_dir())
-            || std::fs::symlink_metadata(&self.path).is_ok_and(|m| !m.is_file())
-        {
-            return;
-        }
-        if let Ok(mut temporary) = tempfile::NamedTempFile::new_in(directory) {
-            use std::io::Write;
-            let written = temporary.write_all(MAGIC).is_ok()
-                && temporary
-                    .write_all(&tag(&secret, b"key", self.key.as_bytes()))
-                    .is_ok()
-                && temporary.write_all(&tag(&secret, b"body", &body)).is_ok()
-                && temporary.write_all(&body).is_ok();
-            if written {
-                let _ = temporary.persist(&self.path);
-            }
+        if let Ok(body) = postcard::to_allocvec(&body) {
+            write_tagged(&self.path, MAGIC, &self.key, &secret, &body);
         }
     }
 }

@@ -69,6 +69,11 @@ struct Analysed<'c> {
     /// library's files are in each of its package's targets (which share these), and finding a
     /// module's file looks at the disk.
     children: HashMap<ChildrenKey, Vec<Option<UnitFile>>>,
+    /// Each file's stamp when it was first read (see [`Run::stamp`]), if it had one: what the
+    /// group's record keeps (see [`crate::replay`]).
+    stamps: HashMap<FileId, crate::cache::Stamp>,
+    /// The paths module declarations were looked for at and that were not files.
+    missing: Vec<PathBuf>,
 }
 
 /// A canonical path as a map key, hashed and compared as its bytes (a canonical path has one
@@ -156,6 +161,8 @@ impl<'c> Analysed<'c> {
             canonical,
             keys: HashMap::new(),
             children: HashMap::new(),
+            stamps: HashMap::new(),
+            missing: Vec::new(),
         }
     }
 
@@ -178,38 +185,29 @@ impl<'c> Analysed<'c> {
             }
         }
         let first = self.sources.len();
-        let outcomes: Vec<(SourceFile, FileOutcome, Option<[u8; 32]>)> = in_pool(|| {
+        type Read = (
+            (SourceFile, FileOutcome, Option<[u8; 32]>),
+            Option<crate::cache::Stamp>,
+        );
+        let outcomes: Vec<Read> = in_pool(|| {
             fresh
                 .par_iter()
                 .enumerate()
                 .map(|(offset, (key, file, follows))| {
                     let stamp = run.stamp(&key.0, file, *follows);
-                    if let (Some(cache), Some((at, stamp))) = (&run.cache, &stamp) {
-                        if let Some(known) = known_unread(cache, (at, stamp), file, run) {
-                            return known;
-                        }
-                    }
-                    let analysed = analyse_file(first + offset, file, run, true, |text| {
-                        run.prefilter.decide(text, *follows)
-                    });
-                    if let (Some(cache), Some((at, stamp))) = (&run.cache, stamp) {
-                        match &analysed {
-                            (_, FileOutcome::Skipped(Some(trigrams), declared), _) => {
-                                let skipped = (trigrams.clone(), declared.clone());
-                                cache.remember_skipped(at, stamp, skipped);
-                            }
-                            _ => remember_wanted(cache, (at, stamp), file, &analysed),
-                        }
-                    }
-                    analysed
+                    let kept = stamp.as_ref().map(|(_, stamp)| stamp.clone());
+                    (read_fresh(first + offset, file, *follows, stamp, run), kept)
                 })
                 .collect()
         });
-        for ((key, file, _), (source, outcome, entry)) in fresh.into_iter().zip(outcomes) {
+        for ((key, file, _), ((source, outcome, entry), stamp)) in fresh.into_iter().zip(outcomes) {
             let id = self.sources.add(source);
             self.ids.insert(key, id);
             if let Some(entry) = entry {
                 self.keys.insert(id, entry);
+            }
+            if let Some(stamp) = stamp {
+                self.stamps.insert(id, stamp);
             }
             self.record(id, file, outcome);
         }
@@ -435,6 +433,16 @@ pub fn lint_observed(
     // found in another.
     let mut merged = Merged::default();
     let canonical = Canonical::default();
+    // Groups are taken from their records (see [`crate::replay`]) when the files are linted
+    // from disk, stamped, and no test hook is set.
+    let replay = (run.cache.is_some()
+        && run.overlay.is_empty()
+        && run.stamp_salt.is_some()
+        && run.test_panic.is_none())
+    .then(|| {
+        let key = crate::replay::run_key(settings, cwd, &run.roots);
+        (key, std::cell::RefCell::new(HashMap::new()))
+    });
     for group in groups(units, &canonical, settings) {
         // The group's units, without the excluded files; the module trees extend these.
         let mut members: Vec<LintUnit> = group
@@ -452,8 +460,12 @@ pub fn lint_observed(
                 }
             })
             .collect();
-        let (sources, ids, diagnostics) = lint_group(&mut members, &run, &canonical, settings);
-        merged.add(sources, ids, diagnostics);
+        let key = replay.as_ref().map(|(run_key, sdks)| {
+            let units: Vec<&LintUnit> = group.iter().map(|&index| &units[index]).collect();
+            crate::replay::group_key(run_key, &units, &group_sdks(&members, settings, sdks))
+        });
+        let linted = lint_or_restore(&mut members, key, &run, &canonical, settings);
+        merged.add(linted.sources, linted.ids, linted.diagnostics);
         drop(members);
     }
     let Merged {
@@ -469,6 +481,66 @@ pub fn lint_observed(
         sources,
         diagnostics,
     }
+}
+
+/// A group from its record (see [`crate::replay`]) when it has one under `key` that still
+/// holds; else linted (and recorded under `key`).
+fn lint_or_restore(
+    members: &mut [LintUnit],
+    key: Option<[u8; 32]>,
+    run: &Run<'_>,
+    canonical: &Canonical,
+    settings: &Settings,
+) -> Linted {
+    let recorded = (run.cache.as_ref().zip(key)).and_then(|(cache, key)| cache.group(&key));
+    let restored = recorded.as_ref().and_then(|record| {
+        timings::phase(
+            "groups from their records",
+            || Linted::restored(record, run),
+            |restored| restored.as_ref().map_or(0, |r| r.sources.len()),
+        )
+    });
+    match (restored, &run.cache, &recorded) {
+        (Some(restored), Some(cache), Some(record)) => {
+            // The entries the group used when it was recorded are kept for the next run.
+            cache.keep(&record.journal);
+            restored
+        }
+        _ => {
+            if let Some(cache) = &run.cache {
+                cache.take_journal();
+            }
+            let linted = lint_group(members, run, canonical, settings);
+            if let (Some(cache), Some(key)) = (&run.cache, key) {
+                if let Some(record) = linted.record(cache.take_journal()) {
+                    cache.remember_group(key, record);
+                }
+            }
+            linted
+        }
+    }
+}
+
+/// The SDK of each unit of a group (the configured one, or its package's), read once per
+/// manifest (`known`) for the run.
+fn group_sdks(
+    members: &[LintUnit],
+    settings: &Settings,
+    known: &std::cell::RefCell<HashMap<PathBuf, Option<crate::sdk::Sdk>>>,
+) -> Vec<Option<crate::sdk::Sdk>> {
+    let mut known = known.borrow_mut();
+    members
+        .iter()
+        .map(|unit| {
+            settings.sdk.clone().or_else(|| {
+                let manifest = unit.manifest.as_deref()?;
+                known
+                    .entry(manifest.to_path_buf())
+                    .or_insert_with(|| crate::sdk::detect(manifest))
+                    .clone()
+            })
+        })
+        .collect()
 }
 
 /// The groups of units that share files (by canonical path), each in the order of its first
@@ -537,7 +609,7 @@ fn lint_group(
     run: &Run<'_>,
     canonical: &Canonical,
     settings: &Settings,
-) -> (SourceMap, HashMap<PathKey, FileId>, Vec<Diagnostic>) {
+) -> Linted {
     let mut analysed = Analysed::new(canonical);
     timings::phase(
         "read, pre-filter, parse (module trees)",
@@ -559,6 +631,8 @@ fn lint_group(
         skipped,
         declared,
         children,
+        stamps,
+        missing,
     } = analysed;
     let cached = run.cache.as_ref().map(|cache| (cache, &keys));
     let found = check_units(units, (&ids, canonical), &sources, &facts, settings, cached);
@@ -579,7 +653,67 @@ fn lint_group(
         Some(pool) => pool.spawn(move || drop(spent)),
         None => drop(spent),
     }
-    (sources, ids, diagnostics)
+    Linted {
+        sources,
+        ids,
+        diagnostics,
+        stamps,
+        missing,
+    }
+}
+
+/// What a group gave: its sources, its files' ids by canonical path, its findings (ids of its
+/// sources), and what its record keeps of what it read (see [`crate::replay`]).
+struct Linted {
+    sources: SourceMap,
+    ids: HashMap<PathKey, FileId>,
+    diagnostics: Vec<Diagnostic>,
+    stamps: HashMap<FileId, crate::cache::Stamp>,
+    missing: Vec<PathBuf>,
+}
+
+impl Linted {
+    /// The group's record, if it can be kept (see [`crate::replay::record`]).
+    fn record(&self, journal: crate::cache::Journal) -> Option<crate::cache::GroupRecord> {
+        let mut canonical: Vec<Option<&Path>> = vec![None; self.sources.len()];
+        for (key, &id) in &self.ids {
+            if let Some(slot) = canonical.get_mut(id) {
+                *slot = Some(&key.0);
+            }
+        }
+        let files = (self.sources.iter())
+            .zip(canonical)
+            .map(|((id, source), canonical)| {
+                Some(crate::replay::ReadFile {
+                    source,
+                    canonical: canonical?,
+                    stamp: self.stamps.get(&id),
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
+        crate::replay::record(&files, &self.missing, &self.diagnostics, journal)
+    }
+
+    /// A group from its record (see [`crate::replay::restore`]), if its files are unchanged
+    /// and the texts its findings show can be read again as they were.
+    fn restored(record: &crate::cache::GroupRecord, run: &Run<'_>) -> Option<Linted> {
+        let (files, diagnostics) = crate::replay::restore(record)?;
+        let mut sources = SourceMap::default();
+        let mut ids = HashMap::new();
+        for (source, canonical) in files {
+            (run.on_file)();
+            ids.insert(PathKey(canonical.into()), sources.add(source));
+        }
+        let mut checked = diagnostics.clone();
+        check_texts(&mut checked, &sources);
+        (checked == diagnostics).then_some(Linted {
+            sources,
+            ids,
+            diagnostics,
+            stamps: HashMap::new(),
+            missing: Vec::new(),
+        })
+    }
 }
 
 /// The groups' sources and findings, joined: a file that two groups read (a module one
@@ -1051,10 +1185,11 @@ impl Analysed<'_> {
                 path: parent.path.to_path_buf(),
                 owns_directory: parent.owns_directory,
             };
+            let missing = &mut self.missing;
             let found = declared
                 .iter()
                 .map(|decl| {
-                    let child = module_tree::resolve(&module_file, decl)?;
+                    let child = module_tree::resolve_noting(&module_file, decl, missing)?;
                     let mut module = parent.module.to_vec();
                     module.extend(decl.inline.iter().map(|m| m.name.clone()));
                     module.push(decl.name.clone());
@@ -1350,6 +1485,35 @@ fn analyse_file(
         source.release();
     }
     (source, outcome, entry)
+}
+
+/// A file met for the first time in a group: taken unread from its stamp when the cache knows
+/// it, else read, pre-filtered, and analysed if wanted (and its outcome stamped).
+fn read_fresh(
+    id: FileId,
+    file: &UnitFile,
+    follows: bool,
+    stamp: Option<([u8; 32], crate::cache::Stamp)>,
+    run: &Run<'_>,
+) -> (SourceFile, FileOutcome, Option<[u8; 32]>) {
+    if let (Some(cache), Some((at, stamp))) = (&run.cache, &stamp) {
+        if let Some(known) = known_unread(cache, (at, stamp), file, run) {
+            return known;
+        }
+    }
+    let analysed = analyse_file(id, file, run, true, |text| {
+        run.prefilter.decide(text, follows)
+    });
+    if let (Some(cache), Some((at, stamp))) = (&run.cache, stamp) {
+        match &analysed {
+            (_, FileOutcome::Skipped(Some(trigrams), declared), _) => {
+                let skipped = (trigrams.clone(), declared.clone());
+                cache.remember_skipped(at, stamp, skipped);
+            }
+            _ => remember_wanted(cache, (at, stamp), file, &analysed),
+        }
+    }
+    analysed
 }
 
 /// A file the cache knows by its stamp (its metadata unchanged since): skipped, or wanted and

@@ -25,6 +25,7 @@ pub mod policy;
 pub mod prefilter;
 pub mod programs;
 pub mod protocol;
+pub mod replay;
 pub mod report;
 pub mod rules;
 pub mod sdk;

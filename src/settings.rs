@@ -121,6 +121,41 @@ impl Default for Settings {
 }
 
 impl Settings {
+    /// Everything of the settings that can change what a run finds, written out: a group whose
+    /// record was made under other settings is checked afresh (see [`crate::replay`]). Every
+    /// field is named, so a new one must be placed here or left out on purpose.
+    pub fn findings_fingerprint(&self) -> String {
+        let Settings {
+            source,
+            root,
+            vocabulary,
+            levels,
+            // The globs are those of `overrides`' patterns and `exclude_patterns`.
+            overrides,
+            exclude: _,
+            exclude_patterns,
+            command_line,
+            named,
+            preview,
+            protocol_versions,
+            require_suppression_reason,
+            fail_on,
+            sdk,
+            analyse_every_file,
+            // Where the records are kept.
+            cache_directory: _,
+            max_file_size,
+            panic_on_file,
+        } = self;
+        let overrides: Vec<_> = overrides.iter().map(|(_, p, l)| (p, l)).collect();
+        format!(
+            "{source:?}\0{root:?}\0{vocabulary:?}\0{levels:?}\0{overrides:?}\0{exclude_patterns:?}\0\
+             {command_line:?}\0{named:?}\0{preview}\0{protocol_versions:?}\0\
+             {require_suppression_reason}\0{fail_on:?}\0{sdk:?}\0{analyse_every_file}\0\
+             {max_file_size}\0{panic_on_file:?}"
+        )
+    }
+
     /// The level a rule is set to for a file (relative to the current directory or absolute),
     /// or `None` for the rule's default.
     pub fn level(&self, code: &str, path: &Path) -> Option<Level> {

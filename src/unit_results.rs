@@ -78,7 +78,7 @@ pub fn checked(
 }
 
 /// A finding as the cache keeps it, or `None` if it cannot be kept exactly.
-fn store(d: &Diagnostic, files: &[FileId]) -> Option<StoredFinding> {
+pub fn store(d: &Diagnostic, files: &[FileId]) -> Option<StoredFinding> {
     let place = |file: FileId| files.iter().position(|f| *f == file);
     static_names(d.code, d.name)?;
     if d.code == rules::internal_error::META.code {
@@ -114,7 +114,7 @@ fn store(d: &Diagnostic, files: &[FileId]) -> Option<StoredFinding> {
 }
 
 /// The finding a stored one was, or `None` if it names a rule or a file this run does not have.
-fn restore(s: &StoredFinding, files: &[FileId]) -> Option<Diagnostic> {
+pub fn restore(s: &StoredFinding, files: &[FileId]) -> Option<Diagnostic> {
     let (code, name) = static_names(&s.code, &s.name)?;
     let file = |place: usize| files.get(place).copied();
     Some(Diagnostic {

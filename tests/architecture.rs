@@ -51,9 +51,11 @@ const LAYERS: &[(&str, u32)] = &[
     ("prefilter", 3),
     ("cache", 3),
     ("discovery", 3),
-    // 4. The engine: read, parse, analyse, run the rules.
+    // 4. The engine: read, parse, analyse, run the rules; the units' cached findings and the
+    //    groups' records.
     ("engine", 4),
     ("unit_results", 4),
+    ("replay", 4),
     // 5. What is done with a result: the report's paths, changed-since filtering, baselines,
     //    statistics.
     ("report", 5),

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use cargo_mcp_lint::analysis::vocabulary::Vocabulary;
 use cargo_mcp_lint::cache::{self, Cache};
-use cargo_mcp_lint::config::Settings;
+use cargo_mcp_lint::config::{Level, Settings};
 use cargo_mcp_lint::discovery::path_mode;
 use cargo_mcp_lint::engine::{self, LintResult, Overlay};
 
@@ -230,6 +230,8 @@ fn a_skipped_file_is_read_again_once_it_changes() {
         "both files were skipped and stamped: {}",
         stamped.skipped_count()
     );
+    // Without the group's record (see below), so that the stamps are what the run goes by.
+    std::fs::remove_file(groups_file(cache.path())).expect("recorded");
     assert!(lint_with_settings(dir.path(), cache.path(), Settings::default()).is_empty());
 
     // The file changes, and is old enough to be stamped again by the time it is linted: its
@@ -258,7 +260,9 @@ fn a_wanted_file_is_taken_unread_until_it_changes() {
     let stamped = preview_cache(cache.path());
     assert_eq!(stamped.wanted_count(), 1, "the wanted file was stamped");
     drop(stamped);
-    // Unread, from its stamp: the same finding, its text read again to be shown.
+    // Unread, from its stamp: the same finding, its text read again to be shown (without the
+    // group's record, so that the stamps are what the run goes by).
+    std::fs::remove_file(groups_file(cache.path())).expect("recorded");
     assert_eq!(
         lint_with_settings(dir.path(), cache.path(), Settings::default()),
         first
@@ -320,6 +324,7 @@ fn a_files_module_declarations_are_kept_with_its_stamp() {
         "the root was skipped and stamped"
     );
     drop(stamped);
+    std::fs::remove_file(groups_file(cache.path())).expect("recorded");
     assert_eq!(
         run(),
         cold,
@@ -349,5 +354,127 @@ fn a_stdio_servers_module_files_are_stamped_when_parsed() {
     // `cli/dispatch/mod.rs`), parsed by the wave.
     assert_eq!(stamped.wanted_count(), 4, "the wave's files were stamped");
     drop(stamped);
+    std::fs::remove_file(groups_file(cache.path())).expect("recorded");
     assert_eq!(run(), cold);
+}
+
+/// The cache's files in `dir`: the facts, and the groups' records.
+fn facts_file(dir: &Path) -> PathBuf {
+    dir.join("facts-v6.bin")
+}
+
+fn groups_file(dir: &Path) -> PathBuf {
+    dir.join("groups-v1.bin")
+}
+
+/// Files written more than two seconds ago are stamped, and a group whose files all keep their
+/// stamps is taken whole from its record: the same findings as without a cache, without the
+/// facts file (neither read nor written again). Without the records, the stamps give the same
+/// findings too.
+#[test]
+fn a_group_is_taken_from_its_record_while_its_files_keep_their_stamps() {
+    let copy = tempfile::tempdir().expect("temp dir");
+    let root = copy.path().join("fixtures");
+    support::copy_tree(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures"),
+        &root,
+    );
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let mut compared = 0;
+    for rule in std::fs::read_dir(&root).expect("fixtures") {
+        let rule = rule.expect("entry").path();
+        let cache = tempfile::tempdir().expect("temp dir");
+        let without = summary(&lint(std::slice::from_ref(&rule), None));
+        let run = || summary(&lint(std::slice::from_ref(&rule), Some(cache.path())));
+        assert_eq!(run(), without, "{}: cold cache", rule.display());
+        assert!(
+            preview_cache(cache.path()).group_count() > 0,
+            "{}: the groups were recorded",
+            rule.display()
+        );
+        let facts = std::fs::read(facts_file(cache.path())).expect("facts written");
+        std::fs::remove_file(facts_file(cache.path())).expect("remove");
+        assert_eq!(run(), without, "{}: from the records", rule.display());
+        assert!(
+            !facts_file(cache.path()).exists(),
+            "{}: every group came from its record, no facts were needed",
+            rule.display()
+        );
+        std::fs::write(facts_file(cache.path()), facts).expect("write");
+        std::fs::remove_file(groups_file(cache.path())).expect("remove");
+        assert_eq!(run(), without, "{}: from the stamps", rule.display());
+        compared += without.len();
+    }
+    assert!(compared > 50, "findings compared: {compared}");
+}
+
+/// A module file that a declaration looked for and did not find is part of the group's record:
+/// once it is made, the group is linted again and finds what it holds.
+#[test]
+fn a_module_file_made_later_is_found() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cache = tempfile::tempdir().expect("temp dir");
+    let sends =
+        "fn on_cancelled(&self) {\n    self.send_error(-32800, \"Request cancelled\");\n}\n";
+    std::fs::write(dir.path().join("lib.rs"), "pub mod server;\n").expect("write");
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let run = || lint_from_root(&dir.path().join("lib.rs"), cache.path());
+    assert!(run().is_empty());
+    assert!(run().is_empty(), "from the record");
+    assert_eq!(preview_cache(cache.path()).group_count(), 1);
+    std::fs::create_dir(dir.path().join("server")).expect("mkdir");
+    std::fs::write(dir.path().join("server/mod.rs"), sends).expect("write");
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let found = run();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].contains("server/mod.rs"), "{found:?}");
+}
+
+/// A file reached through a link that is pointed at another file is not the file recorded: the
+/// group is linted again (here the finding is in a module the first target declared, so the
+/// text it shows is unchanged: only the link's new target tells).
+#[cfg(unix)]
+#[test]
+fn a_link_pointed_elsewhere_is_not_the_file_recorded() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cache = tempfile::tempdir().expect("temp dir");
+    let sends =
+        "fn on_cancelled(&self) {\n    self.send_error(-32800, \"Request cancelled\");\n}\n";
+    std::fs::write(dir.path().join("with_server.rs"), "pub mod server;\n").expect("write");
+    std::fs::write(dir.path().join("without.rs"), "pub fn nothing() {}\n").expect("write");
+    std::fs::write(dir.path().join("server.rs"), sends).expect("write");
+    let link = dir.path().join("lib.rs");
+    std::os::unix::fs::symlink("with_server.rs", &link).expect("link");
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let run = || lint_from_root(&link, cache.path());
+    assert_eq!(run().len(), 1);
+    assert_eq!(run().len(), 1, "from the record");
+    std::fs::remove_file(&link).expect("remove");
+    std::os::unix::fs::symlink("without.rs", &link).expect("link");
+    let found = run();
+    assert!(found.is_empty(), "{found:?}");
+}
+
+/// The settings that change findings are part of a group's key: a rule set to warn on the
+/// command line is not taken from a record made while it was an error.
+#[test]
+fn a_record_made_under_other_settings_is_not_used() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cache = tempfile::tempdir().expect("temp dir");
+    let sends =
+        "fn on_cancelled(&self) {\n    self.send_error(-32800, \"Request cancelled\");\n}\n";
+    std::fs::write(dir.path().join("server.rs"), sends).expect("write");
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let plain = || lint_with_settings(dir.path(), cache.path(), Settings::default());
+    assert_eq!(plain().len(), 1);
+    assert_eq!(plain().len(), 1, "from the record");
+    assert!(plain()[0].contains("severity: Error"), "{:?}", plain());
+    let mut warned = Settings::default();
+    warned
+        .apply_command_line(&vec![(Level::Warn, "MCP001".to_string())])
+        .expect("a rule");
+    let found = lint_with_settings(dir.path(), cache.path(), warned);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].contains("severity: Warning"), "{found:?}");
+    assert!(plain()[0].contains("severity: Error"), "{:?}", plain());
 }

@@ -33,6 +33,23 @@ impl ModuleFile {
 
 /// The file a declaration loads, if it exists, with whether that file owns its directory.
 pub fn resolve(parent: &ModuleFile, decl: &ModDecl) -> Option<ModuleFile> {
+    resolve_noting(parent, decl, &mut Vec::new())
+}
+
+/// [`resolve`], adding to `missing` each path it looked at that was not a file (a file made
+/// there later could change what the declaration loads).
+pub fn resolve_noting(
+    parent: &ModuleFile,
+    decl: &ModDecl,
+    missing: &mut Vec<PathBuf>,
+) -> Option<ModuleFile> {
+    let mut is_file = |path: &Path| {
+        let found = path.is_file();
+        if !found {
+            missing.push(path.to_path_buf());
+        }
+        found
+    };
     let mut directory = parent.child_directory();
     for inline in &decl.inline {
         directory = directory.join(inline.path_attr.as_deref().unwrap_or(&inline.name));
@@ -44,20 +61,20 @@ pub fn resolve(parent: &ModuleFile, decl: &ModDecl) -> Option<ModuleFile> {
             directory
         };
         let path = base.join(path_attr);
-        return path.is_file().then_some(ModuleFile {
+        return is_file(&path).then_some(ModuleFile {
             path,
             owns_directory: true,
         });
     }
     let flat = directory.join(format!("{}.rs", decl.name));
-    if flat.is_file() {
+    if is_file(&flat) {
         return Some(ModuleFile {
             path: flat,
             owns_directory: false,
         });
     }
     let nested = directory.join(&decl.name).join("mod.rs");
-    nested.is_file().then_some(ModuleFile {
+    is_file(&nested).then_some(ModuleFile {
         path: nested,
         owns_directory: true,
     })

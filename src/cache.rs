@@ -420,19 +420,14 @@ impl<T: Clone> Used<T> {
         }
     }
 
-    /// The entries to write back (those read, taken from `table`, and those made), and
-    /// whether they differ from `table`'s.
+    /// The entries to write back (those read, taken from `table`, and those made: an entry
+    /// made under a key that was read too, a group's record made again after its files
+    /// changed, replaces the one read), and whether they differ from `table`'s.
     fn written(self, mut table: HashMap<[u8; 32], T>) -> (Vec<([u8; 32], T)>, bool) {
         let read = self.read.into_inner().unwrap_or_default();
-        let made: Vec<([u8; 32], T)> = self
-            .made
-            .into_inner()
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|(key, _)| !read.contains(key))
-            .collect();
+        let made = self.made.into_inner().unwrap_or_default();
         let before = table.len();
-        table.retain(|key, _| read.contains(key));
+        table.retain(|key, _| read.contains(key) && !made.contains_key(key));
         let changed = !made.is_empty() || table.len() != before;
         let mut all: Vec<([u8; 32], T)> = table.into_iter().collect();
         all.extend(made);
@@ -590,6 +585,11 @@ impl Cache {
     /// How many groups' records were read from disk.
     pub fn group_count(&self) -> usize {
         self.groups.len()
+    }
+
+    /// The keys of the groups' records read from disk.
+    pub fn group_keys(&self) -> Vec<[u8; 32]> {
+        self.groups.keys().copied().collect()
     }
 
     /// How many entries were read from disk.

@@ -428,6 +428,14 @@ fn a_module_file_made_later_is_found() {
     let found = run();
     assert_eq!(found.len(), 1, "{found:?}");
     assert!(found[0].contains("server/mod.rs"), "{found:?}");
+    // The group was recorded again (its new record replaced the old one): the next run takes
+    // it from there, without the facts.
+    std::fs::remove_file(facts_file(cache.path())).expect("facts written");
+    assert_eq!(run(), found);
+    assert!(
+        !facts_file(cache.path()).exists(),
+        "taken from the new record"
+    );
 }
 
 /// A file reached through a link that is pointed at another file is not the file recorded: the

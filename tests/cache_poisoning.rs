@@ -68,4 +68,27 @@ fn a_cache_written_under_another_secret_is_never_read() {
     file.set_len(cache::MAX_CACHE_SIZE * 4)
         .expect("sparse file");
     assert_eq!(findings(tree.path(), &cache_directory), 1);
+
+    // A group's record (taken whole, without its files' facts, while their stamps hold) is
+    // forged likewise: the attacker records the buggy text's group, empties its findings, and
+    // commits the records. The file must be old enough to be stamped for a record to be made.
+    let records = tree.path().join("target/mcp-lint-records");
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    std::env::set_var("XDG_CACHE_HOME", attacker.path());
+    assert_eq!(findings(tree.path(), &records), 1);
+    let forged = Cache::open_in_mode(&records, &settings.vocabulary, &collectors, false);
+    assert!(forged.group_count() > 0, "the group was recorded");
+    for key in forged.group_keys() {
+        let mut record = forged.group(&key).expect("a record");
+        record.findings.clear();
+        forged.remember_group(key, record);
+    }
+    forged.save();
+    assert_eq!(
+        findings(tree.path(), &records),
+        0,
+        "under the attacker's own secret the forged record is read (the test forges for real)"
+    );
+    std::env::set_var("XDG_CACHE_HOME", victim.path());
+    assert_eq!(findings(tree.path(), &records), 1);
 }

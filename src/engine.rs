@@ -346,9 +346,24 @@ struct Run<'a> {
     /// What keys the stamps of skipped files (see [`crate::cache::Stamp`]): the pre-filter's
     /// digest and the size limit; `None` when there is no cache or every file is parsed.
     stamp_salt: Option<[u8; 32]>,
+    /// Each package's SDK, by its manifest: read once per run from the manifest and lock file
+    /// (a group's key and its units' checks both need it).
+    sdks: std::sync::Mutex<HashMap<PathBuf, Option<crate::sdk::Sdk>>>,
 }
 
 impl Run<'_> {
+    /// The SDK of a unit with this manifest: the configured one, or its package's.
+    fn sdk(&self, settings: &Settings, manifest: Option<&Path>) -> Option<crate::sdk::Sdk> {
+        settings.sdk.clone().or_else(|| {
+            let manifest = manifest?;
+            let mut known = self.sdks.lock().ok()?;
+            known
+                .entry(manifest.to_path_buf())
+                .or_insert_with(|| crate::sdk::detect(manifest))
+                .clone()
+        })
+    }
+
     /// Where the stamp of a file (by its canonical path) is kept, and its stamp now, if a file
     /// skipped before may be skipped again unread: not a file of the overlay, and one whose
     /// metadata a change must alter.
@@ -426,6 +441,7 @@ pub fn lint_observed(
         test_panic: internal_error::test_panic_file(settings),
         roots,
         stamp_salt,
+        sdks: Default::default(),
     };
     // The units are linted a group at a time (the units that share a file: a package's
     // targets and its library), each group's facts dropped before the next: a run holds the
@@ -439,10 +455,7 @@ pub fn lint_observed(
         && run.overlay.is_empty()
         && run.stamp_salt.is_some()
         && run.test_panic.is_none())
-    .then(|| {
-        let key = crate::replay::run_key(settings, cwd, &run.roots);
-        (key, std::cell::RefCell::new(HashMap::new()))
-    });
+    .then(|| crate::replay::run_key(settings, cwd, &run.roots));
     for group in groups(units, &canonical, settings) {
         // The group's units, without the excluded files; the module trees extend these.
         let mut members: Vec<LintUnit> = group
@@ -460,9 +473,12 @@ pub fn lint_observed(
                 }
             })
             .collect();
-        let key = replay.as_ref().map(|(run_key, sdks)| {
+        let key = replay.as_ref().map(|run_key| {
             let units: Vec<&LintUnit> = group.iter().map(|&index| &units[index]).collect();
-            crate::replay::group_key(run_key, &units, &group_sdks(&members, settings, sdks))
+            let sdks: Vec<_> = (units.iter())
+                .map(|unit| run.sdk(settings, unit.manifest.as_deref()))
+                .collect();
+            crate::replay::group_key(run_key, &units, &sdks)
         });
         let linted = lint_or_restore(&mut members, key, &run, &canonical, settings);
         merged.add(linted.sources, linted.ids, linted.diagnostics);
@@ -519,28 +535,6 @@ fn lint_or_restore(
             linted
         }
     }
-}
-
-/// The SDK of each unit of a group (the configured one, or its package's), read once per
-/// manifest (`known`) for the run.
-fn group_sdks(
-    members: &[LintUnit],
-    settings: &Settings,
-    known: &std::cell::RefCell<HashMap<PathBuf, Option<crate::sdk::Sdk>>>,
-) -> Vec<Option<crate::sdk::Sdk>> {
-    let mut known = known.borrow_mut();
-    members
-        .iter()
-        .map(|unit| {
-            settings.sdk.clone().or_else(|| {
-                let manifest = unit.manifest.as_deref()?;
-                known
-                    .entry(manifest.to_path_buf())
-                    .or_insert_with(|| crate::sdk::detect(manifest))
-                    .clone()
-            })
-        })
-        .collect()
 }
 
 /// The groups of units that share files (by canonical path), each in the order of its first
@@ -635,7 +629,15 @@ fn lint_group(
         missing,
     } = analysed;
     let cached = run.cache.as_ref().map(|cache| (cache, &keys));
-    let found = check_units(units, (&ids, canonical), &sources, &facts, settings, cached);
+    let sdk = |manifest: Option<&Path>| run.sdk(settings, manifest);
+    let found = check_units(
+        units,
+        (&ids, canonical),
+        &sources,
+        &facts,
+        (settings, &sdk),
+        cached,
+    );
     diagnostics.extend(found);
     check_texts(&mut diagnostics, &sources);
     let diagnostics = timings::phase(
@@ -836,13 +838,16 @@ fn stamp_salt(
     Some(*hasher.finalize().as_bytes())
 }
 
+/// The SDK of a unit with this manifest (see [`Run::sdk`]).
+type SdkOf<'a> = dyn Fn(Option<&Path>) -> Option<crate::sdk::Sdk> + 'a;
+
 /// Run the enabled rules on each unit's crate graph, adding their findings to `diagnostics`.
 fn check_units(
     units: &[LintUnit],
     ids: (&HashMap<PathKey, FileId>, &Canonical),
     sources: &SourceMap,
     facts: &[Option<FileFacts>],
-    settings: &Settings,
+    (settings, sdk_of): (&Settings, &SdkOf<'_>),
     cache: Option<(&crate::cache::Cache, &HashMap<FileId, [u8; 32]>)>,
 ) -> Vec<Diagnostic> {
     let rules = rules::enabled(settings);
@@ -855,19 +860,9 @@ fn check_units(
         .iter()
         .filter(|input| distinct.insert(input))
         .collect();
-    // A package's SDK, read once from its manifest and lock file for all its targets.
-    let mut sdks: HashMap<PathBuf, Option<crate::sdk::Sdk>> = HashMap::new();
-    let chosen_sdks: Vec<Option<crate::sdk::Sdk>> = chosen
-        .iter()
-        .map(|input| {
-            settings.sdk.clone().or_else(|| {
-                let manifest = input.manifest?;
-                sdks.entry(manifest.to_path_buf())
-                    .or_insert_with(|| crate::sdk::detect(manifest))
-                    .clone()
-            })
-        })
-        .collect();
+    // A package's SDK, read once per run from its manifest and lock file (see `Run::sdk`).
+    let chosen_sdks: Vec<Option<crate::sdk::Sdk>> =
+        chosen.iter().map(|input| sdk_of(input.manifest)).collect();
     let base_of = bases(&chosen);
     // A base's graph, built once, when a unit first needs it (a warm run whose units' findings
     // are cached builds none).

@@ -509,32 +509,28 @@ fn lint_or_restore(
     settings: &Settings,
 ) -> Linted {
     let recorded = (run.cache.as_ref().zip(key)).and_then(|(cache, key)| cache.group(&key));
-    let restored = recorded.as_ref().and_then(|record| {
-        timings::phase(
+    if let (Some(cache), Some(record)) = (&run.cache, &recorded) {
+        let restored = timings::phase(
             "groups from their records",
             || Linted::restored(record, run),
             |restored| restored.as_ref().map_or(0, |r| r.sources.len()),
-        )
-    });
-    match (restored, &run.cache, &recorded) {
-        (Some(restored), Some(cache), Some(record)) => {
+        );
+        if let Some(restored) = restored {
             // The entries the group used when it was recorded are kept for the next run.
             cache.keep(&record.journal);
-            restored
-        }
-        _ => {
-            if let Some(cache) = &run.cache {
-                cache.take_journal();
-            }
-            let linted = lint_group(members, run, canonical, settings);
-            if let (Some(cache), Some(key)) = (&run.cache, key) {
-                if let Some(record) = linted.record(cache.take_journal()) {
-                    cache.remember_group(key, record);
-                }
-            }
-            linted
+            return restored;
         }
     }
+    if let Some(cache) = &run.cache {
+        cache.take_journal();
+    }
+    let linted = lint_group(members, run, canonical, settings);
+    if let (Some(cache), Some(key)) = (&run.cache, key) {
+        if let Some(record) = linted.record(cache.take_journal()) {
+            cache.remember_group(key, record);
+        }
+    }
+    linted
 }
 
 /// The groups of units that share files (by canonical path), each in the order of its first

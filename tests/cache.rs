@@ -28,6 +28,10 @@ fn summary(result: &LintResult) -> Vec<String> {
         .collect()
 }
 
+/// A cancel path that sends a response: one MCP001 finding.
+const SENDS: &str =
+    "fn on_cancelled(&self) {\n    self.send_error(-32800, \"Request cancelled\");\n}\n";
+
 /// Lint in preview mode, so the rules in preview are compared too.
 fn lint(paths: &[PathBuf], cache_directory: Option<&Path>) -> LintResult {
     let mut settings = Settings::default();
@@ -217,8 +221,6 @@ fn a_skipped_file_is_read_again_once_it_changes() {
     let dir = tempfile::tempdir().expect("temp dir");
     let cache = tempfile::tempdir().expect("temp dir");
     let quiet = "pub fn helper() -> u32 {\n    41 + 1\n}\n";
-    let sends =
-        "fn on_cancelled(&self) {\n    self.send_error(-32800, \"Request cancelled\");\n}\n";
     std::fs::write(dir.path().join("main.rs"), "fn main() {}\n").expect("write");
     std::fs::write(dir.path().join("helper.rs"), quiet).expect("write");
     // Neither stamped nor trusted while recent: wait until they are not.
@@ -236,7 +238,7 @@ fn a_skipped_file_is_read_again_once_it_changes() {
 
     // The file changes, and is old enough to be stamped again by the time it is linted: its
     // stamp is not the one kept, so it is read.
-    std::fs::write(dir.path().join("helper.rs"), sends).expect("write");
+    std::fs::write(dir.path().join("helper.rs"), SENDS).expect("write");
     std::thread::sleep(std::time::Duration::from_millis(2100));
     let found = lint_with_settings(dir.path(), cache.path(), Settings::default());
     assert_eq!(found.len(), 1, "{found:?}");
@@ -250,10 +252,8 @@ fn a_skipped_file_is_read_again_once_it_changes() {
 fn a_wanted_file_is_taken_unread_until_it_changes() {
     let dir = tempfile::tempdir().expect("temp dir");
     let cache = tempfile::tempdir().expect("temp dir");
-    let sends =
-        "fn on_cancelled(&self) {\n    self.send_error(-32800, \"Request cancelled\");\n}\n";
     let quiet = "fn on_cancelled(&self) {\n    self.log(\"Request cancelled\");\n}\n";
-    std::fs::write(dir.path().join("server.rs"), sends).expect("write");
+    std::fs::write(dir.path().join("server.rs"), SENDS).expect("write");
     std::thread::sleep(std::time::Duration::from_millis(2100));
     let first = lint_with_settings(dir.path(), cache.path(), Settings::default());
     assert_eq!(first.len(), 1, "{first:?}");
@@ -308,10 +308,8 @@ fn lint_from_root(root: &Path, cache: &Path) -> Vec<String> {
 fn a_files_module_declarations_are_kept_with_its_stamp() {
     let dir = tempfile::tempdir().expect("temp dir");
     let cache = tempfile::tempdir().expect("temp dir");
-    let sends =
-        "fn on_cancelled(&self) {\n    self.send_error(-32800, \"Request cancelled\");\n}\n";
     std::fs::write(dir.path().join("lib.rs"), "pub mod server;\n").expect("write");
-    std::fs::write(dir.path().join("server.rs"), sends).expect("write");
+    std::fs::write(dir.path().join("server.rs"), SENDS).expect("write");
     std::thread::sleep(std::time::Duration::from_millis(2100));
     let run = || lint_from_root(&dir.path().join("lib.rs"), cache.path());
     let cold = run();
@@ -414,8 +412,6 @@ fn a_group_is_taken_from_its_record_while_its_files_keep_their_stamps() {
 fn a_module_file_made_later_is_found() {
     let dir = tempfile::tempdir().expect("temp dir");
     let cache = tempfile::tempdir().expect("temp dir");
-    let sends =
-        "fn on_cancelled(&self) {\n    self.send_error(-32800, \"Request cancelled\");\n}\n";
     std::fs::write(dir.path().join("lib.rs"), "pub mod server;\n").expect("write");
     std::thread::sleep(std::time::Duration::from_millis(2100));
     let run = || lint_from_root(&dir.path().join("lib.rs"), cache.path());
@@ -423,7 +419,7 @@ fn a_module_file_made_later_is_found() {
     assert!(run().is_empty(), "from the record");
     assert_eq!(preview_cache(cache.path()).group_count(), 1);
     std::fs::create_dir(dir.path().join("server")).expect("mkdir");
-    std::fs::write(dir.path().join("server/mod.rs"), sends).expect("write");
+    std::fs::write(dir.path().join("server/mod.rs"), SENDS).expect("write");
     std::thread::sleep(std::time::Duration::from_millis(2100));
     let found = run();
     assert_eq!(found.len(), 1, "{found:?}");
@@ -446,11 +442,9 @@ fn a_module_file_made_later_is_found() {
 fn a_link_pointed_elsewhere_is_not_the_file_recorded() {
     let dir = tempfile::tempdir().expect("temp dir");
     let cache = tempfile::tempdir().expect("temp dir");
-    let sends =
-        "fn on_cancelled(&self) {\n    self.send_error(-32800, \"Request cancelled\");\n}\n";
     std::fs::write(dir.path().join("with_server.rs"), "pub mod server;\n").expect("write");
     std::fs::write(dir.path().join("without.rs"), "pub fn nothing() {}\n").expect("write");
-    std::fs::write(dir.path().join("server.rs"), sends).expect("write");
+    std::fs::write(dir.path().join("server.rs"), SENDS).expect("write");
     let link = dir.path().join("lib.rs");
     std::os::unix::fs::symlink("with_server.rs", &link).expect("link");
     std::thread::sleep(std::time::Duration::from_millis(2100));
@@ -469,9 +463,7 @@ fn a_link_pointed_elsewhere_is_not_the_file_recorded() {
 fn a_record_made_under_other_settings_is_not_used() {
     let dir = tempfile::tempdir().expect("temp dir");
     let cache = tempfile::tempdir().expect("temp dir");
-    let sends =
-        "fn on_cancelled(&self) {\n    self.send_error(-32800, \"Request cancelled\");\n}\n";
-    std::fs::write(dir.path().join("server.rs"), sends).expect("write");
+    std::fs::write(dir.path().join("server.rs"), SENDS).expect("write");
     std::thread::sleep(std::time::Duration::from_millis(2100));
     let plain = || lint_with_settings(dir.path(), cache.path(), Settings::default());
     assert_eq!(plain().len(), 1);

@@ -927,9 +927,12 @@ impl<'a> CrateGraph<'a> {
         if vocab::COMMON_METHODS.contains(&name) {
             return Vec::new();
         }
-        // The crate's only method of that name, if it has just one.
+        // The crate's only method of that name, if it has just one and it is no trait's: a
+        // call through a trait object or a generic (`out.line(..)` on `&mut dyn Output`) runs
+        // whichever implementation the caller was handed, maybe one in a file not read, or one
+        // the crate's tests alone define.
         match self.lookup(&|i| i.methods_by_name.get(name)).as_slice() {
-            [only] => vec![*only],
+            [only] if self.function(*only).trait_name.is_none() => vec![*only],
             _ => Vec::new(),
         }
     }

@@ -375,7 +375,8 @@ mod tests {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
 
         /// Where the tokens answer, the answer is the parse's; they answer for every file of
-        /// these shapes but those with a `mod` inside a function or a macro (outside test modules).
+        /// these shapes but those with a `mod` inside a function or a macro (outside test
+        /// modules).
         #[test]
         fn never_disagrees_with_the_parse(seed in proptest::prelude::any::<u64>()) {
             let text = module_text(seed);

@@ -73,9 +73,14 @@ pub struct Args {
     pub statistics: bool,
 
     /// Parse every file, also those the pre-filter shows cannot matter to any rule (syntax
-    /// errors are then reported in every file).
+    /// errors are then reported in every file); implies --all-targets.
     #[arg(long)]
     pub all_files: bool,
+
+    /// Lint test and bench targets too (and their shared files, and targets built only for
+    /// test features): test code, which no rule judges, so by default they are not linted.
+    #[arg(long)]
+    pub all_targets: bool,
 
     /// Do not read or write the facts cache (mcp-lint/ in the cargo workspace's target
     /// directory; outside any cargo project, in the user's cache directory).
@@ -647,7 +652,15 @@ fn discover(args: &Args, cwd: &Path) -> Result<Discovered, ExitCode> {
             (units, Vec::new())
         })
     };
-    units.map_err(|error| fail(&error.to_string()))
+    let units = units.map_err(|error| fail(&error.to_string()))?;
+    if args.all_targets || args.all_files {
+        return Ok(units);
+    }
+    let (units, unreadable) = units;
+    Ok((
+        crate::discovery::product_units(units, &args.paths),
+        unreadable,
+    ))
 }
 
 fn color_choice(args: &Args, terminal: bool) -> ColorChoice {

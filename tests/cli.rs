@@ -452,35 +452,87 @@ fn module_tree_follows_rustc_rules() {
     write(root, "src/inline/inner.rs", BUGGY);
     write(root, "src/main.rs", "fn main() {}\n");
     write(root, "examples/demo.rs", BUGGY);
-    // Test and bench targets are linted too; their code is test code, which MCP001 leaves
-    // alone, so what shows they were read is a syntax error.
+    // Test and bench targets are test code, which no rule judges: linted only with
+    // --all-targets, where what shows they were read is a syntax error.
     let broken = format!("{BUGGY}\nfn broken( {{\n");
     write(root, "tests/it.rs", &broken);
     write(root, "benches/b.rs", &broken);
     write(root, "src/unreached.rs", BUGGY);
-    let (code, stdout, stderr) = lint(root, &["--format", "concise"]);
-    assert_eq!(code, 1, "{stderr}");
-    let mut files: Vec<&str> = concise_lines(&stdout)
-        .iter()
-        .map(|l| l.split(':').next().unwrap_or(""))
-        .collect();
-    files.sort();
-    assert_eq!(
-        files,
-        vec![
-            "benches/b.rs",
-            "examples/demo.rs",
-            "src/elsewhere/renamed.rs",
-            "src/flat.rs",
-            "src/flat/child.rs",
-            "src/gated.rs",
-            "src/inline/inner.rs",
-            "src/nested/deeper.rs",
-            "src/nested/mod.rs",
-            "tests/it.rs",
-        ],
-        "{stdout}"
+    let product = [
+        "examples/demo.rs",
+        "src/elsewhere/renamed.rs",
+        "src/flat.rs",
+        "src/flat/child.rs",
+        "src/gated.rs",
+        "src/inline/inner.rs",
+        "src/nested/deeper.rs",
+        "src/nested/mod.rs",
+    ];
+    for (args, tests) in [
+        (&["--format", "concise"][..], &[][..]),
+        (
+            &["--format", "concise", "--all-targets"][..],
+            &["benches/b.rs", "tests/it.rs"][..],
+        ),
+    ] {
+        let (code, stdout, stderr) = lint(root, args);
+        assert_eq!(code, 1, "{stderr}");
+        let mut files: Vec<&str> = concise_lines(&stdout)
+            .iter()
+            .map(|l| l.split(':').next().unwrap_or(""))
+            .collect();
+        files.sort();
+        let mut expected: Vec<&str> = product.iter().chain(tests).copied().collect();
+        expected.sort();
+        assert_eq!(files, expected, "{args:?}: {stdout}");
+    }
+}
+
+/// A helper of an integration test: code 0 is a finding (MCP006) in product code, none in test
+/// code.
+const TEST_HELPER: &str = "use rmcp::model::{ErrorCode, ErrorData};\n\nfn cancelled_error() -> ErrorData {\n    ErrorData::new(ErrorCode(0), \"Request cancelled\", None)\n}\n\n#[test]\nfn mock_answers_cancel() {\n    let _ = cancelled_error();\n}\n";
+
+#[test]
+fn test_targets_are_linted_only_when_asked_for_or_named() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path();
+    package(root, ".", "tested");
+    write(root, "src/lib.rs", "pub fn ok() {}\n");
+    write(
+        root,
+        "tests/cancel.rs",
+        &format!("mod common;\n{TEST_HELPER}"),
     );
+    write(root, "tests/common/mod.rs", TEST_HELPER);
+    let found = |args: &[&str]| {
+        let (_, stdout, stderr) = lint(root, args);
+        let mut files: Vec<String> = concise_lines(&stdout)
+            .iter()
+            .map(|l| l.split(':').next().unwrap_or("").to_string())
+            .collect();
+        files.sort();
+        (files, stderr)
+    };
+    let none: Vec<String> = Vec::new();
+    let both = vec![
+        "tests/cancel.rs".to_string(),
+        "tests/common/mod.rs".to_string(),
+    ];
+    for mode in [&[][..], &["."][..]] {
+        let args = |extra: &[&'static str]| {
+            let mut args = mode.to_vec();
+            args.extend(["--format", "concise"]);
+            args.extend(extra);
+            args
+        };
+        let (files, stderr) = found(&args(&[]));
+        assert_eq!(files, none, "{mode:?} {stderr}");
+        let (files, stderr) = found(&args(&["--all-targets"]));
+        assert_eq!(files, both, "{mode:?} {stderr}");
+    }
+    // Named on the command line: linted.
+    let (files, stderr) = found(&["tests/cancel.rs", "--format", "concise"]);
+    assert_eq!(files, vec!["tests/cancel.rs".to_string()], "{stderr}");
 }
 
 #[test]

@@ -101,6 +101,44 @@ pub fn private_feature_target(
         .all(|f| !enabled.contains(f.as_str()) && private(f))
 }
 
+/// The units a run lints unless told to lint every target: the product's. A test or bench
+/// target, the files its tests share (`tests/common/mod.rs`) and a target built only for test
+/// features ([`private_feature_target`]) are test code, which no rule judges (a mock's answer
+/// serves no client) and which cost a third of a run on crates with large test suites; as
+/// `cargo clippy` checks them only with `--all-targets`, so does this tool. But what the command
+/// line points into is linted: a test unit is kept when one of its files lies under a path
+/// named (`named`, path mode) that lies below the unit's package directory (`tests/`,
+/// `tests/it.rs`; not `.` or the package itself).
+pub fn product_units(
+    units: Vec<crate::unit::LintUnit>,
+    named: &[PathBuf],
+) -> Vec<crate::unit::LintUnit> {
+    // Compared as absolute paths (lexically, as path mode finds packages: no file is read).
+    let plain = |path: &Path| -> PathBuf {
+        std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+    };
+    let named: Vec<PathBuf> = named.iter().map(|p| plain(p)).collect();
+    units
+        .into_iter()
+        .filter(|unit| {
+            if !unit.test_target {
+                return true;
+            }
+            let Some(package) = unit.manifest.as_deref().and_then(Path::parent).map(plain) else {
+                return false;
+            };
+            named.iter().any(|pointed| {
+                pointed != &package
+                    && pointed.starts_with(&package)
+                    && unit
+                        .files
+                        .iter()
+                        .any(|f| plain(&f.path).starts_with(pointed))
+            })
+        })
+        .collect()
+}
+
 /// Where the facts cache of a run lives: `mcp-lint/` in the target directory of the cargo
 /// workspace around `start` (a directory or file named on the command line, or where cargo mode
 /// starts), as cargo would place it (`$CARGO_TARGET_DIR`, else `target/` at the workspace root:

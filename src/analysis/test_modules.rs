@@ -24,7 +24,7 @@ pub fn blank_test_modules(code: &str) -> Cow<'_, str> {
     }
     let regions: Vec<(Region, Range<usize>)> = regions(code).collect();
     let mut bodies: Vec<Range<usize>> = Vec::new();
-    for (index, (region, range)) in regions.iter().enumerate() {
+    'search: for (index, (region, range)) in regions.iter().enumerate() {
         if *region != Region::Code {
             continue;
         }
@@ -34,8 +34,15 @@ pub fn blank_test_modules(code: &str) -> Cow<'_, str> {
             if bodies.last().is_some_and(|body| body.contains(&after)) {
                 continue;
             }
-            if let Some(body) = module_body(code, &regions, index, after) {
-                bodies.push(body);
+            match module_body(code, &regions, index, after) {
+                Some(Ok(body)) => bodies.push(body),
+                Some(Err(Unclosed)) => {
+                    // A bracket never closed: the file does not parse, and every later search
+                    // would run to the end again (time quadratic in a hostile file's size).
+                    // What was found stays blanked; the parse reports the error.
+                    break 'search;
+                }
+                None => {}
             }
         }
     }
@@ -58,21 +65,36 @@ pub fn blank_test_modules(code: &str) -> Cow<'_, str> {
     }
 }
 
+/// The text ended inside a bracket that a search had opened.
+struct Unclosed;
+
 /// The body (between its braces) of the inline module that the attribute ending at `after`
 /// (in code region `index`) applies to: further attributes, comments, a visibility, `mod`, its
-/// name and `{` may come first, nothing else. None for any other item (`mod x;`, a function).
+/// name and `{` may come first, nothing else. None for any other item (`mod x;`, a function);
+/// `Unclosed` when the text ends first.
 fn module_body(
     code: &str,
     regions: &[(Region, Range<usize>)],
     index: usize,
     after: usize,
-) -> Option<Range<usize>> {
+) -> Option<Result<Range<usize>, Unclosed>> {
     let mut tokens = CodeTokens {
         code,
         regions,
         index,
         at: after,
+        ended: false,
     };
+    let found = header_and_body(&mut tokens);
+    match found {
+        Some(body) => Some(Ok(body)),
+        None if tokens.ended => Some(Err(Unclosed)),
+        None => None,
+    }
+}
+
+/// [`module_body`]'s search, from the token after the attribute.
+fn header_and_body(tokens: &mut CodeTokens<'_>) -> Option<Range<usize>> {
     let mut word = tokens.next()?;
     // Further attributes: `#[..]` with balanced brackets, and doc comments (skipped as comments).
     while word == "#" {
@@ -131,12 +153,17 @@ struct CodeTokens<'a> {
     /// The region `at` lies in (or before).
     index: usize,
     at: usize,
+    /// The text has ended.
+    ended: bool,
 }
 
 impl<'a> CodeTokens<'a> {
     fn next(&mut self) -> Option<&'a str> {
         loop {
-            let (region, range) = self.regions.get(self.index)?;
+            let Some((region, range)) = self.regions.get(self.index) else {
+                self.ended = true;
+                return None;
+            };
             if self.at >= range.end {
                 self.index += 1;
                 continue;
@@ -226,6 +253,38 @@ mod tests {
         let out = blanked(code);
         assert!(!out.contains("fn x") && !out.contains("fn y") && !out.contains("fn w"));
         assert!(out.contains("fn z() {}"));
+    }
+
+    #[test]
+    fn an_unclosed_module_ends_the_search() {
+        // Each attribute would otherwise search to the end of the text again.
+        let code =
+            "#[cfg(test)] mod a { fn x() {} }\n".to_string() + &"#[cfg(test)] mod b {\n".repeat(3);
+        let out = blanked(&code);
+        assert!(!out.contains("fn x"), "found before stays blanked");
+        assert!(out.ends_with(&"#[cfg(test)] mod b {\n".repeat(3)));
+    }
+
+    proptest::proptest! {
+        /// Any text: no panic, and offsets and lines are kept.
+        #[test]
+        fn any_text_keeps_its_offsets(
+            parts in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "#[cfg(test)]", " mod ", "t", " {", "}", "\"", "'", "//", "\n", "/*", "*/",
+                    "#[", "]", "pub(", ")", "é", ";", "fn f() {", "r#\"",
+                ]),
+                0..60,
+            )
+        ) {
+            let code = parts.concat();
+            let out = blank_test_modules(&code);
+            proptest::prop_assert_eq!(out.len(), code.len());
+            proptest::prop_assert_eq!(
+                out.match_indices('\n').count(),
+                code.match_indices('\n').count()
+            );
+        }
     }
 
     #[test]

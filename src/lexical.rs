@@ -149,6 +149,77 @@ fn is_raw_string_start(bytes: &[u8], i: usize) -> bool {
     bytes.get(j) == Some(&b'"')
 }
 
+/// A token of code, for the passes that read a text's tokens without parsing it (module
+/// declarations, test modules).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Token {
+    /// An identifier, keyword or number (its bytes in the text).
+    Word(Range<usize>),
+    Punct(u8),
+    /// A string, character or raw string literal (its bytes in the text, quotes included).
+    Literal(Range<usize>),
+}
+
+impl Token {
+    /// The word this token is, in `code`, if it is one.
+    pub fn word<'c>(&self, code: &'c str) -> Option<&'c str> {
+        match self {
+            Token::Word(r) => Some(&code[r.clone()]),
+            _ => None,
+        }
+    }
+}
+
+/// A text's tokens (comments dropped), and where each starts.
+pub struct Tokens {
+    pub list: Vec<Token>,
+    pub starts: Vec<usize>,
+}
+
+/// The tokens of `code`.
+pub fn tokens(code: &str) -> Tokens {
+    let bytes = code.as_bytes();
+    let mut out = Tokens {
+        list: Vec::new(),
+        starts: Vec::new(),
+    };
+    let mut push = |token: Token, start: usize| {
+        out.list.push(token);
+        out.starts.push(start);
+    };
+    for (region, range) in regions(code) {
+        match region {
+            Region::LineComment | Region::BlockComment => {}
+            Region::Literal => push(Token::Literal(range.clone()), range.start),
+            Region::Code => {
+                let mut i = range.start;
+                while i < range.end {
+                    let b = bytes[i];
+                    if b.is_ascii_whitespace() {
+                        i += 1;
+                    } else if is_word_byte(b) {
+                        let start = i;
+                        while i < range.end && is_word_byte(bytes[i]) {
+                            i += 1;
+                        }
+                        push(Token::Word(start..i), start);
+                    } else {
+                        push(Token::Punct(b), i);
+                        i += 1;
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A byte of an identifier or a number (any byte of a non-ASCII character counts: such names
+/// are not ASCII identifiers, and a declaration that uses one is left to the parse).
+fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,67 +3,8 @@
 //! of a parse and a walk. The answer is given only where it is the one the parse gives (see
 //! [`declared_modules`]); anywhere else the file is parsed.
 
-use std::ops::Range;
-
-use crate::lexical::{regions, Region};
+use crate::lexical::{tokens, Token};
 use crate::unit::{InlineModule, ModDecl};
-
-/// A token of code, as far as module declarations need one.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Token {
-    /// An identifier, keyword or number (its bytes in the text).
-    Word(Range<usize>),
-    Punct(u8),
-    /// A string, character or raw string literal (its bytes in the text, quotes included).
-    Literal(Range<usize>),
-}
-
-impl Token {
-    /// The word this token is, in `code`, if it is one.
-    fn word<'c>(&self, code: &'c str) -> Option<&'c str> {
-        match self {
-            Token::Word(r) => Some(&code[r.clone()]),
-            _ => None,
-        }
-    }
-}
-
-/// The tokens of `code` (comments dropped).
-fn tokens(code: &str) -> Vec<Token> {
-    let bytes = code.as_bytes();
-    let mut out = Vec::new();
-    for (region, range) in regions(code) {
-        match region {
-            Region::LineComment | Region::BlockComment => {}
-            Region::Literal => out.push(Token::Literal(range)),
-            Region::Code => {
-                let mut i = range.start;
-                while i < range.end {
-                    let b = bytes[i];
-                    if b.is_ascii_whitespace() {
-                        i += 1;
-                    } else if is_word_byte(b) {
-                        let start = i;
-                        while i < range.end && is_word_byte(bytes[i]) {
-                            i += 1;
-                        }
-                        out.push(Token::Word(start..i));
-                    } else {
-                        out.push(Token::Punct(b));
-                        i += 1;
-                    }
-                }
-            }
-        }
-    }
-    out
-}
-
-/// A byte of an identifier or a number (any byte of a non-ASCII character counts: such names
-/// are not ASCII identifiers, and a declaration that uses one is left to the parse).
-fn is_word_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
-}
 
 /// Where a stretch of tokens stands: in a module (the file's own, or an inline `mod x { .. }`)
 /// or anywhere else (a function, an impl, a macro's input, parentheses, brackets).
@@ -83,7 +24,7 @@ enum Open {
 /// [`super::test_modules`]).
 pub fn declared_modules(code: &str) -> Option<Vec<ModDecl>> {
     let code = &*super::test_modules::blank_test_modules(code);
-    let tokens = tokens(code);
+    let tokens = tokens(code).list;
     let word = |t: &Token| t.word(code);
     let mut stack: Vec<(u8, Open)> = Vec::new();
     // For each closing bracket, where its opening one is (for the attributes before a `mod`).

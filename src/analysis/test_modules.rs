@@ -10,11 +10,14 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
-use crate::lexical::{regions, Region};
+use crate::lexical::{tokens, Token};
 
 /// The attribute that makes a module test code. Only this exact spelling is recognised: any
 /// other (`#[cfg(all(test, ..))]`, `# [cfg (test)]`) leaves the module parsed, as before.
 const CFG_TEST: &str = "#[cfg(test)]";
+
+/// How many tokens [`CFG_TEST`] is: `#`, `[`, `cfg`, `(`, `test`, `)`, `]`.
+const CFG_TEST_TOKENS: usize = 7;
 
 /// `code` with the bodies of its inline `#[cfg(test)]` modules blanked (see the module's
 /// documentation); borrowed when it has none.
@@ -22,28 +25,17 @@ pub fn blank_test_modules(code: &str) -> Cow<'_, str> {
     if !code.contains(CFG_TEST) {
         return Cow::Borrowed(code);
     }
-    let regions: Vec<(Region, Range<usize>)> = regions(code).collect();
+    let tokens = tokens(code);
+    let closer = closers(&tokens.list);
     let mut bodies: Vec<Range<usize>> = Vec::new();
-    'search: for (index, (region, range)) in regions.iter().enumerate() {
-        if *region != Region::Code {
+    for (i, &start) in tokens.starts.iter().enumerate() {
+        let attribute = tokens.list[i] == Token::Punct(b'#') && code[start..].starts_with(CFG_TEST);
+        // A module inside one already blanked is blanked with it.
+        if !attribute || bodies.last().is_some_and(|body| body.contains(&start)) {
             continue;
         }
-        for (at, _) in code[range.clone()].match_indices(CFG_TEST) {
-            let after = range.start + at + CFG_TEST.len();
-            // A module inside one already blanked is blanked with it.
-            if bodies.last().is_some_and(|body| body.contains(&after)) {
-                continue;
-            }
-            match module_body(code, &regions, index, after) {
-                Some(Ok(body)) => bodies.push(body),
-                Some(Err(Unclosed)) => {
-                    // A bracket never closed: the file does not parse, and every later search
-                    // would run to the end again (time quadratic in a hostile file's size).
-                    // What was found stays blanked; the parse reports the error.
-                    break 'search;
-                }
-                None => {}
-            }
+        if let Some((open, close)) = module_body(code, &tokens.list, &closer, i + CFG_TEST_TOKENS) {
+            bodies.push(tokens.starts[open] + 1..tokens.starts[close]);
         }
     }
     if bodies.is_empty() {
@@ -65,140 +57,58 @@ pub fn blank_test_modules(code: &str) -> Cow<'_, str> {
     }
 }
 
-/// The text ended inside a bracket that a search had opened.
-struct Unclosed;
-
-/// The body (between its braces) of the inline module that the attribute ending at `after`
-/// (in code region `index`) applies to: further attributes, comments, a visibility, `mod`, its
-/// name and `{` may come first, nothing else. None for any other item (`mod x;`, a function);
-/// `Unclosed` when the text ends first.
-fn module_body(
-    code: &str,
-    regions: &[(Region, Range<usize>)],
-    index: usize,
-    after: usize,
-) -> Option<Result<Range<usize>, Unclosed>> {
-    let mut tokens = CodeTokens {
-        code,
-        regions,
-        index,
-        at: after,
-        ended: false,
-    };
-    let found = header_and_body(&mut tokens);
-    match found {
-        Some(body) => Some(Ok(body)),
-        None if tokens.ended => Some(Err(Unclosed)),
-        None => None,
-    }
-}
-
-/// [`module_body`]'s search, from the token after the attribute.
-fn header_and_body(tokens: &mut CodeTokens<'_>) -> Option<Range<usize>> {
-    let mut word = tokens.next()?;
-    // Further attributes: `#[..]` with balanced brackets, and doc comments (skipped as comments).
-    while word == "#" {
-        if tokens.next()? != "[" {
-            return None;
-        }
-        let mut depth = 1usize;
-        while depth > 0 {
-            match tokens.next()? {
-                "[" => depth += 1,
-                "]" => depth -= 1,
-                _ => {}
-            }
-        }
-        word = tokens.next()?;
-    }
-    if word == "pub" {
-        word = tokens.next()?;
-        if word == "(" {
-            while tokens.next()? != ")" {}
-            word = tokens.next()?;
-        }
-    }
-    if word != "mod" {
-        return None;
-    }
-    let name = tokens.next()?;
-    if !name.chars().all(|c| c == '_' || c.is_alphanumeric()) {
-        return None;
-    }
-    if tokens.next()? != "{" {
-        return None;
-    }
-    let open = tokens.at;
-    let mut depth = 1usize;
-    loop {
-        match tokens.next()? {
-            "{" => depth += 1,
-            "}" => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(open..tokens.at - 1);
+/// For each opening bracket token, the token that closes it (None: never closed, or closed by
+/// another kind), found in one pass so that no search runs over the text more than once.
+fn closers(list: &[Token]) -> Vec<Option<usize>> {
+    let mut closer = vec![None; list.len()];
+    let mut open: Vec<(usize, u8)> = Vec::new();
+    for (i, token) in list.iter().enumerate() {
+        match token {
+            Token::Punct(b @ (b'{' | b'(' | b'[')) => open.push((i, *b)),
+            Token::Punct(b @ (b'}' | b')' | b']')) => {
+                let wanted = match b {
+                    b'}' => b'{',
+                    b')' => b'(',
+                    _ => b'[',
+                };
+                match open.pop() {
+                    Some((at, kind)) if kind == wanted => closer[at] = Some(i),
+                    // Mismatched: the text does not parse; nothing after is trusted.
+                    _ => return closer,
                 }
             }
             _ => {}
         }
     }
+    closer
 }
 
-/// The words and punctuation of code from a position on, comments skipped: a word (identifier
-/// or number) at a time, else one character; a literal, whole, as `"` (so that the braces in
-/// `"}"` or `'{'` count for nothing).
-struct CodeTokens<'a> {
-    code: &'a str,
-    regions: &'a [(Region, Range<usize>)],
-    /// The region `at` lies in (or before).
-    index: usize,
-    at: usize,
-    /// The text has ended.
-    ended: bool,
-}
-
-impl<'a> CodeTokens<'a> {
-    fn next(&mut self) -> Option<&'a str> {
-        loop {
-            let Some((region, range)) = self.regions.get(self.index) else {
-                self.ended = true;
-                return None;
-            };
-            if self.at >= range.end {
-                self.index += 1;
-                continue;
-            }
-            self.at = self.at.max(range.start);
-            match region {
-                Region::LineComment | Region::BlockComment => {
-                    self.at = range.end;
-                    continue;
-                }
-                // A literal is one token: `"}"` is no brace.
-                Region::Literal => {
-                    self.at = range.end;
-                    return Some("\"");
-                }
-                Region::Code => {}
-            }
-            let rest = &self.code[self.at..range.end];
-            let trimmed = rest.trim_start();
-            self.at += rest.len() - trimmed.len();
-            let Some(first) = trimmed.chars().next() else {
-                continue;
-            };
-            let len = if first == '_' || first.is_alphanumeric() {
-                trimmed
-                    .find(|c: char| !(c == '_' || c.is_alphanumeric()))
-                    .unwrap_or(trimmed.len())
-            } else {
-                first.len_utf8()
-            };
-            let token = &trimmed[..len];
-            self.at += len;
-            return Some(token);
+/// The braces (token indexes) around the body of the inline module that the attribute ending
+/// before token `i` applies to: further attributes, a visibility, `mod` and its name may come
+/// first (comments are no tokens), nothing else. None for any other item (`mod x;`, a
+/// function) and where a bracket is not closed.
+fn module_body(
+    code: &str,
+    list: &[Token],
+    closer: &[Option<usize>],
+    mut i: usize,
+) -> Option<(usize, usize)> {
+    let punct = |i: usize, b: u8| list.get(i) == Some(&Token::Punct(b));
+    let word = |i: usize| list.get(i).and_then(|t| t.word(code));
+    // Further attributes: `#[..]`.
+    while punct(i, b'#') && punct(i + 1, b'[') {
+        i = closer[i + 1]? + 1;
+    }
+    if word(i) == Some("pub") {
+        i += 1;
+        if punct(i, b'(') {
+            i = closer[i]? + 1;
         }
     }
+    if word(i) != Some("mod") || word(i + 1).is_none() || !punct(i + 2, b'{') {
+        return None;
+    }
+    Some((i + 2, closer[i + 2]?))
 }
 
 #[cfg(test)]
@@ -257,7 +167,8 @@ mod tests {
 
     #[test]
     fn an_unclosed_module_ends_the_search() {
-        // Each attribute would otherwise search to the end of the text again.
+        // Each attribute searching to the end of the text again would cost quadratic time:
+        // brackets are matched once, in one pass.
         let code =
             "#[cfg(test)] mod a { fn x() {} }\n".to_string() + &"#[cfg(test)] mod b {\n".repeat(3);
         let out = blanked(&code);

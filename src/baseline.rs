@@ -57,8 +57,12 @@ pub fn write(path: &Path, report: &Report<'_>) -> Result<usize, String> {
         findings,
     };
     let text = serde_json::to_string_pretty(&file).map_err(|e| e.to_string())?;
-    std::fs::write(path, text + "\n")
-        .map_err(|e| format!("cannot write the baseline `{}`: {e}", path.display()))?;
+    crate::tree::write_file(path, (text + "\n").as_bytes()).map_err(|e| {
+        format!(
+            "cannot write the baseline `{}`: {e}",
+            crate::escape::inline(&path.display().to_string())
+        )
+    })?;
     Ok(file.findings.len())
 }
 
@@ -68,14 +72,20 @@ pub struct Baseline {
     counts: HashMap<(String, String, String), usize>,
 }
 
+/// The largest baseline read (a finding's entry is about 200 bytes).
+const MAX_BASELINE_SIZE: u64 = 64 << 20;
+
 /// Load a baseline file.
 pub fn load(path: &Path) -> Result<Baseline, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read the baseline `{}`: {e}", path.display()))?;
+    let shown = crate::escape::inline(&path.display().to_string()).into_owned();
+    let bytes = crate::tree::read_regular(path, MAX_BASELINE_SIZE)
+        .map_err(|e| format!("cannot read the baseline: {e}"))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| format!("the baseline `{shown}` is not UTF-8 text"))?;
     let file: BaselineFile = serde_json::from_str(&text).map_err(|e| {
         format!(
-            "`{}` is not a baseline written by --write-baseline: {e}",
-            path.display()
+            "`{shown}` is not a baseline written by --write-baseline: {}",
+            crate::escape::inline(&e.to_string())
         )
     })?;
     let mut counts = HashMap::new();

@@ -15,11 +15,37 @@ pub fn read_text_capped(path: &std::path::Path, limit: u64) -> Option<String> {
     }
 }
 
-/// Read at most `limit` bytes of a file, and say whether it holds more: a limit that holds for
-/// files whose size the system reports as 0 (`/proc`) and for files that grow while read.
+/// Open a file to read, never waiting on it: opened without blocking (a FIFO with no writer,
+/// a terminal), and refused unless what was opened is a regular file (a device such as
+/// `/dev/zero` or `/dev/stdin` reached through a link, a FIFO, a socket).
+pub fn open_regular(path: &std::path::Path) -> std::io::Result<std::fs::File> {
+    let file = open_no_block(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    Ok(file)
+}
+
+#[cfg(unix)]
+fn open_no_block(path: &std::path::Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn open_no_block(path: &std::path::Path) -> std::io::Result<std::fs::File> {
+    std::fs::File::open(path)
+}
+
+/// Read at most `limit` bytes of a regular file ([`open_regular`]), and say whether it holds
+/// more: a limit that holds for files whose size the system reports as 0 (`/proc`) and for
+/// files that grow while read.
 pub fn read_capped(path: &std::path::Path, limit: u64) -> std::io::Result<(Vec<u8>, bool)> {
     use std::io::Read;
-    let file = std::fs::File::open(path)?;
+    let file = open_regular(path)?;
     // Room for the size the system reports (and the byte that says there is more), so a
     // file is read in one go, not into a buffer grown and copied again and again; a size of 0
     // (`/proc`) or a file that grows only costs the growth.
@@ -52,6 +78,26 @@ mod tests {
         assert_eq!((bytes.len(), more), (100, false));
         assert!(read_text_capped(&path, 10).is_none());
         assert_eq!(read_text_capped(&path, 1000).map(|t| t.len()), Some(100));
+    }
+
+    /// A device, a FIFO, stdin through a link: refused at once, never read or waited on.
+    #[cfg(unix)]
+    #[test]
+    fn only_regular_files_are_read() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        for device in ["/dev/zero", "/dev/null", "/dev/stdin"] {
+            let link = dir.path().join(device.replace('/', "_"));
+            std::os::unix::fs::symlink(device, &link).expect("link");
+            assert!(read_capped(&link, 1 << 20).is_err(), "{device}");
+        }
+        let fifo = dir.path().join("fifo");
+        if std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .is_ok_and(|s| s.success())
+        {
+            assert!(read_capped(&fifo, 1 << 20).is_err());
+        }
     }
 
     /// procfs reports a size of 0 for files that hold more: the limit holds all the same.

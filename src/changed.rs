@@ -8,6 +8,7 @@ use crate::engine::LintResult;
 
 fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
     let output = crate::programs::git(dir)
+        .ok_or("no `git` found outside the linted tree")?
         .args(args)
         .output()
         .map_err(|e| format!("could not run git: {e}"))?;
@@ -37,7 +38,19 @@ pub fn changed_files(cwd: &Path, revision: &str) -> Result<HashSet<PathBuf>, Str
     .map_err(|_| format!("`{revision}` is not a git revision"))?;
     let mut files = HashSet::new();
     for listing in [
-        git(&top, &["diff", "--name-only", "-z", revision, "--"])?,
+        git(
+            &top,
+            &[
+                "diff",
+                "--name-only",
+                "-z",
+                "--no-ext-diff",
+                "--no-textconv",
+                "--ignore-submodules=all",
+                revision,
+                "--",
+            ],
+        )?,
         git(&top, &["ls-files", "--others", "--exclude-standard", "-z"])?,
     ] {
         for name in listing.split(|b| *b == 0).filter(|n| !n.is_empty()) {

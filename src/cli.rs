@@ -341,12 +341,26 @@ pub fn run(raw: Vec<std::ffi::OsString>) -> ExitCode {
     status
 }
 
+/// What the run names is the tree's: no program is taken from it, no link in it is followed to
+/// write (see `tree::tops`).
+fn name_the_tree(args: &Args, cwd: &std::path::Path) {
+    for path in args
+        .paths
+        .iter()
+        .chain(&args.manifest_path)
+        .chain(&args.config)
+    {
+        crate::tree::add(&cwd.join(path));
+    }
+}
+
 /// The run, once the arguments are read.
 fn execute(matches: &ArgMatches, args: Args) -> ExitCode {
     let cwd = match std::env::current_dir() {
         Ok(cwd) => cwd,
         Err(error) => return fail(&format!("cannot read the current directory: {error}")),
     };
+    name_the_tree(&args, &cwd);
     let settings = match build_settings(&args, matches, &cwd) {
         Ok(settings) => settings,
         Err(status) => return status,
@@ -673,38 +687,10 @@ fn color_choice(args: &Args, terminal: bool) -> ColorChoice {
 }
 
 /// Write `--output-file` without following a link: the path may be named by the linted tree's
-/// CI (`mcp-lint.sarif`), where a committed symbolic link of that name would redirect the write
-/// to any file the runner can write. A link or a non-regular file there is refused; the report
-/// is written to a new file beside it and renamed over the path, which replaces a regular file
-/// and never writes through a link.
+/// CI (`mcp-lint.sarif`, `reports/mcp-lint.sarif`), where a committed symbolic link of that name,
+/// or of a directory on the way, would redirect the write to any file the runner can write.
 fn write_output_file(path: &std::path::Path, bytes: &[u8]) -> io::Result<()> {
-    use std::io::Write;
-    if let Ok(metadata) = std::fs::symlink_metadata(path) {
-        if metadata.file_type().is_symlink() || !metadata.is_file() {
-            return Err(io::Error::other(format!(
-                "`{}` is a symbolic link or not a regular file; refusing to write through it",
-                crate::output::single_line_safe(&path.display().to_string())
-            )));
-        }
-    }
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "report".to_string());
-    let temporary = path.with_file_name(format!(".{name}.mcp-lint-{}.tmp", std::process::id()));
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&temporary)?;
-    let written = file.write_all(bytes).and_then(|()| file.sync_all());
-    drop(file);
-    match written.and_then(|()| std::fs::rename(&temporary, path)) {
-        Ok(()) => Ok(()),
-        Err(error) => {
-            let _ = std::fs::remove_file(&temporary);
-            Err(error)
-        }
-    }
+    crate::tree::write_file(path, bytes)
 }
 
 /// Print the report: the chosen format on stdout (or in --output-file, with the human report on

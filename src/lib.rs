@@ -34,5 +34,6 @@ pub mod source;
 pub mod statistics;
 pub mod suppression;
 pub mod timings;
+pub mod tree;
 pub mod unit;
 pub mod unit_results;

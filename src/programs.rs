@@ -10,8 +10,12 @@
 //!   cargo's configuration files (`.cargo/config.toml`: aliases, `[build]`, `[env]`) of the tree
 //!   apply; both are looked up from the current directory, never from the manifest's.
 //! - Both are found on `PATH` skipping the entries the tree could choose: relative ones (`.`, an
-//!   empty entry) and those inside the current directory; `cargo` is `$CARGO` when cargo runs
-//!   this tool as its subcommand.
+//!   empty entry) and those inside the linted tree (the current directory, the named paths, and
+//!   the work tree or workspace around them, after resolving links), and run with that `PATH`;
+//!   `cargo` is `$CARGO` when cargo runs this tool as its subcommand. When no such program
+//!   exists, nothing is run.
+//! - `git` runs only at the top of the real work tree (the outermost `.git` around a path),
+//!   never inside a repository nested in the tree, and never looks into submodules.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -24,22 +28,40 @@ const GIT_SAFETY: &[&str] = &[
     "diff.external=",
     "core.pager=cat",
     "core.untrackedCache=false",
+    // Never look into a nested repository or submodule (`git status` would run there, under its
+    // own configuration: the tree's filters).
+    "submodule.recurse=false",
+    "diff.ignoreSubmodules=all",
+    "status.submoduleSummary=false",
 ];
 
-/// The program `name` as `PATH` finds it, skipping the entries that the current directory could
-/// choose: relative ones (`.`, an empty entry) and those inside the current directory (the tree).
-/// `None` when no other entry holds it.
-pub fn find_program(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    let cwd = std::env::current_dir()
-        .ok()
-        .map(|d| std::fs::canonicalize(&d).unwrap_or(d));
+/// The `PATH` entries a program may come from: absolute ones outside the linted tree (see
+/// [`crate::tree::tops`]: the current directory, the named paths, and the work tree or cargo
+/// workspace around each), compared after resolving links.
+fn safe_path_entries() -> Vec<PathBuf> {
+    let Some(path) = std::env::var_os("PATH") else {
+        return Vec::new();
+    };
+    let tops = crate::tree::tops();
     std::env::split_paths(&path)
         .filter(|dir| dir.is_absolute())
-        .filter(|dir| {
-            let real = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.clone());
-            !cwd.as_ref().is_some_and(|cwd| real.starts_with(cwd))
-        })
+        .filter(|dir| !crate::tree::inside(&crate::tree::real(dir), &tops))
+        .collect()
+}
+
+/// The `PATH` given to every program this tool runs: its entries that lie outside the tree, so
+/// that neither it nor what it runs in turn (cargo's `rustc`, git's helpers) finds a program the
+/// tree ships.
+pub fn safe_path() -> std::ffi::OsString {
+    std::env::join_paths(safe_path_entries()).unwrap_or_default()
+}
+
+/// The program `name` as `PATH` finds it, skipping the entries the tree could fill: relative
+/// ones (`.`, an empty entry) and those inside the linted tree. `None` when no other entry
+/// holds it: then nothing is run.
+pub fn find_program(name: &str) -> Option<PathBuf> {
+    safe_path_entries()
+        .into_iter()
         .map(|dir| dir.join(name))
         .find(|candidate| is_executable(candidate))
 }
@@ -56,20 +78,22 @@ fn is_executable(path: &Path) -> bool {
 }
 
 /// The `cargo` to run: the one that runs this tool as a subcommand (`$CARGO`, set by cargo to
-/// its own path), else the one `PATH` finds outside the tree.
-pub fn cargo() -> PathBuf {
+/// its own path), else the one `PATH` finds outside the tree; `None` when there is none (the
+/// workspace is then read from its manifests).
+pub fn cargo() -> Option<PathBuf> {
     std::env::var_os("CARGO")
         .map(PathBuf::from)
         .filter(|p| p.is_absolute())
         .or_else(|| find_program("cargo"))
-        .unwrap_or_else(|| PathBuf::from("cargo"))
 }
 
-/// A `git -C dir` command that nothing in the tree can make run another program.
-pub fn git(dir: &Path) -> Command {
-    // Looked up once: a run asks for git once per directory of the files it fixes.
-    static GIT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    let program = GIT.get_or_init(|| find_program("git").unwrap_or_else(|| PathBuf::from("git")));
+/// A `git -C dir` command that nothing in the tree can make run another program; `None` when
+/// no `git` lies outside the tree. `dir` must be the top of a real work tree
+/// ([`repository_root`]): git is never run inside a repository nested in the tree.
+pub fn git(dir: &Path) -> Option<Command> {
+    // Looked up once: a run asks for git once per work tree.
+    static GIT: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    let program = GIT.get_or_init(|| find_program("git")).as_ref()?;
     let mut command = Command::new(program);
     for setting in GIT_SAFETY {
         command.arg("-c").arg(setting);
@@ -80,31 +104,33 @@ pub fn git(dir: &Path) -> Command {
         .arg(dir)
         // Reading the status never writes the index (no lock, nothing left by a kill).
         .env("GIT_OPTIONAL_LOCKS", "0")
+        .env("PATH", safe_path())
         .env_remove("GIT_EXTERNAL_DIFF");
-    command
+    Some(command)
 }
 
-/// The git work tree holding `dir`, if any: git runs only in the nearest directory at or above
-/// `dir` that holds a `.git`, so that a bare repository committed into the tree (a directory
-/// holding `HEAD`, `objects` and `refs`) is never taken for the repository of its files.
+/// The git work tree holding `dir`, if any: the outermost directory at or above it that holds a
+/// `.git` ([`crate::tree::work_tree`]), confirmed by git run there. A repository nested in the
+/// tree (`vendor/lib/.git`, a bare repository committed into it) is never taken for the
+/// repository of its files, and git never runs inside one.
 pub fn repository_root(dir: &Path) -> Option<PathBuf> {
-    let absolute = std::path::absolute(dir).ok()?;
-    let top = absolute
-        .ancestors()
-        .find(|d| std::fs::symlink_metadata(d.join(".git")).is_ok())?;
-    let output = git(top)
+    let top = crate::tree::work_tree(dir)?;
+    let output = git(&top)?
         .args(["rev-parse", "--show-toplevel"])
         .output()
         .ok()?;
     if !output.status.success() {
         return None;
     }
-    let top = PathBuf::from(
+    let shown = PathBuf::from(
         String::from_utf8(output.stdout)
             .ok()?
             .trim_end_matches(['\n', '\r']),
     );
-    Some(std::fs::canonicalize(&top).unwrap_or(top))
+    let shown = std::fs::canonicalize(&shown).unwrap_or(shown);
+    // git agrees that `top` is the top of its work tree (not, say, a `.git` file pointing
+    // elsewhere that makes some other directory the top).
+    (shown == top).then_some(top)
 }
 
 /// The directory `cargo metadata` runs from: a fresh empty one, outside any tree it lints.
@@ -118,7 +144,9 @@ mod tests {
 
     #[test]
     fn every_git_gets_the_safety_settings_before_its_subcommand() {
-        let command = git(Path::new("/x"));
+        let Some(command) = git(Path::new("/x")) else {
+            return;
+        };
         let args: Vec<String> = command
             .get_args()
             .map(|a| a.to_string_lossy().into_owned())

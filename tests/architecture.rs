@@ -26,6 +26,7 @@ const LAYERS: &[(&str, u32)] = &[
     //    the tree.
     ("source", 0),
     ("bounded", 0),
+    ("tree", 0),
     ("programs", 0),
     ("escape", 0),
     ("diagnostic", 0),

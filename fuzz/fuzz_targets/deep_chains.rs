@@ -101,8 +101,8 @@ fuzz_target!(|data: &[u8]| {
     let unit = LintUnit {
         name: "fuzz".into(),
         files: vec![UnitFile {
-            path,
-            module: Vec::new(),
+            path: std::sync::Arc::from(path.as_path()),
+            module: std::sync::Arc::from([]),
             owns_directory: true,
         }],
         ..LintUnit::default()

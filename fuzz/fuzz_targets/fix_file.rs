@@ -1,5 +1,10 @@
 //! Fix any file: the fixer either leaves it untouched, or yields a file that parses, whose
 //! applied findings are gone, and that a second run does not change.
+//!
+//! Each text is analysed once: `fix_from` lints the input, applies its fixes, and lints the fixed
+//! text again, round after round, until a round chooses no fix. Its last lint is the second run
+//! of the fixed text, so the fixer is idempotent exactly when it stopped for that reason and not
+//! at its round cap (a problem it reports).
 #![no_main]
 
 use std::path::{Path, PathBuf};
@@ -17,8 +22,8 @@ fuzz_target!(|data: &[u8]| {
     let unit = LintUnit {
         name: "fuzz".into(),
         files: vec![UnitFile {
-            path: path.clone(),
-            module: Vec::new(),
+            path: std::sync::Arc::from(path.as_path()),
+            module: std::sync::Arc::from([]),
             owns_directory: true,
         }],
         follow_modules: false,
@@ -37,12 +42,13 @@ fuzz_target!(|data: &[u8]| {
         overlay,
         &settings,
     );
+    assert!(
+        !run.problems.iter().any(|p| p.contains("did not converge")),
+        "fixing is idempotent: {:?}",
+        run.problems
+    );
     let Some(fixed) = run.files.first() else {
         return;
     };
     assert!(parses(&fixed.fixed), "a fixed file must parse");
-    let mut again = Overlay::new();
-    again.insert(path, fixed.fixed.clone());
-    let second = fix_from(&[unit], Path::new("/"), options, again, &settings);
-    assert!(second.files.is_empty(), "fixing is idempotent");
 });

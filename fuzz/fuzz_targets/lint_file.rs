@@ -18,8 +18,8 @@ fn lint(text: &str) -> LintResult {
     let unit = LintUnit {
         name: "fuzz".into(),
         files: vec![UnitFile {
-            path,
-            module: Vec::new(),
+            path: std::sync::Arc::from(path.as_path()),
+            module: std::sync::Arc::from([]),
             owns_directory: true,
         }],
         follow_modules: false,

@@ -74,12 +74,26 @@ pub fn discover_reporting(options: &CargoOptions, cwd: &Path) -> Result<Found, D
     // Run from outside the tree: its toolchain and cargo configuration files never apply.
     let neutral = crate::programs::neutral_directory()
         .map_err(|e| DiscoveryError(format!("could not create a temporary directory: {e}")))?;
-    let metadata = MetadataCommand::new()
-        .cargo_path(crate::programs::cargo())
-        .no_deps()
-        .manifest_path(&manifest)
-        .current_dir(neutral.path())
-        .exec();
+    let linked_out = super::manifests::linked_out(&manifest);
+    let metadata = match crate::programs::cargo() {
+        _ if linked_out.is_some() => {
+            Err(cargo_metadata::Error::Io(std::io::Error::other(format!(
+                "`{}` is a link to a file outside the linted tree, so cargo was not run",
+                linked_out.as_deref().unwrap_or(&manifest).display()
+            ))))
+        }
+        Some(cargo) => MetadataCommand::new()
+            .cargo_path(cargo)
+            .no_deps()
+            .manifest_path(&manifest)
+            .current_dir(neutral.path())
+            .env("PATH", crate::programs::safe_path())
+            .exec(),
+        None => Err(cargo_metadata::Error::Io(std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            "no `cargo` found outside the linted tree",
+        ))),
+    };
     let (packages, root) = match metadata {
         Ok(metadata) => {
             let selected = select_packages(&metadata, options, &manifest)?;
@@ -131,6 +145,11 @@ fn metadata_error(error: cargo_metadata::Error) -> String {
                 if line.trim_start().starts_with("Stack backtrace:") {
                     break;
                 }
+                if is_snippet_line(line) {
+                    // A quoted line of a file (cargo's TOML errors show the manifest's lines):
+                    // the manifest may be a file the tree links to, never shown.
+                    continue;
+                }
                 if !line.trim().is_empty() {
                     shown.push_str("\n  ");
                     shown.push_str(line.trim_end());
@@ -141,6 +160,14 @@ fn metadata_error(error: cargo_metadata::Error) -> String {
         cargo_metadata::Error::Io(error) => format!("could not run `cargo metadata`: {error}"),
         other => format!("`cargo metadata` failed: {other}"),
     }
+}
+
+/// Whether a line of cargo's error output is part of a source snippet: a gutter (`  |`,
+/// `12 | text`) rather than a message or a location (`--> path:1:2`).
+fn is_snippet_line(line: &str) -> bool {
+    let trimmed = line.trim_start();
+    let after_number = trimmed.trim_start_matches(|c: char| c.is_ascii_digit());
+    after_number.starts_with('|') || after_number.starts_with(" |") || trimmed.starts_with("...")
 }
 
 fn same_file(a: &Path, b: &Path) -> bool {

@@ -159,6 +159,10 @@ fn select(
 /// A manifest, read with the size limit, parsed without completing it.
 fn parse(path: &Path) -> Result<cargo_toml::Manifest, ManifestProblem> {
     let unread = |why: &str| reported(path, String::new(), ByteSpan::default(), why);
+    if outside_the_tree(path) {
+        // A link to `~/.git-credentials` is not shown, not even in part.
+        return Err(unread("it is a link to a file outside the linted tree"));
+    }
     let text = match crate::bounded::read_capped(path, crate::bounded::MAX_MANIFEST_SIZE) {
         Ok((bytes, false)) => match String::from_utf8(bytes) {
             Ok(text) => text,
@@ -269,6 +273,83 @@ fn package(
         features,
         targets,
     }))
+}
+
+/// Whether a manifest resolves (through links) to a file outside the linted tree.
+fn outside_the_tree(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok()
+        && !crate::tree::inside(&crate::tree::real(path), &crate::tree::tops())
+}
+
+/// The first manifest cargo would read for the workspace around `manifest` (the root's, each
+/// member's, each member's path dependencies') that is a link to a file outside the linted tree:
+/// cargo must not see it, since its errors quote the file's lines.
+pub fn linked_out(manifest: &Path) -> Option<PathBuf> {
+    let manifest_dir = manifest.parent().unwrap_or(Path::new("."));
+    let root_dir =
+        super::workspace_root(manifest_dir).unwrap_or_else(|| manifest_dir.to_path_buf());
+    let mut manifests = vec![manifest.to_path_buf(), root_dir.join("Cargo.toml")];
+    if let Some(found) = manifests.iter().find(|m| outside_the_tree(m)) {
+        return Some(found.clone());
+    }
+    // Parsed only when it lies inside (checked above).
+    let text = crate::bounded::read_text_capped(&manifests[1], crate::bounded::MAX_MANIFEST_SIZE)?;
+    let root: toml::Table = text.parse().ok()?;
+    let patterns = root
+        .get("workspace")
+        .and_then(|w| w.get("members"))
+        .and_then(|m| m.as_array())
+        .map(|members| {
+            members
+                .iter()
+                .filter_map(|m| m.as_str())
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default();
+    for pattern in patterns {
+        manifests.extend(
+            expand(&root_dir, pattern)
+                .into_iter()
+                .map(|d| d.join("Cargo.toml")),
+        );
+    }
+    let mut dependencies = Vec::new();
+    for member in &manifests {
+        if outside_the_tree(member) {
+            return Some(member.clone());
+        }
+        let dir = member.parent().unwrap_or(Path::new("."));
+        let table = crate::bounded::read_text_capped(member, crate::bounded::MAX_MANIFEST_SIZE)
+            .and_then(|text| text.parse::<toml::Table>().ok());
+        for path in table.iter().flat_map(path_dependencies) {
+            dependencies.push(dir.join(path).join("Cargo.toml"));
+        }
+    }
+    dependencies.into_iter().find(|m| outside_the_tree(m))
+}
+
+/// The `path` of each dependency a manifest declares (plain, dev, build, and per target).
+fn path_dependencies(table: &toml::Table) -> Vec<String> {
+    let mut tables: Vec<&toml::Table> = vec![table];
+    if let Some(targets) = table.get("target").and_then(|t| t.as_table()) {
+        tables.extend(targets.values().filter_map(|t| t.as_table()));
+    }
+    let mut paths = Vec::new();
+    for table in tables {
+        for section in ["dependencies", "dev-dependencies", "build-dependencies"] {
+            let Some(dependencies) = table.get(section).and_then(|d| d.as_table()) else {
+                continue;
+            };
+            paths.extend(
+                dependencies
+                    .values()
+                    .filter_map(|d| d.get("path"))
+                    .filter_map(|p| p.as_str())
+                    .map(str::to_string),
+            );
+        }
+    }
+    paths
 }
 
 /// The directories a `members` pattern names (`crates/*`, `server`), relative to the root.

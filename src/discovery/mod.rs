@@ -172,7 +172,10 @@ pub fn cache_directory(start: &Path, cwd: &Path) -> Option<PathBuf> {
     let directory = target.join("mcp-lint");
     let not_a_directory =
         |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| !m.file_type().is_dir());
-    if not_a_directory(&target) || not_a_directory(&directory) {
+    if not_a_directory(&target)
+        || not_a_directory(&directory)
+        || crate::tree::linked(&directory.join("facts")).is_some()
+    {
         return None;
     }
     Some(directory)

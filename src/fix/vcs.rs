@@ -15,11 +15,14 @@ pub struct VcsOptions {
 /// `git status` of files of one work tree: path (relative to the work tree) to its `XY` code.
 fn status(top: &Path, files: &[PathBuf]) -> Result<BTreeMap<String, (char, char)>, String> {
     let output = crate::programs::git(top)
+        .ok_or("no `git` found outside the linted tree")?
         .args([
             "status",
             "--porcelain=v1",
             "-z",
             "--untracked-files=all",
+            "--ignore-submodules=all",
+            "--no-renames",
             "--",
         ])
         .args(files)
@@ -58,7 +61,11 @@ pub fn check(files: &[PathBuf], options: VcsOptions) -> Result<(), String> {
     for file in files {
         let real = std::fs::canonicalize(file).unwrap_or_else(|_| file.clone());
         let directory = real.parent().unwrap_or(Path::new(".")).to_path_buf();
-        match crate::report::repository_root(&directory) {
+        // Git runs only at the top of the real work tree: a file in a repository nested in it
+        // has no state git there can tell, and is treated as outside version control.
+        let top = crate::report::repository_root(&directory)
+            .filter(|top| crate::tree::in_nested_repository(&real, top).is_none());
+        match top {
             Some(top) => by_tree.entry(top).or_default().push(real),
             None if options.allow_no_vcs => {}
             None => {

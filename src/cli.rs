@@ -6,12 +6,12 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser};
-use codespan_reporting::term::termcolor::{ColorChoice, StandardStream};
+use codespan_reporting::term::termcolor::{ColorChoice, StandardStream, WriteColor};
 
 use crate::config::{self, CommandLineLevels, Level, Settings};
 use crate::discovery::{cargo_mode, path_mode};
 use crate::engine::{LintResult, LintUnit};
-use crate::output::Format;
+use crate::output::{channel, emit, Channel, Format};
 use crate::report::Report;
 
 const EXIT_STATUS_HELP: &str = "\
@@ -304,10 +304,11 @@ fn config_failure(error: &config::ConfigError) -> ExitCode {
         ColorChoice::Never
     };
     let mut stderr = StandardStream::stderr(choice);
+    let mut guard = crate::escape::Guard::new(&mut stderr);
     let config = codespan_reporting::term::Config::default();
-    if codespan_reporting::term::emit_to_write_style(&mut stderr, &config, &file, &diagnostic)
-        .is_err()
-    {
+    let shown =
+        codespan_reporting::term::emit_to_write_style(&mut guard, &config, &file, &diagnostic);
+    if shown.is_err() || guard.finish().is_err() {
         let _ = writeln!(
             io::stderr(),
             "error: {}",
@@ -354,6 +355,16 @@ fn name_the_tree(args: &Args, cwd: &std::path::Path) {
     }
 }
 
+/// `--show-settings`: the tree's configuration values are in it, so it goes through the last
+/// escaping step of a channel for people.
+fn show_settings(settings: &Settings) -> ExitCode {
+    let mut stdout = StandardStream::stdout(ColorChoice::Never);
+    let mut guard = crate::escape::Guard::new(&mut stdout);
+    let _ = write!(guard, "{}", settings.show());
+    let _ = guard.finish();
+    ExitCode::SUCCESS
+}
+
 /// The run, once the arguments are read.
 fn execute(matches: &ArgMatches, args: Args) -> ExitCode {
     let cwd = match std::env::current_dir() {
@@ -366,8 +377,7 @@ fn execute(matches: &ArgMatches, args: Args) -> ExitCode {
         Err(status) => return status,
     };
     if args.show_settings {
-        print!("{}", settings.show());
-        return ExitCode::SUCCESS;
+        return show_settings(&settings);
     }
 
     let discovered = crate::timings::phase(
@@ -699,38 +709,39 @@ fn print_report(args: &Args, result: &LintResult, root: Option<PathBuf>) -> Resu
     let report = Report { result, root };
     let terminal = io::stdout().is_terminal();
     let mut stdout = StandardStream::stdout(color_choice(args, terminal));
+    let human = crate::output::human::Human;
     let outcome = (|| -> io::Result<()> {
         if args.message_format == Some(MessageFormat::Json) {
             let mut plain = StandardStream::stdout(ColorChoice::Never);
-            crate::output::Emitter::emit(
-                &crate::output::cargo_json::CargoJson,
-                &report,
-                &mut plain,
-            )?;
+            let cargo_json = crate::output::cargo_json::CargoJson;
+            emit(&cargo_json, Channel::Json, &report, &mut plain)?;
             plain.flush()?;
         } else if args.statistics {
+            let mut guard = crate::escape::Guard::new(&mut stdout);
             match args.format {
-                Some(Format::Json) => crate::statistics::write_json(&mut stdout, result)?,
-                _ => crate::statistics::write(&mut stdout, result)?,
+                Some(Format::Json) => crate::statistics::write_json(&mut guard, result)?,
+                _ => crate::statistics::write(&mut guard, result)?,
             }
+            guard.finish()?;
         } else if let Some(path) = &args.output_file {
             let format = args.format.unwrap_or(Format::Human);
             let mut buffer = codespan_reporting::term::termcolor::NoColor::new(Vec::new());
-            format.emitter().emit(&report, &mut buffer)?;
+            emit(&*format.emitter(), channel(format), &report, &mut buffer)?;
             write_output_file(path, &buffer.into_inner())?;
-            Format::Human.emitter().emit(&report, &mut stdout)?;
+            emit(&human, Channel::People, &report, &mut stdout)?;
         } else {
             match args.format {
                 Some(format) if format.is_machine() => {
                     let mut plain = StandardStream::stdout(ColorChoice::Never);
-                    format.emitter().emit(&report, &mut plain)?;
+                    emit(&*format.emitter(), channel(format), &report, &mut plain)?;
                     plain.flush()?;
                 }
-                Some(format) => format.emitter().emit(&report, &mut stdout)?,
+                Some(format) => emit(&*format.emitter(), channel(format), &report, &mut stdout)?,
                 None => {
-                    Format::Human.emitter().emit(&report, &mut stdout)?;
+                    emit(&human, Channel::People, &report, &mut stdout)?;
                     if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true") {
-                        Format::Github.emitter().emit(&report, &mut stdout)?;
+                        let github = crate::output::github::Github;
+                        emit(&github, Channel::Annotations, &report, &mut stdout)?;
                     }
                 }
             }
@@ -759,8 +770,9 @@ fn show_diff(units: &[LintUnit], cwd: &Path, args: &Args, settings: &Settings) -
     let root = crate::report::repository_root(cwd).and_then(|r| std::fs::canonicalize(r).ok());
     let diff = crate::fix::unified_diff(&run, root.as_deref());
     let mut stdout = StandardStream::stdout(color_choice(args, io::stdout().is_terminal()));
-    let _ = write_diff(&mut stdout, &diff);
-    let _ = stdout.flush();
+    let mut guard = crate::escape::Guard::new(&mut stdout);
+    let _ = write_diff(&mut guard, &diff);
+    let _ = guard.finish();
     let applied = run.applied();
     let _ = writeln!(
         io::stderr(),
@@ -784,8 +796,8 @@ fn show_diff(units: &[LintUnit], cwd: &Path, args: &Args, settings: &Settings) -
 
 /// A unified diff, coloured as git colours one when the stream takes colour: headers bold,
 /// hunk lines cyan, removed lines red, added lines green.
-fn write_diff(out: &mut StandardStream, diff: &str) -> io::Result<()> {
-    use codespan_reporting::term::termcolor::{Color as Colour, ColorSpec, WriteColor};
+fn write_diff(out: &mut dyn WriteColor, diff: &str) -> io::Result<()> {
+    use codespan_reporting::term::termcolor::{Color as Colour, ColorSpec};
     for line in diff.split_inclusive('\n') {
         let mut spec = ColorSpec::new();
         if line.starts_with("--- ") || line.starts_with("+++ ") {

@@ -15,18 +15,63 @@ use proptest::prelude::*;
 
 mod support;
 
-/// Characters that break one format or another, and plain ones.
-fn hostile_char() -> impl Strategy<Value = char> {
+/// Characters and pieces that break one format or another (workflow commands old and new among
+/// them), and plain ones.
+fn hostile_piece() -> impl Strategy<Value = &'static str> {
     prop::sample::select(vec![
-        'a', 'z', ' ', '/', '.', '\\', '\n', '\r', '\t', '\u{0}', '\u{7}', '\u{1b}', '\u{7f}',
-        '\u{85}', '\u{9b}', '\u{202e}', '\u{2066}', '\u{200f}', '\u{2028}', '\u{feff}', '\u{fffe}',
-        '\u{ffff}', '%', ',', ':', '"', '\'', '<', '>', '&', ']', '{', '}', '#', '?', 'é', '語',
-        '🦀',
+        "a",
+        "z",
+        " ",
+        "/",
+        ".",
+        "\\",
+        "\n",
+        "\r",
+        "\t",
+        "\u{0}",
+        "\u{7}",
+        "\u{1b}",
+        "\u{7f}",
+        "\u{85}",
+        "\u{9b}",
+        "\u{202e}",
+        "\u{2066}",
+        "\u{200f}",
+        "\u{2028}",
+        "\u{feff}",
+        "\u{fffe}",
+        "\u{ffff}",
+        "\u{200b}",
+        "\u{2060}",
+        "\u{e0041}",
+        "%",
+        ",",
+        ":",
+        "\"",
+        "'",
+        "<",
+        ">",
+        "&",
+        "]",
+        "[",
+        "{",
+        "}",
+        "#",
+        "?",
+        "é",
+        "語",
+        "🦀",
+        "::",
+        "##[",
+        "::error::x",
+        "##[error]x",
+        "\n::stop-commands::t\n",
+        "\n  ::warning::w",
     ])
 }
 
 fn hostile_text(max: usize) -> impl Strategy<Value = String> {
-    prop::collection::vec(hostile_char(), 0..max).prop_map(|c| c.into_iter().collect())
+    prop::collection::vec(hostile_piece(), 0..max).prop_map(|c| c.concat())
 }
 
 /// A byte offset of `text` on a character boundary, from a fraction.
@@ -117,13 +162,22 @@ fn result_of(case: &Case) -> LintResult {
     }
 }
 
+/// The format as the tool writes it: through its channel's last escaping step.
 fn emit(format: Format, result: &LintResult) -> String {
     let mut out = codespan_reporting::term::termcolor::NoColor::new(Vec::new());
-    format
-        .emitter()
-        .emit(&Report { result, root: None }, &mut out)
+    cargo_mcp_lint::output::emit_format(format, &Report { result, root: None }, &mut out)
         .expect("written");
     String::from_utf8(out.into_inner()).expect("UTF-8")
+}
+
+/// No line a CI runner reads as a command: none that starts, after its blanks, with `::`, and no
+/// `##[` anywhere.
+fn no_command(format: &str, text: &str) -> Result<(), TestCaseError> {
+    for line in text.lines() {
+        prop_assert!(!line.trim_start().starts_with("::"), "{format}: {line:?}");
+        prop_assert!(!line.contains("##["), "{format}: {line:?}");
+    }
+    Ok(())
 }
 
 fn sarif_validator() -> &'static jsonschema::Validator {
@@ -144,7 +198,7 @@ fn readable(format: &str, text: &str) -> Result<(), TestCaseError> {
         prop_assert!(
             matches!(c, '\n' | '\t')
                 || !(c.is_control()
-                    || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{2028}' | '\u{2029}')),
+                    || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200b}'..='\u{200f}' | '\u{2028}' | '\u{2029}' | '\u{2060}'..='\u{2064}' | '\u{feff}' | '\u{e0000}'..='\u{e0fff}')),
             "{format}: {c:?} in {text:?}"
         );
     }
@@ -161,17 +215,21 @@ proptest! {
 
         let human = emit(Format::Human, &result);
         readable("human", &human)?;
-        prop_assert!(!human.lines().any(|l| l.starts_with("::")), "{human}");
+        no_command("human", &human)?;
 
         let concise = emit(Format::Concise, &result);
         readable("concise", &concise)?;
-        prop_assert!(!concise.lines().any(|l| l.starts_with("::")), "{concise}");
+        no_command("concise", &concise)?;
 
         let github = emit(Format::Github, &result);
         readable("github", &github)?;
         prop_assert_eq!(github.lines().count(), n, "one command per finding: {}", github);
         prop_assert!(github.lines().all(|l| ["::error file=", "::warning file=", "::notice file="].iter().any(|p| l.starts_with(p))), "{}", github);
+        prop_assert!(!github.contains("##["), "{}", github);
 
+        for format in [Format::Json, Format::JsonLines, Format::Gitlab, Format::Sarif, Format::Junit] {
+            no_command(&format!("{format:?}"), &emit(format, &result))?;
+        }
         let json: serde_json::Value = serde_json::from_str(&emit(Format::Json, &result)).map_err(|e| TestCaseError::fail(format!("json: {e}")))?;
         prop_assert_eq!(json["diagnostics"].as_array().map(Vec::len), Some(n));
 
@@ -191,8 +249,9 @@ proptest! {
 
         // Cargo's JSON messages: every line one message cargo_metadata parses, one per finding.
         let mut out = codespan_reporting::term::termcolor::NoColor::new(Vec::new());
-        cargo_mcp_lint::output::Emitter::emit(&cargo_mcp_lint::output::cargo_json::CargoJson, &Report { result: &result, root: None }, &mut out).expect("written");
+        cargo_mcp_lint::output::emit(&cargo_mcp_lint::output::cargo_json::CargoJson, cargo_mcp_lint::output::Channel::Json, &Report { result: &result, root: None }, &mut out).expect("written");
         let cargo = out.into_inner();
+        no_command("cargo json", &String::from_utf8_lossy(&cargo))?;
         let messages = cargo_metadata::Message::parse_stream(cargo.as_slice()).collect::<Result<Vec<_>, _>>().map_err(|e| TestCaseError::fail(format!("cargo json: {e}")))?;
         let compiler = messages.iter().filter(|m| matches!(m, cargo_metadata::Message::CompilerMessage(_))).count();
         prop_assert_eq!(compiler, n);

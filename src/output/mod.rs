@@ -71,3 +71,60 @@ impl Format {
         !matches!(self, Format::Human | Format::Concise | Format::Github)
     }
 }
+
+/// What kind of reader a format's output has, which decides its last escaping step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Channel {
+    /// Read by people, and by a CI runner that takes some lines for commands.
+    People,
+    /// GitHub workflow commands: each field escaped as the command syntax requires.
+    Annotations,
+    Json,
+    Xml,
+}
+
+/// The channel of a format.
+pub fn channel(format: Format) -> Channel {
+    match format {
+        Format::Human | Format::Concise => Channel::People,
+        Format::Github => Channel::Annotations,
+        Format::Junit => Channel::Xml,
+        Format::Json | Format::JsonLines | Format::Sarif | Format::Gitlab => Channel::Json,
+    }
+}
+
+/// Write the report with `emitter` to `out`, through its channel's last escaping step: the
+/// formats for people line by line through [`crate::escape::Guard`]; the machine formats with
+/// every `##[` escaped as their syntax allows ([`crate::escape::machine_output`]); GitHub
+/// annotations as they are (each field escaped as the command syntax requires). Every report
+/// the tool prints or writes goes through here.
+pub fn emit(
+    emitter: &dyn Emitter,
+    kind: Channel,
+    report: &Report<'_>,
+    out: &mut dyn WriteColor,
+) -> io::Result<()> {
+    match kind {
+        Channel::People => {
+            let mut guard = crate::escape::Guard::new(out);
+            emitter.emit(report, &mut guard)?;
+            guard.finish()
+        }
+        Channel::Annotations => emitter.emit(report, out),
+        Channel::Json | Channel::Xml => {
+            let mut buffer = codespan_reporting::term::termcolor::NoColor::new(Vec::new());
+            emitter.emit(report, &mut buffer)?;
+            let bytes = crate::escape::machine_output(buffer.into_inner(), kind == Channel::Xml);
+            out.write_all(&bytes)
+        }
+    }
+}
+
+/// [`emit`] in `format`.
+pub fn emit_format(
+    format: Format,
+    report: &Report<'_>,
+    out: &mut dyn WriteColor,
+) -> io::Result<()> {
+    emit(&*format.emitter(), channel(format), report, out)
+}

@@ -61,25 +61,75 @@ pub fn changed_files(cwd: &Path, revision: &str) -> Result<HashSet<PathBuf>, Str
     Ok(files)
 }
 
-/// `--changed-since`: keep only the result's findings that a change since `revision` touches:
-/// its own file, or a file its labels point into (a call chain through a changed helper, the
-/// send in a changed callee). Internal errors (MCP999) are always kept: the tool's failure is
-/// never filtered away.
+/// Whether a changed file changes what every finding may be: a manifest or lock file (the SDK
+/// version a rule judges by, the targets, the members), the tool's configuration, a toolchain
+/// or cargo configuration file, or an ignore file (what path mode selects).
+fn changes_everything(path: &Path) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let in_cargo_dir = path
+        .parent()
+        .and_then(|p| p.file_name())
+        .is_some_and(|d| d == ".cargo");
+    matches!(
+        name,
+        "Cargo.toml"
+            | "Cargo.lock"
+            | "mcp-lint.toml"
+            | ".mcp-lint.toml"
+            | "rust-toolchain"
+            | "rust-toolchain.toml"
+            | ".gitignore"
+            | ".ignore"
+    ) || (in_cargo_dir && matches!(name, "config" | "config.toml"))
+}
+
+/// The package directory a file belongs to: the nearest directory at or above it with a
+/// `Cargo.toml` (its crate's module tree, `#[path]` modules included, lies there as a rule).
+fn package_of(path: &Path) -> Option<PathBuf> {
+    path.ancestors()
+        .skip(1)
+        .find(|d| d.join("Cargo.toml").is_file())
+        .map(Path::to_path_buf)
+}
+
+/// `--changed-since`: keep only the result's findings that a change since `revision` may have
+/// made or moved: every finding when a manifest, lock file, configuration, toolchain or ignore
+/// file changed; else those whose package (its crates' module trees: a `#[path]` switched to a
+/// committed file, a module declared anew) holds a changed file, and those whose file, or a file
+/// their labels point into (a call chain through a changed helper), changed. Internal errors
+/// (MCP999) are always kept: the tool's failure is never filtered away.
 pub fn retain_changed(result: &mut LintResult, cwd: &Path, revision: &str) -> Result<(), String> {
     let changed = changed_files(cwd, revision)?;
+    if changed.iter().any(|path| changes_everything(path)) {
+        return Ok(());
+    }
+    // A changed directory (a nested repository or submodule, seen from the top) stands for
+    // everything below it.
+    let changed_dirs: Vec<&PathBuf> = changed.iter().filter(|p| p.is_dir()).collect();
+    let changed_packages: HashSet<PathBuf> = changed.iter().filter_map(|p| package_of(p)).collect();
     let LintResult {
         sources,
         diagnostics,
     } = result;
+    let real = |file: usize| {
+        sources
+            .get(file)
+            .map(|s| std::fs::canonicalize(&s.path).unwrap_or_else(|_| s.path.clone()))
+    };
     let is_changed = |file: usize| {
-        sources.get(file).is_some_and(|s| {
-            let path = std::fs::canonicalize(&s.path).unwrap_or_else(|_| s.path.clone());
-            changed.contains(&path)
+        real(file).is_some_and(|path| {
+            changed.contains(&path) || changed_dirs.iter().any(|d| path.starts_with(d))
         })
+    };
+    let in_changed_package = |file: usize| {
+        real(file)
+            .and_then(|path| package_of(&path))
+            .is_some_and(|package| changed_packages.contains(&package))
     };
     diagnostics.retain(|d| {
         crate::rules::internal_error::is_internal_error(d)
             || is_changed(d.file)
+            || in_changed_package(d.file)
             || d.labels.iter().any(|l| is_changed(l.file))
     });
     Ok(())

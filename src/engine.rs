@@ -68,7 +68,7 @@ struct Analysed<'c> {
     /// from it, as rustc resolves them), whether it owns its directory and its module path: a
     /// library's files are in each of its package's targets (which share these), and finding a
     /// module's file looks at the disk.
-    children: HashMap<ChildrenKey, Vec<Option<UnitFile>>>,
+    children: HashMap<ChildrenKey, Vec<Option<(UnitFile, bool)>>>,
     /// Each file's stamp when it was first read (see [`Run::stamp`]), if it had one: what the
     /// group's record keeps (see [`crate::replay`]).
     stamps: HashMap<FileId, crate::cache::Stamp>,
@@ -626,11 +626,12 @@ fn lint_group(
     } = analysed;
     let cached = run.cache.as_ref().map(|cache| (cache, &keys));
     let sdk = |manifest: Option<&Path>| run.sdk(settings, manifest);
+    let tests = test_files(units, (&ids, canonical), &facts, &declared);
     let found = check_units(
         units,
         (&ids, canonical),
         &sources,
-        &facts,
+        (&facts, &tests),
         (settings, &sdk),
         cached,
     );
@@ -842,7 +843,7 @@ fn check_units(
     units: &[LintUnit],
     ids: (&HashMap<PathKey, FileId>, &Canonical),
     sources: &SourceMap,
-    facts: &[Option<FileFacts>],
+    (facts, tests): (&[Option<FileFacts>], &std::collections::HashSet<FileId>),
     (settings, sdk_of): (&Settings, &SdkOf<'_>),
     cache: Option<(&crate::cache::Cache, &HashMap<FileId, [u8; 32]>)>,
 ) -> Vec<Diagnostic> {
@@ -902,7 +903,8 @@ fn check_units(
                                 });
                                 &own
                             };
-                            check_unit(graph, input, sdk.as_ref(), &rules, sources, settings)
+                            let context = (sources, tests);
+                            check_unit(graph, input, sdk.as_ref(), &rules, context, settings)
                         };
                         let Some((cache, keys)) = cache else {
                             return check();
@@ -1058,13 +1060,60 @@ fn own_first<'f>(
     own
 }
 
+/// The files that `#[cfg(test)] mod x;` declarations load, and those files' own children: test
+/// code, whatever their directory is called. Declarations come from the parsed files' facts and
+/// from the tokens of the files only read for them.
+fn test_files(
+    units: &[LintUnit],
+    (ids, canonical): (&HashMap<PathKey, FileId>, &Canonical),
+    facts: &[Option<FileFacts>],
+    declared: &HashMap<FileId, Vec<ModDecl>>,
+) -> std::collections::HashSet<FileId> {
+    let id_of = |path: &Path| ids.get(&canonical.of(path)).copied();
+    let mut files: Vec<(FileId, &UnitFile)> = Vec::new();
+    let mut seen = HashSet::new();
+    for file in units.iter().flat_map(LintUnit::all_files) {
+        if let Some(id) = id_of(&file.path) {
+            if seen.insert(id) {
+                files.push((id, file));
+            }
+        }
+    }
+    let mut tests = std::collections::HashSet::new();
+    loop {
+        let before = tests.len();
+        for (id, file) in &files {
+            let decls = match facts.get(*id).and_then(Option::as_ref) {
+                Some(facts) => &facts.mod_decls,
+                None => match declared.get(id) {
+                    Some(decls) => decls,
+                    None => continue,
+                },
+            };
+            let in_test = tests.contains(id);
+            let parent = module_tree::ModuleFile {
+                path: file.path.to_path_buf(),
+                owns_directory: file.owns_directory,
+            };
+            for decl in decls.iter().filter(|d| d.test || in_test) {
+                if let Some(child) = module_tree::resolve(&parent, decl) {
+                    tests.extend(id_of(&child.path));
+                }
+            }
+        }
+        if tests.len() == before {
+            return tests;
+        }
+    }
+}
+
 /// One unit's findings: every enabled rule on its crate graph.
 fn check_unit(
     graph: &CrateGraph<'_>,
     input: &UnitInput<'_>,
     sdk: Option<&crate::sdk::Sdk>,
     rules: &[&'static dyn rules::Rule],
-    sources: &SourceMap,
+    (sources, test_files): (&SourceMap, &std::collections::HashSet<FileId>),
     settings: &Settings,
 ) -> Vec<Diagnostic> {
     let context = RuleContext {
@@ -1075,6 +1124,7 @@ fn check_unit(
         is_target: input.rooted,
         is_test_target: input.test_target,
         serving: std::cell::OnceCell::new(),
+        test_files,
     };
     let mut found = Vec::new();
     timings::work("rules", || {
@@ -1177,18 +1227,29 @@ impl Analysed<'_> {
                 owns_directory: parent.owns_directory,
             };
             let missing = &mut self.missing;
+            // Each declaration loads its file, and each file a `cfg_attr` may name instead (the
+            // tree cannot choose which one is read); a `#[cfg(test)]` one is marked.
             let found = declared
                 .iter()
+                .flat_map(|decl| {
+                    let alternatives = decl.cfg_paths.iter().map(|path| ModDecl {
+                        path_attr: Some(path.clone()),
+                        cfg_paths: Vec::new(),
+                        ..decl.clone()
+                    });
+                    std::iter::once(decl.clone()).chain(alternatives)
+                })
                 .map(|decl| {
-                    let child = module_tree::resolve_noting(&module_file, decl, missing)?;
+                    let child = module_tree::resolve_noting(&module_file, &decl, missing)?;
                     let mut module = parent.module.to_vec();
                     module.extend(decl.inline.iter().map(|m| m.name.clone()));
                     module.push(decl.name.clone());
-                    Some(UnitFile {
+                    let file = UnitFile {
                         path: child.path.as_path().into(),
                         module: module.into(),
                         owns_directory: child.owns_directory,
-                    })
+                    };
+                    Some((file, decl.test))
                 })
                 .collect();
             self.children.insert(key.clone(), found);
@@ -1197,7 +1258,11 @@ impl Analysed<'_> {
             return false;
         };
         let mut added = Vec::new();
-        for child in children.iter().flatten() {
+        for (child, test) in children.iter().flatten() {
+            // Test code is compiled into test targets only (`cfg(test)`).
+            if *test && !unit.test_target {
+                continue;
+            }
             if settings.is_excluded(&child.path) || !members.insert(self.canonical.of(&child.path))
             {
                 continue;

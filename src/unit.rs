@@ -65,4 +65,12 @@ pub struct ModDecl {
     pub path_attr: Option<String>,
     /// The inline modules around the declaration, outermost first.
     pub inline: Vec<InlineModule>,
+    /// Declared under a `#[cfg(..)]` that holds only in test builds (`#[cfg(test)] mod x;`):
+    /// what it loads is test code, compiled only into test targets.
+    #[serde(default)]
+    pub test: bool,
+    /// The paths `#[cfg_attr(.., path = "..")]` may give it instead: each file is one the
+    /// module may be loaded from.
+    #[serde(default)]
+    pub cfg_paths: Vec<String>,
 }

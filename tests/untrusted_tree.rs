@@ -396,3 +396,209 @@ fn a_manifest_linked_out_of_the_tree_is_never_shown() {
         }
     }
 }
+
+/// The cancel hook in `cancel.rs` (no MCP word in it), helpers that only pass the request on in
+/// files of their own (no send word, names std also uses), and the send in `transport.rs`: the
+/// default run finds what `--all-files` finds, in cargo mode and path mode, whatever the chain's
+/// length and names.
+#[test]
+fn no_file_a_findings_chain_passes_through_is_skipped() {
+    for (depth, name) in [(1, "finish"), (2, "finish"), (3, "put_c"), (4, "run_it")] {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let root = dir.path();
+        write(
+            &root.join("Cargo.toml"),
+            "[package]\nname = \"pf\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        );
+        let mut lib = String::from(
+            "mod cancel;\nmod transport;\npub struct Server { pub out: transport::Transport }\n",
+        );
+        for hop in 0..depth {
+            lib.push_str(&format!("mod hop{hop};\n"));
+            let next = if hop + 1 == depth {
+                "server.out.emit_error(id, \"Request cancelled\");".to_string()
+            } else {
+                format!("crate::hop{}::{name}(server, id);", hop + 1)
+            };
+            write(
+                &root.join(format!("src/hop{hop}.rs")),
+                &format!("use crate::Server;\npub fn {name}(server: &Server, id: u64) {{\n    {next}\n}}\n"),
+            );
+        }
+        write(&root.join("src/lib.rs"), &lib);
+        write(
+            &root.join("src/cancel.rs"),
+            &format!("use crate::Server;\nimpl Server {{\n    pub fn on_cancelled(&self, id: u64) {{\n        crate::hop0::{name}(self, id);\n    }}\n}}\n"),
+        );
+        write(
+            &root.join("src/transport.rs"),
+            "pub struct Transport;\nimpl Transport {\n    pub fn emit_error(&self, id: u64, message: &str) {\n        let body = serde_json::json!({\"jsonrpc\": \"2.0\", \"id\": id, \"error\": {\"code\": -32800, \"message\": message}});\n        self.write_line(&body.to_string());\n    }\n    fn write_line(&self, line: &str) {\n        use std::io::Write;\n        let _ = writeln!(std::io::stdout(), \"{line}\");\n    }\n}\n",
+        );
+        for mode in [
+            &["mcp-lint", "--no-cache", "--format", "concise"][..],
+            &["--no-cache", "--format", "concise", "src"][..],
+        ] {
+            let (code, filtered, stderr) = lint(root, mode);
+            let mut every_args = mode.to_vec();
+            every_args.push("--all-files");
+            let (_, every, _) = lint(root, &every_args);
+            assert!(every.contains("MCP001"), "depth {depth}: {every}");
+            assert_eq!(filtered, every, "depth {depth} {name} {mode:?}: {stderr}");
+            assert_eq!(code, 1);
+        }
+    }
+}
+
+/// What test code is, is decided by `cfg(test)` and the target's kind, never by a directory's
+/// name: product modules in directories named `tests` or `benches` are judged (cargo mode and
+/// path mode); a module loaded only by `#[cfg(test)] mod x;`, or code under `cfg(all(test, ..))`,
+/// is not; code under `cfg(not(test))` is.
+#[test]
+fn test_code_is_what_cfg_test_and_target_kinds_say() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path();
+    write(
+        &root.join("Cargo.toml"),
+        "[package]\nname = \"tc\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
+    write(
+        &root.join("src/lib.rs"),
+        "pub mod server;\npub mod tests;\n#[path = \"../benches/shared.rs\"]\npub mod shared;\n#[cfg(test)]\nmod mocks;\n#[cfg(not(test))]\npub mod live;\n",
+    );
+    write(&root.join("src/server/mod.rs"), "pub mod tests;\n");
+    write(&root.join("src/server/tests/mod.rs"), BUGGY);
+    write(&root.join("src/tests.rs"), BUGGY);
+    write(&root.join("benches/shared.rs"), BUGGY);
+    write(&root.join("src/mocks.rs"), BUGGY);
+    write(&root.join("src/live.rs"), BUGGY);
+    for (args, products) in [
+        (
+            &["mcp-lint", "--no-cache", "--format", "concise"][..],
+            &[
+                "src/server/tests/mod.rs",
+                "src/tests.rs",
+                "benches/shared.rs",
+                "src/live.rs",
+            ][..],
+        ),
+        // Path mode places a file under `benches/` by where it lies (a bench's support file),
+        // not by the `#[path]` that loads it: only cargo mode follows that.
+        (
+            &["--no-cache", "--format", "concise", "src"][..],
+            &["src/server/tests/mod.rs", "src/tests.rs", "src/live.rs"][..],
+        ),
+    ] {
+        let (_, stdout, stderr) = lint(root, args);
+        for product in products {
+            assert!(
+                stdout
+                    .lines()
+                    .any(|l| l.contains(product) && l.contains("MCP001")),
+                "{args:?}: {product} is product code: {stdout}{stderr}"
+            );
+        }
+        assert!(
+            !stdout.contains("src/mocks.rs"),
+            "{args:?}: test code: {stdout}"
+        );
+    }
+}
+
+/// `#[cfg_attr(all(), path = "real.rs")] mod m;` loads `real.rs` (whatever `m.rs` holds): every
+/// file such an attribute may name is read, so a clean decoy never hides the compiled file.
+#[test]
+fn every_file_a_cfg_attr_path_may_name_is_read() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path();
+    package(
+        root,
+        "ca",
+        "#[cfg_attr(all(), path = \"real.rs\")]\nmod m;\n",
+    );
+    write(&root.join("src/m.rs"), "pub fn clean() {}\n");
+    write(&root.join("src/real.rs"), BUGGY);
+    let (code, stdout, stderr) = lint(root, &["mcp-lint", "--no-cache", "--format", "concise"]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(stdout.contains("src/real.rs"), "{stdout}");
+}
+
+/// `--changed-since` cannot be passed by a change that only makes committed code count: a pull
+/// request that switches a `#[path]` to an already committed buggy file, or that only changes
+/// the lock file (an SDK version that decides a rule), the configuration or a toolchain file,
+/// still reports what the full run reports.
+#[test]
+fn changed_since_sees_what_a_change_makes_count() {
+    let full = |root: &Path| lint(root, &["mcp-lint", "--no-cache", "--format", "concise"]).1;
+    let since = |root: &Path| {
+        lint(
+            root,
+            &[
+                "mcp-lint",
+                "--no-cache",
+                "--format",
+                "concise",
+                "--changed-since",
+                "HEAD",
+            ],
+        )
+        .1
+    };
+    // The `#[path]` switch.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path();
+    support::git(root, &["init", "-q", "."]);
+    package(root, "sw", "#[path = \"clean.rs\"]\nmod server;\n");
+    write(&root.join("src/clean.rs"), "pub fn x() {}\n");
+    write(&root.join("src/buggy.rs"), BUGGY);
+    support::git(root, &["add", "-A"]);
+    support::git(root, &["commit", "-q", "-m", "base"]);
+    write(
+        &root.join("src/lib.rs"),
+        "#[path = \"buggy.rs\"]\nmod server;\n",
+    );
+    assert!(full(root).contains("src/buggy.rs"), "{}", full(root));
+    assert_eq!(since(root), full(root));
+    // Only the lock file, the configuration or the toolchain file changes.
+    for (name, text) in [
+        ("Cargo.lock", "version = 4\n"),
+        ("mcp-lint.toml", "preview = false\n"),
+        ("rust-toolchain.toml", "[toolchain]\nchannel = \"stable\"\n"),
+    ] {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let root = dir.path();
+        support::git(root, &["init", "-q", "."]);
+        package(root, "lk", "mod server;\n");
+        write(&root.join("src/server.rs"), BUGGY);
+        support::git(root, &["add", "-A"]);
+        support::git(root, &["commit", "-q", "-m", "base"]);
+        write(&root.join(name), text);
+        let full = full(root);
+        assert!(full.contains("MCP001"), "{name}: {full}");
+        assert_eq!(since(root), full, "{name}");
+    }
+}
+
+/// Path mode: an ignore file listing `src/` (or a member's directory) does not hide the files
+/// cargo compiles: each package's target roots are linted, and their module trees followed.
+#[test]
+fn ignore_files_never_hide_what_cargo_compiles() {
+    for (ignore_file, listed) in [(".gitignore", "src/\n"), (".ignore", "crates/\n")] {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let root = dir.path();
+        support::git(root, &["init", "-q", "."]);
+        write(
+            &root.join("Cargo.toml"),
+            "[workspace]\nmembers = [\"crates/*\"]\nresolver = \"2\"\n[package]\nname = \"top\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        );
+        write(&root.join("src/lib.rs"), "mod server;\n");
+        write(&root.join("src/server.rs"), BUGGY);
+        package(&root.join("crates/member"), "member", "mod inner;\n");
+        write(&root.join("crates/member/src/inner.rs"), BUGGY);
+        write(&root.join(ignore_file), listed);
+        let (code, stdout, stderr) = lint(root, &["--no-cache", "--format", "concise", "."]);
+        assert_eq!(code, 1, "{ignore_file}: {stdout}{stderr}");
+        for file in ["src/server.rs", "crates/member/src/inner.rs"] {
+            assert!(stdout.contains(file), "{ignore_file}: {file}: {stdout}");
+        }
+    }
+}

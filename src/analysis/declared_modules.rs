@@ -68,12 +68,14 @@ pub fn declared_modules(code: &str) -> Option<Vec<ModDecl>> {
                     return None;
                 }
                 let name = tokens.get(i + 1).and_then(word).filter(|w| is_ident(w))?;
-                let path_attr = path_attribute(code, &tokens, &opener, i)?;
+                let (path_attr, test) = path_attribute(code, &tokens, &opener, i)?;
                 match tokens.get(i + 2) {
                     Some(Token::Punct(b';')) => {
                         decls.push(ModDecl {
                             name: name.to_string(),
                             path_attr,
+                            test,
+                            cfg_paths: Vec::new(),
                             inline: stack
                                 .iter()
                                 .filter_map(|(_, o)| match o {
@@ -132,7 +134,7 @@ fn path_attribute(
     tokens: &[Token],
     opener: &[usize],
     at: usize,
-) -> Option<Option<String>> {
+) -> Option<(Option<String>, bool)> {
     let word = |i: usize| tokens[i].word(code);
     let mut j = at;
     // The visibility: `pub`, `pub(crate)`, `pub(in a::b)`.
@@ -149,6 +151,7 @@ fn path_attribute(
         return None;
     }
     let mut found = None;
+    let mut test = false;
     // Outer attributes, last first: `#[..]` (an inner one, `#![..]`, belongs to the module
     // around and ends the item's attributes).
     while j > 0 && tokens[j - 1] == Token::Punct(b']') {
@@ -157,7 +160,21 @@ fn path_attribute(
             break;
         }
         let inside = &tokens[open + 1..j - 1];
-        if inside.first().and_then(|t| t.word(code)) == Some("path") {
+        let first = inside.first().and_then(|t| t.word(code));
+        if first == Some("cfg_attr") {
+            // It may give the module other paths: the parse reads them.
+            return None;
+        }
+        if first == Some("cfg") && inside.iter().any(|t| t.word(code) == Some("test")) {
+            // `#[cfg(test)]` exactly; any other predicate naming `test` is the parse's to judge.
+            match inside {
+                [_, Token::Punct(b'('), t, Token::Punct(b')')] if t.word(code) == Some("test") => {
+                    test = true
+                }
+                _ => return None,
+            }
+        }
+        if first == Some("path") {
             match inside {
                 [_, Token::Punct(b'='), Token::Literal(r)] => {
                     found = Some(plain_string(&code[r.clone()])?);
@@ -167,7 +184,7 @@ fn path_attribute(
         }
         j = open - 1;
     }
-    Some(found)
+    Some((found, test))
 }
 
 /// The value of a string literal without escapes: `"a/b.rs"`, `r"a\b.rs"`, `r#"a.rs"#`.
@@ -202,7 +219,7 @@ mod tests {
             "//! docs: mod no;\n/// mod nor;\nmod a { mod b; #[path = \"q\"] mod c { pub mod d; } }\nmod e;",
             "#[path = \"p\"]\nmod a {\n    #![allow(dead_code)]\n    mod b;\n}\n",
             "fn f() -> &'static str { \"mod x;\" }\nstruct S<'a>(&'a str);\nconst C: char = '{';\nmod z;",
-            "#[doc = \"mod x;\"] #[cfg_attr(test, path = \"t.rs\")] mod w;",
+            "#[doc = \"mod x;\"] #[cfg(unix)] mod w;",
             "impl X { fn f(&self) {} }\nmacro_rules! m { () => {} }\nmod after;",
             "",
         ];
@@ -327,7 +344,10 @@ mod tests {
             let declared = declared_modules(&text);
             // (Test modules are parsed empty: what they hold counts for nothing.)
             let outside_tests = crate::analysis::test_modules::blank_test_modules(&text);
-            let inside = outside_tests.contains("mod inner;") || outside_tests.contains("m! {");
+            // A `cfg_attr` may give a module other paths: the parse reads those.
+            let inside = outside_tests.contains("mod inner;")
+                || outside_tests.contains("m! {")
+                || outside_tests.contains("cfg_attr");
             proptest::prop_assert_eq!(declared.is_none(), inside, "{}", text);
             if let (Some(declared), Ok(facts)) = (declared, parsed) {
                 proptest::prop_assert_eq!(declared, facts.mod_decls, "{}", text);
@@ -354,6 +374,10 @@ mod tests {
             "#[path = \"a\\\\b.rs\"] mod a;",
             "#[path = concat!(\"a\", \".rs\")] mod a;",
             "unsafe mod u;",
+            // Another path under some configuration, and a `cfg` naming `test` otherwise than
+            // `cfg(test)`.
+            "#[cfg_attr(test, path = \"t.rs\")] mod w;",
+            "#[cfg(all(test, unix))] mod w;",
             "mod a {\n    #![path = \"elsewhere\"]\n    mod b;\n}",
             "mod é;",
             // Deeper than the tokens answer for.

@@ -31,6 +31,8 @@ impl Items {
                 name: item.ident.to_string(),
                 path_attr: path_attribute(&item.attrs),
                 inline: scope.inline_modules().to_vec(),
+                test: item.attrs.iter().any(super::syntax::is_test_cfg),
+                cfg_paths: super::syntax::cfg_attr_paths(&item.attrs),
             });
         }
     }

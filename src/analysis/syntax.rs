@@ -446,17 +446,74 @@ pub fn type_name(ty: &syn::Type) -> Option<String> {
 }
 
 /// Whether an item's attributes make it test code: `#[test]`, `#[tokio::test]` (any attribute
-/// whose last segment is `test`), `#[cfg(test)]` (any `cfg` that names `test`). The one
-/// definition of test code every pass uses.
+/// whose last segment is `test`), or a `#[cfg(..)]` that holds only when `test` does
+/// ([`cfg_requires_test`]: `cfg(test)`, `cfg(all(test, ..))`; not `cfg(not(test))`, which is
+/// product code, nor `cfg(any(test, feature = ".."))`). The one definition of test code every
+/// pass uses.
 pub fn is_test_item(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(|attr| {
         let path = attr.path();
-        path.segments.last().is_some_and(|s| s.ident == "test")
-            || (path.is_ident("cfg")
-                && quote::ToTokens::to_token_stream(&attr.meta)
-                    .to_string()
-                    .contains("test"))
+        path.segments.last().is_some_and(|s| s.ident == "test") || is_test_cfg(attr)
     })
+}
+
+/// Whether the attribute is a `#[cfg(..)]` whose predicate holds only when `test` does.
+pub fn is_test_cfg(attr: &syn::Attribute) -> bool {
+    match &attr.meta {
+        syn::Meta::List(list) if list.path.is_ident("cfg") => list
+            .parse_args::<syn::Meta>()
+            .is_ok_and(|predicate| cfg_requires_test(&predicate)),
+        _ => false,
+    }
+}
+
+/// Whether a cfg predicate can hold only when `test` does: `test`; `all(..)` with such a part;
+/// `any(..)` whose every part is such. `not(..)` never is (it holds when `test` does not).
+pub fn cfg_requires_test(predicate: &syn::Meta) -> bool {
+    match predicate {
+        syn::Meta::Path(path) => path.is_ident("test"),
+        syn::Meta::List(list) => {
+            let parts = list.parse_args_with(
+                syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
+            );
+            let Ok(parts) = parts else {
+                return false;
+            };
+            if list.path.is_ident("all") {
+                parts.iter().any(cfg_requires_test)
+            } else if list.path.is_ident("any") {
+                !parts.is_empty() && parts.iter().all(cfg_requires_test)
+            } else {
+                false
+            }
+        }
+        syn::Meta::NameValue(_) => false,
+    }
+}
+
+/// The paths a module's `#[cfg_attr(.., path = "..")]` attributes may give it: each names a
+/// file the module is loaded from under some configuration.
+pub fn cfg_attr_paths(attrs: &[syn::Attribute]) -> Vec<String> {
+    let mut paths = Vec::new();
+    for attr in attrs {
+        let syn::Meta::List(list) = &attr.meta else {
+            continue;
+        };
+        if !list.path.is_ident("cfg_attr") {
+            continue;
+        }
+        let parts = list.parse_args_with(
+            syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
+        );
+        for part in parts.iter().flatten().skip(1) {
+            if let syn::Meta::NameValue(nv) = part {
+                if nv.path.is_ident("path") {
+                    paths.extend(str_literal(&nv.value));
+                }
+            }
+        }
+    }
+    paths
 }
 
 /// The identifiers a format string captures inline: `"{reply} {id:?}"` gives `reply`, `id`.
@@ -479,4 +536,45 @@ pub fn format_captures(format: &str) -> Vec<String> {
         }
     }
     found
+}
+
+#[cfg(test)]
+mod cfg_tests {
+    use super::*;
+
+    fn attrs(source: &str) -> Vec<syn::Attribute> {
+        let item: syn::ItemMod = syn::parse_str(&format!("{source} mod x;")).expect("parses");
+        item.attrs
+    }
+
+    #[test]
+    fn only_predicates_that_need_test_make_test_code() {
+        for test in [
+            "#[cfg(test)]",
+            "#[cfg(all(test, unix))]",
+            "#[cfg(any(test, all(test, x)))]",
+            "#[tokio::test]",
+        ] {
+            assert!(is_test_item(&attrs(test)), "{test}");
+        }
+        for product in [
+            "#[cfg(not(test))]",
+            "#[cfg(any(test, feature = \"mock\"))]",
+            "#[cfg(unix)]",
+            "#[cfg(feature = \"test\")]",
+            "#[cfg(testing)]",
+        ] {
+            assert!(!is_test_item(&attrs(product)), "{product}");
+        }
+    }
+
+    #[test]
+    fn cfg_attr_paths_are_found() {
+        assert_eq!(
+            cfg_attr_paths(&attrs(
+                "#[cfg_attr(all(), path = \"real.rs\")] #[cfg_attr(unix, allow(x), path = \"u.rs\")]"
+            )),
+            vec!["real.rs".to_string(), "u.rs".to_string()]
+        );
+    }
 }

@@ -275,6 +275,44 @@ fn package(
     }))
 }
 
+/// The member directories a workspace manifest in `root_dir` names (globs expanded, `exclude`
+/// left out); none when it declares no workspace or cannot be read.
+pub fn member_dirs(root_dir: &Path) -> Vec<PathBuf> {
+    let manifest = root_dir.join("Cargo.toml");
+    if outside_the_tree(&manifest) {
+        return Vec::new();
+    }
+    let Some(table) =
+        crate::bounded::read_text_capped(&manifest, crate::bounded::MAX_MANIFEST_SIZE)
+            .and_then(|text| text.parse::<toml::Table>().ok())
+    else {
+        return Vec::new();
+    };
+    let Some(workspace) = table.get("workspace") else {
+        return Vec::new();
+    };
+    let strings = |key: &str| -> Vec<String> {
+        workspace
+            .get(key)
+            .and_then(|v| v.as_array())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let excluded: Vec<PathBuf> = strings("exclude")
+        .iter()
+        .map(|e| root_dir.join(e))
+        .collect();
+    strings("members")
+        .iter()
+        .flat_map(|pattern| expand(root_dir, pattern))
+        .filter(|d| !excluded.iter().any(|e| d.starts_with(e)))
+        .collect()
+}
+
 /// Whether a manifest resolves (through links) to a file outside the linted tree.
 fn outside_the_tree(path: &Path) -> bool {
     std::fs::symlink_metadata(path).is_ok()

@@ -63,7 +63,7 @@ pub fn discover_reporting(
                     && entry.file_name() == "target")
             })
             .build();
-        let mut found: Vec<PathBuf> = walker
+        let (mut found, manifests): (Vec<PathBuf>, Vec<PathBuf>) = walker
             .filter_map(|entry| match entry {
                 Ok(entry) => Some(entry),
                 Err(error) => {
@@ -76,9 +76,14 @@ pub fn discover_reporting(
             })
             .filter(|entry| entry.file_type().is_some_and(|t| t.is_file()))
             .map(|entry| entry.into_path())
-            .filter(|p| p.extension().is_some_and(|e| e == "rs"))
-            .collect();
+            .filter(|p| p.extension().is_some_and(|e| e == "rs") || p.ends_with("Cargo.toml"))
+            .partition(|p| p.extension().is_some_and(|e| e == "rs"));
+        // What cargo compiles is linted whatever an ignore file says: the target roots of each
+        // package the walk saw (and of its workspace's members), whose module trees are then
+        // followed.
+        found.extend(compiled_roots(&manifests, path));
         found.sort();
+        found.dedup();
         files.extend(found);
     }
     let mut seen = std::collections::HashSet::new();
@@ -93,6 +98,50 @@ pub fn discover_reporting(
         unit.follow_modules = directories && unit.manifest.is_some();
     }
     Ok((units, problems))
+}
+
+/// The product target roots cargo finds by its layout (`src/lib.rs`, `src/main.rs`,
+/// `src/bin/x.rs`, `src/bin/x/main.rs`, `examples/x.rs`, `examples/x/main.rs`) in each package
+/// whose manifest is among `manifests`, and in the members of a workspace among them, below
+/// `within` and not under a `target` directory.
+fn compiled_roots(manifests: &[PathBuf], within: &Path) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for manifest in manifests {
+        let Some(dir) = manifest.parent() else {
+            continue;
+        };
+        dirs.push(dir.to_path_buf());
+        dirs.extend(super::manifests::member_dirs(dir));
+    }
+    dirs.sort();
+    dirs.dedup();
+    let mut roots = Vec::new();
+    let is_file = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_file());
+    for dir in dirs.iter().filter(|d| d.starts_with(within)) {
+        let relative = dir.strip_prefix(within).unwrap_or(dir);
+        if relative.components().any(|c| c.as_os_str() == "target") {
+            continue;
+        }
+        for root in ["src/lib.rs", "src/main.rs"] {
+            roots.push(dir.join(root));
+        }
+        for base in ["src/bin", "examples"] {
+            for entry in std::fs::read_dir(dir.join(base))
+                .into_iter()
+                .flatten()
+                .flatten()
+            {
+                let path = entry.path();
+                if path.extension().is_some_and(|e| e == "rs") {
+                    roots.push(path);
+                } else if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                    roots.push(path.join("main.rs"));
+                }
+            }
+        }
+    }
+    roots.retain(|p| is_file(p));
+    roots
 }
 
 /// Where a file sits in its package, by cargo's layout.

@@ -86,7 +86,8 @@ fn choose<'r>(
     let mut edits_so_far: Vec<&Edit> = Vec::new();
     for diagnostic in &result.diagnostics {
         let Some(fix) = &diagnostic.fix else { continue };
-        if !options.applies(fix.applicability) || fix.edits.is_empty() {
+        if !options.applies(fix.applicability) || fix.edits.iter().all(|e| is_no_op(result, e)) {
+            // A fix that changes nothing would be chosen again in every round.
             continue;
         }
         let blocked = fix.edits.iter().any(|e| {
@@ -102,6 +103,15 @@ fn choose<'r>(
         }
     }
     chosen
+}
+
+/// Whether an edit leaves its file as it is (it replaces a text by the same text).
+fn is_no_op(result: &LintResult, edit: &Edit) -> bool {
+    result
+        .sources
+        .get(edit.file)
+        .and_then(|s| s.text().get(edit.span.start..edit.span.end))
+        .is_some_and(|replaced| replaced == edit.replacement)
 }
 
 /// Apply fixes in memory until no applicable fix is left. Nothing is written.

@@ -222,6 +222,7 @@ mod tests {
             is_target: false,
             is_test_target: false,
             serving: std::cell::OnceCell::new(),
+            test_files: &Default::default(),
         };
         let mut out = Vec::new();
         check_caught(&Panics, &context, &mut out);

@@ -96,6 +96,8 @@ pub struct RuleContext<'a> {
     pub is_test_target: bool,
     /// The server model's serving path, built when a rule first asks for it.
     pub serving: std::cell::OnceCell<crate::analysis::server_model::ServingPath>,
+    /// The files that `#[cfg(test)] mod x;` declarations load, and their children: test code.
+    pub test_files: &'a std::collections::HashSet<crate::source::FileId>,
 }
 
 impl RuleContext<'_> {
@@ -147,22 +149,13 @@ impl RuleContext<'_> {
                 .any(crate::analysis::dispatch::is_mcp_method)
     }
 
-    /// Whether `file` is test or bench code by where it lies: the unit is a test or bench
-    /// target, or (in path mode, which does not know the targets) the file sits directly in a
-    /// `tests/` or `benches/` directory, where Cargo finds integration tests and benches.
+    /// Whether `file` is test or bench code: the unit is a test or bench target, or the file is
+    /// loaded by a `#[cfg(test)] mod x;` declaration (or by one of such a file's children).
+    /// What a directory is called (`tests/`, `benches/`) decides nothing: a product module in
+    /// `src/server/tests/mod.rs` is product code (path mode places the files under a package's
+    /// `tests/` and `benches/` in test targets of their own).
     pub fn is_test_file(&self, file: crate::source::FileId) -> bool {
-        if self.is_test_target {
-            return true;
-        }
-        let Some(source) = self.sources.get(file) else {
-            return false;
-        };
-        let parent = source
-            .path
-            .parent()
-            .and_then(|p| p.file_name())
-            .and_then(|n| n.to_str());
-        matches!(parent, Some("tests" | "benches"))
+        self.is_test_target || self.test_files.contains(&file)
     }
 
     /// What runs while the unit serves MCP over its own stdio (see
@@ -577,6 +570,7 @@ mod tests {
                 is_target: false,
                 is_test_target: false,
                 serving: std::cell::OnceCell::new(),
+                test_files: &Default::default(),
             };
             context.preview()
         };

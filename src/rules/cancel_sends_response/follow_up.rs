@@ -7,7 +7,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use crate::analysis::facts::{Callee, FileFacts, FunctionFacts, OriginCondition, ReceiverType};
 use crate::analysis::vocabulary::{Vocabulary, COMMON_METHODS};
-use crate::prefilter::COMPANION;
+use crate::prefilter::{COMPANION, STANDALONE};
 
 /// How many calls deep the follow-up waves look for the functions a cancel path calls.
 pub const MAX_CHAIN_DEPTH: usize = 2;
@@ -16,12 +16,18 @@ pub const MAX_CHAIN_DEPTH: usize = 2;
 /// struct and variant constructors, and the names std gives everything (`new`, `clone`, `get`,
 /// ...), are not.
 fn callee_name(callee: &Callee) -> Option<&str> {
-    let name = match callee {
-        Callee::Path(segments) => segments.last().map(String::as_str)?,
-        Callee::Method { name, .. } => name.as_str(),
+    let (name, free_function) = match callee {
+        // `finish(..)`, `crate::responder::finish(..)`: a free function, the crate's own or
+        // imported, whatever its name; `Type::finish(..)` may be std's.
+        Callee::Path(segments) => {
+            let qualifier = segments.len().checked_sub(2).and_then(|i| segments.get(i));
+            let free = qualifier.is_none_or(|q| !q.starts_with(|c: char| c.is_ascii_uppercase()));
+            (segments.last().map(String::as_str)?, free)
+        }
+        Callee::Method { name, .. } => (name.as_str(), false),
     };
     let lowercase = name.starts_with(|c: char| c.is_ascii_lowercase() || c == '_');
-    (lowercase && !COMMON_METHODS.contains(&name)).then_some(name)
+    (lowercase && (free_function || !COMMON_METHODS.contains(&name))).then_some(name)
 }
 
 /// Whether a site lies on a cancel path as far as the parsed files tell: an origin that always
@@ -55,10 +61,13 @@ pub fn needles(facts: &[&FileFacts], vocabulary: &Vocabulary) -> BTreeSet<String
         }
     }
     follow_chain(facts.iter().copied(), &mut chain, &field_types);
+    // Standalone: a function on the chain is parsed whatever words its file holds (a helper
+    // that only passes the request on to the one that sends holds no send word), so that no
+    // file a finding's chain passes through is skipped.
     for (name, ty) in chain {
         let companion = ty.map(|t| format!("{COMPANION}{t}")).unwrap_or_default();
-        needles.insert(format!("fn {name}({companion}"));
-        needles.insert(format!("fn {name}<{companion}"));
+        needles.insert(format!("{STANDALONE}fn {name}({companion}"));
+        needles.insert(format!("{STANDALONE}fn {name}<{companion}"));
     }
     needles
 }
@@ -132,26 +141,34 @@ fn callee_key(
 /// The functions that cancel paths call, directly or as the response a send returns, in code
 /// that speaks MCP.
 fn cancel_path_callees<'a>(
-    facts: impl Iterator<Item = &'a FileFacts>,
+    facts: impl Iterator<Item = &'a FileFacts> + Clone,
     cancel_consts: &HashSet<&str>,
     field_types: &FieldTypes<'_>,
 ) -> HashSet<CalleeKey> {
     let mut chain = HashSet::new();
-    // Cancel paths in code that does not speak MCP (a runtime's own task cancellation) are not
-    // followed into other files.
-    for file in facts.filter(|f| f.mentions_mcp) {
+    // Cancel paths are followed into other files once the code parsed speaks MCP somewhere (a
+    // runtime's own task cancellation in a crate that does not is not), whatever words the
+    // cancel path's own file holds: a hook in a file without them is still a hook.
+    if !facts.clone().any(|f| f.mentions_mcp) {
+        return chain;
+    }
+    for file in facts {
         for function in &file.functions {
+            // A cancel hook is a cancel path from its first line to its last.
+            let hook = function
+                .hook
+                .is_some_and(|id| on_cancel_path(file, &[id], cancel_consts));
             for call in function
                 .calls
                 .iter()
-                .filter(|c| on_cancel_path(file, &c.origins, cancel_consts))
+                .filter(|c| hook || on_cancel_path(file, &c.origins, cancel_consts))
             {
                 chain.extend(callee_key(&call.callee, function, field_types));
             }
             for sink in function
                 .sinks
                 .iter()
-                .filter(|s| on_cancel_path(file, &s.origins, cancel_consts))
+                .filter(|s| hook || on_cancel_path(file, &s.origins, cancel_consts))
             {
                 chain.extend(
                     sink.if_returns_response

@@ -266,10 +266,30 @@ fn direct(send: &CancelSend<'_>, sink: &SinkSite, labels: &mut Vec<Label>) -> Sa
 }
 
 /// A send reached through calls from the cancel path: a label per hop.
+/// How many hops of a call chain a finding shows: the first ones and the last ones, and a count
+/// of those between (a finding's size, and the report's, stays bounded whatever the chain).
+pub const HOPS_SHOWN: usize = 8;
+
 fn through(call: &CallSite, chain: &[Hop<'_>], labels: &mut Vec<Label>) -> Said {
     let mut kind = SinkKind::Response;
     let mut first_callee = String::new();
-    for hop in chain {
+    let hidden = chain.len().saturating_sub(HOPS_SHOWN);
+    let shown = |i: usize| i < HOPS_SHOWN / 2 || i >= HOPS_SHOWN / 2 + hidden;
+    for (i, hop) in chain.iter().enumerate() {
+        if let (Hop::Call { caller, .. }, true) = (hop, first_callee.is_empty()) {
+            first_callee = caller.name.clone();
+        }
+        if !shown(i) {
+            if i == HOPS_SHOWN / 2 {
+                if let Some(last) = labels.last_mut() {
+                    last.message.push_str(&format!(
+                        " (… {hidden} more call{} on the way, not shown)",
+                        if hidden == 1 { "" } else { "s" }
+                    ));
+                }
+            }
+            continue;
+        }
         match hop {
             Hop::Call {
                 file,

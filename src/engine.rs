@@ -69,6 +69,8 @@ struct Analysed<'c> {
     /// library's files are in each of its package's targets (which share these), and finding a
     /// module's file looks at the disk.
     children: HashMap<ChildrenKey, Vec<Option<(UnitFile, bool)>>>,
+    /// The files whose declarations were not followed: nested [`MAX_MODULE_DEPTH`] deep.
+    too_deep: HashSet<FileId>,
     /// Each file's stamp when it was first read (see [`Run::stamp`]), if it had one: what the
     /// group's record keeps (see [`crate::replay`]).
     stamps: HashMap<FileId, crate::cache::Stamp>,
@@ -161,6 +163,7 @@ impl<'c> Analysed<'c> {
             canonical,
             keys: HashMap::new(),
             children: HashMap::new(),
+            too_deep: HashSet::new(),
             stamps: HashMap::new(),
             missing: Vec::new(),
         }
@@ -623,6 +626,7 @@ fn lint_group(
         children,
         stamps,
         missing,
+        too_deep: _,
     } = analysed;
     let cached = run.cache.as_ref().map(|cache| (cache, &keys));
     let sdk = |manifest: Option<&Path>| run.sdk(settings, manifest);
@@ -1212,6 +1216,21 @@ impl Analysed<'_> {
             return false;
         }
         let parent = unit.files[index].clone();
+        if parent.module.len() >= MAX_MODULE_DEPTH {
+            // Each file keeps its module path: a chain of thousands of `#[path]` files would
+            // cost memory by the square of its length. Real crates nest a few levels deep.
+            if self.too_deep.insert(id) {
+                self.diagnostics.push(syntax_error::diagnostic(
+                    id,
+                    ByteSpan::default(),
+                    format!(
+                        "this module is nested {MAX_MODULE_DEPTH} levels deep, so the modules it declares were not linted"
+                    ),
+                    None,
+                ));
+            }
+            return false;
+        }
         // The files the declarations load, found once per file (the path it was reached by,
         // its module path and whether it owns its directory), however many units list it:
         // the units share them.
@@ -1296,6 +1315,10 @@ impl Analysed<'_> {
         }
     }
 }
+
+/// How deep the module tree is followed: a module nested deeper declares nothing that is linted
+/// (an `MCP000` says so).
+pub const MAX_MODULE_DEPTH: usize = 64;
 
 /// [`crate::policy::apply`] to every diagnostic but the internal errors (MCP999), which no
 /// suppression or level hides: the tool's failure is never the linted code's to silence.

@@ -356,7 +356,7 @@ fn show_settings_round_trips_as_a_configuration_file() {
     let config = r#"
 protocol-versions = ["2025-11-25"]
 require-suppression-reason = true
-max-file-size-mib = 3
+max-file-size-mib = 1
 exclude = ["src/generated", "odd \"name\"/**"]
 sdk = { name = "rmcp", version = "2.1" }
 
@@ -406,7 +406,7 @@ request-handlers = ["serve_call"]
             &preview,
             "sink-calls = [",
             "request-handlers = [",
-            "max-file-size-mib = 3",
+            "max-file-size-mib = 1",
             "require-suppression-reason = true",
             &format!("MCP001 = \"{level}\""),
         ] {

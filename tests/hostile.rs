@@ -133,6 +133,8 @@ fn a_huge_file_is_reported_and_skipped() {
     let line = "// on_cancelled padding padding padding padding padding padding padding padding\n";
     let huge = line.repeat(50 * 1024 * 1024 / line.len() + 1);
     std::fs::write(dir.path().join("huge.rs"), huge).expect("write");
+    let big = line.repeat(1536 * 1024 / line.len());
+    std::fs::write(dir.path().join("big.rs"), big).expect("write");
     std::fs::write(dir.path().join("server.rs"), BUGGY).expect("write");
     let (code, stdout, stderr) = lint(dir.path(), &[".", "--format", "concise", "--no-cache"]);
     assert_no_crash(code, &stderr);
@@ -140,13 +142,18 @@ fn a_huge_file_is_reported_and_skipped() {
         stdout.contains("huge.rs:1:1: error[MCP000]") && stdout.contains("MiB limit"),
         "{stdout}"
     );
+    assert!(
+        !stdout.contains("big.rs"),
+        "1.5 MiB is under the limit: {stdout}"
+    );
     assert!(stdout.contains("server.rs:2:5: error[MCP001]"), "{stdout}");
+    // The limit can be lowered; raising it stops at the ceiling.
+    std::fs::write(dir.path().join("mcp-lint.toml"), "max-file-size-mib = 1\n").expect("write");
+    let (_, stdout, _) = lint(dir.path(), &[".", "--format", "concise", "--no-cache"]);
+    assert!(stdout.contains("big.rs:1:1: error[MCP000]"), "{stdout}");
     std::fs::write(dir.path().join("mcp-lint.toml"), "max-file-size-mib = 64\n").expect("write");
     let (_, stdout, _) = lint(dir.path(), &[".", "--format", "concise", "--no-cache"]);
-    assert!(
-        !stdout.contains("huge.rs"),
-        "the limit is configurable: {stdout}"
-    );
+    assert!(stdout.contains("huge.rs:1:1: error[MCP000]"), "{stdout}");
 }
 
 #[test]
@@ -168,7 +175,7 @@ fn odd_bytes_and_line_endings() {
     std::fs::write(d.join("mixed.rs"), "// mixed\r\nfn x() {}\n\r\npub fn on_cancelled(&self, id: u64) {\r\n    self.send_error(id, -32800, \"x\");\n}\r\n").expect("write");
     let long = format!(
         "fn on_cancelled() {{ let s = \"{}\"; }}\n",
-        "x".repeat(2 * 1024 * 1024)
+        "x".repeat(1024 * 1024)
     );
     std::fs::write(d.join("long_line.rs"), long).expect("write");
     let (code, stdout, stderr) = lint(d, &[".", "--format", "concise", "--no-cache"]);
@@ -742,7 +749,7 @@ fn the_trees_configuration_cannot_lift_the_size_limits() {
     .expect("write");
     let (code, stdout, stderr) = lint(dir.path(), &["--show-settings"]);
     assert_eq!(code, 0, "{stderr}");
-    assert!(stdout.contains("max-file-size-mib = 64"), "{stdout}");
+    assert!(stdout.contains("max-file-size-mib = 2"), "{stdout}");
 
     let huge = tempfile::tempdir().expect("temp dir");
     let mut config = String::from("exclude = [\n");

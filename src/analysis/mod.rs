@@ -23,6 +23,14 @@ pub use text::{code_start, mentions_mcp, serves_stdio, strip_comments, ParseFail
 
 use crate::source::ByteSpan;
 
+/// Texts longer than this (256 KiB) are parsed and analysed one at a time: a parse costs a few
+/// hundred times its text in memory, so two of the largest files the size limit lets through
+/// must not be parsed at once.
+pub const BIG_TEXT: usize = 256 * 1024;
+
+/// The turn of a big text (see [`BIG_TEXT`]).
+static BIG_TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Parse a file's text and build its facts: the shared ones, and those of each of `collectors`
 /// (the enabled rules that collect their own).
 pub fn analyse_text(
@@ -33,6 +41,12 @@ pub fn analyse_text(
 ) -> Result<facts::FileFacts, ParseFailure> {
     let start = code_start(text);
     let code = &text[start..];
+    // A poisoned turn (a panic caught while another big text was parsed) is still a turn.
+    let _turn = (code.len() > BIG_TEXT).then(|| {
+        BIG_TURN
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    });
     if let Some(too_deep) = nesting::too_deep(code) {
         return Err(ParseFailure {
             span: ByteSpan::new(start, start),

@@ -80,6 +80,38 @@ impl<'a> SourceFiles<'a> {
             };
             label.range = start..end;
         }
+        // A label over several lines shows its last line too: a long one is windowed around
+        // where the label ends.
+        for label in &mut d.labels {
+            let Some(source) = sources.get(label.file_id) else {
+                continue;
+            };
+            let first = source.line_index(label.range.start);
+            let last = source.line_index(label.range.end);
+            if last == first {
+                continue;
+            }
+            let starts = source.line_starts();
+            let line_start = starts[last];
+            let line_end = starts.get(last + 1).copied().unwrap_or(source.text().len());
+            if line_end - line_start <= LONG_LINE {
+                continue;
+            }
+            let window = files
+                .windows
+                .entry((label.file_id, last))
+                .or_insert_with(|| {
+                    let end = label.range.end;
+                    let from = source.clamp_offset(
+                        end.saturating_sub(WINDOW_CONTEXT + LONG_LINE / 2)
+                            .max(line_start),
+                    );
+                    let to = source.clamp_offset((end + WINDOW_CONTEXT).min(line_end));
+                    from..to
+                })
+                .clone();
+            label.range.end = label.range.end.clamp(window.start, window.end);
+        }
         files
     }
 }
@@ -370,6 +402,18 @@ fn write_suggestion(out: &mut dyn WriteColor, sources: &SourceMap, fix: &Fix) ->
             .get(last_line + 1)
             .copied()
             .unwrap_or(source.text().len());
+        // A long chunk (a line of a megabyte) is cut around the edits, so that showing a
+        // suggestion costs what it shows, not the line (a thousand findings on one line would
+        // otherwise diff the line a thousand times).
+        let (chunk_start, chunk_end) = if chunk_end - chunk_start > 4 * LONG_LINE {
+            let reach = WINDOW_CONTEXT + LONG_LINE;
+            (
+                source.clamp_offset(first.span.start.saturating_sub(reach).max(chunk_start)),
+                source.clamp_offset(last.span.end.saturating_add(reach).min(chunk_end)),
+            )
+        } else {
+            (chunk_start, chunk_end)
+        };
         let old = &source.text()[chunk_start..chunk_end];
         let shifted: Vec<crate::diagnostic::Edit> = edits
             .iter()
@@ -383,8 +427,8 @@ fn write_suggestion(out: &mut dyn WriteColor, sources: &SourceMap, fix: &Fix) ->
             })
             .collect();
         let new = apply_edits(old, &shifted.iter().collect::<Vec<_>>());
-        // Where in its line the first edit is: long lines are shown around it.
-        let around = first.span.start.saturating_sub(starts[first_line]);
+        // Where in the chunk's first line the first edit is: long lines are shown around it.
+        let around = first.span.start.saturating_sub(chunk_start);
         let width = (last_line + 1).to_string().len();
         writeln!(
             out,

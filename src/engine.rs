@@ -1262,7 +1262,9 @@ impl Analysed<'_> {
                     let child = module_tree::resolve_noting(&module_file, &decl, missing)?;
                     let mut module = parent.module.to_vec();
                     module.extend(decl.inline.iter().map(|m| m.name.clone()));
-                    module.push(decl.name.clone());
+                    if !decl.include {
+                        module.push(decl.name.clone());
+                    }
                     let file = UnitFile {
                         path: child.path.as_path().into(),
                         module: module.into(),

@@ -312,6 +312,9 @@ pub fn automaton<S: AsRef<[u8]>>(needles: &[S]) -> Option<AhoCorasick> {
 
 /// Whether a text may declare an out-of-line module (`mod name;`).
 pub fn declares_modules(text: &str) -> bool {
+    if text.contains("include!") {
+        return true;
+    }
     let bytes = text.as_bytes();
     let mut from = 0;
     while let Some(found) = text[from..].find("mod") {

@@ -73,4 +73,9 @@ pub struct ModDecl {
     /// module may be loaded from.
     #[serde(default)]
     pub cfg_paths: Vec<String>,
+    /// Not a module: an item-level `include!("file.rs")`, whose file's items are read in place
+    /// (the same module, paths relative to the including file's directory). `path_attr` holds
+    /// the file's path.
+    #[serde(default)]
+    pub include: bool,
 }

@@ -75,3 +75,41 @@ fn the_examples_dependencies_are_downloaded_by_cargo_test() {
          either side)"
     );
 }
+
+/// The example fixed by `--fix` still compiles without a warning (a `-D warnings` build takes
+/// it): a safe fix that removes a send also removes the `let`s only the send used, and renames
+/// the parameters only it used `_name`, as rustc suggests.
+#[test]
+fn the_fixed_example_compiles_without_warnings() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let copy = dir.path().join("seed-server");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join(EXAMPLE);
+    for part in ["Cargo.toml", "Cargo.lock"] {
+        std::fs::create_dir_all(&copy).expect("mkdir");
+        std::fs::copy(example.join(part), copy.join(part)).expect("copy");
+    }
+    support::copy_tree(&example.join("src"), &copy.join("src"));
+    let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/seed-server-check");
+    let check = || {
+        let output = support::run_ok(
+            support::cargo()
+                .current_dir(&copy)
+                .args(["check", "--locked", "--offline", "--target-dir"])
+                .arg(&target),
+        );
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    let before = check();
+    assert!(!before.contains("warning"), "{before}");
+    let (code, stdout, stderr) = support::mcp_lint(
+        &copy,
+        &["--no-cache", "--fix", "--allow-no-vcs", "--allow-dirty"],
+    );
+    assert!(code == 0 || code == 1, "{stdout}{stderr}");
+    assert!(stderr.contains("Applied"), "{stderr}");
+    let after = check();
+    assert!(
+        !after.contains("warning"),
+        "the fixed example warns:\n{after}"
+    );
+}

@@ -687,7 +687,7 @@ fn killing_a_fix_run_leaves_every_file_whole() {
     let count = 400;
     let original = |i: usize| format!("// file {i}\n{BUGGY}\n// tail {i}\n");
     let fixed = |i: usize| {
-        format!("// file {i}\npub fn on_cancelled(&self, id: u64) {{}}\n\n// tail {i}\n")
+        format!("// file {i}\npub fn on_cancelled(&self, _id: u64) {{}}\n\n// tail {i}\n")
     };
     let paths: Vec<PathBuf> = (0..count)
         .map(|i| dir.path().join(format!("f{i}.rs")))

@@ -59,6 +59,13 @@ pub fn declared_modules(code: &str) -> Option<Vec<ModDecl>> {
             {
                 return None;
             }
+            // `include!("x.rs")`: the parse reads which file, and where it stands.
+            Token::Word(r)
+                if &code[r.clone()] == "include"
+                    && tokens.get(i + 1) == Some(&Token::Punct(b'!')) =>
+            {
+                return None;
+            }
             Token::Word(r) if &code[r.clone()] == "mod" => {
                 let in_module = stack.iter().all(|(_, o)| matches!(o, Open::Module(_)));
                 let raw = i >= 2
@@ -76,6 +83,7 @@ pub fn declared_modules(code: &str) -> Option<Vec<ModDecl>> {
                             path_attr,
                             test,
                             cfg_paths: Vec::new(),
+                            include: false,
                             inline: stack
                                 .iter()
                                 .filter_map(|(_, o)| match o {

@@ -33,6 +33,7 @@ impl Items {
                 inline: scope.inline_modules().to_vec(),
                 test: item.attrs.iter().any(super::syntax::is_test_cfg),
                 cfg_paths: super::syntax::cfg_attr_paths(&item.attrs),
+                include: false,
             });
         }
     }
@@ -45,6 +46,26 @@ impl Hook for Items {
             Node::Item(syn::Item::Impl(i)) => self.spans.push(scope.span(i)),
             Node::Item(syn::Item::Trait(t)) => self.spans.push(scope.span(t)),
             Node::Item(syn::Item::Mod(m)) => self.module(m, scope),
+            // `include!("send.rs");` among the items: that file's items are read in place.
+            Node::Item(syn::Item::Macro(m))
+                if scope.function().is_none()
+                    && m.mac
+                        .path
+                        .segments
+                        .last()
+                        .is_some_and(|s| s.ident == "include") =>
+            {
+                if let Ok(path) = m.mac.parse_body::<syn::LitStr>() {
+                    self.mod_decls.push(ModDecl {
+                        name: String::new(),
+                        path_attr: Some(path.value()),
+                        inline: scope.inline_modules().to_vec(),
+                        test: m.attrs.iter().any(super::syntax::is_test_cfg),
+                        cfg_paths: Vec::new(),
+                        include: true,
+                    });
+                }
+            }
             Node::Item(syn::Item::Const(c)) => self.string_const(&c.ident, &c.expr),
             Node::Item(syn::Item::Static(s)) => self.string_const(&s.ident, &s.expr),
             Node::Item(syn::Item::Struct(s)) => {

@@ -64,11 +64,249 @@ pub fn orphaned_lets_each(text: &str, removals: &[ByteSpan]) -> Vec<Option<Vec<O
                 found: None,
             };
             finder.visit_file(&file);
-            *slot = finder.found;
+            *slot = finder.found.map(|mut orphans| {
+                // The bindings of the function around it (its parameters, the `let`s of outer
+                // blocks, captured by a closure or an `async move` block) that only the removed
+                // statements used.
+                let mut outer = FunctionFinder {
+                    target: finder.target,
+                    base: start,
+                    gone: orphans
+                        .iter()
+                        .filter(|o| o.pure)
+                        .map(|o| ByteSpan::new(o.span.start - start, o.span.end - start))
+                        .collect(),
+                    known: orphans.iter().map(|o| o.name.clone()).collect(),
+                    found: Vec::new(),
+                    done: false,
+                };
+                outer.visit_file(&file);
+                orphans.extend(outer.found);
+                orphans
+            });
         }
     }
     proc_macro2::extra::invalidate_current_thread_spans();
     found
+}
+
+/// Finds the function around a removal, and the bindings of it that only the removal used: its
+/// parameters (renamed `_name`, as rustc suggests) and the `let`s of its blocks (gone when pure,
+/// renamed otherwise), the innermost block's own aside (the [`BlockFinder`] has them).
+struct FunctionFinder {
+    /// The removed span, in the code's offsets.
+    target: ByteSpan,
+    base: usize,
+    /// What else goes with the removal (pure orphans), in the code's offsets.
+    gone: Vec<ByteSpan>,
+    /// The names already found.
+    known: BTreeSet<String>,
+    found: Vec<Orphan>,
+    /// The innermost function around the removal was read.
+    done: bool,
+}
+
+impl FunctionFinder {
+    fn holds(&self, span: ByteSpan) -> bool {
+        span.start <= self.target.start && self.target.end <= span.end
+    }
+
+    fn removed(&self, at: usize) -> bool {
+        let inside = |s: &ByteSpan| s.start <= at && at < s.end;
+        inside(&self.target) || self.gone.iter().any(inside)
+    }
+
+    fn function(&mut self, inputs: Vec<&syn::FnArg>, body: &Block) {
+        let mut uses: Vec<(String, usize)> = Vec::new();
+        positioned_idents(body.to_token_stream(), &mut uses);
+        // Used by the removal, and by nothing that stays (its own binding aside).
+        // `own`: the binding's own parameter or `let` statement (its value cannot use it).
+        let orphaned = |name: &str, own: ByteSpan| {
+            let named: Vec<usize> = uses
+                .iter()
+                .filter(|(n, _)| n == name)
+                .map(|(_, at)| *at)
+                .filter(|at| !(own.start <= *at && *at < own.end))
+                .collect();
+            named.iter().any(|at| self.removed(*at)) && named.iter().all(|at| self.removed(*at))
+        };
+        let base = self.base;
+        let shift = |span: ByteSpan| ByteSpan::new(span.start + base, span.end + base);
+        let mut found = Vec::new();
+        for input in inputs {
+            let syn::FnArg::Typed(arg) = input else {
+                continue;
+            };
+            let Pat::Ident(p) = &*arg.pat else {
+                continue;
+            };
+            let name = p.ident.to_string();
+            if name.starts_with('_') || p.subpat.is_some() || self.known.contains(&name) {
+                continue;
+            }
+            let first = p.mutability.map_or(p.ident.span(), |m| m.span);
+            let binding = spans::byte_span(first, p.ident.span(), 0);
+            if orphaned(&name, binding) {
+                found.push(Orphan {
+                    span: shift(binding),
+                    pure: false,
+                    binding: shift(binding),
+                    name,
+                    inferred: false,
+                });
+            }
+        }
+        let mut lets = Vec::new();
+        LetCollector { lets: &mut lets }.visit_block(body);
+        for stmt in lets {
+            let span = stmt_span(stmt);
+            let Some(Let {
+                name,
+                init,
+                binding,
+                typed,
+            }) = simple_let(stmt)
+            else {
+                continue;
+            };
+            if span.end > self.target.start || name.starts_with('_') || self.known.contains(&name) {
+                continue;
+            }
+            if orphaned(&name, span) {
+                let is_pure = init.is_some_and(pure);
+                found.push(Orphan {
+                    span: shift(span),
+                    pure: is_pure,
+                    binding: shift(binding),
+                    name,
+                    inferred: !typed && init.is_none_or(inferred),
+                });
+            }
+        }
+        for orphan in &found {
+            self.known.insert(orphan.name.clone());
+            if orphan.pure {
+                self.gone.push(ByteSpan::new(
+                    orphan.span.start - base,
+                    orphan.span.end - base,
+                ));
+            }
+        }
+        self.found.extend(found);
+    }
+
+    /// [`FunctionFinder::function`] until it finds no more: a pure `let` that goes can leave
+    /// what its value used unused in turn.
+    fn settle(&mut self, inputs: Vec<&syn::FnArg>, body: &Block) {
+        self.done = true;
+        loop {
+            let before = self.found.len();
+            self.function(inputs.clone(), body);
+            if self.found.len() == before {
+                return;
+            }
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for FunctionFinder {
+    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        let (first, last) = (
+            f.block.brace_token.span.open(),
+            f.block.brace_token.span.close(),
+        );
+        if !self.holds(spans::byte_span(first, last, 0)) {
+            return;
+        }
+        syn::visit::visit_item_fn(self, f);
+        if !self.done {
+            self.settle(f.sig.inputs.iter().collect(), &f.block);
+        }
+    }
+
+    fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+        let (first, last) = (
+            f.block.brace_token.span.open(),
+            f.block.brace_token.span.close(),
+        );
+        if !self.holds(spans::byte_span(first, last, 0)) {
+            return;
+        }
+        syn::visit::visit_impl_item_fn(self, f);
+        if !self.done {
+            self.settle(f.sig.inputs.iter().collect(), &f.block);
+        }
+    }
+
+    fn visit_trait_item_fn(&mut self, f: &'ast syn::TraitItemFn) {
+        let Some(block) = &f.default else {
+            return;
+        };
+        let (first, last) = (
+            block.brace_token.span.open(),
+            block.brace_token.span.close(),
+        );
+        if !self.holds(spans::byte_span(first, last, 0)) {
+            return;
+        }
+        syn::visit::visit_trait_item_fn(self, f);
+        if !self.done {
+            self.settle(f.sig.inputs.iter().collect(), block);
+        }
+    }
+}
+
+/// Every `let` statement of a function's blocks (not of nested functions).
+struct LetCollector<'a, 'ast> {
+    lets: &'a mut Vec<&'ast Stmt>,
+}
+
+impl<'ast> Visit<'ast> for LetCollector<'_, 'ast> {
+    fn visit_stmt(&mut self, stmt: &'ast Stmt) {
+        if matches!(stmt, Stmt::Local(_)) {
+            self.lets.push(stmt);
+        }
+        syn::visit::visit_stmt(self, stmt);
+    }
+
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+/// Every identifier of a token stream with where it is (macro bodies included; not a field or
+/// method after a `.`), and what its string literals capture, at the literal's place
+/// (`format!("{id}")` uses `id`).
+fn positioned_idents(tokens: TokenStream, out: &mut Vec<(String, usize)>) {
+    let mut stack = vec![tokens];
+    while let Some(tokens) = stack.pop() {
+        let mut dot = false;
+        for tree in tokens {
+            let after_dot = std::mem::replace(
+                &mut dot,
+                matches!(&tree, TokenTree::Punct(p) if p.as_char() == '.'),
+            );
+            match tree {
+                // `self.out`, `x.send()`: a field or a method, not a binding.
+                TokenTree::Ident(_) if after_dot => {}
+                TokenTree::Ident(ident) => {
+                    let at = spans::byte_span(ident.span(), ident.span(), 0).start;
+                    out.push((ident.to_string(), at));
+                }
+                TokenTree::Group(group) => stack.push(group.stream()),
+                TokenTree::Literal(literal) => {
+                    // Only what a format string captures (`"{id}"`): a word in a string
+                    // (`"id"` as a JSON key) names no binding.
+                    let at = spans::byte_span(literal.span(), literal.span(), 0).start;
+                    let text = literal.to_string();
+                    out.extend(
+                        super::syntax::format_captures(&text)
+                            .into_iter()
+                            .map(|w| (w, at)),
+                    );
+                }
+                TokenTree::Punct(_) => {}
+            }
+        }
+    }
 }
 
 /// How many removals of one text are read precisely. Past this, the removals are not called
@@ -329,6 +567,8 @@ fn idents(tokens: TokenStream) -> BTreeSet<String> {
 fn pure(expr: &Expr) -> bool {
     match expr {
         Expr::Lit(_) | Expr::Path(_) => true,
+        // `-32800`, `!flag`: an operator on a built value (`*x` may run `Deref`, so not it).
+        Expr::Unary(u) => !matches!(u.op, syn::UnOp::Deref(_)) && pure(&u.expr),
         Expr::Field(f) => pure(&f.base),
         Expr::Macro(m) => m.mac.path.segments.last().is_some_and(|s| {
             matches!(
@@ -434,7 +674,26 @@ mod tests {
         let text = "fn f(&self, id: u64) {\n    let msg = json!({\"id\": id}).into();\n    self.out.send(msg);\n}\n";
         assert_eq!(
             orphans(text, "self.out.send(msg);"),
-            [("let msg = json!({\"id\": id}).into();".to_string(), true)]
+            [
+                ("let msg = json!({\"id\": id}).into();".to_string(), true),
+                // The parameter only that value used: renamed `_id`.
+                ("id".to_string(), false)
+            ]
+        );
+    }
+
+    /// The bindings of outer blocks and the parameters that only the removed statement used,
+    /// captured by an `async move` block: the pure ones go, the parameter is renamed; a field
+    /// of the same name (`self.out`) and a JSON key (`"id"`) are no uses.
+    #[test]
+    fn outer_bindings_and_parameters_only_the_send_used_are_orphans() {
+        let text = "fn f(&self, key: String, id: Value) {\n    let out = self.out.clone();\n    let t = tok();\n    tokio::spawn(async move {\n        tokio::select! {\n            _ = t.cancelled() => {\n                let _ = out.send(json!({\"id\": id}));\n            }\n        }\n        drop(key);\n    });\n}\n";
+        assert_eq!(
+            orphans(text, "let _ = out.send(json!({\"id\": id}));"),
+            [
+                ("id".to_string(), false),
+                ("let out = self.out.clone();".to_string(), true),
+            ]
         );
     }
 

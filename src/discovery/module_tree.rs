@@ -50,6 +50,18 @@ pub fn resolve_noting(
         }
         found
     };
+    if decl.include {
+        // Relative to the including file's own directory, whatever module it is.
+        let path = parent
+            .path
+            .parent()
+            .unwrap_or(Path::new(""))
+            .join(decl.path_attr.as_deref().unwrap_or_default());
+        return is_file(&path).then_some(ModuleFile {
+            path,
+            owns_directory: parent.owns_directory,
+        });
+    }
     let mut directory = parent.child_directory();
     for inline in &decl.inline {
         directory = directory.join(inline.path_attr.as_deref().unwrap_or(&inline.name));

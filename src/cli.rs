@@ -750,9 +750,25 @@ fn print_report(args: &Args, result: &LintResult, root: Option<PathBuf>) -> Resu
     })();
     match outcome {
         Ok(()) => Ok(()),
-        Err(error) if error.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        Err(error) if is_broken_pipe(&error) => Ok(()),
         Err(error) => Err(fail(&format!("cannot write the report: {error}"))),
     }
+}
+
+/// Whether writing failed because the reader went (`| head`), also when the error comes wrapped
+/// by the snippet renderer.
+fn is_broken_pipe(error: &io::Error) -> bool {
+    use codespan_reporting::files::Error as FilesError;
+    error.kind() == io::ErrorKind::BrokenPipe
+        || error.get_ref().is_some_and(|inner| {
+            inner
+                .downcast_ref::<io::Error>()
+                .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+                || matches!(
+                    inner.downcast_ref::<FilesError>(),
+                    Some(FilesError::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe
+                )
+        })
 }
 
 fn fix_options(args: &Args) -> crate::fix::FixOptions {

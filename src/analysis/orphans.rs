@@ -209,49 +209,41 @@ impl FunctionFinder {
     }
 }
 
-impl<'ast> Visit<'ast> for FunctionFinder {
-    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
-        let (first, last) = (
-            f.block.brace_token.span.open(),
-            f.block.brace_token.span.close(),
-        );
-        if !self.holds(spans::byte_span(first, last, 0)) {
+impl FunctionFinder {
+    /// A function whose body may hold the removal: the functions inside it first (the
+    /// innermost one holding the removal wins), then its own bindings.
+    fn in_function<'ast>(
+        &mut self,
+        inputs: Vec<&'ast syn::FnArg>,
+        body: &'ast Block,
+        inner: impl FnOnce(&mut Self),
+    ) {
+        let braces = body.brace_token.span;
+        if !self.holds(spans::byte_span(braces.open(), braces.close(), 0)) {
             return;
         }
-        syn::visit::visit_item_fn(self, f);
+        inner(self);
         if !self.done {
-            self.settle(f.sig.inputs.iter().collect(), &f.block);
+            self.settle(inputs, body);
         }
+    }
+}
+
+impl<'ast> Visit<'ast> for FunctionFinder {
+    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        let inputs = f.sig.inputs.iter().collect();
+        self.in_function(inputs, &f.block, |s| syn::visit::visit_item_fn(s, f));
     }
 
     fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
-        let (first, last) = (
-            f.block.brace_token.span.open(),
-            f.block.brace_token.span.close(),
-        );
-        if !self.holds(spans::byte_span(first, last, 0)) {
-            return;
-        }
-        syn::visit::visit_impl_item_fn(self, f);
-        if !self.done {
-            self.settle(f.sig.inputs.iter().collect(), &f.block);
-        }
+        let inputs = f.sig.inputs.iter().collect();
+        self.in_function(inputs, &f.block, |s| syn::visit::visit_impl_item_fn(s, f));
     }
 
     fn visit_trait_item_fn(&mut self, f: &'ast syn::TraitItemFn) {
-        let Some(block) = &f.default else {
-            return;
-        };
-        let (first, last) = (
-            block.brace_token.span.open(),
-            block.brace_token.span.close(),
-        );
-        if !self.holds(spans::byte_span(first, last, 0)) {
-            return;
-        }
-        syn::visit::visit_trait_item_fn(self, f);
-        if !self.done {
-            self.settle(f.sig.inputs.iter().collect(), block);
+        if let Some(block) = &f.default {
+            let inputs = f.sig.inputs.iter().collect();
+            self.in_function(inputs, block, |s| syn::visit::visit_trait_item_fn(s, f));
         }
     }
 }

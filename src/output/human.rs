@@ -40,79 +40,70 @@ impl<'a> SourceFiles<'a> {
         }
     }
 
-    /// The files for showing `d`, with a window for every long line its spans start on; the
-    /// diagnostic's ranges are clipped to the windows.
+    /// The files for showing `d`, with a window for every long line its spans start on (and,
+    /// for a span over several lines, end on); the diagnostic's ranges are clipped to the
+    /// windows.
     fn for_diagnostic(sources: &'a SourceMap, d: &mut Rendered<usize>) -> Self {
         let mut files = SourceFiles::new(sources);
         for label in &mut d.labels {
             let Some(source) = sources.get(label.file_id) else {
                 continue;
             };
-            let line = source.line_index(label.range.start);
-            let starts = source.line_starts();
-            let line_start = starts[line];
-            let line_end = starts.get(line + 1).copied().unwrap_or(source.text().len());
-            if line_end - line_start <= LONG_LINE {
-                continue;
+            let (start, end) = (label.range.start, label.range.end);
+            let first = source.line_index(start);
+            if let Some((window, line_end)) = files.window(label.file_id, first, start, true) {
+                let start = start.clamp(window.start, window.end);
+                let end = if end <= line_end {
+                    end.clamp(start, window.end)
+                } else {
+                    end
+                };
+                label.range = start..end;
             }
-            let window = files
-                .windows
-                .entry((label.file_id, line))
-                .or_insert_with(|| {
-                    let from = source.clamp_offset(
-                        label
-                            .range
-                            .start
-                            .saturating_sub(WINDOW_CONTEXT)
-                            .max(line_start),
-                    );
-                    let to = source.clamp_offset(
-                        (label.range.start + WINDOW_CONTEXT + LONG_LINE / 2).min(line_end),
-                    );
-                    from..to
-                })
-                .clone();
-            let start = label.range.start.clamp(window.start, window.end);
-            let end = if label.range.end <= line_end {
-                label.range.end.clamp(start, window.end)
-            } else {
-                label.range.end
-            };
-            label.range = start..end;
-        }
-        // A label over several lines shows its last line too: a long one is windowed around
-        // where the label ends.
-        for label in &mut d.labels {
-            let Some(source) = sources.get(label.file_id) else {
-                continue;
-            };
-            let first = source.line_index(label.range.start);
+            // The last line of a label over several lines: windowed around where it ends.
             let last = source.line_index(label.range.end);
-            if last == first {
-                continue;
+            if last != first {
+                let end = label.range.end;
+                if let Some((window, _)) = files.window(label.file_id, last, end, false) {
+                    label.range.end = end.clamp(window.start, window.end);
+                }
             }
-            let starts = source.line_starts();
-            let line_start = starts[last];
-            let line_end = starts.get(last + 1).copied().unwrap_or(source.text().len());
-            if line_end - line_start <= LONG_LINE {
-                continue;
-            }
-            let window = files
-                .windows
-                .entry((label.file_id, last))
-                .or_insert_with(|| {
-                    let end = label.range.end;
-                    let from = source.clamp_offset(
-                        end.saturating_sub(WINDOW_CONTEXT + LONG_LINE / 2)
-                            .max(line_start),
-                    );
-                    let to = source.clamp_offset((end + WINDOW_CONTEXT).min(line_end));
-                    from..to
-                })
-                .clone();
-            label.range.end = label.range.end.clamp(window.start, window.end);
         }
         files
+    }
+
+    /// The window shown of line `line` of file `id` when it is long (made around `at`: after it
+    /// when `after`, else before it, the first time the line is asked for), and where the
+    /// line ends; `None` for a line short enough to show whole.
+    fn window(
+        &mut self,
+        id: usize,
+        line: usize,
+        at: usize,
+        after: bool,
+    ) -> Option<(Range<usize>, usize)> {
+        let source = self.sources.get(id)?;
+        let starts = source.line_starts();
+        let line_start = starts[line];
+        let line_end = starts.get(line + 1).copied().unwrap_or(source.text().len());
+        if line_end - line_start <= LONG_LINE {
+            return None;
+        }
+        let (before, beyond) = if after {
+            (WINDOW_CONTEXT, WINDOW_CONTEXT + LONG_LINE / 2)
+        } else {
+            (WINDOW_CONTEXT + LONG_LINE / 2, WINDOW_CONTEXT)
+        };
+        let window = self
+            .windows
+            .entry((id, line))
+            .or_insert_with(|| {
+                let from = source.clamp_offset(at.saturating_sub(before).max(line_start));
+                let to = source.clamp_offset(at.saturating_add(beyond).min(line_end));
+                from..to
+            })
+            .clone();
+        Some((window, line_end))
     }
 }
 

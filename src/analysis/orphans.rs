@@ -4,7 +4,7 @@
 //! removes a statement removes such a binding too when its value is pure (built, not computed
 //! with effects), and is not safe otherwise.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use proc_macro2::{TokenStream, TokenTree};
 use quote::ToTokens;
@@ -62,9 +62,10 @@ pub fn orphaned_lets_each(text: &str, removals: &[ByteSpan]) -> Vec<Option<Vec<O
                 ),
                 base: start,
                 found: None,
+                exhausted: false,
             };
             finder.visit_file(&file);
-            *slot = finder.found.map(|mut orphans| {
+            *slot = finder.found.and_then(|mut orphans| {
                 // The bindings of the function around it (its parameters, the `let`s of outer
                 // blocks, captured by a closure or an `async move` block) that only the removed
                 // statements used.
@@ -79,10 +80,11 @@ pub fn orphaned_lets_each(text: &str, removals: &[ByteSpan]) -> Vec<Option<Vec<O
                     known: orphans.iter().map(|o| o.name.clone()).collect(),
                     found: Vec::new(),
                     done: false,
+                    exhausted: false,
                 };
                 outer.visit_file(&file);
                 orphans.extend(outer.found);
-                orphans
+                (!outer.exhausted).then_some(orphans)
             });
         }
     }
@@ -104,6 +106,8 @@ struct FunctionFinder {
     found: Vec<Orphan>,
     /// The innermost function around the removal was read.
     done: bool,
+    /// Its search gave up after [`MAX_ROUNDS`]: the caller cannot tell what is left unused.
+    exhausted: bool,
 }
 
 impl FunctionFinder {
@@ -116,16 +120,22 @@ impl FunctionFinder {
         inside(&self.target) || self.gone.iter().any(inside)
     }
 
-    fn function(&mut self, inputs: Vec<&syn::FnArg>, body: &Block) {
-        let mut uses: Vec<(String, usize)> = Vec::new();
-        positioned_idents(body.to_token_stream(), &mut uses);
+    /// One round over the function's bindings: `uses` holds where each name is used in its
+    /// body, `lets` its `let` statements.
+    fn function(
+        &mut self,
+        inputs: &[&syn::FnArg],
+        uses: &HashMap<String, Vec<usize>>,
+        lets: &[&Stmt],
+    ) {
         // Used by the removal, and by nothing that stays (its own binding aside).
         // `own`: the binding's own parameter or `let` statement (its value cannot use it).
         let orphaned = |name: &str, own: ByteSpan| {
             let named: Vec<usize> = uses
-                .iter()
-                .filter(|(n, _)| n == name)
-                .map(|(_, at)| *at)
+                .get(name)
+                .into_iter()
+                .flatten()
+                .copied()
                 .filter(|at| !(own.start <= *at && *at < own.end))
                 .collect();
             named.iter().any(|at| self.removed(*at)) && named.iter().all(|at| self.removed(*at))
@@ -133,7 +143,7 @@ impl FunctionFinder {
         let base = self.base;
         let shift = |span: ByteSpan| ByteSpan::new(span.start + base, span.end + base);
         let mut found = Vec::new();
-        for input in inputs {
+        for input in inputs.iter().copied() {
             let syn::FnArg::Typed(arg) = input else {
                 continue;
             };
@@ -156,9 +166,7 @@ impl FunctionFinder {
                 });
             }
         }
-        let mut lets = Vec::new();
-        LetCollector { lets: &mut lets }.visit_block(body);
-        for stmt in lets {
+        for stmt in lets.iter().copied() {
             let span = stmt_span(stmt);
             let Some(Let {
                 name,
@@ -197,15 +205,26 @@ impl FunctionFinder {
 
     /// [`FunctionFinder::function`] until it finds no more: a pure `let` that goes can leave
     /// what its value used unused in turn.
+    /// The function's names are read once (where each is used: linear in the body), and the
+    /// rounds are at most [`MAX_ROUNDS`].
     fn settle(&mut self, inputs: Vec<&syn::FnArg>, body: &Block) {
         self.done = true;
-        loop {
+        let mut positioned: Vec<(String, usize)> = Vec::new();
+        positioned_idents(body.to_token_stream(), &mut positioned);
+        let mut uses: HashMap<String, Vec<usize>> = HashMap::new();
+        for (name, at) in positioned {
+            uses.entry(name).or_default().push(at);
+        }
+        let mut lets = Vec::new();
+        LetCollector { lets: &mut lets }.visit_block(body);
+        for _ in 0..MAX_ROUNDS {
             let before = self.found.len();
-            self.function(inputs.clone(), body);
+            self.function(&inputs, &uses, &lets);
             if self.found.len() == before {
                 return;
             }
         }
+        self.exhausted = true;
     }
 }
 
@@ -301,6 +320,10 @@ fn positioned_idents(tokens: TokenStream, out: &mut Vec<(String, usize)>) {
     }
 }
 
+/// How many rounds the search of a function's bindings takes at most (a pure `let` that goes
+/// can orphan the bindings its value used, a few deep in real code).
+const MAX_ROUNDS: usize = 16;
+
 /// How many removals of one text are read precisely. Past this, the removals are not called
 /// safe.
 pub const READINGS_PER_TEXT: usize = 32;
@@ -312,6 +335,8 @@ struct BlockFinder {
     /// Where the code starts in the text.
     base: usize,
     found: Option<Vec<Orphan>>,
+    /// The search gave up (see [`MAX_ROUNDS`]): no outer block is read instead.
+    exhausted: bool,
 }
 
 impl<'ast> Visit<'ast> for BlockFinder {
@@ -323,7 +348,7 @@ impl<'ast> Visit<'ast> for BlockFinder {
         }
         // Inner blocks first: the innermost one that holds the statement wins.
         syn::visit::visit_block(self, block);
-        if self.found.is_none() {
+        if self.found.is_none() && !self.exhausted {
             self.check(&block.stmts);
         }
     }
@@ -358,14 +383,14 @@ impl<'ast> Visit<'ast> for BlockFinder {
         }
         // Innermost first: later groups were found deeper.
         for stream in blocks.into_iter().rev() {
-            if self.found.is_some() {
+            if self.found.is_some() || self.exhausted {
                 return;
             }
             if let Ok(stmts) = syn::parse::Parser::parse2(Block::parse_within, stream) {
                 for stmt in &stmts {
                     self.visit_stmt(stmt);
                 }
-                if self.found.is_none() {
+                if self.found.is_none() && !self.exhausted {
                     self.check(&stmts);
                 }
             }
@@ -387,14 +412,27 @@ impl BlockFinder {
         if !spans.iter().any(inside) {
             return;
         }
-        // Each statement's identifiers, read once for every binding and round that asks.
-        let names: Vec<BTreeSet<String>> =
-            stmts.iter().map(|s| idents(s.to_token_stream())).collect();
+        // Which statements use each identifier, read once for every binding and round that asks
+        // (a lookup per binding: linear in the block, however many `let`s it holds).
+        let mut users: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, stmt) in stmts.iter().enumerate() {
+            for name in idents(stmt.to_token_stream()) {
+                users.entry(name).or_default().push(i);
+            }
+        }
         // Statements removed (the removal's, and pure orphans), and orphans found.
         let mut gone: Vec<bool> = spans.iter().map(inside).collect();
         let mut orphaned: Vec<bool> = gone.clone();
         let mut orphans = Vec::new();
-        loop {
+        // Each round finds the bindings the last one's orphans used: a chain of `let`s takes a
+        // round a link. Past [`MAX_ROUNDS`] the answer is "cannot tell" (the fix is not safe),
+        // not a search by the square of the block.
+        for round in 0.. {
+            if round == MAX_ROUNDS {
+                self.found = None;
+                self.exhausted = true;
+                return;
+            }
             let mut more = false;
             for (index, stmt) in stmts.iter().enumerate() {
                 if orphaned[index] {
@@ -410,11 +448,11 @@ impl BlockFinder {
                     continue;
                 };
                 let used = |keep: bool| {
-                    names
-                        .iter()
-                        .enumerate()
-                        .filter(|(i, _)| *i != index && gone[*i] != keep)
-                        .any(|(_, found)| found.contains(&name))
+                    users
+                        .get(&name)
+                        .into_iter()
+                        .flatten()
+                        .any(|&i| i != index && gone[i] != keep)
                 };
                 // Used by what is removed, by nothing that stays. An orphan whose value has
                 // effects stays (renamed), and what it uses stays used.
@@ -672,6 +710,24 @@ mod tests {
                 ("id".to_string(), false)
             ]
         );
+    }
+
+    /// A chain of `let`s longer than the rounds the search takes: "cannot tell" (`None`), so
+    /// the fix is not called safe, and the search stays linear in the block.
+    #[test]
+    fn a_chain_longer_than_the_rounds_cannot_be_told() {
+        let mut text = String::from("fn f(&self) {\n    let a0 = 1;\n");
+        for i in 1..40 {
+            text.push_str(&format!("    let a{i} = a{};\n", i - 1));
+        }
+        text.push_str("    self.send(a39);\n}\n");
+        let start = text.find("self.send").expect("send");
+        let removed = ByteSpan::new(start, start + "self.send(a39);".len());
+        assert_eq!(orphaned_lets(&text, removed), None);
+        let short = "fn f(&self) {\n    let a0 = 1;\n    let a1 = a0;\n    self.send(a1);\n}\n";
+        let start = short.find("self.send").expect("send");
+        let removed = ByteSpan::new(start, start + "self.send(a1);".len());
+        assert_eq!(orphaned_lets(short, removed).map(|o| o.len()), Some(2));
     }
 
     /// The bindings of outer blocks and the parameters that only the removed statement used,

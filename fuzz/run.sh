@@ -9,12 +9,20 @@
 #
 #   cargo install cargo-fuzz --locked
 #   fuzz/run.sh [SECONDS] [RUNS]   (default 300 s per target; stop earlier after RUNS executions)
+#
+# After a run of the campaign, minimise and pack each target's corpus for the commit:
+#   rm -rf min/T && mkdir -p min/T && <the target's binary> -merge=1 min/T corpus/T
+#   tar -C min -czf corpus/T.tar.gz T
 set -euo pipefail
 cd "$(dirname "$0")"
 seconds=${1:-300}
 runs=${2:--1}
 for target in lint_file fix_file deep_chains; do
   mkdir -p "corpus/$target" "artifacts/$target"
+  # The committed, minimised corpus of the campaign (see docs/reliability.md).
+  if [ -f "corpus/$target.tar.gz" ]; then
+    tar -C corpus -xzf "corpus/$target.tar.gz"
+  fi
 done
 for target in lint_file fix_file; do
   find ../tests/fixtures -name '*.rs' -exec cp {} "corpus/$target/" \;

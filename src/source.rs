@@ -225,16 +225,9 @@ impl SourceFile {
 /// more than `len` bytes and one.
 fn read_again(path: &std::path::Path, len: u64, hash: [u8; 32]) -> Option<String> {
     use std::io::Read;
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(libc::O_NONBLOCK);
-    }
-    let file = options.open(path).ok()?;
+    let file = crate::bounded::open_regular(path).ok()?;
     let metadata = file.metadata().ok()?;
-    if !metadata.is_file() || metadata.len() != len {
+    if metadata.len() != len {
         return None;
     }
     let mut bytes = Vec::with_capacity(usize::try_from(len).ok()?);

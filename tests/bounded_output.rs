@@ -8,12 +8,9 @@ use std::process::Command;
 
 use assert_cmd::cargo::CommandCargoExt;
 
-fn write(path: &Path, text: &str) {
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).expect("mkdir");
-    }
-    std::fs::write(path, text).expect("write");
-}
+mod support;
+
+use support::write;
 
 /// The binary's exit status and stdout's size (stdout read as it comes, not kept).
 fn run(dir: &Path, args: &[&str]) -> (i32, usize, String) {

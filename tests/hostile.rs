@@ -905,8 +905,7 @@ fn a_bare_repository_in_the_tree_never_makes_git_run_a_command() {
 /// `.cargo/config.toml` aliases `mcp-lint` to, and the install step never runs inside the tree.
 #[test]
 fn the_action_never_runs_cargo_inside_the_tree() {
-    let action = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("action.yml"))
-        .expect("action.yml");
+    let action = support::action();
     assert!(
         !action.contains("cargo mcp-lint $"),
         "the Action must not run `cargo mcp-lint`"
@@ -915,10 +914,7 @@ fn the_action_never_runs_cargo_inside_the_tree() {
         action.contains("\"$ROOT/bin/cargo-mcp-lint\" mcp-lint"),
         "called by its absolute path: {action}"
     );
-    let install = action
-        .split("- name:")
-        .find(|step| step.contains("cargo install"))
-        .expect("an install step");
+    let install = support::action_step("cargo install");
     assert!(
         install.contains("working-directory: ${{ github.action_path }}"),
         "the install step runs outside the tree: {install}"
@@ -928,10 +924,7 @@ fn the_action_never_runs_cargo_inside_the_tree() {
         install.contains("if: steps.cache.outputs.cache-hit != 'true'"),
         "{install}"
     );
-    let key = action
-        .split("- name:")
-        .find(|step| step.contains("id: key"))
-        .expect("a cache key step");
+    let key = support::action_step("id: key");
     for part in ["Cargo.toml", "Cargo.lock", "src", "$version"] {
         assert!(key.contains(part), "the key covers {part}: {key}");
     }

@@ -1,17 +1,13 @@
 //! Memory stays in proportion to the input on a deep chain of module files (issue 30). Alone in
 //! its test binary: the peak it measures is that of the one child this process runs.
 
-use std::path::Path;
 use std::process::Command;
 
 use assert_cmd::cargo::CommandCargoExt;
 
-fn write(path: &Path, text: &str) {
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).expect("mkdir");
-    }
-    std::fs::write(path, text).expect("write");
-}
+mod support;
+
+use support::write;
 
 /// The largest resident set of the children this process waited for, in bytes.
 #[cfg(target_os = "linux")]

@@ -12,12 +12,7 @@ use support::mcp_lint as lint;
 
 const BUGGY: &str = "pub fn on_cancelled(&self, id: u64) {\n    self.send_error(id, -32800, \"Request cancelled\");\n}\n";
 
-fn write(path: &Path, text: &str) {
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).expect("mkdir");
-    }
-    std::fs::write(path, text).expect("write");
-}
+use support::write;
 
 fn package(dir: &Path, name: &str, lib: &str) {
     write(
@@ -316,12 +311,8 @@ fn a_nested_repository_never_makes_git_run_its_filters() {
 /// and uploads only that file.
 #[test]
 fn the_action_writes_its_report_outside_the_tree() {
-    let action = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("action.yml"))
-        .expect("action.yml");
-    let lint_step = action
-        .split("- name:")
-        .find(|step| step.contains("id: lint"))
-        .expect("the lint step");
+    let action = support::action();
+    let lint_step = support::action_step("id: lint");
     assert!(
         lint_step.contains("--output-file \"$REPORT\""),
         "{lint_step}"
@@ -330,10 +321,7 @@ fn the_action_writes_its_report_outside_the_tree() {
         action.contains("RUNNER_TEMP"),
         "the report lives in the runner's temporary directory"
     );
-    let upload = action
-        .split("- name:")
-        .find(|step| step.contains("codeql-action/upload-sarif"))
-        .expect("the upload step");
+    let upload = support::action_step("codeql-action/upload-sarif");
     assert!(
         upload.contains("sarif_file: ${{ steps.lint.outputs.report }}"),
         "{upload}"

@@ -137,3 +137,26 @@ pub fn sarif_schema() -> serde_json::Value {
     let text = text.replace("{2}-[a-zA-Z]{2}]?$", "{2}-[a-zA-Z]{2}\\\\]?$");
     serde_json::from_str(&text).expect("schema is JSON")
 }
+
+/// Write `text` to `path`, making its directory first.
+pub fn write(path: &Path, text: &str) {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).expect("make a directory");
+    }
+    std::fs::write(path, text).expect("write a file");
+}
+
+/// This repository's `action.yml`.
+pub fn action() -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("action.yml"))
+        .expect("action.yml")
+}
+
+/// The step of `action.yml` (from its `- name:`) that holds `needle`.
+pub fn action_step(needle: &str) -> String {
+    action()
+        .split("- name:")
+        .find(|step| step.contains(needle))
+        .unwrap_or_else(|| panic!("no step of action.yml holds {needle:?}"))
+        .to_string()
+}

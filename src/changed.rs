@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use crate::engine::LintResult;
+use crate::result::LintResult;
 
 fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
     let output = crate::programs::git(dir)

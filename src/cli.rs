@@ -10,9 +10,10 @@ use codespan_reporting::term::termcolor::{ColorChoice, StandardStream, WriteColo
 
 use crate::config::{self, CommandLineLevels, Level, Settings};
 use crate::discovery::{cargo_mode, path_mode};
-use crate::engine::{LintResult, LintUnit};
 use crate::output::{channel, emit, Channel, Format};
 use crate::report::Report;
+use crate::result::LintResult;
+use crate::unit::LintUnit;
 
 const EXIT_STATUS_HELP: &str = "\
 Exit status:

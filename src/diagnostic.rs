@@ -1,4 +1,5 @@
-//! What a rule reports: a code, a severity, a message, a primary span, labels, notes and help.
+//! What a rule declares about itself (its code, name, default severity, status), and what it
+//! reports: a code, a severity, a message, a primary span, labels, notes and help.
 
 use crate::source::{ByteSpan, FileId};
 use serde::{Deserialize, Serialize};
@@ -100,4 +101,63 @@ impl Diagnostic {
     pub fn sort_key(&self) -> (FileId, usize, usize, &'static str) {
         (self.file, self.span.start, self.span.end, self.code)
     }
+}
+
+/// What every rule declares about itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RuleMeta {
+    /// `MCP001`.
+    pub code: &'static str,
+    /// `cancel-sends-response`.
+    pub name: &'static str,
+    pub default_severity: Severity,
+    /// One line: what the rule finds.
+    pub summary: &'static str,
+    /// Whether the rule's diagnostics carry fixes.
+    pub fix: FixAvailability,
+    /// The rule's documentation (Markdown).
+    pub docs: &'static str,
+    /// Stable (on by default), or in preview (runs only in preview mode).
+    pub status: RuleStatus,
+}
+
+impl RuleMeta {
+    /// Whether the rule is in preview.
+    pub fn is_preview(&self) -> bool {
+        self.status == RuleStatus::Preview
+    }
+}
+
+/// Whether a rule is stable or in preview, as ruff has them. A rule whose precision on the
+/// ecosystem corpus (`docs/ecosystem.md`) is below 90% is in preview: it never runs unless
+/// preview mode is on (`--preview`, or `preview = true` in the configuration), neither by
+/// default, nor by `all`, nor when named explicitly. In preview mode it behaves as a stable rule.
+/// New rules start in preview; so do new shapes of a stable rule (see [`RuleContext::preview`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuleStatus {
+    /// Precise enough to be on by default.
+    Stable,
+    /// Off unless preview mode is on.
+    Preview,
+}
+
+impl RuleStatus {
+    /// `stable` or `preview`, as `--list-rules` and the rules' documentation word it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuleStatus::Stable => "stable",
+            RuleStatus::Preview => "preview",
+        }
+    }
+}
+
+/// Whether a rule offers fixes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FixAvailability {
+    /// Never.
+    None,
+    /// For some of its diagnostics.
+    Sometimes,
+    /// For every diagnostic.
+    Always,
 }

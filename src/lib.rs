@@ -27,6 +27,7 @@ pub mod programs;
 pub mod protocol;
 pub mod replay;
 pub mod report;
+pub mod result;
 pub mod rules;
 pub mod sdk;
 pub mod settings;

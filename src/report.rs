@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use crate::engine::LintResult;
+use crate::result::LintResult;
 use crate::source::FileId;
 
 /// What a format prints: a run's result, and where the repository's root is.

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::io::{self, Write};
 
 use crate::diagnostic::Applicability;
-use crate::engine::LintResult;
+use crate::result::LintResult;
 
 /// One rule's line: its findings, and how many of them carry a safe or an unsafe fix.
 #[derive(Debug, Default, serde::Serialize)]

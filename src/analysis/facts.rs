@@ -412,25 +412,69 @@ pub struct FileFacts {
     pub rules: RuleFacts,
 }
 
-/// The facts that single rules collect for themselves (their hooks on the shared walk), by the
-/// rule's code, each in the cache's encoding: the shared layer holds them without knowing their
-/// types, and only the rule that wrote them reads them.
+/// The facts that single rules collect for themselves (their hooks on the shared walk), each
+/// under its [`FactKey`], in the cache's encoding: the shared layer holds them without knowing
+/// their types, and only the rule that wrote them reads them.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RuleFacts(Vec<(String, Vec<u8>)>);
 
+/// The name a rule's own facts are stored under, and their type: the hook that writes them and
+/// the check that reads them name the same key, so they cannot disagree on the type.
+pub struct FactKey<T> {
+    name: &'static str,
+    facts: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T> FactKey<T> {
+    /// A key; its name is also part of the cache key (see [`super::walk::Collects::key`]).
+    pub const fn new(name: &'static str) -> Self {
+        FactKey {
+            name,
+            facts: std::marker::PhantomData,
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+}
+
 impl RuleFacts {
     /// Store a rule's facts (replacing what it stored before).
-    pub fn put<T: serde::Serialize>(&mut self, key: &str, value: &T) {
+    pub fn put<T: serde::Serialize>(&mut self, key: &FactKey<T>, value: &T) {
         let Ok(bytes) = postcard::to_stdvec(value) else {
             return;
         };
-        self.0.retain(|(k, _)| k != key);
-        self.0.push((key.to_string(), bytes));
+        self.0.retain(|(k, _)| k != key.name);
+        self.0.push((key.name.to_string(), bytes));
     }
 
-    /// A rule's facts, if it stored any (and they decode as `T`).
-    pub fn get<T: serde::de::DeserializeOwned>(&self, key: &str) -> Option<T> {
-        let (_, bytes) = self.0.iter().find(|(k, _)| k == key)?;
-        postcard::from_bytes(bytes).ok()
+    /// A rule's facts, or their default when the file gave none. What was stored under a key
+    /// was written with its type, so it decodes (the cache checks its entries' integrity).
+    pub fn get<T: serde::de::DeserializeOwned + Default>(&self, key: &FactKey<T>) -> T {
+        let Some((_, bytes)) = self.0.iter().find(|(k, _)| k == key.name) else {
+            return T::default();
+        };
+        let decoded = postcard::from_bytes(bytes);
+        debug_assert!(decoded.is_ok(), "the facts under {} decode", key.name);
+        decoded.unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rules_facts_come_back_under_their_key() {
+        const CODES: FactKey<Vec<(ByteSpan, i64)>> = FactKey::new("codes");
+        const NAMES: FactKey<Vec<String>> = FactKey::new("names");
+        let mut facts = RuleFacts::default();
+        assert!(facts.get(&CODES).is_empty(), "nothing stored: the default");
+        facts.put(&CODES, &vec![(ByteSpan::new(1, 2), -32600)]);
+        facts.put(&NAMES, &vec!["a".to_string()]);
+        facts.put(&NAMES, &vec!["b".to_string()]);
+        assert_eq!(facts.get(&CODES), [(ByteSpan::new(1, 2), -32600)]);
+        assert_eq!(facts.get(&NAMES), ["b"], "a second put replaces the first");
     }
 }

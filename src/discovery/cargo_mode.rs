@@ -6,17 +6,10 @@ use std::path::{Path, PathBuf};
 
 use cargo_metadata::{Metadata, MetadataCommand, Package, TargetKind};
 
+pub use super::targets::CargoOptions;
+use super::targets::{PackageTargets, TargetInfo, TargetRole};
 use super::DiscoveryError;
 use crate::unit::{LintUnit, UnitFile};
-
-/// Package selection, spelled as cargo spells it.
-#[derive(Debug, Clone, Default)]
-pub struct CargoOptions {
-    pub manifest_path: Option<PathBuf>,
-    pub packages: Vec<String>,
-    pub workspace: bool,
-    pub exclude: Vec<String>,
-}
 
 /// The nearest `Cargo.toml` at or above `dir`.
 pub fn find_manifest(dir: &Path) -> Option<PathBuf> {
@@ -228,35 +221,6 @@ fn select_packages<'m>(
         }
     }
     Ok(members)
-}
-
-/// What a target is to the analysis.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TargetRole {
-    /// The library (any library kind, or a proc macro).
-    Library,
-    /// A test or bench target: test code.
-    Test,
-    /// A binary or an example.
-    Other,
-}
-
-/// One target of a package: its name, role, root file and required features.
-#[derive(Debug, Clone)]
-pub struct TargetInfo {
-    pub name: String,
-    pub role: TargetRole,
-    pub src_path: PathBuf,
-    pub required_features: Vec<String>,
-}
-
-/// A package's targets, from `cargo metadata` or from its manifest.
-#[derive(Debug, Clone)]
-pub struct PackageTargets {
-    pub name: String,
-    pub manifest: PathBuf,
-    pub features: std::collections::BTreeMap<String, Vec<String>>,
-    pub targets: Vec<TargetInfo>,
 }
 
 impl PackageTargets {

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::cargo_mode::{CargoOptions, PackageTargets, TargetInfo, TargetRole};
+use super::targets::{CargoOptions, PackageTargets, TargetInfo, TargetRole};
 use super::DiscoveryError;
 use crate::source::ByteSpan;
 

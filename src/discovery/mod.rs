@@ -5,6 +5,7 @@ pub mod cargo_mode;
 pub mod manifests;
 pub mod module_tree;
 pub mod path_mode;
+pub mod targets;
 
 use std::fmt;
 use std::path::{Component, Path, PathBuf};

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use super::vcs::{self, VcsOptions};
 use super::{fix_from, write, FixOptions};
 use crate::config::Settings;
-use crate::engine::LintUnit;
+use crate::unit::LintUnit;
 
 /// What `--fix` is to do.
 #[derive(Debug, Clone, Default)]

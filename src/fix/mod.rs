@@ -12,7 +12,9 @@ use std::path::{Path, PathBuf};
 
 use crate::config::Settings;
 use crate::diagnostic::{Applicability, Diagnostic, Edit};
-use crate::engine::{lint_with, LintResult, LintUnit, Overlay};
+use crate::engine::{lint_with, Overlay};
+use crate::result::LintResult;
+use crate::unit::LintUnit;
 
 /// The most rounds of apply, re-parse and re-lint before giving up (ruff's cap).
 pub const MAX_ROUNDS: usize = 100;

@@ -9,8 +9,9 @@ use std::io;
 use codespan_reporting::term::termcolor::WriteColor;
 use serde_json::{json, Value};
 
-use super::{Emitter, Report};
+use super::emitter::Emitter;
 use crate::diagnostic::{Applicability, Diagnostic, Severity};
+use crate::report::Report;
 use crate::source::{ByteSpan, FileId, SourceMap};
 
 pub struct CargoJson;

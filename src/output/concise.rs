@@ -7,7 +7,8 @@ use codespan_reporting::term::termcolor::{Color, ColorSpec, WriteColor};
 
 use crate::diagnostic::Severity;
 
-use super::{Emitter, Report};
+use super::emitter::Emitter;
+use crate::report::Report;
 
 pub struct Concise;
 
@@ -22,7 +23,7 @@ impl Emitter for Concise {
             write!(
                 out,
                 "{}:{}:{}: ",
-                super::single_line_safe(&file.display_path),
+                super::emitter::single_line_safe(&file.display_path),
                 start.line,
                 start.column,
             )?;
@@ -38,7 +39,7 @@ impl Emitter for Concise {
                 out,
                 " [{}] {}",
                 diagnostic.name,
-                super::single_line_safe(&diagnostic.message)
+                super::emitter::single_line_safe(&diagnostic.message)
             )?;
         }
         Ok(())

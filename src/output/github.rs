@@ -7,8 +7,9 @@ use std::io;
 
 use codespan_reporting::term::termcolor::WriteColor;
 
-use super::{Emitter, Report};
+use super::emitter::Emitter;
 use crate::diagnostic::Severity;
+use crate::report::Report;
 
 pub struct Github;
 

@@ -5,9 +5,10 @@ use std::io;
 use codespan_reporting::term::termcolor::WriteColor;
 use serde::Serialize;
 
-use super::{Emitter, Report};
+use super::emitter::Emitter;
 use crate::diagnostic::Severity;
 use crate::fingerprint::fingerprint;
+use crate::report::Report;
 
 pub struct Gitlab;
 

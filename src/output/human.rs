@@ -8,10 +8,11 @@ use codespan_reporting::files::{Error as FilesError, Files};
 use codespan_reporting::term::termcolor::{Color, ColorSpec, WriteColor};
 use codespan_reporting::term::{self};
 
-use super::{Emitter, Report};
+use super::emitter::Emitter;
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
 use crate::edits::apply_edits;
-use crate::engine::LintResult;
+use crate::report::Report;
+use crate::result::LintResult;
 use crate::source::{ByteSpan, SourceMap};
 
 pub struct Human;
@@ -200,8 +201,10 @@ fn rendered(sources: &SourceMap, d: &Diagnostic) -> Rendered<usize> {
 fn safe_copy(result: &LintResult) -> Option<LintResult> {
     let changes = |text: &str| matches!(crate::escape::inline(text), std::borrow::Cow::Owned(_));
     let risky = result.sources.iter().any(|(_, s)| {
-        matches!(super::terminal_safe(s.text()), std::borrow::Cow::Owned(_))
-            || changes(&s.display_path)
+        matches!(
+            super::emitter::terminal_safe(s.text()),
+            std::borrow::Cow::Owned(_)
+        ) || changes(&s.display_path)
     }) || result.diagnostics.iter().any(|d| {
         changes(&d.message)
             || d.labels.iter().any(|l| changes(&l.message))
@@ -217,7 +220,7 @@ fn safe_copy(result: &LintResult) -> Option<LintResult> {
         sources.add(crate::source::SourceFile::new(
             s.path.clone(),
             one_line(&s.display_path),
-            super::terminal_safe(s.text()).into_owned(),
+            super::emitter::terminal_safe(s.text()).into_owned(),
         ));
     }
     let diagnostics = result

@@ -5,8 +5,9 @@ use std::io;
 use codespan_reporting::term::termcolor::WriteColor;
 use serde::Serialize;
 
-use super::{Emitter, Report};
+use super::emitter::Emitter;
 use crate::diagnostic::{Applicability, Diagnostic, Severity};
+use crate::report::Report;
 use crate::source::{ByteSpan, SourceMap};
 
 pub struct Json;

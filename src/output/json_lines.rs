@@ -4,7 +4,9 @@ use std::io;
 
 use codespan_reporting::term::termcolor::WriteColor;
 
-use super::{json, Emitter, Report};
+use super::emitter::Emitter;
+use super::json;
+use crate::report::Report;
 
 pub struct JsonLines;
 

@@ -8,7 +8,8 @@ use codespan_reporting::term::termcolor::WriteColor;
 use quick_xml::events::{BytesDecl, BytesText, Event};
 use quick_xml::Writer;
 
-use super::{Emitter, Report};
+use super::emitter::Emitter;
+use crate::report::Report;
 
 pub struct Junit;
 

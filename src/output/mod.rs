@@ -2,6 +2,7 @@
 
 pub mod cargo_json;
 pub mod concise;
+pub mod emitter;
 pub mod github;
 pub mod gitlab;
 pub mod human;
@@ -15,21 +16,7 @@ use std::io;
 use codespan_reporting::term::termcolor::WriteColor;
 
 pub use crate::report::{repository_root, Report};
-
-/// Source text for a terminal: see [`crate::escape::source_text`] (byte offsets stay valid).
-pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
-    crate::escape::source_text(text)
-}
-
-/// Text that must stay on one line (a path, a message): see [`crate::escape::inline`].
-pub fn single_line_safe(text: &str) -> String {
-    crate::escape::inline(text).into_owned()
-}
-
-/// Writes a run's result in one format.
-pub trait Emitter {
-    fn emit(&self, report: &Report<'_>, out: &mut dyn WriteColor) -> io::Result<()>;
-}
+pub use emitter::{single_line_safe, terminal_safe, Emitter};
 
 /// The formats `--format` accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -12,8 +12,9 @@
 use std::cell::{Cell, RefCell};
 use std::path::Path;
 
-use super::{FixAvailability, Rule, RuleContext, RuleMeta, RuleStatus};
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{FixAvailability, RuleMeta, RuleStatus};
+use crate::rules::contract::{Rule, RuleContext};
 use crate::source::{ByteSpan, FileId};
 
 pub static META: RuleMeta = RuleMeta {

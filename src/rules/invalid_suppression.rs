@@ -2,8 +2,9 @@
 //! or gives no reason when the configuration requires one. Reported by the engine's suppression
 //! pass.
 
-use super::{FixAvailability, Rule, RuleContext, RuleMeta, RuleStatus};
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{FixAvailability, RuleMeta, RuleStatus};
+use crate::rules::contract::{Rule, RuleContext};
 
 pub static META: RuleMeta = RuleMeta {
     code: "MCP901",

@@ -13,235 +13,17 @@ pub mod stdio_stdout_pollution;
 pub mod syntax_error;
 pub mod unused_suppression;
 
-use crate::analysis::crate_graph::CrateGraph;
-use crate::analysis::facts::FileFacts;
+pub mod contract;
+
 use std::collections::BTreeSet;
 
-use crate::analysis::vocabulary::Vocabulary;
+use crate::analysis::facts::FileFacts;
 use crate::analysis::walk::Collects;
-use crate::diagnostic::{Diagnostic, Severity};
 use crate::prefilter::Prefilter;
 use crate::settings::Settings;
-use crate::source::{ByteSpan, FileId, SourceMap};
 
-/// What every rule declares about itself.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RuleMeta {
-    /// `MCP001`.
-    pub code: &'static str,
-    /// `cancel-sends-response`.
-    pub name: &'static str,
-    pub default_severity: Severity,
-    /// One line: what the rule finds.
-    pub summary: &'static str,
-    /// Whether the rule's diagnostics carry fixes.
-    pub fix: FixAvailability,
-    /// The rule's documentation (Markdown).
-    pub docs: &'static str,
-    /// Stable (on by default), or in preview (runs only in preview mode).
-    pub status: RuleStatus,
-}
-
-impl RuleMeta {
-    /// Whether the rule is in preview.
-    pub fn is_preview(&self) -> bool {
-        self.status == RuleStatus::Preview
-    }
-}
-
-/// Whether a rule is stable or in preview, as ruff has them. A rule whose precision on the
-/// ecosystem corpus (`docs/ecosystem.md`) is below 90% is in preview: it never runs unless
-/// preview mode is on (`--preview`, or `preview = true` in the configuration), neither by
-/// default, nor by `all`, nor when named explicitly. In preview mode it behaves as a stable rule.
-/// New rules start in preview; so do new shapes of a stable rule (see [`RuleContext::preview`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RuleStatus {
-    /// Precise enough to be on by default.
-    Stable,
-    /// Off unless preview mode is on.
-    Preview,
-}
-
-impl RuleStatus {
-    /// `stable` or `preview`, as `--list-rules` and the rules' documentation word it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RuleStatus::Stable => "stable",
-            RuleStatus::Preview => "preview",
-        }
-    }
-}
-
-/// Whether a rule offers fixes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FixAvailability {
-    /// Never.
-    None,
-    /// For some of its diagnostics.
-    Sometimes,
-    /// For every diagnostic.
-    Always,
-}
-
-/// What a rule sees: one crate's joined facts and the sources.
-pub struct RuleContext<'a> {
-    pub graph: &'a CrateGraph<'a>,
-    pub sources: &'a SourceMap,
-    pub settings: &'a crate::settings::Settings,
-    /// The MCP SDK the crate uses, if known.
-    pub sdk: Option<&'a crate::sdk::Sdk>,
-    /// The unit is a cargo target (its first file is the target's root), not a set of paths.
-    pub is_target: bool,
-    /// The unit is a test or bench target (test code throughout).
-    pub is_test_target: bool,
-    /// The server model's serving path, built when a rule first asks for it.
-    pub serving: std::cell::OnceCell<crate::analysis::server_model::ServingPath>,
-    /// The files that `#[cfg(test)] mod x;` declarations load, and their children: test code.
-    pub test_files: &'a std::collections::HashSet<crate::source::FileId>,
-}
-
-impl RuleContext<'_> {
-    /// Whether preview mode is on (`--preview`, or `preview = true` in the configuration). A
-    /// preview rule runs only then, so it need not ask; a stable rule asks before reporting a
-    /// shape that is still in preview (a new shape starts there, as ruff's do), so the shape is
-    /// reported only in preview mode:
-    ///
-    /// ```text
-    /// if shape_is_new && !context.preview() {
-    ///     continue;
-    /// }
-    /// ```
-    pub fn preview(&self) -> bool {
-        self.settings.preview
-    }
-
-    /// Whether the unit serves MCP: it depends on an MCP SDK (its manifest, or its code's
-    /// paths: `use rmcp::..`), holds a method dispatcher, or builds JSON-RPC messages
-    /// (`"jsonrpc"`, `"2.0"`) for MCP methods (`"initialize"`, `"tools/list"`), the signature of
-    /// a hand-written server: literals of code, not of a doc comment nor of a private constant
-    /// nothing reads (see [`crate::analysis::dispatchers::DispatchFacts`]). The protocol rules
-    /// other than MCP001 run only on such units, so ordinary crates of a workspace never get
-    /// them.
-    pub fn serves_mcp(&self) -> bool {
-        let files = self.graph.files();
-        self.sdk.is_some()
-            || files.iter().any(|(_, f)| f.dispatch.names_sdk)
-            || files
-                .iter()
-                .flat_map(|(_, f)| &f.dispatch.dispatchers)
-                .any(|d| self.is_method_dispatcher(d))
-            || (files.iter().any(|(_, f)| f.dispatch.jsonrpc_literals)
-                && files.iter().any(|(_, f)| f.dispatch.mcp_method_literals))
-    }
-
-    /// Whether a dispatcher found in the code dispatches MCP methods: by the method names its
-    /// arms spell out, or (for one that names them by constants) by the constants' values.
-    pub fn is_method_dispatcher(
-        &self,
-        dispatcher: &crate::analysis::dispatch::MethodDispatcher,
-    ) -> bool {
-        !dispatcher.by_constants
-            || dispatcher
-                .arms
-                .iter()
-                .flat_map(|arm| &arm.constants)
-                .filter_map(|c| self.string_const(c))
-                .any(crate::analysis::dispatch::is_mcp_method)
-    }
-
-    /// Whether `file` is test or bench code: the unit is a test or bench target, or the file is
-    /// loaded by a `#[cfg(test)] mod x;` declaration (or by one of such a file's children).
-    /// What a directory is called (`tests/`, `benches/`) decides nothing: a product module in
-    /// `src/server/tests/mod.rs` is product code (path mode places the files under a package's
-    /// `tests/` and `benches/` in test targets of their own).
-    pub fn is_test_file(&self, file: crate::source::FileId) -> bool {
-        self.is_test_target || self.test_files.contains(&file)
-    }
-
-    /// What runs while the unit serves MCP over its own stdio (see
-    /// [`crate::analysis::server_model`]).
-    pub fn serving_path(&self) -> &crate::analysis::server_model::ServingPath {
-        self.serving.get_or_init(|| {
-            crate::analysis::server_model::ServingPath::new(self.graph, self.entry())
-        })
-    }
-
-    /// The program's `main`, when the unit is a target whose root defines one (a binary,
-    /// example, test or bench target; a library's root has none).
-    fn entry(&self) -> Option<crate::analysis::crate_graph::FunctionRef> {
-        if !self.is_target {
-            return None;
-        }
-        let (_, root) = self.graph.files().first()?;
-        let function = root
-            .functions
-            .iter()
-            .position(|f| f.name == "main" && f.self_ty.is_none() && f.module.is_empty())?;
-        Some(crate::analysis::crate_graph::FunctionRef { file: 0, function })
-    }
-
-    /// Whether code at `span` of `file`, in the function whose whole item is `function`,
-    /// writes to the protocol stream when it writes to stdout: the unit serves MCP, it is not a
-    /// test or bench target, and the code runs while the unit serves stdio (or on the way to
-    /// serving it).
-    pub fn stdout_is_protocol_at(&self, file: FileId, function: ByteSpan, span: ByteSpan) -> bool {
-        !self.is_test_target
-            && self.serves_mcp()
-            && self.serving_path().runs_while_serving(file, function, span)
-    }
-
-    /// Whether code at `span`, in the function whose whole item is `function`, runs only while
-    /// the unit serves stdio: a fix that changes its stdout writes changes nothing else the
-    /// program does.
-    pub fn runs_only_while_serving(
-        &self,
-        file: FileId,
-        function: ByteSpan,
-        span: ByteSpan,
-    ) -> bool {
-        self.serving_path()
-            .runs_only_while_serving(file, function, span)
-    }
-
-    /// The value of a string constant of the unit, by name.
-    pub fn string_const(&self, name: &str) -> Option<&str> {
-        self.graph.files().iter().find_map(|(_, f)| {
-            f.string_consts
-                .iter()
-                .find(|(n, _)| n == name)
-                .map(|(_, v)| v.as_str())
-        })
-    }
-}
-
-pub trait Rule: Sync {
-    fn meta(&self) -> &'static RuleMeta;
-    fn check(&self, context: &RuleContext<'_>, out: &mut Vec<Diagnostic>);
-
-    /// The facts only this rule reads, collected by its hook on the shared walk.
-    fn collectors(&self) -> &'static [&'static dyn Collects] {
-        &[]
-    }
-
-    /// Words without which a file holds nothing for this rule: a file that holds one is parsed
-    /// (see [`crate::prefilter`]).
-    fn words(&self, vocabulary: &Vocabulary) -> Vec<String> {
-        let _ = vocabulary;
-        Vec::new()
-    }
-
-    /// Words that make a file worth parsing for this rule only when it also speaks MCP.
-    fn mcp_words(&self) -> &'static [&'static str] {
-        &[]
-    }
-
-    /// What the parsed files say must be looked for in the files the pre-filter skipped (see
-    /// [`crate::prefilter`]).
-    fn follow_up(&self, facts: &[&FileFacts], vocabulary: &Vocabulary) -> BTreeSet<String> {
-        let _ = (facts, vocabulary);
-        BTreeSet::new()
-    }
-}
+pub use crate::diagnostic::{FixAvailability, RuleMeta, RuleStatus};
+pub use contract::{Rule, RuleContext};
 
 /// The pre-filter of a run: the union of the enabled rules' words.
 pub fn prefilter(settings: &Settings) -> Prefilter {
@@ -309,7 +91,7 @@ pub fn collectors(settings: &Settings) -> Vec<&'static dyn Collects> {
 pub fn registry() -> Vec<&'static dyn Rule> {
     vec![
         &syntax_error::SyntaxError,
-        &cancel_sends_response::CancelSendsResponse,
+        &cancel_sends_response::rule::CancelSendsResponse,
         &stdio_stdout_pollution::StdioStdoutPollution,
         &response_to_notification::ResponseToNotification,
         &ping_not_answered::PingNotAnswered,
@@ -372,7 +154,9 @@ pub fn table() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::crate_graph::CrateGraph;
     use crate::settings::Level;
+    use crate::source::SourceMap;
 
     #[test]
     fn the_rule_table_columns_line_up() {

@@ -7,10 +7,11 @@ use crate::analysis::facts::FileFacts;
 use crate::analysis::vocabulary::Vocabulary;
 use crate::prefilter;
 
-use super::{FixAvailability, Rule, RuleContext, RuleMeta, RuleStatus};
 use crate::analysis::dispatch::{CatchAllArm, MethodArm, MethodDispatcher, ResultTemplate};
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Label, Severity};
+use crate::diagnostic::{FixAvailability, RuleMeta, RuleStatus};
 use crate::protocol::ProtocolVersion;
+use crate::rules::contract::{Rule, RuleContext};
 use crate::source::{ByteSpan, FileId, SourceFile};
 
 pub static META: RuleMeta = RuleMeta {

@@ -9,9 +9,10 @@ use crate::analysis::facts::{FileFacts, SinkKind};
 use crate::analysis::vocabulary::Vocabulary;
 use crate::prefilter;
 
-use super::{FixAvailability, Rule, RuleContext, RuleMeta, RuleStatus};
 use crate::analysis::dispatch::{is_notification_method, MethodArm, MethodDispatcher};
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
+use crate::diagnostic::{FixAvailability, RuleMeta, RuleStatus};
+use crate::rules::contract::{Rule, RuleContext};
 use crate::sdk::SdkName;
 use crate::source::{ByteSpan, FileId};
 

@@ -7,9 +7,10 @@ use crate::analysis::facts::FileFacts;
 use crate::analysis::vocabulary::Vocabulary;
 use crate::prefilter;
 
-use super::{FixAvailability, Rule, RuleContext, RuleMeta, RuleStatus};
 use crate::analysis::facts::{StdoutKind, StdoutWrite, WriteContent};
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
+use crate::diagnostic::{FixAvailability, RuleMeta, RuleStatus};
+use crate::rules::contract::{Rule, RuleContext};
 use crate::source::ByteSpan;
 
 pub static META: RuleMeta = RuleMeta {

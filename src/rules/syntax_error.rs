@@ -1,8 +1,9 @@
 //! MCP000 `syntax-error`: a file that cannot be read or parsed. The engine reports it while
 //! reading files; the rule exists so that the code has a name, documentation and a level.
 
-use super::{FixAvailability, Rule, RuleContext, RuleMeta, RuleStatus};
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{FixAvailability, RuleMeta, RuleStatus};
+use crate::rules::contract::{Rule, RuleContext};
 use crate::source::{ByteSpan, FileId};
 
 pub static META: RuleMeta = RuleMeta {

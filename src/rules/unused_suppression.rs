@@ -1,8 +1,9 @@
 //! MCP900 `unused-suppression`: a suppression comment that suppresses nothing. Reported by the
 //! engine's suppression pass; this file gives the code its name, level and documentation.
 
-use super::{FixAvailability, Rule, RuleContext, RuleMeta, RuleStatus};
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{FixAvailability, RuleMeta, RuleStatus};
+use crate::rules::contract::{Rule, RuleContext};
 
 pub static META: RuleMeta = RuleMeta {
     code: "MCP900",

@@ -11,18 +11,21 @@ use crate::analysis::spans::{end_of, start_of};
 use proc_macro2::{TokenStream, TokenTree};
 use syn::Expr;
 
-use crate::analysis::facts::FileFacts;
+use crate::analysis::facts::{FactKey, FileFacts};
 use crate::analysis::syntax::{macro_name, type_name};
 use crate::analysis::vocabulary::Vocabulary;
 use crate::analysis::walk::{Collects, Hook, Node, Scope};
 use crate::source::ByteSpan;
+
+/// The error codes of a file, where and their value (MCP006).
+pub static FACTS: FactKey<Vec<(ByteSpan, i64)>> = FactKey::new("MCP006");
 
 /// MCP006's collector.
 pub struct ErrorCodes;
 
 impl Collects for ErrorCodes {
     fn key(&self) -> &'static str {
-        super::META.code
+        FACTS.name()
     }
 
     fn hook<'a>(
@@ -48,7 +51,7 @@ impl Collects for ErrorCodes {
 
 /// The error codes a file's facts hold: where, and the value.
 pub fn error_codes(facts: &FileFacts) -> Vec<(ByteSpan, i64)> {
-    facts.rules.get(super::META.code).unwrap_or_default()
+    facts.rules.get(&FACTS)
 }
 
 struct Collector {
@@ -105,7 +108,7 @@ impl Hook for Collector {
 
     fn finish(self: Box<Self>, facts: &mut FileFacts) {
         if !self.codes.is_empty() {
-            facts.rules.put(super::META.code, &self.codes);
+            facts.rules.put(&FACTS, &self.codes);
         }
     }
 }

@@ -3,9 +3,10 @@
 
 pub mod facts;
 
-use super::{FixAvailability, Rule, RuleContext, RuleMeta, RuleStatus};
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
+use crate::diagnostic::{FixAvailability, RuleMeta, RuleStatus};
 use crate::protocol::ProtocolVersion;
+use crate::rules::contract::{Rule, RuleContext};
 use crate::source::{ByteSpan, FileId};
 
 /// Where error codes are built: parsed in a run that speaks MCP.

@@ -1,17 +1,20 @@
 //! Which functions are request handlers, whose return value an SDK sends as the response (read by
 //! shape B): a hook on the shared walk that knows the SDKs' handler traits and attributes.
 
-use crate::analysis::facts::FileFacts;
+use crate::analysis::facts::{FactKey, FileFacts};
 use crate::analysis::vocabulary::Vocabulary;
 use crate::analysis::walk::{Collects, Hook, Node, Scope};
 use crate::source::ByteSpan;
+
+/// The request handlers of a file, by their item's span (MCP001).
+pub static FACTS: FactKey<Vec<ByteSpan>> = FactKey::new("MCP001");
 
 /// MCP001's collector: the request handlers of a file, by their item's span.
 pub struct Handlers;
 
 impl Collects for Handlers {
     fn key(&self) -> &'static str {
-        super::META.code
+        FACTS.name()
     }
 
     fn hook<'a>(
@@ -40,7 +43,7 @@ impl Collects for Handlers {
 
 /// The spans of the request handlers' items in a file's facts.
 pub fn handlers(facts: &FileFacts) -> Vec<ByteSpan> {
-    facts.rules.get(super::META.code).unwrap_or_default()
+    facts.rules.get(&FACTS)
 }
 
 struct Collector<'v> {
@@ -78,7 +81,7 @@ impl Hook for Collector<'_> {
 
     fn finish(self: Box<Self>, facts: &mut FileFacts) {
         if !self.handlers.is_empty() {
-            facts.rules.put(super::META.code, &self.handlers);
+            facts.rules.put(&FACTS, &self.handlers);
         }
     }
 }

@@ -18,7 +18,7 @@ use proc_macro2::{TokenStream, TokenTree};
 use syn::visit::{self, Visit};
 use syn::{Expr, Pat, Stmt};
 
-use crate::analysis::facts::FileFacts;
+use crate::analysis::facts::{FactKey, FileFacts};
 use crate::analysis::spans::{byte_span, start_of, Bounds};
 use crate::analysis::syntax::{self, macro_name, path_segments};
 use crate::analysis::vocabulary::{self as vocab, Vocabulary};
@@ -122,12 +122,15 @@ fn is_progress_params_type(name: &str) -> bool {
     is_progress_type(name) || name == "ProgressParams" || name == "ProgressParam"
 }
 
+/// The progress findings of a file (MCP005).
+pub static FACTS: FactKey<Vec<ProgressFinding>> = FactKey::new("MCP005");
+
 /// The facts MCP005 collects: its findings, by file.
 pub struct ProgressFacts;
 
 impl Collects for ProgressFacts {
     fn key(&self) -> &'static str {
-        super::META.code
+        FACTS.name()
     }
 
     fn hook<'a>(
@@ -153,7 +156,7 @@ impl Collects for ProgressFacts {
 
 /// The findings a file's facts hold.
 pub fn findings(facts: &FileFacts) -> Vec<ProgressFinding> {
-    facts.rules.get(super::META.code).unwrap_or_default()
+    facts.rules.get(&FACTS)
 }
 
 fn span_of(base: usize, node: &impl Bounds) -> ByteSpan {
@@ -574,7 +577,7 @@ impl Hook for Collector<'_> {
 
     fn finish(self: Box<Self>, facts: &mut FileFacts) {
         if !self.out.is_empty() {
-            facts.rules.put(super::META.code, &self.out);
+            facts.rules.put(&FACTS, &self.out);
         }
     }
 }

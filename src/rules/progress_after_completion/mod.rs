@@ -2,7 +2,8 @@
 //! (sent from a spawned task that the handler does not wait for), and progress tokens made up
 //! instead of taken from the request.
 
-use super::{FixAvailability, Rule, RuleContext, RuleMeta, RuleStatus};
+use crate::diagnostic::{FixAvailability, RuleMeta, RuleStatus};
+use crate::rules::contract::{Rule, RuleContext};
 pub mod facts;
 
 use crate::diagnostic::{Diagnostic, Label, Severity};

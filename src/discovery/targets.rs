@@ -1,0 +1,42 @@
+//! What cargo mode knows of a workspace's packages, whether it asked cargo or read the manifests
+//! itself: the package selection, and each package's targets.
+
+use std::path::PathBuf;
+
+/// Package selection, spelled as cargo spells it.
+#[derive(Debug, Clone, Default)]
+pub struct CargoOptions {
+    pub manifest_path: Option<PathBuf>,
+    pub packages: Vec<String>,
+    pub workspace: bool,
+    pub exclude: Vec<String>,
+}
+
+/// What a target is to the analysis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TargetRole {
+    /// The library (any library kind, or a proc macro).
+    Library,
+    /// A test or bench target: test code.
+    Test,
+    /// A binary or an example.
+    Other,
+}
+
+/// One target of a package: its name, role, root file and required features.
+#[derive(Debug, Clone)]
+pub struct TargetInfo {
+    pub name: String,
+    pub role: TargetRole,
+    pub src_path: PathBuf,
+    pub required_features: Vec<String>,
+}
+
+/// A package's targets, from `cargo metadata` or from its manifest.
+#[derive(Debug, Clone)]
+pub struct PackageTargets {
+    pub name: String,
+    pub manifest: PathBuf,
+    pub features: std::collections::BTreeMap<String, Vec<String>>,
+    pub targets: Vec<TargetInfo>,
+}

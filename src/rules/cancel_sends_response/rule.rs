@@ -1,0 +1,73 @@
+//! The rule: every shape of MCP001 on a crate graph, with the severity the targeted protocol
+//! versions give a further message.
+
+use super::shape_a::{diagnostic, Removals};
+use super::{follow_up, handlers, shape_b, shape_c, CANCEL_WORDS, META};
+use crate::diagnostic::{Diagnostic, RuleMeta, Severity};
+use crate::rules::contract::{Rule, RuleContext};
+
+pub struct CancelSendsResponse;
+
+impl Rule for CancelSendsResponse {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn collectors(&self) -> &'static [&'static dyn crate::analysis::walk::Collects] {
+        &[&handlers::Handlers]
+    }
+
+    fn words(&self, vocabulary: &crate::analysis::vocabulary::Vocabulary) -> Vec<String> {
+        CANCEL_WORDS
+            .iter()
+            .map(|w| w.to_string())
+            .chain(vocabulary.cancel_hooks.iter().cloned())
+            .chain(vocabulary.cancel_notifications.iter().cloned())
+            .collect()
+    }
+
+    fn follow_up(
+        &self,
+        facts: &[&crate::analysis::facts::FileFacts],
+        vocabulary: &crate::analysis::vocabulary::Vocabulary,
+    ) -> std::collections::BTreeSet<String> {
+        follow_up::needles(facts, vocabulary)
+    }
+
+    fn check(&self, context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+        let mut removals = Removals::default();
+        for send in context.graph.cancel_sends() {
+            let (mut d, removed) = diagnostic(&send, context.sources);
+            // Test code answers no client (a test client's `cancel` helper, a mock server).
+            if context.is_test_file(d.file) {
+                continue;
+            }
+            // Further messages are a MUST NOT only from 2026-07-28 on.
+            if context.settings.targets_only_2025() && d.message.contains("further message") {
+                d.severity = Severity::Warning;
+            }
+            if let Some(span) = removed {
+                removals.add(out.len(), d.file, span);
+            }
+            out.push(d);
+        }
+        removals.complete(out, context.sources);
+        if let Some(sdk) = context.sdk.filter(|sdk| sdk.answers_cancelled_requests()) {
+            for handler_return in shape_b::find(context.graph, context.sources) {
+                // Through helpers is a new shape: in preview.
+                if handler_return.handler.is_some() && !context.preview() {
+                    continue;
+                }
+                out.push(shape_b::diagnostic(&handler_return, sdk, context.sources));
+            }
+        }
+        for missing in shape_c::find(context.graph) {
+            // Token registries left registered, and writes in helpers, are new shapes: in
+            // preview.
+            if (missing.leaves_registered || missing.through_calls) && !context.preview() {
+                continue;
+            }
+            out.push(shape_c::diagnostic(&missing));
+        }
+    }
+}

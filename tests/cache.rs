@@ -279,17 +279,11 @@ fn a_wanted_file_is_taken_unread_until_it_changes() {
 /// Lint the crate whose root is `root` as cargo mode does (following its module tree), with
 /// `cache`, in preview mode.
 fn lint_from_root(root: &Path, cache: &Path) -> Vec<String> {
-    use cargo_mcp_lint::engine::{LintUnit, UnitFile};
+    use cargo_mcp_lint::engine::LintUnit;
     let unit = LintUnit {
-        name: "crate".into(),
-        files: vec![UnitFile {
-            path: root.into(),
-            module: Vec::new().into(),
-            owns_directory: true,
-        }],
         follow_modules: true,
         rooted: true,
-        ..LintUnit::default()
+        ..support::unit("crate", vec![support::root_file(root)])
     };
     let mut settings = Settings::default();
     settings.preview = true;

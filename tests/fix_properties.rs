@@ -8,6 +8,8 @@ use cargo_mcp_lint::engine::{LintUnit, Overlay, UnitFile};
 use cargo_mcp_lint::fix::{self, FixOptions};
 use proptest::prelude::*;
 
+mod support;
+
 #[derive(Debug, Clone, Copy)]
 enum Line {
     /// A safe send alone on its line: removed with the line.
@@ -94,21 +96,13 @@ fn generate(lines: &[Line], crlf: bool, bom: bool, tabs: bool, final_newline: bo
 }
 
 fn units(path: &Path) -> Vec<LintUnit> {
-    vec![LintUnit {
-        name: "generated".into(),
-        files: vec![UnitFile {
-            path: path.into(),
-            module: Default::default(),
+    vec![support::unit(
+        "generated",
+        vec![UnitFile {
             owns_directory: false,
+            ..support::root_file(path)
         }],
-        follow_modules: false,
-        rooted: false,
-        manifest: None,
-        test_target: false,
-        crate_name: None,
-        roots: Vec::new(),
-        library: Default::default(),
-    }]
+    )]
 }
 
 fn fixed_text(path: &Path, text: &str) -> (String, usize) {

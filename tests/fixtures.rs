@@ -1,10 +1,15 @@
 //! Fixture tests: every file (or directory, linted as one crate) under `tests/fixtures/<rule>/`
 //! marks the lines where findings are expected with `//~ CODE` at the end of the line where the
-//! primary span starts. Unmarked lines must produce nothing.
+//! primary span starts. Unmarked lines must produce nothing. What a user reads of each finding
+//! (its message, labels, notes, help and fix) is pinned beside the fixture in `<name>.findings`,
+//! as clippy pins its `.stderr` files; the fixed text in `<name>.fixed.rs`. `MCP_LINT_BLESS=1`
+//! writes both.
 //!
-//! The rules' directories come from the registry (`tests/fixtures/<code lowercase>/`): a new
-//! rule's fixtures run with no edit here, a rule that can report from code but has no directory
-//! fails, and so does a directory that names no rule. Each rule's fixes are checked too.
+//! Each fixture is a test of its own, named `<rule>::<fixture>` (`cargo test --test fixtures
+//! mcp001::arm_const`), and each rule has a `<rule>::rule` test of what holds across its
+//! fixtures. The rules' directories come from the registry (`tests/fixtures/<code lowercase>/`):
+//! a new rule's fixtures run with no edit here, a rule that can report from code but has no
+//! directory fails, and so does a directory that names no rule or holds no Rust file.
 //!
 //! Fixtures run in preview mode, so the rules and shapes in preview are tested like the stable
 //! ones; what preview mode leaves out is tested in `tests/cli.rs`.
@@ -13,11 +18,15 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use cargo_mcp_lint::config::{self, Settings};
-use cargo_mcp_lint::diagnostic::Applicability;
+use cargo_mcp_lint::diagnostic::{Applicability, Diagnostic};
 use cargo_mcp_lint::discovery::path_mode;
-use cargo_mcp_lint::engine::{self, LintUnit, Overlay, UnitFile};
+use cargo_mcp_lint::engine::{self, LintUnit, Overlay};
 use cargo_mcp_lint::fix::{self, FixOptions};
+use cargo_mcp_lint::result::LintResult;
 use cargo_mcp_lint::rules::{self, FixAvailability};
+use libtest_mimic::{Arguments, Failed, Trial};
+
+mod support;
 
 /// (file relative to the fixture, line) -> codes expected or found there.
 type Findings = BTreeMap<(String, usize), Vec<String>>;
@@ -51,24 +60,11 @@ fn unit(fixture: &Path) -> Vec<LintUnit> {
         }
         return units;
     }
-    vec![LintUnit {
-        name: "fixture".into(),
-        files: rust_files(fixture)
-            .into_iter()
-            .map(|path| UnitFile {
-                module: path_mode::module_of(&path).into(),
-                path: path.into(),
-                owns_directory: false,
-            })
-            .collect(),
-        follow_modules: false,
-        rooted: false,
-        manifest: None,
-        test_target: false,
-        crate_name: None,
-        roots: Vec::new(),
-        library: Default::default(),
-    }]
+    let files = rust_files(fixture);
+    vec![support::unit(
+        "fixture",
+        files.iter().map(|path| support::unit_file(path)).collect(),
+    )]
 }
 
 /// A directory fixture may carry an `mcp-lint.toml` (for example to name the SDK). Preview mode
@@ -149,13 +145,38 @@ fn compared(rule_dir: &str, code: &str) -> bool {
     code == "MCP000" || rule_dir == "mcp000" || code.eq_ignore_ascii_case(rule_dir)
 }
 
-fn actual(fixture: &Path, rule_dir: &str) -> (Findings, Vec<String>) {
-    let result = engine::lint_with(
+/// A fixture linted as the harness lints it (preview mode, its own configuration).
+fn lint(fixture: &Path) -> LintResult {
+    engine::lint_with(
         &unit(fixture),
         Path::new("/"),
         &Overlay::new(),
         &settings_for(fixture),
-    );
+    )
+}
+
+/// Where a finding's byte offset is, as `file:line:column` relative to the fixture.
+fn place(
+    result: &LintResult,
+    fixture: &Path,
+    file: usize,
+    offset: usize,
+) -> (String, usize, usize) {
+    match result.sources.get(file) {
+        Some(source) => {
+            let position = source.line_column(offset);
+            (
+                relative(&source.path, fixture),
+                position.line,
+                position.column,
+            )
+        }
+        None => ("?".to_string(), 0, 0),
+    }
+}
+
+/// The findings a fixture is about (see [`compared`]), by marker key, with a line for each.
+fn actual(result: &LintResult, fixture: &Path, rule_dir: &str) -> (Findings, Vec<String>) {
     let mut findings = Findings::new();
     let mut messages = Vec::new();
     for d in result
@@ -163,20 +184,231 @@ fn actual(fixture: &Path, rule_dir: &str) -> (Findings, Vec<String>) {
         .iter()
         .filter(|d| compared(rule_dir, d.code))
     {
-        let source = result.sources.get(d.file).expect("diagnostic file exists");
-        let position = source.line_column(d.span.start);
-        let file = relative(&source.path, fixture);
-        messages.push(format!(
-            "{file}:{}: {} {}",
-            position.line, d.code, d.message
-        ));
+        let (file, line, _) = place(result, fixture, d.file, d.span.start);
+        messages.push(format!("{file}:{line}: {} {}", d.code, d.message));
         findings
-            .entry((file, position.line))
+            .entry((file, line))
             .or_default()
             .push(d.code.to_string());
     }
     findings.values_mut().for_each(|codes| codes.sort());
     (findings, messages)
+}
+
+/// What a user reads of a finding, one line per part: where and what, then its labels, notes,
+/// help and fix.
+fn shown(result: &LintResult, fixture: &Path, d: &Diagnostic) -> String {
+    let at = |file: usize, offset: usize| {
+        let (file, line, column) = place(result, fixture, file, offset);
+        format!("{file}:{line}:{column}")
+    };
+    let mut out = format!(
+        "{}: {}[{}]: {}\n",
+        at(d.file, d.span.start),
+        d.severity.as_str(),
+        d.code,
+        d.message
+    );
+    for label in &d.labels {
+        out += &format!(
+            "    label {}: {}\n",
+            at(label.file, label.span.start),
+            label.message
+        );
+    }
+    for note in &d.notes {
+        out += &format!("    note: {note}\n");
+    }
+    if let Some(help) = &d.help {
+        out += &format!("    help: {help}\n");
+    }
+    if let Some(fix) = &d.fix {
+        out += &format!(
+            "    fix ({}): {}\n",
+            fix.applicability.as_str(),
+            fix.message
+        );
+    }
+    out
+}
+
+/// `x.rs` -> `x.findings`, `dir` -> `dir.findings`: what the fixture's findings show.
+fn findings_path(fixture: &Path) -> PathBuf {
+    let stem = fixture.file_stem().unwrap_or_default().to_string_lossy();
+    fixture.with_file_name(format!("{stem}.findings"))
+}
+
+/// Compare what the fixture's findings show with its `.findings` file (or write it, blessing).
+fn check_shown(result: &LintResult, fixture: &Path, rule_dir: &str, bless: bool) -> Vec<String> {
+    let text: String = result
+        .diagnostics
+        .iter()
+        .filter(|d| compared(rule_dir, d.code))
+        .map(|d| shown(result, fixture, d))
+        .collect();
+    let path = findings_path(fixture);
+    if bless {
+        if text.is_empty() {
+            let _ = std::fs::remove_file(&path);
+        } else {
+            std::fs::write(&path, &text).expect("write the findings file");
+        }
+        return Vec::new();
+    }
+    match std::fs::read_to_string(&path) {
+        Ok(expected) if expected == text => Vec::new(),
+        Ok(expected) => vec![format!(
+            "{} differs from what the findings show:\n{}",
+            path.display(),
+            similar::TextDiff::from_lines(&expected, &text)
+                .unified_diff()
+                .header("expected", "shown")
+        )],
+        Err(_) if text.is_empty() => Vec::new(),
+        Err(_) => vec![format!(
+            "{} is missing (run with MCP_LINT_BLESS=1 to write it):\n{text}",
+            path.display()
+        )],
+    }
+}
+
+/// Compare a fixture's findings with its `//~` markers.
+fn check_markers(result: &LintResult, fixture: &Path, rule_dir: &str) -> Vec<String> {
+    let want = expected(fixture, rule_dir);
+    let (got, messages) = actual(result, fixture, rule_dir);
+    if want == got {
+        return Vec::new();
+    }
+    let mut report = String::new();
+    for (key, codes) in &want {
+        if got.get(key) != Some(codes) {
+            report += &format!("  missing {:?} at {}:{}\n", codes, key.0, key.1);
+        }
+    }
+    for (key, codes) in &got {
+        if want.get(key) != Some(codes) {
+            report += &format!("  unexpected {:?} at {}:{}\n", codes, key.0, key.1);
+        }
+    }
+    for message in messages {
+        report += &format!("    reported: {message}\n");
+    }
+    vec![report]
+}
+
+/// Every finding's fix is as its rule declares: none for a rule without fixes, one for a rule
+/// that always fixes, and an applicable fix has edits.
+fn check_declared_fixes(result: &LintResult) -> Vec<String> {
+    let mut failures = Vec::new();
+    for d in &result.diagnostics {
+        let Some(rule) = rules::find(d.code) else {
+            failures.push(format!("{} is not a registered rule", d.code));
+            continue;
+        };
+        let declared = rule.meta().fix;
+        let consistent = match declared {
+            FixAvailability::None => d.fix.is_none(),
+            FixAvailability::Always => d.fix.is_some(),
+            FixAvailability::Sometimes => true,
+        };
+        if !consistent {
+            failures.push(format!(
+                "{} declares {declared:?} fixes but emitted {:?}",
+                d.code, d.fix
+            ));
+        }
+        if let Some(fix) = &d.fix {
+            if fix.applicability != Applicability::DisplayOnly && fix.edits.is_empty() {
+                failures.push(format!("an applicable fix of {} has no edits", d.code));
+            }
+        }
+    }
+    failures
+}
+
+/// Apply the safe fixes to a fixture and compare with the `.fixed.rs` files beside it
+/// (`MCP_LINT_BLESS=1` writes them). Also checks that fixing converges, that the result parses,
+/// and that a second run changes nothing.
+fn check_fixed(fixture: &Path, bless: bool) -> Vec<String> {
+    let units = unit(fixture);
+    let settings = settings_for(fixture);
+    let mut failures = Vec::new();
+    let run = fix::fix_from(
+        &units,
+        Path::new("/"),
+        FixOptions::default(),
+        Overlay::new(),
+        &settings,
+    );
+    if !run.problems.is_empty() {
+        failures.push(run.problems.join("; "));
+    }
+    for file in rust_files(fixture) {
+        let expected_path = fixed_path(&file);
+        let Some(changed) = run.files.iter().find(|f| f.path == file) else {
+            if expected_path.exists() {
+                if bless {
+                    std::fs::remove_file(&expected_path).expect("remove a stale fixed file");
+                } else {
+                    failures.push(format!(
+                        "{} exists but the fix changes nothing",
+                        expected_path.display()
+                    ));
+                }
+            }
+            continue;
+        };
+        if !fix::parses(&changed.fixed) {
+            failures.push(format!("the fixed {} does not parse", file.display()));
+        }
+        if bless {
+            std::fs::write(&expected_path, &changed.fixed).expect("write the fixed file");
+        } else {
+            match std::fs::read_to_string(&expected_path) {
+                Ok(expected) if expected == changed.fixed => {}
+                Ok(expected) => failures.push(format!(
+                    "{} differs from the fix:\n{}",
+                    expected_path.display(),
+                    similar::TextDiff::from_lines(&expected, &changed.fixed)
+                        .unified_diff()
+                        .header("expected", "fixed")
+                )),
+                Err(_) => failures.push(format!(
+                    "{} is missing (run with MCP_LINT_BLESS=1 to write it)",
+                    expected_path.display()
+                )),
+            }
+        }
+        // Fixing the fixed text again changes nothing.
+        let mut overlay = Overlay::new();
+        for f in &run.files {
+            overlay.insert(f.path.clone(), f.fixed.clone());
+        }
+        let again = fix::fix_from(
+            &units,
+            Path::new("/"),
+            FixOptions::default(),
+            overlay,
+            &settings,
+        );
+        if !again.files.is_empty() {
+            failures.push(format!("a second fix run still changes {}", file.display()));
+        }
+    }
+    failures
+}
+
+/// One fixture: its findings against its markers, what they show against its `.findings` file,
+/// their fixes against the rules' declarations, and its fixed text against its `.fixed.rs`
+/// files.
+fn check_fixture(fixture: &Path, rule_dir: &str) -> Vec<String> {
+    let bless = std::env::var_os("MCP_LINT_BLESS").is_some();
+    let result = lint(fixture);
+    let mut failures = check_markers(&result, fixture, rule_dir);
+    failures.extend(check_shown(&result, fixture, rule_dir, bless));
+    failures.extend(check_declared_fixes(&result));
+    failures.extend(check_fixed(fixture, bless));
+    failures
 }
 
 /// The fixtures in a rule's directory: its `.rs` files (not the `.fixed.rs` ones) and its
@@ -191,137 +423,75 @@ fn fixtures(dir: &Path) -> Vec<PathBuf> {
     entries
 }
 
-/// Apply the safe fixes to every fixture of a rule and compare with the `.fixed.rs` files beside
-/// them (`MCP_LINT_BLESS=1` writes them). Also checks that fixing converges, that the result
-/// parses, that a second run changes nothing, and that each rule emits fixes as it declares.
-fn check_rule_fixes(dir: &Path, rule_dir: &str) -> Vec<String> {
-    let bless = std::env::var_os("MCP_LINT_BLESS").is_some();
+/// What holds across a rule's fixtures: there are some, and one expects a finding; each
+/// directory fixture holds Rust files; no `.findings` or `.fixed.rs` file is left without its
+/// fixture; and a rule that declares fixes shows one, and when any is safe, `--fix` applies it to
+/// some fixture (a rule whose fixes are all suggestions changes no file). Read from the fixtures'
+/// files, which the fixtures' own tests check.
+fn check_rule(dir: &Path, rule_dir: &str) -> Vec<String> {
+    let entries = fixtures(dir);
+    if entries.is_empty() {
+        return vec![format!("no fixtures under {}", dir.display())];
+    }
     let mut failures = Vec::new();
+    let markers: usize = entries
+        .iter()
+        .map(|f| expected(f, rule_dir).values().map(Vec::len).sum::<usize>())
+        .sum();
+    if markers == 0 {
+        failures.push(format!(
+            "the fixtures of {rule_dir} expect no finding at all"
+        ));
+    }
+    for fixture in entries.iter().filter(|f| f.is_dir()) {
+        if rust_files(fixture).is_empty() {
+            failures.push(format!(
+                "{} holds no Rust file: a fixture directory is a crate to lint",
+                fixture.display()
+            ));
+        }
+    }
+    let mut shown = String::new();
     let mut fixed_files = 0;
-    // The fixes of the rule's own findings, by applicability.
-    let mut emitted: Vec<Applicability> = Vec::new();
-    for fixture in fixtures(dir) {
-        let units = unit(&fixture);
-        let name = fixture
+    for entry in std::fs::read_dir(dir).expect("fixture directory exists") {
+        let path = entry.expect("readable entry").path();
+        let name = path
             .file_name()
             .unwrap_or_default()
             .to_string_lossy()
             .into_owned();
-
-        let settings = settings_for(&fixture);
-        let result = engine::lint_with(&units, Path::new("/"), &Overlay::new(), &settings);
-        for d in &result.diagnostics {
-            let Some(rule) = rules::find(d.code) else {
-                failures.push(format!("{name}: {} is not a registered rule", d.code));
-                continue;
-            };
-            let declared = rule.meta().fix;
-            if d.code.eq_ignore_ascii_case(rule_dir) {
-                emitted.extend(d.fix.as_ref().map(|f| f.applicability));
+        if let Some(stem) = name.strip_suffix(".findings") {
+            let fixture_of = [dir.join(format!("{stem}.rs")), dir.join(stem)];
+            if !fixture_of.iter().any(|f| f.exists()) {
+                failures.push(format!("{} belongs to no fixture", path.display()));
             }
-            let consistent = match declared {
-                FixAvailability::None => d.fix.is_none(),
-                FixAvailability::Always => d.fix.is_some(),
-                FixAvailability::Sometimes => true,
-            };
-            if !consistent {
-                failures.push(format!(
-                    "{name}: {} declares {declared:?} fixes but emitted {:?}",
-                    d.code, d.fix
-                ));
-            }
-            if let Some(fix) = &d.fix {
-                if fix.applicability != Applicability::DisplayOnly && fix.edits.is_empty() {
-                    failures.push(format!(
-                        "{name}: an applicable fix of {} has no edits",
-                        d.code
-                    ));
-                }
-            }
+            shown += &std::fs::read_to_string(&path).unwrap_or_default();
         }
-
-        let run = fix::fix_from(
-            &units,
-            Path::new("/"),
-            FixOptions::default(),
-            Overlay::new(),
-            &settings,
-        );
-        if !run.problems.is_empty() {
-            failures.push(format!("{name}: {}", run.problems.join("; ")));
+        if name.ends_with(".fixed.rs") {
+            fixed_files += 1;
         }
-        for file in rust_files(&fixture) {
-            let expected_path = fixed_path(&file);
-            let changed = run.files.iter().find(|f| f.path == file);
-            match changed {
-                Some(changed) => {
-                    fixed_files += 1;
-                    if !fix::parses(&changed.fixed) {
-                        failures.push(format!(
-                            "{name}: the fixed {} does not parse",
-                            file.display()
-                        ));
-                    }
-                    if bless {
-                        std::fs::write(&expected_path, &changed.fixed)
-                            .expect("write the fixed file");
-                    } else {
-                        match std::fs::read_to_string(&expected_path) {
-                            Ok(expected) if expected == changed.fixed => {}
-                            Ok(expected) => failures.push(format!(
-                                "{name}: {} differs from the fix:\n{}",
-                                expected_path.display(),
-                                similar::TextDiff::from_lines(&expected, &changed.fixed)
-                                    .unified_diff()
-                                    .header("expected", "fixed")
-                            )),
-                            Err(_) => failures.push(format!(
-                                "{name}: {} is missing (run with MCP_LINT_BLESS=1 to write it)",
-                                expected_path.display()
-                            )),
-                        }
-                    }
-                    // Fixing the fixed text again changes nothing.
-                    let mut overlay = engine::Overlay::new();
-                    for f in &run.files {
-                        overlay.insert(f.path.clone(), f.fixed.clone());
-                    }
-                    let again = fix::fix_from(
-                        &units,
-                        Path::new("/"),
-                        FixOptions::default(),
-                        overlay,
-                        &settings,
-                    );
-                    if !again.files.is_empty() {
-                        failures.push(format!(
-                            "{name}: a second fix run still changes {}",
-                            file.display()
-                        ));
-                    }
-                }
-                None if expected_path.exists() => {
-                    if bless {
-                        std::fs::remove_file(&expected_path).expect("remove a stale fixed file");
-                    } else {
-                        failures.push(format!(
-                            "{name}: {} exists but the fix changes nothing",
-                            expected_path.display()
-                        ));
-                    }
-                }
-                None => {}
-            }
+        if path.is_dir() {
+            fixed_files += walk_all(&path).iter().filter(|p| is_fixed_file(p)).count();
         }
     }
-    // A rule that declares fixes shows one in its fixtures, and when any is safe, `--fix` applies
-    // it to some fixture (a rule whose fixes are all suggestions changes no file).
     if rules::find(rule_dir).is_some_and(|r| r.meta().fix != FixAvailability::None) {
-        if emitted.is_empty() {
+        let own = format!("[{}]", rule_dir.to_ascii_uppercase());
+        // The fixes of the rule's own findings (a finding's parts are indented under it).
+        let mut in_own = false;
+        let (mut any, mut safe) = (false, false);
+        for line in shown.lines() {
+            if !line.starts_with(' ') {
+                in_own = line.contains(&own);
+            } else if in_own && line.starts_with("    fix (") {
+                any = true;
+                safe |= line.starts_with("    fix (safe)");
+            }
+        }
+        if !any {
             failures.push(format!(
                 "{rule_dir} declares fixes but no fixture shows one"
             ));
-        } else if emitted.contains(&Applicability::Safe) && fixed_files == 0 {
+        } else if safe && fixed_files == 0 {
             failures.push(format!(
                 "{rule_dir} has safe fixes but no fixture exercises them"
             ));
@@ -330,43 +500,18 @@ fn check_rule_fixes(dir: &Path, rule_dir: &str) -> Vec<String> {
     failures
 }
 
-/// Compare each fixture's findings with its `//~` markers. Returns the failures.
-fn check_rule_fixtures(dir: &Path, rule_dir: &str) -> Vec<String> {
-    let entries = fixtures(dir);
-    if entries.is_empty() {
-        return vec![format!("no fixtures under {}", dir.display())];
-    }
-    let mut failures = Vec::new();
-    let mut markers = 0;
-    for fixture in &entries {
-        let want = expected(fixture, rule_dir);
-        markers += want.values().map(Vec::len).sum::<usize>();
-        let (got, messages) = actual(fixture, rule_dir);
-        if want != got {
-            let name = fixture.file_name().unwrap_or_default().to_string_lossy();
-            let mut report = format!("{name}:\n");
-            for (key, codes) in &want {
-                if got.get(key) != Some(codes) {
-                    report += &format!("  missing {:?} at {}:{}\n", codes, key.0, key.1);
-                }
-            }
-            for (key, codes) in &got {
-                if want.get(key) != Some(codes) {
-                    report += &format!("  unexpected {:?} at {}:{}\n", codes, key.0, key.1);
-                }
-            }
-            for message in messages {
-                report += &format!("    reported: {message}\n");
-            }
-            failures.push(report);
+/// Every file under a directory.
+fn walk_all(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("fixture directory is readable") {
+        let path = entry.expect("fixture entry is readable").path();
+        if path.is_dir() {
+            out.extend(walk_all(&path));
+        } else {
+            out.push(path);
         }
     }
-    if markers == 0 {
-        failures.push(format!(
-            "the fixtures of {rule_dir} expect no finding at all"
-        ));
-    }
-    failures
+    out
 }
 
 /// Registered rules that no code can trigger, so they have no fixture directory, and why.
@@ -375,20 +520,18 @@ const WITHOUT_FIXTURES: &[(&str, &str)] = &[(
     "an internal error is the tool's failure, never the code's: tests/internal_error.rs covers it",
 )];
 
-/// What one run of the harness over a fixtures root did.
+/// What the harness runs under a fixtures root: each registered rule's directory with its
+/// fixtures, and what is wrong with the root itself (a directory that names no rule, a rule that
+/// can report from code without a directory).
 #[derive(Debug, Default)]
-struct HarnessRun {
-    /// Every fixture (file or directory) whose findings and fixes were checked.
-    ran: Vec<PathBuf>,
-    failures: Vec<String>,
+struct Plan {
+    /// (rule directory name, its path, its fixtures).
+    rules: Vec<(String, PathBuf, Vec<PathBuf>)>,
+    problems: Vec<String>,
 }
 
-/// Run the fixtures of every registered rule found under `root` (`<root>/<code lowercase>/`),
-/// each rule on its own thread: compare the findings with the markers and check the fixes, for
-/// every rule. A registered rule that can report from code and has no directory fails, and so
-/// does a directory that names no rule.
-fn run_harness(root: &Path) -> HarnessRun {
-    let mut run = HarnessRun::default();
+fn plan(root: &Path) -> Plan {
+    let mut plan = Plan::default();
     let registry = rules::registry();
     let mut directories: Vec<String> = std::fs::read_dir(root)
         .expect("the fixtures root is readable")
@@ -402,21 +545,24 @@ fn run_harness(root: &Path) -> HarnessRun {
             .iter()
             .any(|r| r.meta().code.to_ascii_lowercase() == *directory)
         {
-            run.failures.push(format!(
+            plan.problems.push(format!(
                 "{}: a fixture directory that names no registered rule (directories are rule \
                  codes in lower case)",
                 root.join(directory).display()
             ));
         }
     }
-    let mut wanted = Vec::new();
     for rule in &registry {
         let code = rule.meta().code;
         let directory = code.to_ascii_lowercase();
         let exempt = WITHOUT_FIXTURES.iter().any(|(c, _)| *c == code);
         match (directories.contains(&directory), exempt) {
-            (true, _) => wanted.push((directory.clone(), root.join(&directory))),
-            (false, false) => run.failures.push(format!(
+            (true, _) => {
+                let path = root.join(&directory);
+                let cases = fixtures(&path);
+                plan.rules.push((directory, path, cases));
+            }
+            (false, false) => plan.problems.push(format!(
                 "{code} has no fixture directory {}: every rule that can report from code needs \
                  fixtures",
                 root.join(&directory).display()
@@ -424,78 +570,52 @@ fn run_harness(root: &Path) -> HarnessRun {
             (false, true) => {}
         }
     }
-    let results: Vec<(String, Vec<PathBuf>, Vec<String>)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = wanted
-            .iter()
-            .map(|(name, dir)| {
-                let handle = scope.spawn(move || {
-                    let mut failures = check_rule_fixtures(dir, name);
-                    failures.extend(check_rule_fixes(dir, name));
-                    (fixtures(dir), failures)
-                });
-                (name.clone(), handle)
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|(name, handle)| match handle.join() {
-                Ok((ran, failures)) => (name, ran, failures),
-                Err(panic) => {
-                    let message = panic
-                        .downcast_ref::<String>()
-                        .cloned()
-                        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                        .unwrap_or_default();
-                    (
-                        name,
-                        Vec::new(),
-                        vec![format!("the harness panicked: {message}")],
-                    )
-                }
-            })
-            .collect()
-    });
-    for (name, ran, failures) in results {
-        run.ran.extend(ran);
-        run.failures
-            .extend(failures.into_iter().map(|f| format!("[{name}] {f}")));
+    plan
+}
+
+fn outcome(failures: Vec<String>) -> Result<(), Failed> {
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(failures.join("\n").into())
     }
-    run.ran.sort();
-    run
+}
+
+/// The tests of a fixtures root: one per fixture, one per rule, and one for the root.
+fn trials(root: &Path) -> Vec<Trial> {
+    let plan = plan(root);
+    let mut trials = Vec::new();
+    for (rule_dir, dir, cases) in plan.rules {
+        for fixture in cases {
+            let name = fixture
+                .file_stem()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
+            let rule_dir = rule_dir.clone();
+            trials.push(Trial::test(format!("{rule_dir}::{name}"), move || {
+                outcome(check_fixture(&fixture, &rule_dir))
+            }));
+        }
+        let name = format!("{rule_dir}::rule");
+        trials.push(Trial::test(name, move || {
+            outcome(check_rule(&dir, &rule_dir))
+        }));
+    }
+    let problems = plan.problems;
+    trials.push(Trial::test("fixtures_root", move || outcome(problems)));
+    trials
 }
 
 fn fixtures_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
 }
 
-/// Every rule's fixtures and fixes, found from the registry: no list of rules to keep here.
-#[test]
-fn every_rules_fixtures_and_fixes() {
-    let run = run_harness(&fixtures_root());
-    assert!(
-        run.failures.is_empty(),
-        "{} failures:\n{}",
-        run.failures.len(),
-        run.failures.join("\n")
-    );
-    // Every fixture on disk was run: each directory under the root, each fixture in it.
-    let mut on_disk = Vec::new();
-    for entry in std::fs::read_dir(fixtures_root()).expect("readable") {
-        let path = entry.expect("entry").path();
-        if path.is_dir() {
-            on_disk.extend(fixtures(&path));
-        }
-    }
-    on_disk.sort();
-    assert_eq!(run.ran, on_disk, "the fixtures run are those on disk");
-    assert!(run.ran.len() > 100, "{} fixtures", run.ran.len());
-}
-
 /// The harness runs fixtures it was never told about: a temporary fixtures root with a new
-/// fixture (right and wrong markers), a directory that names no rule, and rules without
-/// directories; each is run or reported, with no edit to this file.
-#[test]
-fn the_harness_finds_fixtures_from_the_registry() {
+/// fixture (right and wrong markers), a directory that names no rule, a fixture directory
+/// without a Rust file, and rules without directories; each is run or reported, with no edit to
+/// this file.
+fn the_harness_finds_fixtures_from_the_registry() -> Result<(), Failed> {
     const SEND: &str = "pub fn dispatch(method: &str, id: u64, out: &Sender<Value>) {\n    if method == \"notifications/cancelled\" {\n        let _ = out.send(json!({\"jsonrpc\": \"2.0\", \"id\": id, \"error\": {\"code\": -32800, \"message\": \"c\"}}));";
     let root = tempfile::tempdir().expect("temp dir");
     let write = |relative: &str, text: &str| {
@@ -508,46 +628,80 @@ fn the_harness_finds_fixtures_from_the_registry() {
         &format!("{SEND} //~ MCP001\n    }}\n}}\n"),
     );
     write("mcp001/unmarked.rs", &format!("{SEND}\n    }}\n}}\n"));
+    write("mcp001/target/mcp-lint/facts-v2.bin", "stale");
     write("mcp555/stray.rs", "fn f() {}\n");
-    let run = run_harness(root.path());
+    let plan = plan(root.path());
+    let problems = plan.problems.join("\n");
+    assert_eq!(plan.rules.len(), 1, "{:?}", plan.rules);
+    let (rule_dir, dir, cases) = &plan.rules[0];
     assert_eq!(
-        run.ran,
-        [
+        cases,
+        &[
             root.path().join("mcp001/marked.rs"),
-            root.path().join("mcp001/unmarked.rs")
+            root.path().join("mcp001/target"),
+            root.path().join("mcp001/unmarked.rs"),
         ]
     );
-    let failures = run.failures.join("\n");
+    let unmarked = check_fixture(&cases[2], rule_dir).join("\n");
+    assert!(unmarked.contains("unexpected"), "{unmarked}");
+    // The marked finding matches; what it shows and its fix are wanted beside it.
+    let marked = check_fixture(&cases[0], rule_dir).join("\n");
     assert!(
-        run.failures
-            .iter()
-            .any(|f| f.starts_with("[mcp001] unmarked.rs:") && f.contains("unexpected")),
-        "{failures}"
+        !marked.contains("missing [") && !marked.contains("unexpected"),
+        "{marked}"
     );
-    // The marked finding matches; the fix check runs too (and wants the `.fixed.rs` file).
+    assert!(marked.contains("marked.findings is missing"), "{marked}");
+    assert!(marked.contains("error[MCP001]: "), "{marked}");
+    assert!(marked.contains("marked.fixed.rs is missing"), "{marked}");
+    // A directory without a Rust file is no fixture that can fail.
+    let rule = check_rule(dir, rule_dir).join("\n");
+    assert!(rule.contains("target holds no Rust file"), "{rule}");
     assert!(
-        !run.failures
-            .iter()
-            .any(|f| f.starts_with("[mcp001] marked.rs:\n")),
-        "{failures}"
-    );
-    assert!(
-        failures.contains("[mcp001] marked.rs: ")
-            && failures.contains("marked.fixed.rs is missing"),
-        "{failures}"
-    );
-    assert!(
-        failures.contains("mcp555: a fixture directory that names no registered rule"),
-        "{failures}"
+        problems.contains("mcp555: a fixture directory that names no registered rule"),
+        "{problems}"
     );
     for rule in rules::registry() {
         let code = rule.meta().code;
         let missing = format!("{code} has no fixture directory");
         let exempt = WITHOUT_FIXTURES.iter().any(|(c, _)| *c == code);
         assert_eq!(
-            failures.contains(&missing),
+            problems.contains(&missing),
             code != "MCP001" && !exempt,
-            "{code}: {failures}"
+            "{code}: {problems}"
         );
     }
+    Ok(())
+}
+
+/// Every fixture on disk has its test, and there are many.
+fn every_fixture_on_disk_is_a_test() -> Result<(), Failed> {
+    let plan = plan(&fixtures_root());
+    let planned: Vec<PathBuf> = plan.rules.iter().flat_map(|(_, _, c)| c.clone()).collect();
+    let mut on_disk = Vec::new();
+    for entry in std::fs::read_dir(fixtures_root()).expect("readable") {
+        let path = entry.expect("entry").path();
+        if path.is_dir() {
+            on_disk.extend(fixtures(&path));
+        }
+    }
+    on_disk.sort();
+    let mut planned = planned;
+    planned.sort();
+    assert_eq!(planned, on_disk, "the fixtures run are those on disk");
+    assert!(planned.len() > 100, "{} fixtures", planned.len());
+    Ok(())
+}
+
+fn main() {
+    let args = Arguments::from_args();
+    let mut trials = trials(&fixtures_root());
+    trials.push(Trial::test(
+        "harness::finds_fixtures_from_the_registry",
+        the_harness_finds_fixtures_from_the_registry,
+    ));
+    trials.push(Trial::test(
+        "harness::every_fixture_on_disk_is_a_test",
+        every_fixture_on_disk_is_a_test,
+    ));
+    libtest_mimic::run(&args, trials).exit();
 }

@@ -275,21 +275,15 @@ fn a_file_deleted_between_discovery_and_reading() {
 /// changed in between is never shown with the new bytes under the old spans.
 #[test]
 fn a_file_changed_while_linted_gives_way_to_one_finding_saying_so() {
-    use cargo_mcp_lint::engine::{self, LintUnit, UnitFile};
+    use cargo_mcp_lint::engine::{self, LintUnit};
     use std::sync::atomic::{AtomicUsize, Ordering};
     let dir = tempfile::tempdir().expect("temp dir");
     let root = dir.path().join("lib.rs");
     std::fs::write(&root, format!("mod later;\n{BUGGY}")).expect("write");
     std::fs::write(dir.path().join("later.rs"), "fn quiet() {}\n").expect("write");
     let unit = LintUnit {
-        name: "changed".into(),
-        files: vec![UnitFile {
-            path: root.as_path().into(),
-            module: Default::default(),
-            owns_directory: true,
-        }],
         follow_modules: true,
-        ..Default::default()
+        ..support::unit("changed", vec![support::root_file(&root)])
     };
     let lint = |change: bool| {
         // The root is read first; its module after: the root changes before that second read.

@@ -6,27 +6,15 @@
 use std::path::{Path, PathBuf};
 
 use cargo_mcp_lint::config::Settings;
-use cargo_mcp_lint::engine::{lint_with, LintResult, LintUnit, Overlay, UnitFile};
+use cargo_mcp_lint::engine::{lint_with, LintResult, LintUnit, Overlay};
 use cargo_mcp_lint::fix::{fix_from, parses, FixOptions};
 use cargo_mcp_lint::source::ByteSpan;
 use proptest::prelude::*;
 
+mod support;
+
 fn unit(path: &Path) -> LintUnit {
-    LintUnit {
-        name: "property".into(),
-        files: vec![UnitFile {
-            path: path.into(),
-            module: Default::default(),
-            owns_directory: true,
-        }],
-        follow_modules: false,
-        rooted: false,
-        manifest: None,
-        test_target: false,
-        crate_name: None,
-        roots: Vec::new(),
-        library: Default::default(),
-    }
+    support::unit("property", vec![support::root_file(path)])
 }
 
 /// Text built from pieces of MCP server code, so that generated inputs reach the analysis.

@@ -10,6 +10,8 @@ use cargo_mcp_lint::engine::{self, LintUnit, Overlay, UnitFile};
 use cargo_mcp_lint::fix::{self, FixOptions};
 use cargo_mcp_lint::rules::{self, internal_error, FixAvailability, RuleMeta, RuleStatus};
 
+mod support;
+
 const HEADINGS: &[&str] = &[
     "## What it does",
     "## Why is this bad",
@@ -29,21 +31,13 @@ fn code_after(docs: &str, heading: &str) -> Option<String> {
 }
 
 fn unit(path: &Path) -> Vec<LintUnit> {
-    vec![LintUnit {
-        name: "docs".into(),
-        files: vec![UnitFile {
-            path: path.into(),
-            module: Default::default(),
+    vec![support::unit(
+        "docs",
+        vec![UnitFile {
             owns_directory: false,
+            ..support::root_file(path)
         }],
-        follow_modules: false,
-        rooted: false,
-        manifest: None,
-        test_target: false,
-        crate_name: None,
-        roots: Vec::new(),
-        library: Default::default(),
-    }]
+    )]
 }
 
 fn diagnostics_with(

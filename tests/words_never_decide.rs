@@ -26,10 +26,11 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use cargo_mcp_lint::config::{self, Settings};
-use cargo_mcp_lint::discovery::path_mode;
-use cargo_mcp_lint::engine::{self, LintUnit, Overlay, UnitFile};
+use cargo_mcp_lint::engine::{self, Overlay};
 use cargo_mcp_lint::fix;
 use cargo_mcp_lint::lexical::{self, Region};
+
+mod support;
 
 /// Words of code that serves MCP, over stdio or not: what a check that reads words would take
 /// for the program.
@@ -264,25 +265,14 @@ fn findings(fixture: &Fixture, change: Option<fn(&str) -> String>) -> (BTreeSet<
             }
         }
     }
-    let unit = LintUnit {
-        name: "fixture".into(),
-        files: fixture
+    let unit = support::unit(
+        "fixture",
+        fixture
             .files
             .iter()
-            .map(|path| UnitFile {
-                module: path_mode::module_of(path).into(),
-                path: path.as_path().into(),
-                owns_directory: false,
-            })
+            .map(|p| support::unit_file(p))
             .collect(),
-        follow_modules: false,
-        rooted: false,
-        manifest: None,
-        test_target: false,
-        crate_name: None,
-        roots: Vec::new(),
-        library: Default::default(),
-    };
+    );
     let result = engine::lint_with(&[unit], Path::new("/"), &overlay, &fixture.settings);
     let root = fixtures_root();
     let mut found = BTreeSet::new();

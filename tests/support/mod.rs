@@ -160,3 +160,35 @@ pub fn action_step(needle: &str) -> String {
         .unwrap_or_else(|| panic!("no step of action.yml holds {needle:?}"))
         .to_string()
 }
+
+/// A unit of the given files, as path mode makes one of files outside a package: no module tree
+/// followed, not a cargo target (the other fields as [`LintUnit::default`]). Tests set what
+/// else they need with `LintUnit { follow_modules: true, ..unit(..) }`.
+pub fn unit(
+    name: &str,
+    files: Vec<cargo_mcp_lint::unit::UnitFile>,
+) -> cargo_mcp_lint::unit::LintUnit {
+    cargo_mcp_lint::unit::LintUnit {
+        name: name.into(),
+        files,
+        ..Default::default()
+    }
+}
+
+/// A file of a unit, its module path taken from its file name as path mode takes it.
+pub fn unit_file(path: &Path) -> cargo_mcp_lint::unit::UnitFile {
+    cargo_mcp_lint::unit::UnitFile {
+        module: cargo_mcp_lint::discovery::path_mode::module_of(path).into(),
+        path: path.into(),
+        owns_directory: false,
+    }
+}
+
+/// A crate's root file: the root module, owning its directory.
+pub fn root_file(path: &Path) -> cargo_mcp_lint::unit::UnitFile {
+    cargo_mcp_lint::unit::UnitFile {
+        module: Vec::new().into(),
+        path: path.into(),
+        owns_directory: true,
+    }
+}

@@ -97,6 +97,77 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
+    /// A finding of the rule `meta` at `span` of `file`, at the rule's default severity, with no
+    /// labels, notes, help or fix (the `with_` methods add them). The engine fills in its
+    /// context.
+    pub fn new(meta: &RuleMeta, file: FileId, span: ByteSpan, message: impl Into<String>) -> Self {
+        Diagnostic {
+            code: meta.code,
+            name: meta.name,
+            severity: meta.default_severity,
+            message: message.into(),
+            file,
+            span,
+            labels: Vec::new(),
+            notes: Vec::new(),
+            help: None,
+            fix: None,
+            context: None,
+        }
+    }
+
+    /// At `severity` rather than the rule's default.
+    pub fn with_severity(mut self, severity: Severity) -> Self {
+        self.severity = severity;
+        self
+    }
+
+    /// With a secondary place (after those added before).
+    pub fn with_label(mut self, file: FileId, span: ByteSpan, message: impl Into<String>) -> Self {
+        self.labels.push(Label {
+            file,
+            span,
+            message: message.into(),
+        });
+        self
+    }
+
+    /// With secondary places (after those added before).
+    pub fn with_labels(mut self, labels: impl IntoIterator<Item = Label>) -> Self {
+        self.labels.extend(labels);
+        self
+    }
+
+    /// With a note (after those added before).
+    pub fn with_note(mut self, note: impl Into<String>) -> Self {
+        self.notes.push(note.into());
+        self
+    }
+
+    /// With notes (after those added before).
+    pub fn with_notes<N: Into<String>>(mut self, notes: impl IntoIterator<Item = N>) -> Self {
+        self.notes.extend(notes.into_iter().map(Into::into));
+        self
+    }
+
+    /// With what to do about it.
+    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+
+    /// With what to do about it, when there is something to say.
+    pub fn with_optional_help(mut self, help: Option<String>) -> Self {
+        self.help = help;
+        self
+    }
+
+    /// With a change that resolves it, when the rule has one (`Fix` or `Option<Fix>`).
+    pub fn with_fix(mut self, fix: impl Into<Option<Fix>>) -> Self {
+        self.fix = fix.into();
+        self
+    }
+
     /// The key diagnostics are sorted by: file, then position, then code.
     pub fn sort_key(&self) -> (FileId, usize, usize, &'static str) {
         (self.file, self.span.start, self.span.end, self.code)

@@ -23,19 +23,7 @@ fn report(
     span: crate::source::ByteSpan,
     message: String,
 ) -> Diagnostic {
-    Diagnostic {
-        code: meta.code,
-        name: meta.name,
-        severity: meta.default_severity,
-        message,
-        file,
-        span,
-        labels: Vec::new(),
-        notes: Vec::new(),
-        help: None,
-        fix: None,
-        context: None,
-    }
+    Diagnostic::new(meta, file, span, message)
 }
 
 /// The suppressions of every file that has any.

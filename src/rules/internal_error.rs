@@ -45,27 +45,17 @@ pub fn is_internal_error(diagnostic: &Diagnostic) -> bool {
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 fn report(file: FileId, message: String, panic: &str, still: &str) -> Diagnostic {
-    Diagnostic {
-        code: META.code,
-        name: META.name,
-        severity: META.default_severity,
-        message,
-        file,
-        span: ByteSpan::default(),
-        labels: Vec::new(),
-        notes: vec![
+    Diagnostic::new(&META, file, ByteSpan::default(), message)
+        .with_notes(vec![
             format!("this is a bug in cargo-mcp-lint {VERSION}, not a problem in your code"),
             format!("the tool panicked: {panic}"),
             still.to_string(),
-        ],
-        help: Some(format!(
+        ])
+        .with_help(format!(
             "please report it to the maintainers of cargo-mcp-lint with this file attached (or \
              the smallest part of it that still fails), the tool's version (cargo-mcp-lint \
              {VERSION}) and the notes above"
-        )),
-        fix: None,
-        context: None,
-    }
+        ))
 }
 
 /// The diagnostic for a file whose analysis panicked.

@@ -122,17 +122,17 @@ fn non_empty_answer(
     if squeeze(current) == squeeze(&template.replacement) {
         return None;
     }
-    Some(Diagnostic {
-        code: META.code,
-        name: META.name,
-        severity: Severity::Warning,
-        message: "`ping` is answered with a result that is not empty".into(),
-        file,
-        span: template.replace,
-        labels: Vec::new(),
-        notes: vec![SPEC.to_string()],
-        help: Some("answer `ping` with an empty result: `{}`".into()),
-        fix: Some(Fix {
+    Some(
+        Diagnostic::new(
+            &META,
+            file,
+            template.replace,
+            "`ping` is answered with a result that is not empty",
+        )
+        .with_severity(Severity::Warning)
+        .with_note(SPEC)
+        .with_help("answer `ping` with an empty result: `{}`")
+        .with_fix(Fix {
             applicability: Applicability::Safe,
             message: format!("answer with `{}`", template.replacement),
             edits: vec![Edit {
@@ -141,8 +141,7 @@ fn non_empty_answer(
                 replacement: template.replacement.clone(),
             }],
         }),
-        context: None,
-    })
+    )
 }
 
 fn diagnostic(
@@ -160,33 +159,28 @@ fn diagnostic(
         "answer `ping` with an empty result (`{}`): add a `\"ping\"` case before the catch-all that sends one"
             .to_string()
     };
-    Diagnostic {
-        code: META.code,
-        name: META.name,
-        severity: META.default_severity,
-        message: "`ping` falls into this method-not-found arm: the dispatcher never answers it"
-            .into(),
+    Diagnostic::new(
+        &META,
         file,
-        span: catch_all.span,
-        labels: vec![Label {
-            file,
-            span: ByteSpan::new(
-                dispatcher.span.start,
-                dispatcher.span.start
-                    + if dispatcher.chain {
-                        "if".len()
-                    } else {
-                        "match".len()
-                    },
-            ),
-            message: "this dispatcher answers `initialize` and `tools/*` but has no `ping` arm"
-                .into(),
-        }],
-        notes: vec![SPEC.to_string()],
-        help: Some(help),
-        fix,
-        context: None,
-    }
+        catch_all.span,
+        "`ping` falls into this method-not-found arm: the dispatcher never answers it",
+    )
+    .with_labels(vec![Label {
+        file,
+        span: ByteSpan::new(
+            dispatcher.span.start,
+            dispatcher.span.start
+                + if dispatcher.chain {
+                    "if".len()
+                } else {
+                    "match".len()
+                },
+        ),
+        message: "this dispatcher answers `initialize` and `tools/*` but has no `ping` arm".into(),
+    }])
+    .with_note(SPEC)
+    .with_help(help)
+    .with_fix(fix)
 }
 
 /// The fix: a `"ping"` arm before the catch-all, shaped like a sibling arm that answers with a

@@ -195,21 +195,19 @@ fn check_dispatcher(
                 }],
             })
         });
-        out.push(Diagnostic {
-            code: META.code,
-            name: META.name,
-            severity: META.default_severity,
-            message: format!(
-                "this arm answers `{notification}`, a notification: it must get no response"
-            ),
-            file,
-            span,
-            labels: Vec::new(),
-            notes: vec![SPEC.to_string()],
-            help: Some("handle the notification and send nothing back".into()),
-            fix,
-            context: None,
-        });
+        out.push(
+            Diagnostic::new(
+                &META,
+                file,
+                span,
+                format!(
+                    "this arm answers `{notification}`, a notification: it must get no response"
+                ),
+            )
+            .with_note(SPEC)
+            .with_help("handle the notification and send nothing back")
+            .with_fix(fix),
+        );
     }
     check_catch_all(context, calls, (file, facts), dispatcher, out);
 }
@@ -233,26 +231,12 @@ fn check_catch_all(
     {
         return;
     }
-    out.push(Diagnostic {
-        code: META.code,
-        name: META.name,
-        severity: META.default_severity,
-        message: "notifications this dispatcher does not list fall into this arm and get a method-not-found error"
-            .into(),
-        file,
-        span: catch_all.body,
-        labels: Vec::new(),
-        notes: vec![
+    out.push(Diagnostic::new(&META, file, catch_all.body, "notifications this dispatcher does not list fall into this arm and get a method-not-found error"
+            ).with_notes(vec![
             SPEC.to_string(),
             "nothing on the way to this dispatcher tests whether the message has an `id`".into(),
-        ],
-        help: Some(
-            "answer only messages with an `id`: wrap the write in `if let Some(id) = ..`, or return `None` for messages without one"
-                .into(),
-        ),
-        fix: None,
-        context: None,
-    });
+        ]).with_help("answer only messages with an `id`: wrap the write in `if let Some(id) = ..`, or return `None` for messages without one"
+                ,));
 }
 
 /// Whether the dispatcher's function takes a request whose `id` is required: a parameter `id`
@@ -279,44 +263,20 @@ fn takes_typed_request(context: &RuleContext<'_>, dispatcher: &MethodDispatcher)
 }
 
 fn prefix_diagnostic(file: FileId, span: ByteSpan) -> Diagnostic {
-    Diagnostic {
-        code: META.code,
-        name: META.name,
-        severity: Severity::Warning,
-        message: "a notification is told by the method's `notifications/` prefix, not by the missing `id`"
-            .into(),
-        file,
-        span,
-        labels: Vec::new(),
-        notes: vec![
+    Diagnostic::new(&META, file, span, "a notification is told by the method's `notifications/` prefix, not by the missing `id`"
+            ).with_severity(Severity::Warning).with_notes(vec![
             SPEC.to_string(),
             "a message without an `id` is a notification whatever its method; one with an unknown or unprefixed method would still be answered"
                 .into(),
-        ],
-        help: Some("test whether the message has an `id` (`msg.id.is_none()`) instead".into()),
-        fix: None,
-        context: None,
-    }
+        ]).with_help("test whether the message has an `id` (`msg.id.is_none()`) instead")
 }
 
 fn null_id_diagnostic(file: FileId, span: ByteSpan) -> Diagnostic {
-    Diagnostic {
-        code: META.code,
-        name: META.name,
-        severity: META.default_severity,
-        message: "a response with a null `id` outside parse-error handling answers a notification".into(),
-        file,
-        span,
-        labels: Vec::new(),
-        notes: vec![
+    Diagnostic::new(&META, file, span, "a response with a null `id` outside parse-error handling answers a notification").with_notes(vec![
             SPEC.to_string(),
             "JSON-RPC allows a null `id` only when the request's `id` could not be read (parse error -32700, invalid request -32600)"
                 .into(),
-        ],
-        help: Some("send nothing for a message without an `id`".into()),
-        fix: None,
-        context: None,
-    }
+        ]).with_help("send nothing for a message without an `id`")
 }
 
 /// The unit's functions: which test a message's `id`, and who calls whom (by name).

@@ -71,19 +71,9 @@ impl Rule for StdioEmbeddedNewline {
                         .map(|s| s.snippet(*span).to_string())
                         .unwrap_or_default();
                     let plain = name.trim_end_matches("_pretty").to_string();
-                    out.push(Diagnostic {
-                        code: META.code,
-                        name: META.name,
-                        severity: META.default_severity,
-                        message: format!(
+                    out.push(Diagnostic::new(&META, *file, *span, format!(
                             "`serde_json::{name}` puts newlines inside a message written to the stdio transport"
-                        ),
-                        file: *file,
-                        span: *span,
-                        labels: Vec::new(),
-                        notes: vec![SPEC.to_string()],
-                        help: Some(format!("serialise each message on one line with `serde_json::{plain}`")),
-                        fix: Some(Fix {
+                        )).with_note(SPEC).with_help(format!("serialise each message on one line with `serde_json::{plain}`")).with_fix(Fix {
                             applicability: Applicability::Safe,
                             message: format!("use `{plain}`"),
                             edits: vec![Edit {
@@ -91,9 +81,7 @@ impl Rule for StdioEmbeddedNewline {
                                 span: *span,
                                 replacement: plain,
                             }],
-                        }),
-                        context: None,
-                    });
+                        }));
                 }
             }
         }

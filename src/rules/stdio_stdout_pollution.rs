@@ -140,17 +140,10 @@ fn diagnostic(file: usize, write: &StdoutWrite, certain: bool, text: &str) -> Di
             None,
         ),
     };
-    Diagnostic {
-        code: META.code,
-        name: META.name,
-        severity: META.default_severity,
-        message,
-        file,
-        span,
-        labels: Vec::new(),
-        notes: vec![SPEC.to_string()],
-        help: Some("write logs to stderr; only the transport writes to stdout".to_string()),
-        fix: fix.map(|(message, span, replacement)| Fix {
+    Diagnostic::new(&META, file, span, message)
+        .with_note(SPEC)
+        .with_help("write logs to stderr; only the transport writes to stdout")
+        .with_fix(fix.map(|(message, span, replacement)| Fix {
             // The builder `fmt::init()` becomes drops its `RUST_LOG` filter: never a safe change.
             applicability: if certain && write.kind != StdoutKind::TracingFmtInit {
                 Applicability::Safe
@@ -168,7 +161,5 @@ fn diagnostic(file: usize, write: &StdoutWrite, certain: bool, text: &str) -> Di
                     replacement: replacement.to_string(),
                 }
             }],
-        }),
-        context: None,
-    }
+        }))
 }

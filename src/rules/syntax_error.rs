@@ -33,17 +33,7 @@ pub fn diagnostic(
     message: String,
     help: Option<String>,
 ) -> Diagnostic {
-    Diagnostic {
-        code: META.code,
-        name: META.name,
-        severity: META.default_severity,
-        message,
-        file,
-        span,
-        labels: Vec::new(),
-        notes: vec!["the rest of the files were still linted; this one was not analysed".into()],
-        help,
-        fix: None,
-        context: None,
-    }
+    Diagnostic::new(&META, file, span, message)
+        .with_note("the rest of the files were still linted; this one was not analysed")
+        .with_optional_help(help)
 }

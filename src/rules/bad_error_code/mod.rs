@@ -106,22 +106,8 @@ impl Rule for BadErrorCode {
                 else {
                     continue;
                 };
-                out.push(Diagnostic {
-                    code: META.code,
-                    name: META.name,
-                    severity,
-                    message,
-                    file: *file,
-                    span: *span,
-                    labels: Vec::new(),
-                    notes: vec![note.to_string()],
-                    help: Some(
-                        "use a standard code (-32602 invalid params, -32603 internal error, ...) or an application code outside -32768..-32000"
-                            .into(),
-                    ),
-                    fix: replacement_fix(context, *file, *span, *code),
-                    context: None,
-                });
+                out.push(Diagnostic::new(&META, *file, *span, message).with_severity(severity).with_note(note.to_string()).with_help("use a standard code (-32602 invalid params, -32603 internal error, ...) or an application code outside -32768..-32000"
+                            ,).with_fix(replacement_fix(context, *file, *span, *code)));
             }
         }
     }

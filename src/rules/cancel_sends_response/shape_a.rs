@@ -262,18 +262,10 @@ pub(super) fn diagnostic(
         SinkKind::FurtherMessage => vec![SPEC_MUST_NOT.to_string()],
     };
     let (fix, removed) = fix(send, sources);
-    let diagnostic = Diagnostic {
-        code: META.code,
-        name: META.name,
-        severity: META.default_severity,
-        message,
-        file: send.file,
-        span,
-        labels,
-        notes,
-        help: Some(help),
-        fix,
-        context: None,
-    };
+    let diagnostic = Diagnostic::new(&META, send.file, span, message)
+        .with_labels(labels)
+        .with_notes(notes)
+        .with_help(help)
+        .with_fix(fix);
     (diagnostic, removed)
 }

@@ -131,11 +131,7 @@ pub fn diagnostic(found: &HandlerReturn<'_>, sdk: &Sdk, sources: &SourceMap) -> 
         .get(found.file)
         .map(|s| short(s.snippet(found.value.span)))
         .unwrap_or_else(|| found.value.what.clone());
-    Diagnostic {
-        code: META.code,
-        name: META.name,
-        severity: META.default_severity,
-        message: match found.handler {
+    Diagnostic::new(&META, found.file, found.value.span, match found.handler {
             None => format!(
                 "{what} becomes the response to a cancelled request: `{}` is a request handler and {sdk} sends what it returns",
                 found.function.name
@@ -144,10 +140,7 @@ pub fn diagnostic(found: &HandlerReturn<'_>, sdk: &Sdk, sources: &SourceMap) -> 
                 "{what} becomes the response to a cancelled request: request handler `{}` returns what `{}` returns, and {sdk} sends it",
                 handler.name, found.function.name
             ),
-        },
-        file: found.file,
-        span: found.value.span,
-        labels: vec![
+        }).with_labels(vec![
             Label {
                 file: found.file,
                 span: found.origin.span,
@@ -165,14 +158,9 @@ pub fn diagnostic(found: &HandlerReturn<'_>, sdk: &Sdk, sources: &SourceMap) -> 
                     message: format!("`{}` is a request handler: what it returns is sent as the response, and it returns what `{}` returns", handler.name, found.function.name),
                 },
             },
-        ],
-        notes: vec![
+        ]).with_notes(vec![
             format!("{} (assumed from {})", sdk.explanation(), sdk.source),
             SPEC_MUST_NOT.to_string(),
             SPEC_SHOULD_NOT.to_string(),
-        ],
-        help: Some(sdk.help()),
-        fix: None,
-        context: None,
-    }
+        ]).with_help(sdk.help())
 }

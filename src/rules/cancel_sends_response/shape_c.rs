@@ -304,17 +304,10 @@ fn registry_users(graph: &CrateGraph<'_>) -> Vec<FunctionRef> {
 
 /// Shape C: a response write that does not check that the request is still in flight.
 pub fn diagnostic(found: &MissingGuard<'_>) -> Diagnostic {
-    Diagnostic {
-        code: META.code,
-        name: META.name,
-        severity: META.default_severity,
-        message: format!(
+    Diagnostic::new(&META, found.file, found.sink.span, format!(
             "{} writes a response without checking that the request was not cancelled meanwhile",
             found.sink.what
-        ),
-        file: found.file,
-        span: found.sink.span,
-        labels: vec![
+        )).with_labels(vec![
             Label {
                 file: found.removal_file,
                 span: found.origin.span,
@@ -335,8 +328,7 @@ pub fn diagnostic(found: &MissingGuard<'_>) -> Diagnostic {
                     )
                 },
             },
-        ],
-        notes: vec![
+        ]).with_notes(vec![
             if found.leaves_registered {
                 format!(
                     "`{}` holds the tokens of the requests in flight; a request whose token is cancelled was cancelled",
@@ -350,8 +342,7 @@ pub fn diagnostic(found: &MissingGuard<'_>) -> Diagnostic {
             },
             SPEC_MUST_NOT.to_string(),
             SPEC_SHOULD_NOT.to_string(),
-        ],
-        help: Some(if found.leaves_registered {
+        ]).with_help(if found.leaves_registered {
             format!(
                 "check `!token.is_cancelled()` before the write, or remove the request from `{}` on cancellation and write only for a request still in it",
                 found.registry
@@ -361,8 +352,5 @@ pub fn diagnostic(found: &MissingGuard<'_>) -> Diagnostic {
                 "write the response only for a request still in flight: `let Some(..) = {}.remove(&id) else {{ continue }};` before the write, or check `!token.is_cancelled()`",
                 found.registry
             )
-        }),
-        fix: None,
-        context: None,
-    }
+        })
 }

@@ -78,51 +78,25 @@ impl Rule for ProgressAfterCompletion {
                             ),
                             None => "the task is spawned here and its handle is dropped".into(),
                         };
-                        Diagnostic {
-                            code: META.code,
-                            name: META.name,
-                            severity: Severity::Warning,
-                            message: format!(
+                        Diagnostic::new(&META, *file, finding.span, format!(
                                 "{} sends progress from a task the function does not wait for: it can run after the response",
                                 finding.what
-                            ),
-                            file: *file,
-                            span: finding.span,
-                            labels: vec![Label {
+                            )).with_severity(Severity::Warning).with_labels(vec![Label {
                                 file: *file,
                                 span: *spawn,
                                 message: label,
-                            }],
-                            notes: vec![AFTER_COMPLETION.into()],
-                            help: Some(if tasks_allowed {
+                            }]).with_note(AFTER_COMPLETION).with_help(if tasks_allowed {
                                 "await (or join) the task's handle before returning the response, or drain the progress channel before returning; a 2025-11-25 task-augmented request may keep sending progress until its task is terminal"
                             } else {
                                 "await (or join) the task's handle before returning the response, or drain the progress channel before returning"
                             }
-                            .into()),
-                            fix: None,
-                            context: None,
-                        }
+                            )
                     }
-                    ProgressIssue::FabricatedToken => Diagnostic {
-                        code: META.code,
-                        name: META.name,
-                        severity: Severity::Error,
-                        message: format!(
+                    ProgressIssue::FabricatedToken => Diagnostic::new(&META, *file, finding.span, format!(
                             "{} is made up: a progress notification must carry the token the request provided",
                             finding.what
-                        ),
-                        file: *file,
-                        span: finding.span,
-                        labels: Vec::new(),
-                        notes: vec![ACTIVE_TOKENS.into()],
-                        help: Some(
-                            "take the token from the request's `_meta.progressToken` (rmcp: `context.meta.get_progress_token()`), and send no progress when the request carries none"
-                                .into(),
-                        ),
-                        fix: None,
-                        context: None,
-                    },
+                        )).with_severity(Severity::Error).with_note(ACTIVE_TOKENS).with_help("take the token from the request's `_meta.progressToken` (rmcp: `context.meta.get_progress_token()`), and send no progress when the request carries none"
+                                ,),
                 };
                 out.push(diagnostic);
             }

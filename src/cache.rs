@@ -512,7 +512,7 @@ impl Cache {
             if preview { "preview" } else { "stable" },
             build_stamp()
         );
-        let path = directory.join("facts-v6.bin");
+        let path = directory.join("facts-v7.bin");
         let groups_path = directory.join("groups-v1.bin");
         let secret = secret();
         let groups = secret

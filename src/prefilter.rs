@@ -16,27 +16,6 @@ use crate::analysis::dispatch::MethodDispatcher;
 use crate::analysis::facts::FileFacts;
 use crate::analysis::vocabulary::COMMON_METHODS;
 
-/// The transport of a stdio server (MCP002 and MCP007 then look at what else writes to stdout).
-pub const STDIO_WORDS: &[&str] = &[
-    "stdin()",
-    "stdio()",
-    "StdioTransport",
-    "StdioServerTransport",
-];
-
-/// What writes to stdout: looked for (MCP002, MCP007) in a run that serves MCP over stdio.
-pub const STDOUT_WRITERS: &[&str] = &[
-    "println!",
-    "print!",
-    "stdout()",
-    "tracing_subscriber",
-    "fmt()",
-    "fmt::layer",
-    "FmtSubscriber",
-    "ConsoleAppender",
-    "_pretty",
-];
-
 /// Where methods are dispatched and messages answered without an id (MCP003, MCP004): parsed in
 /// a run that speaks MCP. The dispatcher needles are arms as rustfmt writes them (`"ping" =>`),
 /// not the bare method names, which SDKs' models and tests hold in hundreds of files; a null-`id`
@@ -73,20 +52,6 @@ pub fn standalone<'a>(words: &'a [&'a str]) -> impl Iterator<Item = String> + 'a
 /// Words as owned strings (for `Rule::words`).
 pub fn words(words: &[&str]) -> Vec<String> {
     words.iter().map(|w| w.to_string()).collect()
-}
-
-/// What MCP002 and MCP007 look for in the skipped files: a stdio server's other writers to
-/// stdout, and the files that declare modules (the crate roots and `mod.rs` files where a
-/// program's sub-commands are dispatched: the serving path runs through them, from `main` to
-/// the serve site), once any parsed file serves MCP over stdio.
-pub fn stdout_writers(facts: &[&FileFacts]) -> BTreeSet<String> {
-    if facts.iter().any(|f| f.serves_stdio && f.mentions_mcp) {
-        standalone(STDOUT_WRITERS)
-            .chain([MODULE_FILES.to_string()])
-            .collect()
-    } else {
-        BTreeSet::new()
-    }
 }
 
 /// A follow-up "needle" that is no word: it asks for every skipped file that declares modules

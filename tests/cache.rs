@@ -352,7 +352,7 @@ fn a_stdio_servers_module_files_are_stamped_when_parsed() {
 
 /// The cache's files in `dir`: the facts, and the groups' records.
 fn facts_file(dir: &Path) -> PathBuf {
-    dir.join("facts-v6.bin")
+    dir.join("facts-v7.bin")
 }
 
 fn groups_file(dir: &Path) -> PathBuf {

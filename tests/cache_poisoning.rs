@@ -60,7 +60,7 @@ fn a_cache_written_under_another_secret_is_never_read() {
     assert_eq!(findings(tree.path(), &cache_directory), 1);
 
     // A huge committed cache file costs nothing: it is not read past its header.
-    let huge = cache_directory.join("facts-v6.bin");
+    let huge = cache_directory.join("facts-v7.bin");
     let file = std::fs::OpenOptions::new()
         .write(true)
         .open(&huge)

@@ -262,7 +262,7 @@ fn lint_caching(dir: &Path, args: &[&str], cache: &Path, target: Option<&Path>) 
 #[test]
 fn the_cache_goes_to_the_workspace_target_or_the_user_cache_never_the_current_directory() {
     let cache = tempfile::tempdir().expect("temp dir");
-    let facts = |dir: &Path| dir.join("mcp-lint").join("facts-v6.bin");
+    let facts = |dir: &Path| dir.join("mcp-lint").join("facts-v7.bin");
 
     // Path mode inside a workspace, run from a member's source directory: the workspace's
     // target directory, not `server/src/target`.
@@ -296,7 +296,7 @@ fn the_cache_goes_to_the_workspace_target_or_the_user_cache_never_the_current_di
         .flatten()
         .collect();
     assert_eq!(entries.len(), 1);
-    assert!(entries[0].path().join("facts-v6.bin").is_file());
+    assert!(entries[0].path().join("facts-v7.bin").is_file());
 }
 
 #[test]

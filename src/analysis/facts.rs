@@ -138,64 +138,6 @@ pub struct RegistryRemoval {
     pub origins: Vec<OriginId>,
 }
 
-/// What writes to stdout.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub enum StdoutKind {
-    /// `println!`: the fix is `eprintln!`.
-    Println,
-    /// `print!`: the fix is `eprint!`.
-    Print,
-    /// A `stdout()` handle (written to).
-    Handle,
-    /// A `tracing_subscriber` fmt subscriber or layer with no `.with_writer(..)`: it logs to
-    /// stdout. The fix inserts `.with_writer(std::io::stderr)` after the builder call.
-    TracingFmt,
-    /// `tracing_subscriber::fmt::init()`: the fix spells out the builder with a writer.
-    TracingFmtInit,
-    /// A `tracing_subscriber` fmt subscriber or layer given a stdout writer
-    /// (`.with_writer(std::io::stdout)`): no automatic fix.
-    TracingFmtToStdout,
-    /// A `tracing_subscriber` fmt subscriber or layer given a writer that a `match` or an `if`
-    /// chose, stdout in one of its branches (`let w = match path { None =>
-    /// BoxMakeWriter::new(std::io::stdout), .. }`): no automatic fix; a shape in preview.
-    TracingFmtChosenStdout,
-    /// A `log4rs` `ConsoleAppender::builder()` with no `.target(..)`: it writes to stdout. The fix
-    /// inserts `.target(log4rs::append::console::Target::Stderr)` after the builder call.
-    Log4rsConsole,
-    /// A `log4rs` `ConsoleAppender` whose `.target(..)` is not `Target::Stderr`: no automatic fix.
-    Log4rsConsoleToStdout,
-}
-
-/// What a write to stdout writes, as far as the code shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub enum WriteContent {
-    /// A protocol message: serialised JSON (`serde_json::to_string(..)`, a local bound from it, a
-    /// `json!(..)`) alone in the format, or a format that spells out `"jsonrpc"`.
-    Message,
-    /// Something without text of its own (`println!("{}", x)`, `write_all(buf)`, a newline): a
-    /// message when the function serialises JSON.
-    Unlabelled,
-    /// Text of its own (`println!("listening on {addr}")`, `write_all(b"ready")`), or a logger:
-    /// never a protocol message.
-    Text,
-}
-
-/// A write to stdout (the MCP stdio transport's channel).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub struct StdoutWrite {
-    pub kind: StdoutKind,
-    /// The write (the macro, the `stdout()` call, the builder call).
-    pub span: ByteSpan,
-    /// The span the fix edits: the macro's name, the builder call, the `init` call.
-    pub fix_span: ByteSpan,
-    /// Inside test code (`#[cfg(test)]`, `#[test]`).
-    pub in_test: bool,
-    /// Outside the path that serves: an `if`/`match` branch that does not serve while another
-    /// does, or a `--version`-style branch that returns or exits without serving.
-    pub off_path: bool,
-    pub content: WriteContent,
-}
-
 /// A value a request handler returns on a cancel path (it becomes the response, unless the SDK
 /// drops responses for cancelled requests).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -317,62 +259,10 @@ impl FunctionFacts {
     }
 }
 
-/// What one function (or method) writes to stdout, for a function that names stdout or
-/// serialises JSON.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct StdioFunction {
-    /// The whole function, attributes included.
-    pub item_span: ByteSpan,
-    /// Writes to stdout in this function.
-    pub writes: Vec<StdoutWrite>,
-    /// The function serialises JSON (`serde_json::to_string`, `to_vec`, `to_writer`): a
-    /// transport's write site, whose stdout writes are the protocol's own.
-    pub serializes_json: bool,
-    /// The function names stdout (a `stdout()` handle, `println!`, `print!`).
-    pub touches_stdout: bool,
-    /// Pretty-printing serialiser calls (`serde_json::to_string_pretty`) whose output reaches
-    /// stdout as a message (an unlabelled `println!`/`writeln!` to stdout, directly or through a
-    /// local, or `to_writer_pretty(stdout(), ..)`), outside test code: the span of the
-    /// function's name in the path, for MCP007.
-    pub pretty_json: Vec<ByteSpan>,
-}
-
-/// Where a file starts serving MCP over its own stdio, and the branches of its functions.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct ServingFacts {
-    /// Calls in function bodies that start serving over the process's own stdio: a stdio
-    /// transport (`stdio()`, `StdioTransport::new()`, `.run_stdio()`), or a read of `stdin()` in
-    /// a file that reads JSON. Only in files whose code serves stdio (see
-    /// [`FileFacts::serves_stdio`]).
-    pub serve_sites: Vec<ByteSpan>,
-    /// Sets of code that exclude each other, in function bodies: the arms of a `match`, the
-    /// branches of an `if` chain with an `else`, and an `if` that leaves (`return`, `exit`,
-    /// `bail!`) against the rest of its block.
-    pub branches: Vec<Vec<ByteSpan>>,
-    /// Types that implement a handler trait (`impl ServerHandler for X`, any trait named
-    /// `*Handler`): the SDK calls their methods while it serves.
-    pub handler_types: Vec<String>,
-    /// `if matches!(cli.command, Command::Index { .. }) && .. { .. }`: the block, the scrutinee
-    /// (its tokens without spaces) and the variants the test admits.
-    pub variant_guards: Vec<(ByteSpan, String, Vec<String>)>,
-    /// `match cli.command { .. }`: the scrutinee, and per arm its body and the variants its
-    /// pattern names (None for a catch-all or a pattern of another shape).
-    pub variant_matches: Vec<(String, Vec<VariantArm>)>,
-    /// Arms and branches that end the process (`exit(..)`, `abort()`, a `match` whose arms all
-    /// do): a help text or a fatal error printed on the way out, never on the way to serving.
-    pub exits: Vec<ByteSpan>,
-}
-
-/// An arm of a `match` over an enum: its body, and the variants its pattern names (None for a
-/// catch-all or a pattern of another shape).
-pub type VariantArm = (ByteSpan, Option<Vec<String>>);
-
 /// Everything the rules need to know about one file.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FileFacts {
     pub functions: Vec<FunctionFacts>,
-    /// The functions that name stdout or serialise JSON, with what they write to it.
-    pub stdio: Vec<StdioFunction>,
     pub origins: Vec<CancelOrigin>,
     /// String constants of the file: name and value.
     pub string_consts: Vec<(String, String)>,
@@ -403,9 +293,6 @@ pub struct FileFacts {
     /// The file serves over stdio: it reads `stdin()`, calls a `stdio()` transport, or names
     /// `StdioTransport`.
     pub serves_stdio: bool,
-    /// Where the file starts serving stdio and how its functions branch (the server model's
-    /// facts, collected for MCP002 and MCP007).
-    pub serving: ServingFacts,
     /// Hand-written method dispatchers and the `id` tests around them (MCP003, MCP004).
     pub dispatch: super::dispatchers::DispatchFacts,
     /// What single rules collect for themselves, by rule code.

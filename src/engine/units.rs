@@ -258,7 +258,7 @@ pub(super) fn check_unit(
         sdk,
         is_target: input.rooted,
         is_test_target: input.test_target,
-        serving: std::cell::OnceCell::new(),
+        memo: Default::default(),
         test_files,
     };
     let mut found = Vec::new();

@@ -8,7 +8,7 @@ use crate::analysis::facts::FileFacts;
 use crate::analysis::vocabulary::Vocabulary;
 use crate::analysis::walk::Collects;
 use crate::diagnostic::{Diagnostic, RuleMeta};
-use crate::source::{ByteSpan, FileId, SourceMap};
+use crate::source::SourceMap;
 
 /// What a rule sees: one crate's joined facts and the sources.
 pub struct RuleContext<'a> {
@@ -21,8 +21,9 @@ pub struct RuleContext<'a> {
     pub is_target: bool,
     /// The unit is a test or bench target (test code throughout).
     pub is_test_target: bool,
-    /// The server model's serving path, built when a rule first asks for it.
-    pub serving: std::cell::OnceCell<crate::analysis::server_model::ServingPath>,
+    /// What the rules of a family share about the unit, built when one of them first asks
+    /// (see [`Memo`]).
+    pub memo: Memo,
     /// The files that `#[cfg(test)] mod x;` declarations load, and their children: test code.
     pub test_files: &'a std::collections::HashSet<crate::source::FileId>,
 }
@@ -85,51 +86,6 @@ impl RuleContext<'_> {
         self.is_test_target || self.test_files.contains(&file)
     }
 
-    /// What runs while the unit serves MCP over its own stdio (see
-    /// [`crate::analysis::server_model`]).
-    pub fn serving_path(&self) -> &crate::analysis::server_model::ServingPath {
-        self.serving.get_or_init(|| {
-            crate::analysis::server_model::ServingPath::new(self.graph, self.entry())
-        })
-    }
-
-    /// The program's `main`, when the unit is a target whose root defines one (a binary,
-    /// example, test or bench target; a library's root has none).
-    fn entry(&self) -> Option<crate::analysis::crate_graph::FunctionRef> {
-        if !self.is_target {
-            return None;
-        }
-        let (_, root) = self.graph.files().first()?;
-        let function = root
-            .functions
-            .iter()
-            .position(|f| f.name == "main" && f.self_ty.is_none() && f.module.is_empty())?;
-        Some(crate::analysis::crate_graph::FunctionRef { file: 0, function })
-    }
-
-    /// Whether code at `span` of `file`, in the function whose whole item is `function`,
-    /// writes to the protocol stream when it writes to stdout: the unit serves MCP, it is not a
-    /// test or bench target, and the code runs while the unit serves stdio (or on the way to
-    /// serving it).
-    pub fn stdout_is_protocol_at(&self, file: FileId, function: ByteSpan, span: ByteSpan) -> bool {
-        !self.is_test_target
-            && self.serves_mcp()
-            && self.serving_path().runs_while_serving(file, function, span)
-    }
-
-    /// Whether code at `span`, in the function whose whole item is `function`, runs only while
-    /// the unit serves stdio: a fix that changes its stdout writes changes nothing else the
-    /// program does.
-    pub fn runs_only_while_serving(
-        &self,
-        file: FileId,
-        function: ByteSpan,
-        span: ByteSpan,
-    ) -> bool {
-        self.serving_path()
-            .runs_only_while_serving(file, function, span)
-    }
-
     /// The value of a string constant of the unit, by name.
     pub fn string_const(&self, name: &str) -> Option<&str> {
         self.graph.files().iter().find_map(|(_, f)| {
@@ -167,5 +123,29 @@ pub trait Rule: Sync {
     fn follow_up(&self, facts: &[&FileFacts], vocabulary: &Vocabulary) -> BTreeSet<String> {
         let _ = (facts, vocabulary);
         BTreeSet::new()
+    }
+}
+
+/// What the rules of a family share about a unit (the stdio family's serving path, say): each
+/// kind of value built once per unit, when a rule first asks for it, and handed out again to the
+/// family's other rules. Keyed by the value's type, so a family keeps its types to itself.
+#[derive(Default)]
+pub struct Memo(std::cell::RefCell<Vec<std::rc::Rc<dyn std::any::Any>>>);
+
+impl Memo {
+    /// The unit's value of type `T`, built by `init` the first time one is asked for.
+    pub fn get_or_init<T: 'static>(&self, init: impl FnOnce() -> T) -> std::rc::Rc<T> {
+        let known = self
+            .0
+            .borrow()
+            .iter()
+            .find_map(|value| value.clone().downcast::<T>().ok());
+        if let Some(value) = known {
+            return value;
+        }
+        // Built without holding the table: `init` may ask for another value.
+        let value = std::rc::Rc::new(init());
+        self.0.borrow_mut().push(value.clone());
+        value
     }
 }

@@ -212,7 +212,7 @@ mod tests {
             sdk: None,
             is_target: false,
             is_test_target: false,
-            serving: std::cell::OnceCell::new(),
+            memo: Default::default(),
             test_files: &Default::default(),
         };
         let mut out = Vec::new();

@@ -8,8 +8,7 @@ pub mod invalid_suppression;
 pub mod ping_not_answered;
 pub mod progress_after_completion;
 pub mod response_to_notification;
-pub mod stdio_embedded_newline;
-pub mod stdio_stdout_pollution;
+pub mod stdio;
 pub mod syntax_error;
 pub mod unused_suppression;
 
@@ -92,12 +91,12 @@ pub fn registry() -> Vec<&'static dyn Rule> {
     vec![
         &syntax_error::SyntaxError,
         &cancel_sends_response::rule::CancelSendsResponse,
-        &stdio_stdout_pollution::StdioStdoutPollution,
+        &stdio::stdout_pollution::StdioStdoutPollution,
         &response_to_notification::ResponseToNotification,
         &ping_not_answered::PingNotAnswered,
         &progress_after_completion::ProgressAfterCompletion,
         &bad_error_code::BadErrorCode,
-        &stdio_embedded_newline::StdioEmbeddedNewline,
+        &stdio::embedded_newline::StdioEmbeddedNewline,
         &unused_suppression::UnusedSuppression,
         &invalid_suppression::InvalidSuppression,
         &internal_error::InternalError,
@@ -360,7 +359,7 @@ mod tests {
                 sdk: None,
                 is_target: false,
                 is_test_target: false,
-                serving: std::cell::OnceCell::new(),
+                memo: Default::default(),
                 test_files: &Default::default(),
             };
             context.preview()

@@ -12,7 +12,8 @@ use std::collections::VecDeque;
 
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
-use super::crate_graph::{CrateGraph, FunctionRef};
+use super::facts::{serving, ServingFacts};
+use crate::analysis::crate_graph::{CrateGraph, FunctionRef};
 use crate::source::{ByteSpan, FileId};
 
 /// What runs while the unit serves stdio.
@@ -39,8 +40,10 @@ impl ServingPath {
     /// in it runs while serving, whatever its library could serve.
     pub fn new(graph: &CrateGraph<'_>, entry: Option<FunctionRef>) -> Self {
         let files = graph.files();
+        // Each file's serve sites and branches, decoded once.
+        let facts: Vec<ServingFacts> = files.iter().map(|(_, f)| serving(f)).collect();
         // Nothing serves where no file holds a serve site.
-        if files.iter().all(|(_, f)| f.serving.serve_sites.is_empty()) {
+        if facts.iter().all(|f| f.serve_sites.is_empty()) {
             return ServingPath::default();
         }
         // Test code never runs while the program serves: its functions are left out.
@@ -49,7 +52,7 @@ impl ServingPath {
             .all_functions()
             .filter(|f| !tests.contains(f))
             .collect();
-        let serving = serving_functions(graph, &functions);
+        let serving = serving_functions(graph, &facts, &functions);
         if serving.is_empty() {
             return ServingPath::default();
         }
@@ -60,11 +63,11 @@ impl ServingPath {
         if entry.is_some_and(|main| !toward.contains(&main)) {
             return ServingPath::default();
         }
-        let (off, serving_arms) = excluded_branches(graph, &toward);
+        let (off, serving_arms) = excluded_branches(graph, &facts, &toward);
         // The SDK calls the handlers of the type it serves.
-        let handler_types: HashSet<&str> = files
+        let handler_types: HashSet<&str> = facts
             .iter()
-            .flat_map(|(_, facts)| &facts.serving.handler_types)
+            .flat_map(|f| &f.handler_types)
             .map(String::as_str)
             .collect();
         let handlers = functions.iter().copied().filter(|f| {
@@ -74,7 +77,7 @@ impl ServingPath {
                 .as_deref()
                 .is_some_and(|t| handler_types.contains(t))
         });
-        let exits = |f: FunctionRef| exit_arms(graph, f, &toward);
+        let exits = |f: FunctionRef| exit_arms(graph, &facts[f.file], f, &toward);
         // Everything reached from there, except through calls in excluded branches.
         let mut on_path: HashMap<FunctionRef, Vec<ByteSpan>> = HashMap::new();
         let mut exiting: HashMap<FunctionRef, Vec<ByteSpan>> = HashMap::new();
@@ -175,16 +178,12 @@ fn calls_of<'g>(
 /// Whether code at `arm` of a function serves: it holds a serve site, or a call (of the
 /// function's `calls`) on the way to one.
 fn arm_serves(
-    facts: &crate::analysis::facts::FileFacts,
+    facts: &ServingFacts,
     calls: &[(ByteSpan, Vec<FunctionRef>)],
     toward: &HashSet<FunctionRef>,
     arm: ByteSpan,
 ) -> bool {
-    facts
-        .serving
-        .serve_sites
-        .iter()
-        .any(|site| within(*site, arm))
+    facts.serve_sites.iter().any(|site| within(*site, arm))
         || calls
             .iter()
             .any(|(span, targets)| within(*span, arm) && targets.iter().any(|t| toward.contains(t)))
@@ -193,15 +192,14 @@ fn arm_serves(
 /// The arms of `f` that end the process (a help text, a fatal error), unless they serve first.
 fn exit_arms(
     graph: &CrateGraph<'_>,
+    facts: &ServingFacts,
     f: FunctionRef,
     toward: &HashSet<FunctionRef>,
 ) -> Vec<ByteSpan> {
     let item = graph.function(f).item_span;
-    let (_, facts) = &graph.files()[f.file];
     let calls: Vec<(ByteSpan, Vec<FunctionRef>)> = calls_of(graph, f).collect();
     let serves = |arm: ByteSpan| arm_serves(facts, &calls, toward, arm);
     facts
-        .serving
         .exits
         .iter()
         .copied()
@@ -218,7 +216,11 @@ fn test_functions(graph: &CrateGraph<'_>) -> HashSet<FunctionRef> {
 }
 
 /// The functions that start serving: the innermost function around each serve site.
-fn serving_functions(graph: &CrateGraph<'_>, functions: &[FunctionRef]) -> HashSet<FunctionRef> {
+fn serving_functions(
+    graph: &CrateGraph<'_>,
+    facts: &[ServingFacts],
+    functions: &[FunctionRef],
+) -> HashSet<FunctionRef> {
     // The functions of each file (`functions` is in the files' order).
     let of_file = |file: usize| {
         let start = functions.partition_point(|f| f.file < file);
@@ -236,8 +238,8 @@ fn serving_functions(graph: &CrateGraph<'_>, functions: &[FunctionRef]) -> HashS
             })
     };
     let mut serving = HashSet::new();
-    for (index, (_, facts)) in graph.files().iter().enumerate() {
-        for site in &facts.serving.serve_sites {
+    for (index, facts) in facts.iter().enumerate() {
+        for site in &facts.serve_sites {
             serving.extend(innermost(index, *site));
         }
     }
@@ -270,15 +272,20 @@ fn callers_of(
 
 /// In the functions on the way to serving, the branches that exclude the one that serves: of
 /// a set of branches where one holds a serve site or a call on the way, the others.
-fn excluded_branches(graph: &CrateGraph<'_>, toward: &HashSet<FunctionRef>) -> (Arms, Arms) {
+fn excluded_branches(
+    graph: &CrateGraph<'_>,
+    facts: &[ServingFacts],
+    toward: &HashSet<FunctionRef>,
+) -> (Arms, Arms) {
+    let all = facts;
     let mut off: Arms = HashMap::new();
     let mut serving: Arms = HashMap::new();
     for &f in toward {
         let item = graph.function(f).item_span;
-        let (_, facts) = &graph.files()[f.file];
+        let facts = &all[f.file];
         let calls: Vec<(ByteSpan, Vec<FunctionRef>)> = calls_of(graph, f).collect();
         let serves = |arm: ByteSpan| arm_serves(facts, &calls, toward, arm);
-        for arms in &facts.serving.branches {
+        for arms in &facts.branches {
             if !arms.iter().all(|arm| within(*arm, item)) {
                 continue;
             }
@@ -293,12 +300,11 @@ fn excluded_branches(graph: &CrateGraph<'_>, toward: &HashSet<FunctionRef>) -> (
         // `if matches!(cli.command, Command::Index { .. }) { .. }` where the function serves
         // in another arm of `match cli.command` (`Command::Serve => ..`): the block runs only
         // for sub-commands that never serve.
-        for (block, scrutinee, variants) in &facts.serving.variant_guards {
+        for (block, scrutinee, variants) in &facts.variant_guards {
             if !within(*block, item) || serves(*block) {
                 continue;
             }
             let disjoint = facts
-                .serving
                 .variant_matches
                 .iter()
                 .filter(|(on, arms)| {

@@ -5,9 +5,8 @@ use std::collections::BTreeSet;
 
 use crate::analysis::facts::FileFacts;
 use crate::analysis::vocabulary::Vocabulary;
-use crate::prefilter;
 
-use crate::analysis::facts::{StdoutKind, StdoutWrite, WriteContent};
+use super::facts::{StdoutKind, StdoutWrite, WriteContent};
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
 use crate::diagnostic::{FixAvailability, RuleMeta, RuleStatus};
 use crate::rules::contract::{Rule, RuleContext};
@@ -19,7 +18,7 @@ pub static META: RuleMeta = RuleMeta {
     default_severity: Severity::Error,
     summary: "a stdio MCP server writes something other than protocol messages to stdout",
     fix: FixAvailability::Sometimes,
-    docs: include_str!("../../rules/MCP002-stdio-stdout-pollution.md"),
+    docs: include_str!("../../../rules/MCP002-stdio-stdout-pollution.md"),
     status: RuleStatus::Stable,
 };
 
@@ -35,33 +34,42 @@ impl Rule for StdioStdoutPollution {
     }
 
     fn collectors(&self) -> &'static [&'static dyn crate::analysis::walk::Collects] {
-        &crate::analysis::stdio::COLLECTORS
+        &super::COLLECTORS
     }
 
     fn words(&self, _: &Vocabulary) -> Vec<String> {
-        prefilter::words(prefilter::STDIO_WORDS)
+        super::words()
     }
 
     fn follow_up(&self, facts: &[&FileFacts], _: &Vocabulary) -> BTreeSet<String> {
-        prefilter::stdout_writers(facts)
+        super::follow_up(facts)
     }
 
     fn check(&self, context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
         for (file, facts) in context.graph.files() {
-            for function in &facts.stdio {
+            for function in &super::facts::writes(facts) {
                 for write in &function.writes {
                     // A writer chosen by a branch is a new shape: in preview.
                     if write.kind == StdoutKind::TracingFmtChosenStdout && !context.preview() {
                         continue;
                     }
                     if reported(write, function.serializes_json)
-                        && context.stdout_is_protocol_at(*file, function.item_span, write.span)
+                        && super::stdout_is_protocol_at(
+                            context,
+                            *file,
+                            function.item_span,
+                            write.span,
+                        )
                     {
                         // The fix is certain only where the write runs only while serving: a
                         // helper shared with a CLI command, or `main` before its sub-commands,
                         // also writes a person's output there.
-                        let certain =
-                            context.runs_only_while_serving(*file, function.item_span, write.span);
+                        let certain = super::runs_only_while_serving(
+                            context,
+                            *file,
+                            function.item_span,
+                            write.span,
+                        );
                         let text = context.sources.get(*file).map_or("", |s| s.text());
                         out.push(diagnostic(*file, write, certain, text));
                     }

@@ -5,7 +5,6 @@ use std::collections::BTreeSet;
 
 use crate::analysis::facts::FileFacts;
 use crate::analysis::vocabulary::Vocabulary;
-use crate::prefilter;
 
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
 use crate::diagnostic::{FixAvailability, RuleMeta, RuleStatus};
@@ -17,7 +16,7 @@ pub static META: RuleMeta = RuleMeta {
     default_severity: Severity::Error,
     summary: "a stdio transport writes pretty-printed JSON, whose newlines break the framing",
     fix: FixAvailability::Always,
-    docs: include_str!("../../rules/MCP007-stdio-embedded-newline.md"),
+    docs: include_str!("../../../rules/MCP007-stdio-embedded-newline.md"),
     // In preview: on real servers it was right 0 of 2 times, and it has no true finding in the
     // ecosystem corpus (see the rule's documentation).
     status: RuleStatus::Preview,
@@ -35,22 +34,22 @@ impl Rule for StdioEmbeddedNewline {
     }
 
     fn collectors(&self) -> &'static [&'static dyn crate::analysis::walk::Collects] {
-        &crate::analysis::stdio::COLLECTORS
+        &super::COLLECTORS
     }
 
     fn words(&self, _: &Vocabulary) -> Vec<String> {
-        prefilter::words(prefilter::STDIO_WORDS)
+        super::words()
     }
 
     fn follow_up(&self, facts: &[&FileFacts], _: &Vocabulary) -> BTreeSet<String> {
-        prefilter::stdout_writers(facts)
+        super::follow_up(facts)
     }
 
     fn check(&self, context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
         for (file, facts) in context.graph.files() {
             // Only pretty output that reaches stdout as a message is recorded (see
             // `StdioFunction::pretty_json`).
-            for function in &facts.stdio {
+            for function in &super::facts::writes(facts) {
                 // A transport that frames messages with `Content-Length` headers (LSP style) is
                 // not newline-delimited: pretty JSON does not break that framing (the framing
                 // itself is not MCP's stdio transport, a different problem).
@@ -62,7 +61,7 @@ impl Rule for StdioEmbeddedNewline {
                     continue;
                 }
                 for span in &function.pretty_json {
-                    if !context.stdout_is_protocol_at(*file, function.item_span, *span) {
+                    if !super::stdout_is_protocol_at(context, *file, function.item_span, *span) {
                         continue;
                     }
                     let name = context

@@ -8,14 +8,15 @@ use std::collections::HashMap;
 use syn::visit::{self, Visit};
 use syn::{Expr, Macro, Pat, Stmt};
 
-use super::facts::{FileFacts, StdioFunction, StdoutKind, StdoutWrite, WriteContent};
-use super::spans::{byte_span, start_of};
-use super::syntax::{
+use super::facts::{StdioFunction, StdoutKind, StdoutWrite, WriteContent, WRITES};
+use crate::analysis::facts::FileFacts;
+use crate::analysis::spans::{byte_span, start_of};
+use crate::analysis::syntax::{
     format_captures, macro_name, parse_macro_body, path_segments, str_literal, MacroBody,
 };
-use super::vocabulary as vocab;
-use super::vocabulary::Vocabulary;
-use super::walk::{is_function_body, macro_key, Collects, Hook, Node, ParsedBody, Scope};
+use crate::analysis::vocabulary as vocab;
+use crate::analysis::vocabulary::Vocabulary;
+use crate::analysis::walk::{is_function_body, macro_key, Collects, Hook, Node, ParsedBody, Scope};
 use crate::source::ByteSpan;
 
 /// Collects the writes to stdout, for the rules that read them (MCP002, MCP007): each names
@@ -24,17 +25,13 @@ pub static COLLECTOR: StdioCollector = StdioCollector;
 
 pub struct StdioCollector;
 
-/// The facts the stdio rules read: the writes to stdout, and the serve sites and branches the
-/// server model is built from.
-pub static COLLECTORS: [&'static dyn Collects; 2] = [&COLLECTOR, &super::serving::COLLECTOR];
-
 /// Words without which a file writes nothing to stdout and serialises no JSON: `println!`,
 /// `stdout()`, `serde_json::..`, a `tracing_subscriber` fmt subscriber, a `log4rs` console.
 const WORDS: &[&str] = &["print", "stdout", "serde_json", "fmt", "ConsoleAppender"];
 
 impl Collects for StdioCollector {
     fn key(&self) -> &'static str {
-        "stdio"
+        WRITES.name()
     }
 
     fn hook<'a>(&self, text: &'a str, _: usize, _: &'a Vocabulary) -> Option<Box<dyn Hook + 'a>> {
@@ -181,7 +178,9 @@ impl Hook for Stdio {
     }
 
     fn finish(self: Box<Self>, facts: &mut FileFacts) {
-        facts.stdio = self.out;
+        if !self.out.is_empty() {
+            facts.rules.put(&WRITES, &self.out);
+        }
     }
 }
 
@@ -413,7 +412,7 @@ impl Stdio {
         if !(capture.serialized || stdout_handle || aliased.is_some()) {
             return;
         }
-        let bindings = super::syntax::pattern_bindings(&local.pat);
+        let bindings = crate::analysis::syntax::pattern_bindings(&local.pat);
         if let Some(function) = self.current() {
             for name in bindings {
                 if stdout_handle {

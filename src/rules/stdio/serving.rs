@@ -4,11 +4,12 @@
 
 use syn::{Expr, Stmt};
 
-use super::facts::{FileFacts, ServingFacts};
-use super::syntax::{macro_name, path_segments};
-use super::text;
-use super::vocabulary::Vocabulary;
-use super::walk::{is_function_body, Collects, Hook, Node, Scope};
+use super::facts::{ServingFacts, SERVING};
+use crate::analysis::facts::FileFacts;
+use crate::analysis::syntax::{macro_name, path_segments};
+use crate::analysis::text;
+use crate::analysis::vocabulary::Vocabulary;
+use crate::analysis::walk::{is_function_body, Collects, Hook, Node, Scope};
 use crate::source::ByteSpan;
 
 /// Collects serve sites and branches, for the rules that read the server model (MCP002,
@@ -19,7 +20,7 @@ pub struct ServingCollector;
 
 impl Collects for ServingCollector {
     fn key(&self) -> &'static str {
-        "serving"
+        SERVING.name()
     }
 
     fn hook<'a>(&self, text: &'a str, _: usize, _: &'a Vocabulary) -> Option<Box<dyn Hook + 'a>> {
@@ -648,6 +649,8 @@ impl Hook for Serving {
     }
 
     fn finish(self: Box<Self>, facts: &mut FileFacts) {
-        facts.serving = self.facts;
+        if self.facts != ServingFacts::default() {
+            facts.rules.put(&SERVING, &self.facts);
+        }
     }
 }

@@ -745,6 +745,212 @@ fn no_folder_has_an_import_cycle() {
     report("cycles between the files of a folder", &problems);
 }
 
+/// Files of `src/analysis/` that name a rule code or serve a single rule family, allowed for
+/// now: what is left of the rules' logic in the core, to move into the families' rooms (issue
+/// 31). This list can only shrink: an entry that no longer names a code nor serves one family
+/// makes the test fail, so it is removed then.
+const RULE_KNOWLEDGE_IN_THE_CORE: &[(&str, &str)] = &[
+    (
+        "src/analysis/facts.rs",
+        "MCP001's cancel-path facts (origins, sinks, registries) and the dispatch facts",
+    ),
+    (
+        "src/analysis/dispatch.rs",
+        "the `id` tests and null-`id` answers only MCP003 reads, in the dispatcher hook",
+    ),
+];
+
+/// The file modules a file's paths reach (itself left out).
+fn file_imports(files: &[SourceFile]) -> BTreeMap<Vec<String>, BTreeSet<Vec<String>>> {
+    let modules = modules_of(files);
+    let mut imports: BTreeMap<Vec<String>, BTreeSet<Vec<String>>> = BTreeMap::new();
+    for file in files {
+        let Some(module) = &file.module else { continue };
+        let entry = imports.entry(module.clone()).or_default();
+        for reference in references(&file.syntax, module, &modules) {
+            if let Some(to) = file_module(&reference.target, &modules) {
+                if to != module.as_slice() {
+                    entry.insert(to.to_vec());
+                }
+            }
+        }
+    }
+    imports
+}
+
+/// Who reads a file of `src/analysis/`: the rule families (`rules::<family>`, a folder or a
+/// single rule's file) and the core's other readers (anything outside `rules/`, and the rules'
+/// contract and registry), through other files of `src/analysis/` too.
+fn readers_of_analysis(files: &[SourceFile]) -> BTreeMap<Vec<String>, BTreeSet<String>> {
+    let imports = file_imports(files);
+    let in_analysis = |m: &[String]| m.first().is_some_and(|f| f == "analysis");
+    let reader = |m: &[String]| -> Option<String> {
+        match m {
+            [first, ..] if first == "analysis" => None,
+            [first, family, ..] if first == "rules" && family != "contract" => {
+                Some(format!("rules::{family}"))
+            }
+            _ => Some("core".to_string()),
+        }
+    };
+    let mut readers: BTreeMap<Vec<String>, BTreeSet<String>> = BTreeMap::new();
+    for (from, targets) in &imports {
+        let Some(who) = reader(from) else { continue };
+        // What `from` reads in src/analysis/, and what those files read there in turn.
+        let mut stack: Vec<Vec<String>> =
+            targets.iter().filter(|t| in_analysis(t)).cloned().collect();
+        let mut seen = BTreeSet::new();
+        while let Some(module) = stack.pop() {
+            if !seen.insert(module.clone()) {
+                continue;
+            }
+            readers
+                .entry(module.clone())
+                .or_default()
+                .insert(who.clone());
+            stack.extend(
+                imports
+                    .get(&module)
+                    .into_iter()
+                    .flatten()
+                    .filter(|t| in_analysis(t))
+                    .cloned(),
+            );
+        }
+    }
+    readers
+}
+
+/// What is wrong with the rule-free core: a file of `src/analysis/` that names a rule code
+/// (`MCP` and three digits, in code or comments) or that only one rule family reads (and
+/// nothing of the core), unless allowed; and allowed entries that no longer apply.
+fn core_violations(
+    files: &[SourceFile],
+    texts: &BTreeMap<String, String>,
+    allowed: &[(&str, &str)],
+) -> Vec<String> {
+    let readers = readers_of_analysis(files);
+    let mut problems = Vec::new();
+    let mut used = BTreeSet::new();
+    for file in files {
+        let Some(module) = &file.module else { continue };
+        if module.first().is_none_or(|f| f != "analysis") || module.len() == 1 {
+            continue;
+        }
+        let text = texts
+            .get(&file.path)
+            .map(String::as_str)
+            .unwrap_or_default();
+        let names_code = text.match_indices("MCP").any(|(i, _)| {
+            text[i + 3..]
+                .chars()
+                .take(3)
+                .filter(char::is_ascii_digit)
+                .count()
+                == 3
+        });
+        let who = readers.get(module).cloned().unwrap_or_default();
+        let single_family = !who.contains("core") && who.len() == 1;
+        if !(names_code || single_family) {
+            continue;
+        }
+        if allowed.iter().any(|(path, _)| *path == file.path) {
+            used.insert(file.path.as_str());
+            continue;
+        }
+        if names_code {
+            problems.push(format!(
+                "{} names a rule code: the core knows no rule",
+                file.path
+            ));
+        }
+        if single_family {
+            problems.push(format!(
+                "{} is read only by {}: it belongs in that family's room",
+                file.path,
+                who.iter().next().map(String::as_str).unwrap_or("?")
+            ));
+        }
+    }
+    for (path, _) in allowed {
+        if !used.contains(path) {
+            problems.push(format!(
+                "RULE_KNOWLEDGE_IN_THE_CORE entry {path} no longer names a rule code nor serves one family: remove it"
+            ));
+        }
+    }
+    problems.sort();
+    problems
+}
+
+#[test]
+fn the_analysis_core_knows_no_rule() {
+    let files = crate_sources();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let texts: BTreeMap<String, String> = files
+        .iter()
+        .map(|f| {
+            let text = std::fs::read_to_string(root.join(&f.path)).unwrap_or_default();
+            (f.path.clone(), text)
+        })
+        .collect();
+    report(
+        "rule knowledge in src/analysis/",
+        &core_violations(&files, &texts, RULE_KNOWLEDGE_IN_THE_CORE),
+    );
+}
+
+#[test]
+fn a_core_file_one_family_reads_or_that_names_a_code_is_reported() {
+    let files = made_up(&[
+        (
+            "src/lib.rs",
+            "pub mod analysis; pub mod rules; pub mod engine;",
+        ),
+        (
+            "src/analysis/mod.rs",
+            "pub mod walk; pub mod only_a; pub mod coded; pub mod shared;",
+        ),
+        ("src/analysis/walk.rs", "pub fn w() {}"),
+        ("src/analysis/only_a.rs", "pub fn a() { super::walk::w(); }"),
+        ("src/analysis/coded.rs", "pub fn c() {}"),
+        ("src/analysis/shared.rs", "pub fn s() {}"),
+        ("src/rules/mod.rs", "pub mod a; pub mod b;"),
+        (
+            "src/rules/a/mod.rs",
+            "fn f() { crate::analysis::only_a::a(); crate::analysis::shared::s(); }",
+        ),
+        (
+            "src/rules/b.rs",
+            "fn f() { crate::analysis::shared::s(); crate::analysis::coded::c(); }",
+        ),
+        (
+            "src/engine.rs",
+            "fn f() { crate::analysis::walk::w(); crate::analysis::coded::c(); }",
+        ),
+    ]);
+    let mut texts: BTreeMap<String, String> = BTreeMap::new();
+    texts.insert(
+        "src/analysis/coded.rs".into(),
+        "// for MCP042\npub fn c() {}".into(),
+    );
+    let problems = core_violations(&files, &texts, &[]);
+    assert_eq!(
+        problems,
+        [
+            "src/analysis/coded.rs names a rule code: the core knows no rule",
+            "src/analysis/only_a.rs is read only by rules::a: it belongs in that family's room",
+        ]
+    );
+    // `walk` is read by the core (and, through `only_a`, by `rules::a`); `shared` by two
+    // families. An allowed entry that no longer applies is reported.
+    let stale = core_violations(&files, &BTreeMap::new(), &[("src/analysis/shared.rs", "")]);
+    assert!(
+        stale.iter().any(|p| p.contains("shared.rs no longer")),
+        "{stale:?}"
+    );
+}
+
 #[test]
 fn no_function_is_too_long() {
     let functions: Vec<FunctionLength> = crate_sources()

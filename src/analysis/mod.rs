@@ -7,7 +7,6 @@ pub mod dispatchers;
 pub mod facts;
 pub mod items;
 pub mod nesting;
-pub mod orphans;
 pub mod sends;
 pub mod spans;
 pub mod syntax;

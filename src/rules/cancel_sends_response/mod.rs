@@ -11,6 +11,7 @@ use crate::diagnostic::{FixAvailability, RuleMeta, RuleStatus, Severity};
 
 pub mod follow_up;
 pub mod handlers;
+pub mod orphans;
 pub mod rule;
 pub mod shape_a;
 pub mod shape_b;

@@ -80,7 +80,7 @@ impl Removals {
         for (file, removals) in self.by_file {
             let spans: Vec<ByteSpan> = removals.iter().map(|(_, span)| *span).collect();
             let found = match sources.get(file) {
-                Some(source) => crate::analysis::orphans::orphaned_lets_each(source.text(), &spans),
+                Some(source) => super::orphans::orphaned_lets_each(source.text(), &spans),
                 None => vec![None; spans.len()],
             };
             for ((index, _), orphans) in removals.into_iter().zip(found) {

@@ -11,7 +11,7 @@ use quote::ToTokens;
 use syn::visit::Visit;
 use syn::{Block, Expr, Pat, Stmt};
 
-use super::spans::{self, Locating};
+use crate::analysis::spans::{self, Locating};
 use crate::source::ByteSpan;
 
 /// A `let` that a removal leaves unused.
@@ -47,9 +47,9 @@ pub fn orphaned_lets_each(text: &str, removals: &[ByteSpan]) -> Vec<Option<Vec<O
     if removals.is_empty() {
         return found;
     }
-    let start = super::text::code_start(text);
+    let start = crate::analysis::text::code_start(text);
     let code = &text[start..];
-    if super::nesting::too_deep(code).is_some() {
+    if crate::analysis::nesting::too_deep(code).is_some() {
         return found;
     }
     let _locating = Locating::new(code);
@@ -309,7 +309,7 @@ fn positioned_idents(tokens: TokenStream, out: &mut Vec<(String, usize)>) {
                     let at = spans::byte_span(literal.span(), literal.span(), 0).start;
                     let text = literal.to_string();
                     out.extend(
-                        super::syntax::format_captures(&text)
+                        crate::analysis::syntax::format_captures(&text)
                             .into_iter()
                             .map(|w| (w, at)),
                     );

@@ -1,8 +1,12 @@
-//! The rules: each reads the crate-wide facts and reports diagnostics. One rule per file; each
-//! rule's documentation is `rules/<CODE>-<name>.md` at the repository root, embedded here.
+//! The rules: each reads the crate-wide facts and reports diagnostics. A rule is a file of its
+//! own, alone (`syntax_error.rs`) or in its family's folder (`stdio/stdout_pollution.rs`, beside
+//! what the family's rules share in `stdio/mod.rs`); each rule's documentation is
+//! `rules/<CODE>-<name>.md` at the repository root, embedded here. This file is the registry: a
+//! rule's module is declared here, and the rule listed in [`registry`].
 
 pub mod bad_error_code;
 pub mod cancel_sends_response;
+pub mod contract;
 pub mod internal_error;
 pub mod invalid_suppression;
 pub mod ping_not_answered;
@@ -11,8 +15,6 @@ pub mod response_to_notification;
 pub mod stdio;
 pub mod syntax_error;
 pub mod unused_suppression;
-
-pub mod contract;
 
 use std::collections::BTreeSet;
 

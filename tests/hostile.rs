@@ -147,10 +147,24 @@ fn a_huge_file_is_reported_and_skipped() {
         "1.5 MiB is under the limit: {stdout}"
     );
     assert!(stdout.contains("server.rs:2:5: error[MCP001]"), "{stdout}");
+    // Past the ceiling, the help does not say to raise a limit that cannot be raised.
+    let (_, human, _) = lint(dir.path(), &[".", "--no-cache"]);
+    assert!(
+        human.contains("this file is 50.0 MiB, larger than the 2 MiB limit")
+            && human.contains("split it into modules")
+            && !human.contains("raise `max-file-size-mib`"),
+        "{human}"
+    );
     // The limit can be lowered; raising it stops at the ceiling.
     std::fs::write(dir.path().join("mcp-lint.toml"), "max-file-size-mib = 1\n").expect("write");
     let (_, stdout, _) = lint(dir.path(), &[".", "--format", "concise", "--no-cache"]);
     assert!(stdout.contains("big.rs:1:1: error[MCP000]"), "{stdout}");
+    let (_, human, _) = lint(dir.path(), &[".", "--no-cache"]);
+    assert!(
+        human.contains("this file is 1.5 MiB, larger than the 1 MiB limit")
+            && human.contains("raise `max-file-size-mib` in the configuration (to at most 2)"),
+        "{human}"
+    );
     std::fs::write(dir.path().join("mcp-lint.toml"), "max-file-size-mib = 64\n").expect("write");
     let (_, stdout, _) = lint(dir.path(), &[".", "--format", "concise", "--no-cache"]);
     assert!(stdout.contains("huge.rs:1:1: error[MCP000]"), "{stdout}");

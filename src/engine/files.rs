@@ -8,6 +8,7 @@ use crate::config::Settings;
 use crate::diagnostic::Diagnostic;
 use crate::prefilter::{Trigrams, Wanted};
 use crate::rules::{internal_error, syntax_error};
+use crate::settings::MAX_FILE_SIZE_CEILING;
 use crate::source::{display_path, ByteSpan, FileId, SourceFile};
 use crate::timings;
 use crate::unit::{LintUnit, ModDecl, UnitFile};
@@ -104,14 +105,24 @@ pub(super) fn read_text(file: &UnitFile, run: &Run<'_>) -> Result<String, Unread
         }
         if let Ok(metadata) = std::fs::metadata(&file.path) {
             if metadata.len() > run.max_file_size {
+                let mib = |bytes: u64| bytes as f64 / (1024.0 * 1024.0);
                 let message = format!(
-                    "this file is {} MiB, larger than the {} MiB limit, so it was not analysed",
-                    metadata.len() / (1024 * 1024),
-                    run.max_file_size / (1024 * 1024)
+                    "this file is {:.1} MiB, larger than the {} MiB limit, so it was not analysed",
+                    mib(metadata.len()),
+                    mib(run.max_file_size)
                 );
-                let help = Some(
-                    "raise `max-file-size-mib` in the configuration to analyse it".to_string(),
-                );
+                // The configuration can raise the limit up to the ceiling, never past it.
+                let help = Some(if metadata.len() <= MAX_FILE_SIZE_CEILING {
+                    format!(
+                        "raise `max-file-size-mib` in the configuration (to at most {}) to analyse it",
+                        MAX_FILE_SIZE_CEILING / (1024 * 1024)
+                    )
+                } else {
+                    format!(
+                        "a file over {} MiB is never analysed (parsing it could take gigabytes of memory); split it into modules to have it linted",
+                        MAX_FILE_SIZE_CEILING / (1024 * 1024)
+                    )
+                });
                 return Err(Unreadable {
                     text: String::new(),
                     span: ByteSpan::default(),

@@ -379,3 +379,54 @@ pub(super) fn sort_and_dedup(diagnostics: &mut Vec<Diagnostic>, sources: &Source
         a.file == b.file && a.span == b.span && a.code == b.code && a.message == b.message
     });
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(path: &str) -> UnitFile {
+        UnitFile {
+            path: Path::new(path).into(),
+            module: Vec::new().into(),
+            owns_directory: false,
+        }
+    }
+
+    fn unit(name: &str, files: &[&str]) -> LintUnit {
+        LintUnit {
+            name: name.into(),
+            files: files.iter().map(|f| file(f)).collect(),
+            ..LintUnit::default()
+        }
+    }
+
+    #[test]
+    fn units_that_share_a_file_are_one_group_in_their_order() {
+        // The paths do not exist: each is its own canonical path.
+        let units = [
+            unit("a", &["/x/a.rs", "/x/lib.rs"]),
+            unit("b", &["/x/b.rs"]),
+            unit("c", &["/x/c.rs", "/x/lib.rs"]),
+            unit("d", &["/x/d.rs", "/x/c.rs"]),
+        ];
+        let groups = groups(&units, &Canonical::default(), &Settings::default());
+        // `a` and `c` share the library, `d` shares `c.rs` with `c`: a chain joins them.
+        assert_eq!(groups, [vec![0, 2, 3], vec![1]]);
+    }
+
+    #[test]
+    fn targets_that_share_one_library_list_are_one_group() {
+        let library: Arc<[UnitFile]> = vec![file("/y/lib.rs"), file("/y/m.rs")].into();
+        let with_library = |name: &str, root: &str| LintUnit {
+            library: library.clone(),
+            ..unit(name, &[root])
+        };
+        let units = [
+            with_library("bin", "/y/main.rs"),
+            unit("other", &["/z/main.rs"]),
+            with_library("example", "/y/examples/e.rs"),
+        ];
+        let groups = groups(&units, &Canonical::default(), &Settings::default());
+        assert_eq!(groups, [vec![0, 2], vec![1]]);
+    }
+}

@@ -269,3 +269,42 @@ pub(super) fn check_unit(
     });
     found
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input<'u>(files: &[FileId], crate_name: Option<&'u str>) -> UnitInput<'u> {
+        UnitInput {
+            files: files.to_vec(),
+            crate_name,
+            rooted: true,
+            test_target: false,
+            manifest: Some(Path::new("/p/Cargo.toml")),
+        }
+    }
+
+    #[test]
+    fn a_targets_base_is_the_largest_unit_of_its_package_within_its_files_in_order() {
+        let library = input(&[1, 2, 3], Some("p"));
+        let smaller = input(&[1, 2], Some("p"));
+        let binary = input(&[0, 1, 2, 3], Some("p"));
+        let reordered = input(&[0, 3, 2, 1], Some("p"));
+        let other_crate = input(&[0, 1, 2, 3, 4], Some("q"));
+        let chosen = [&library, &smaller, &binary, &reordered, &other_crate];
+        assert_eq!(
+            bases(&chosen),
+            [
+                // The library's base is its own smaller subset.
+                Some(1),
+                None,
+                // The binary extends the library (the largest within it, in order).
+                Some(0),
+                // Its files hold the library's, but not in the library's order: `3` before `1`.
+                None,
+                // Another crate's unit is no base.
+                None,
+            ]
+        );
+    }
+}

@@ -7,11 +7,10 @@
 pub mod bad_error_code;
 pub mod cancel_sends_response;
 pub mod contract;
+pub mod dispatch;
 pub mod internal_error;
 pub mod invalid_suppression;
-pub mod ping_not_answered;
 pub mod progress_after_completion;
-pub mod response_to_notification;
 pub mod stdio;
 pub mod syntax_error;
 pub mod unused_suppression;
@@ -94,8 +93,8 @@ pub fn registry() -> Vec<&'static dyn Rule> {
         &syntax_error::SyntaxError,
         &cancel_sends_response::rule::CancelSendsResponse,
         &stdio::stdout_pollution::StdioStdoutPollution,
-        &response_to_notification::ResponseToNotification,
-        &ping_not_answered::PingNotAnswered,
+        &dispatch::response_to_notification::ResponseToNotification,
+        &dispatch::ping_not_answered::PingNotAnswered,
         &progress_after_completion::ProgressAfterCompletion,
         &bad_error_code::BadErrorCode,
         &stdio::embedded_newline::StdioEmbeddedNewline,

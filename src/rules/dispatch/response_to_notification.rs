@@ -7,7 +7,6 @@ use std::collections::BTreeSet;
 
 use crate::analysis::facts::{FileFacts, SinkKind};
 use crate::analysis::vocabulary::Vocabulary;
-use crate::prefilter;
 
 use crate::analysis::dispatch::{is_notification_method, MethodArm, MethodDispatcher};
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
@@ -22,7 +21,7 @@ pub static META: RuleMeta = RuleMeta {
     default_severity: Severity::Error,
     summary: "a response or error is sent for a notification (a message without an id)",
     fix: FixAvailability::Sometimes,
-    docs: include_str!("../../rules/MCP003-response-to-notification.md"),
+    docs: include_str!("../../../rules/MCP003-response-to-notification.md"),
     status: RuleStatus::Stable,
 };
 
@@ -41,11 +40,11 @@ impl Rule for ResponseToNotification {
     }
 
     fn mcp_words(&self) -> &'static [&'static str] {
-        prefilter::DISPATCH_WORDS
+        super::DISPATCH_WORDS
     }
 
     fn follow_up(&self, facts: &[&FileFacts], _: &Vocabulary) -> BTreeSet<String> {
-        prefilter::dispatcher_needles(facts)
+        super::dispatcher_needles(facts)
     }
 
     fn check(&self, context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {

@@ -5,7 +5,6 @@ use std::collections::BTreeSet;
 
 use crate::analysis::facts::FileFacts;
 use crate::analysis::vocabulary::Vocabulary;
-use crate::prefilter;
 
 use crate::analysis::dispatch::{CatchAllArm, MethodArm, MethodDispatcher, ResultTemplate};
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Label, Severity};
@@ -20,7 +19,7 @@ pub static META: RuleMeta = RuleMeta {
     default_severity: Severity::Error,
     summary: "a method dispatcher answers `ping` with method-not-found",
     fix: FixAvailability::Sometimes,
-    docs: include_str!("../../rules/MCP004-ping-not-answered.md"),
+    docs: include_str!("../../../rules/MCP004-ping-not-answered.md"),
     status: RuleStatus::Stable,
 };
 
@@ -36,11 +35,11 @@ impl Rule for PingNotAnswered {
     }
 
     fn mcp_words(&self) -> &'static [&'static str] {
-        prefilter::DISPATCH_WORDS
+        super::DISPATCH_WORDS
     }
 
     fn follow_up(&self, facts: &[&FileFacts], _: &Vocabulary) -> BTreeSet<String> {
-        prefilter::dispatcher_needles(facts)
+        super::dispatcher_needles(facts)
     }
 
     fn check(&self, context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {

@@ -1,0 +1,132 @@
+//! The dispatch family: MCP003 (`response-to-notification`) and MCP004 (`ping-not-answered`),
+//! about what a hand-written JSON-RPC method dispatcher answers. What both rules share is here:
+//! the words that make a file worth parsing for them, and the follow-up that looks for a
+//! dispatcher's callers and callees in the skipped files. Each rule's check is a file of its
+//! own. (The dispatcher facts themselves are still built by the core's hook,
+//! `analysis::dispatch`, which also tells every rule whether a unit serves MCP.)
+
+use std::collections::BTreeSet;
+
+use crate::analysis::dispatch::MethodDispatcher;
+use crate::analysis::facts::FileFacts;
+use crate::analysis::vocabulary::COMMON_METHODS;
+use crate::prefilter::STANDALONE;
+
+pub mod ping_not_answered;
+pub mod response_to_notification;
+
+/// Where methods are dispatched and messages answered without an id (both rules): parsed in a
+/// run that speaks MCP. The dispatcher needles are arms as rustfmt writes them (`"ping" =>`),
+/// not the bare method names, which SDKs' models and tests hold in hundreds of files; a null-`id`
+/// answer built from `Value::Null` or `id: None` is found in the files parsed for other reasons
+/// (a hand-written server's dispatcher file, its transport).
+pub const DISPATCH_WORDS: &[&str] = &[
+    "\"initialize\" =>",
+    "\"tools/list\" =>",
+    "\"tools/call\" =>",
+    "\"ping\" =>",
+    "\"notifications/initialized\" =>",
+    "== \"initialize\"",
+    "== \"tools/",
+    "== \"ping\"",
+    "starts_with(\"notifications",
+    "\"id\": null",
+    "\"id\":null",
+    // `const INITIALIZE: &str = "initialize";`: the constants a dispatcher may name methods by.
+    "= \"initialize\";",
+];
+
+/// Whether a name may be one of the crate's own functions: not a constructor, nor a name std
+/// gives everything.
+fn own_function(name: &str) -> bool {
+    name.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
+        && !COMMON_METHODS.contains(&name)
+}
+
+/// A dispatcher whose catch-all answers method-not-found, or whose notification arms answer:
+/// its callers and the functions its catch-all and notification arms call, where the message's
+/// `id` may be tested.
+/// Only names of the crate's own functions are worth a search.
+fn one_dispatcher(dispatcher: &MethodDispatcher, needles: &mut BTreeSet<String>) {
+    let catch_all = dispatcher.catch_all.as_ref().filter(|c| c.method_not_found);
+    let answers_notification = dispatcher.arms.iter().any(|a| {
+        a.responds.is_some()
+            && a.methods
+                .iter()
+                .any(|m| crate::analysis::dispatch::is_notification_method(m))
+    });
+    if catch_all.is_none() && !answers_notification {
+        return;
+    }
+    if let Some((name, _)) = dispatcher
+        .function
+        .as_ref()
+        .filter(|(n, _)| own_function(n))
+    {
+        needles.insert(format!("{STANDALONE}{name}("));
+    }
+    let notification_arms = dispatcher.arms.iter().filter(|a| {
+        a.responds.is_some()
+            && a.methods
+                .iter()
+                .any(|m| crate::analysis::dispatch::is_notification_method(m))
+    });
+    let callees = catch_all
+        .into_iter()
+        .flat_map(|c| &c.calls)
+        .chain(notification_arms.flat_map(|a| &a.calls))
+        .filter(|name| own_function(name));
+    for callee in callees {
+        needles.insert(format!("{STANDALONE}fn {callee}("));
+        needles.insert(format!("{STANDALONE}fn {callee}<"));
+    }
+}
+
+/// What the family looks for in the skipped files: the callers of the dispatchers whose
+/// catch-all answers method-not-found, and the functions their catch-all and notification arms
+/// call, where the message's `id` may be tested.
+pub fn dispatcher_needles(facts: &[&FileFacts]) -> BTreeSet<String> {
+    let mut needles = BTreeSet::new();
+    for file in facts {
+        for dispatcher in &file.dispatch.dispatchers {
+            one_dispatcher(dispatcher, &mut needles);
+        }
+    }
+    // `methods::INITIALIZE =>`: dispatchers that name methods by the constants parsed files
+    // declare.
+    for (name, value) in facts.iter().flat_map(|f| &f.string_consts) {
+        if crate::analysis::dispatch::is_mcp_method(value) {
+            needles.insert(format!("{STANDALONE}{name} =>"));
+        }
+    }
+    // The callers of a dispatcher may test the id through a function of their own
+    // (`let is_note = req.is_notification(); server.handle(req)`): the functions they call.
+    let dispatching: std::collections::HashSet<&str, foldhash::fast::RandomState> = facts
+        .iter()
+        .flat_map(|f| &f.dispatch.dispatchers)
+        .filter_map(|d| d.function.as_ref().map(|(name, _)| name.as_str()))
+        .filter(|name| own_function(name))
+        .collect();
+    if dispatching.is_empty() {
+        return needles;
+    }
+    for function in facts.iter().flat_map(|f| &f.functions) {
+        if !function
+            .calls
+            .iter()
+            .any(|c| dispatching.contains(c.name()))
+        {
+            continue;
+        }
+        for callee in function
+            .calls
+            .iter()
+            .map(|c| c.name())
+            .filter(|n| own_function(n))
+        {
+            needles.insert(format!("{STANDALONE}fn {callee}("));
+            needles.insert(format!("{STANDALONE}fn {callee}<"));
+        }
+    }
+    needles
+}

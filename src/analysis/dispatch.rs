@@ -1,10 +1,11 @@
-//! Facts about hand-written JSON-RPC method dispatchers, for MCP003 (responses to notifications)
-//! and MCP004 (`ping` not answered): `match` expressions over method-name literals, the places that
-//! test whether a message has an `id`, responses built with a null `id`, and notification tests
-//! made on the method name's prefix.
+//! Facts about hand-written JSON-RPC method dispatchers: `match` expressions (and `if` chains)
+//! over method-name literals, with their arms and catch-all; and the signs that a file's code
+//! speaks MCP (an SDK named in code, JSON-RPC and MCP method literals), from which every rule
+//! learns whether a unit serves MCP (`RuleContext::serves_mcp`).
 //!
 //! A hook of the shared layer on the walk ([`super::walk`]); what it finds is described by the
-//! types of [`super::dispatchers`].
+//! types of [`super::dispatchers`]. The syntax helpers below that tell an answer are public:
+//! the rules that judge answers read them too.
 
 use proc_macro2::{Delimiter, TokenStream, TokenTree};
 use quote::ToTokens;
@@ -17,8 +18,7 @@ use super::walk::{Hook, Node, Scope};
 use crate::source::ByteSpan;
 
 pub use super::dispatchers::{
-    is_notification_method, CatchAllArm, DispatchFacts, MethodArm, MethodDispatcher,
-    NullIdResponse, ResultTemplate,
+    is_notification_method, CatchAllArm, DispatchFacts, MethodArm, MethodDispatcher, ResultTemplate,
 };
 
 /// The crates of MCP SDKs, as code names them.
@@ -64,7 +64,6 @@ pub fn hook(base: usize, unread: Vec<super::items::UnreadConst>) -> Box<dyn Hook
         base,
         facts: DispatchFacts::default(),
         functions: Vec::new(),
-        parse_error_depth: 0,
         seen_jsonrpc: false,
         seen_two: false,
         chain_links: std::collections::HashSet::new(),
@@ -87,19 +86,12 @@ struct FunctionScope {
     name: String,
     span: ByteSpan,
     params: Vec<(String, String)>,
-    /// The function has built an HTTP status so far (`StatusCode::UNAUTHORIZED`), or names an
-    /// HTTP response type (`HttpResponse`).
-    builds_status: bool,
-    /// The function returns nothing (`-> ()`, or no return type).
-    returns_unit: bool,
 }
 
 struct Collector {
     base: usize,
     facts: DispatchFacts,
     functions: Vec<FunctionScope>,
-    /// How many enclosing constructs handle a message that did not parse.
-    parse_error_depth: usize,
     seen_jsonrpc: bool,
     seen_two: bool,
     /// The inner `if`s of the `if`/`else if` dispatchers found, by start.
@@ -120,10 +112,6 @@ impl Collector {
         super::spans::byte_span(first, last, self.base)
     }
 
-    fn function_span(&self) -> Option<ByteSpan> {
-        self.functions.last().map(|f| f.span)
-    }
-
     fn enter_function(&mut self, name: String, span: ByteSpan, sig: &syn::Signature) {
         let params = sig
             .inputs
@@ -139,31 +127,11 @@ impl Collector {
                 syn::FnArg::Receiver(_) => None,
             })
             .collect();
-        let parse = name.contains("parse");
-        let returns_unit = match &sig.output {
-            syn::ReturnType::Default => true,
-            syn::ReturnType::Type(_, ty) => {
-                matches!(&**ty, syn::Type::Tuple(t) if t.elems.is_empty())
-            }
-        };
-        self.functions.push(FunctionScope {
-            name,
-            span,
-            params,
-            builds_status: false,
-            returns_unit,
-        });
-        if parse {
-            self.parse_error_depth += 1;
-        }
+        self.functions.push(FunctionScope { name, span, params });
     }
 
     fn leave_function(&mut self) {
-        if let Some(scope) = self.functions.pop() {
-            if scope.name.contains("parse") {
-                self.parse_error_depth = self.parse_error_depth.saturating_sub(1);
-            }
-        }
+        self.functions.pop();
     }
 
     fn dispatcher(&self, expr: &syn::ExprMatch) -> Option<MethodDispatcher> {
@@ -432,52 +400,10 @@ impl Collector {
             }
         }
     }
-
-    fn null_id_response(&mut self, span: ByteSpan, tokens: Option<TokenStream>) {
-        let parse_codes = tokens.is_some_and(names_parse_error_code);
-        // A function handed an HTTP status, or that builds one before the body, builds the body
-        // of an HTTP rejection (`(StatusCode::UNAUTHORIZED, Json(json!({.., "id": null})))`: a
-        // missing header, a body too large, a failed authentication): the transport refuses
-        // the request, and notifications are answered `202 Accepted` elsewhere.
-        let http_rejection = self
-            .functions
-            .last()
-            .is_some_and(|f| f.builds_status || f.params.iter().any(|(_, ty)| ty == "StatusCode"));
-        self.facts.null_id_responses.push(NullIdResponse {
-            span,
-            answers_parse_error: self.parse_error_depth > 0 || parse_codes || http_rejection,
-        });
-    }
-}
-
-/// Whether entering `node` (a child of `parent`) enters code that handles a message that did
-/// not parse: an `Err(..)` arm, the `then` branch of `if let Err(..)`, the `else` of a
-/// `let .. = parse(..) else { .. }`, the closure of a `map_err` (and its kin).
-fn handles_parse_error(node: Node<'_>, parent: Option<Node<'_>>) -> bool {
-    match (node, parent) {
-        (Node::Arm(arm), Some(Node::Expr(Expr::Match(_)))) => is_err_pattern(&arm.pat),
-        (Node::Block(block), Some(Node::Expr(Expr::If(expr_if)))) => {
-            std::ptr::eq(block, &expr_if.then_branch)
-                && matches!(&*expr_if.cond, Expr::Let(l) if is_err_pattern(&l.pat))
-        }
-        (Node::Expr(expr), Some(Node::Local(local))) => local.init.as_ref().is_some_and(|init| {
-            init.diverge
-                .as_ref()
-                .is_some_and(|(_, diverge)| std::ptr::eq(expr, &**diverge))
-                && calls_parser(&init.expr)
-        }),
-        (Node::Expr(expr), Some(Node::Expr(Expr::MethodCall(call)))) => {
-            call.args.iter().any(|arg| std::ptr::eq(arg, expr))
-                && ["map_err", "unwrap_or_else", "or_else", "map_or_else"]
-                    .iter()
-                    .any(|m| call.method == m)
-        }
-        _ => false,
-    }
 }
 
 /// Whether a node is a function (whose scope the walk has just entered).
-fn is_function(node: Node<'_>) -> bool {
+pub fn is_function(node: Node<'_>) -> bool {
     matches!(
         node,
         Node::Item(syn::Item::Fn(_))
@@ -491,9 +417,6 @@ impl Hook for Collector {
         // Test code answers whatever it likes; macro bodies are read for their literals only.
         if scope.in_test() || scope.in_macro_body() {
             return;
-        }
-        if handles_parse_error(node, scope.parent()) {
-            self.parse_error_depth += 1;
         }
         if is_function(node) {
             if let Some(function) = scope.function() {
@@ -515,20 +438,11 @@ impl Hook for Collector {
                         self.facts.names_sdk = true;
                     }
                 }
-                // `StatusCode::UNAUTHORIZED`, or an HTTP response type (`HttpResponse::build(..)`,
-                // actix's, also as the function's return type).
-                let status = (path.segments.len() > 1
-                    && path.segments.iter().any(|s| s.ident == "StatusCode"))
-                    || path.segments.iter().any(|s| s.ident == "HttpResponse");
-                if let (true, Some(function)) = (status, self.functions.last_mut()) {
-                    function.builds_status = true;
-                }
             }
             Node::UsePath(path) if SDK_CRATES.iter().any(|c| path.ident == c) => {
                 self.facts.names_sdk = true;
             }
             Node::LitStr(lit) => self.note_literal(&lit.value()),
-            Node::Local(local) => self.enter_local(local),
             Node::Expr(expr) => self.enter_expr(expr),
             Node::Macro(mac) => self.enter_macro(mac),
             _ => {}
@@ -538,9 +452,6 @@ impl Hook for Collector {
     fn leave(&mut self, node: Node<'_>, scope: &Scope<'_>) {
         if scope.in_test() || scope.in_macro_body() {
             return;
-        }
-        if handles_parse_error(node, scope.parent()) {
-            self.parse_error_depth = self.parse_error_depth.saturating_sub(1);
         }
         if is_function(node) {
             self.leave_function();
@@ -564,23 +475,6 @@ impl Collector {
         self.unread.iter().any(|c| *name == c.name)
     }
 
-    fn push_id_check(&mut self, span: ByteSpan) {
-        let function = self.function_span();
-        self.facts.id_checks.push((span, function));
-    }
-
-    fn enter_local(&mut self, local: &syn::Local) {
-        let Some(init) = &local.init else {
-            return;
-        };
-        if init.diverge.is_some()
-            && ((option_pattern(&local.pat).is_some() && ends_in_id(&init.expr))
-                || names_notification_variant(&local.pat))
-        {
-            self.push_id_check(self.span(&*init.expr));
-        }
-    }
-
     fn enter_expr(&mut self, expr: &Expr) {
         match expr {
             Expr::Match(m) => self.enter_match(m),
@@ -594,28 +488,6 @@ impl Collector {
                     }
                 }
             }
-            Expr::Let(expr_let)
-                if (option_pattern(&expr_let.pat).is_some() && ends_in_id(&expr_let.expr))
-                    || names_notification_variant(&expr_let.pat) =>
-            {
-                self.push_id_check(self.span(&*expr_let.expr));
-            }
-            // `msg.get("id")?`: a message without an id goes no further.
-            Expr::Try(expr_try) if ends_in_id(&expr_try.expr) => {
-                self.push_id_check(self.span(&*expr_try.expr));
-            }
-            Expr::MethodCall(call) => self.enter_method_call(call),
-            Expr::Call(call) => {
-                let name = match &*call.func {
-                    Expr::Path(p) => super::syntax::last_segment(&p.path),
-                    _ => String::new(),
-                };
-                if answers_with_null_id(&name, &call.args) {
-                    let tokens = call.to_token_stream();
-                    self.null_id_response(self.span(call), Some(tokens));
-                }
-            }
-            Expr::Struct(s) => self.enter_struct(s),
             _ => {}
         }
     }
@@ -624,80 +496,9 @@ impl Collector {
         if let Some(dispatcher) = self.dispatcher(expr) {
             self.facts.dispatchers.push(dispatcher);
         }
-        let on_id = ends_in_id(&expr.expr);
-        if (on_id && expr.arms.iter().any(|a| option_pattern(&a.pat).is_some()))
-            || expr.arms.iter().any(|a| names_notification_variant(&a.pat))
-        {
-            self.push_id_check(self.span(&*expr.expr));
-        }
-    }
-
-    fn enter_method_call(&mut self, call: &syn::ExprMethodCall) {
-        let method = call.method.to_string();
-        match method.as_str() {
-            "is_none" | "is_some" | "is_null" if ends_in_id(&call.receiver) => {
-                self.push_id_check(self.span(call));
-            }
-            // `obj.contains_key("id")`: the member's presence, which is what tells a request
-            // from a notification.
-            "contains_key" if call.args.first().and_then(str_literal).as_deref() == Some("id") => {
-                self.push_id_check(self.span(call));
-            }
-            "starts_with" => {
-                let prefix = call.args.first().and_then(str_literal);
-                if prefix.is_some_and(|p| p.starts_with("notifications")) {
-                    let function = self.function_span();
-                    self.facts.prefix_checks.push((self.span(call), function));
-                    if self.functions.last().is_some_and(|f| f.returns_unit) {
-                        self.facts
-                            .prefix_checks_in_unit_functions
-                            .push(self.span(call));
-                    }
-                }
-            }
-            _ => {}
-        }
-        if answers_with_null_id(&method, &call.args) {
-            let tokens = call.to_token_stream();
-            self.null_id_response(self.span(call), Some(tokens));
-        }
-    }
-
-    fn enter_struct(&mut self, expr: &syn::ExprStruct) {
-        let named = |name: &str| {
-            expr.fields
-                .iter()
-                .find(|f| matches!(&f.member, syn::Member::Named(i) if i == name))
-        };
-        let null_id = named("id").is_some_and(|f| is_null_id(&f.expr));
-        // `result: None, error: None` is no answer (a notification sentinel).
-        let answers = |name: &str| {
-            named(name)
-                .is_some_and(|f| !matches!(&f.expr, Expr::Path(p) if p.path.is_ident("None")))
-        };
-        if null_id && (answers("result") || answers("error")) {
-            let tokens = expr.to_token_stream();
-            let first = match (&expr.qself, expr.path.segments.first()) {
-                (Some(q), _) => q.lt_token.span,
-                (None, Some(segment)) => segment.ident.span(),
-                (None, None) => expr.brace_token.span.open(),
-            };
-            let span = self.raw_span(first, expr.brace_token.span.close());
-            self.null_id_response(span, Some(tokens));
-        }
     }
 
     fn enter_macro(&mut self, mac: &syn::Macro) {
-        if macro_name(mac) == "json" && json_null_id_response(&mac.tokens) {
-            self.null_id_response(self.span(mac), Some(mac.tokens.clone()));
-        }
-        if macro_name(mac) == "matches" && tokens_name_notification_variant(&mac.tokens) {
-            self.push_id_check(self.span(mac));
-        }
-        // `json!({"id": id?, ..})`: a message without an id gets no answer.
-        if tokens_try_id(&mac.tokens) {
-            self.push_id_check(self.span(mac));
-        }
         // Code inside macros (`json!`, `format!`) is read only for its string literals.
         self.note_token_literals(&mac.tokens);
     }
@@ -781,7 +582,7 @@ fn has_block(expr: &Expr) -> bool {
 }
 
 /// The names a body calls (functions' and methods' last segments).
-fn called_names(body: &Expr) -> Vec<String> {
+pub fn called_names(body: &Expr) -> Vec<String> {
     struct Calls(Vec<String>);
     impl<'ast> Visit<'ast> for Calls {
         fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
@@ -806,7 +607,7 @@ fn called_names(body: &Expr) -> Vec<String> {
 }
 
 /// A name that says its function answers a message.
-fn responding_name(name: &str) -> bool {
+pub fn responding_name(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
     ["respond", "response", "reply", "answer"]
         .iter()
@@ -816,46 +617,6 @@ fn responding_name(name: &str) -> bool {
         || lower.ends_with("_error_msg")
         || lower == "error_msg"
         || lower == "result_msg"
-}
-
-/// Whether a call builds or sends a JSON-RPC answer with a null `id`: the null is its first
-/// argument (where every answering helper takes the id: `error_response(None, -32601, ..)`), and
-/// the call says it answers with a result or an error (its name, or an error code among its
-/// arguments). A `None` elsewhere, or in a call that is only named after an HTTP response
-/// (`into_json_response(StatusCode::OK, None)`, `stateless_sse_response(None, rx, ct)`,
-/// `post_message_with_response_limits(uri, msg, None, ..)`), is some other optional value.
-fn answers_with_null_id(
-    name: &str,
-    args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>,
-) -> bool {
-    if !responding_name(name) || !args.first().is_some_and(is_null_id) {
-        return false;
-    }
-    let lower = name.to_ascii_lowercase();
-    let says_answer = ["error", "result", "reply", "respond", "answer"]
-        .iter()
-        .any(|w| lower.contains(w));
-    says_answer || args.iter().skip(1).any(is_error_code_expr)
-}
-
-/// A negative integer literal (`-32601`) or a path naming an error code (`METHOD_NOT_FOUND`,
-/// `ErrorCode::InvalidRequest`).
-fn is_error_code_expr(expr: &Expr) -> bool {
-    match expr {
-        Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => {
-            matches!(&*u.expr, Expr::Lit(l) if matches!(l.lit, syn::Lit::Int(_)))
-        }
-        Expr::Path(p) => {
-            let segments = path_segments(&p.path);
-            segments.iter().any(|s| {
-                let lower = s.to_ascii_lowercase();
-                lower.contains("error") || lower.contains("not_found") || lower.contains("notfound")
-            })
-        }
-        Expr::Cast(c) => is_error_code_expr(&c.expr),
-        Expr::Paren(p) => is_error_code_expr(&p.expr),
-        _ => false,
-    }
 }
 
 /// The expression a block-bodied arm ends with.
@@ -1010,134 +771,8 @@ fn is_catch_all(pat: &Pat) -> bool {
     }
 }
 
-/// `Some(..)` or `None` patterns.
-fn option_pattern(pat: &Pat) -> Option<()> {
-    match pat {
-        Pat::TupleStruct(ts) if ts.path.is_ident("Some") => Some(()),
-        Pat::Ident(i) if i.ident == "None" => Some(()),
-        Pat::Path(p) if p.path.is_ident("None") => Some(()),
-        _ => None,
-    }
-}
-
-fn is_err_pattern(pat: &Pat) -> bool {
-    match pat {
-        Pat::TupleStruct(ts) => ts.path.is_ident("Err"),
-        Pat::Or(or) => or.cases.iter().any(is_err_pattern),
-        _ => false,
-    }
-}
-
-/// A pattern naming a `Notification` variant or type (`Message::Notification(n)`): the code
-/// tells notifications from requests by their shape.
-fn names_notification_variant(pat: &Pat) -> bool {
-    let path = match pat {
-        Pat::TupleStruct(ts) => &ts.path,
-        Pat::Struct(s) => &s.path,
-        Pat::Path(p) => &p.path,
-        Pat::Or(or) => return or.cases.iter().any(names_notification_variant),
-        _ => return false,
-    };
-    path.segments.len() > 1
-        && path
-            .segments
-            .last()
-            .is_some_and(|s| s.ident.to_string().contains("Notification"))
-}
-
-fn tokens_name_notification_variant(tokens: &TokenStream) -> bool {
-    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
-    trees.windows(3).any(|w| {
-        matches!(
-            (&w[0], &w[1], &w[2]),
-            (TokenTree::Punct(a), TokenTree::Punct(b), TokenTree::Ident(i))
-                if a.as_char() == ':' && b.as_char() == ':' && i.to_string().contains("Notification")
-        )
-    })
-}
-
-/// Whether macro tokens apply `?` to an id (`id?`, `request_id?`): the code goes no further
-/// for a message without one.
-fn tokens_try_id(tokens: &TokenStream) -> bool {
-    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
-    trees.iter().enumerate().any(|(i, tree)| match tree {
-        TokenTree::Ident(ident) => {
-            let name = ident.to_string();
-            (name == "id" || name.ends_with("_id"))
-                && matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '?')
-        }
-        TokenTree::Group(group) => tokens_try_id(&group.stream()),
-        _ => false,
-    })
-}
-
-/// Whether an expression reads a message's `id`: `msg.id`, `msg.get("id")`, `msg["id"]`, a
-/// local named `id` (through `.clone()`, `.as_ref()`, references).
-fn ends_in_id(expr: &Expr) -> bool {
-    match expr {
-        Expr::Field(f) => matches!(&f.member, syn::Member::Named(i) if i == "id"),
-        Expr::MethodCall(m) => match m.method.to_string().as_str() {
-            "get" => m.args.first().and_then(str_literal).as_deref() == Some("id"),
-            "clone" | "as_ref" | "as_deref" | "take" | "cloned" | "as_mut" => {
-                ends_in_id(&m.receiver)
-            }
-            _ => false,
-        },
-        Expr::Index(i) => str_literal(&i.index).as_deref() == Some("id"),
-        Expr::Path(p) => p.path.get_ident().is_some_and(|i| {
-            let name = i.to_string();
-            name == "id" || name.ends_with("_id")
-        }),
-        Expr::Reference(r) => ends_in_id(&r.expr),
-        Expr::Paren(p) => ends_in_id(&p.expr),
-        Expr::Group(g) => ends_in_id(&g.expr),
-        _ => false,
-    }
-}
-
-/// A null id: `None`, `Value::Null`, `Some(Value::Null)`, `json!(null)`.
-fn is_null_id(expr: &Expr) -> bool {
-    match expr {
-        Expr::Path(p) => {
-            p.path.is_ident("None") || p.path.segments.last().is_some_and(|s| s.ident == "Null")
-        }
-        Expr::Call(call) => {
-            matches!(&*call.func, Expr::Path(p) if p.path.is_ident("Some"))
-                && call.args.len() == 1
-                && call.args.first().is_some_and(|a| {
-                    matches!(a, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Null"))
-                })
-        }
-        Expr::Macro(m) => {
-            macro_name(&m.mac) == "json" && m.mac.tokens.to_string().trim() == "null"
-        }
-        Expr::Reference(r) => is_null_id(&r.expr),
-        _ => false,
-    }
-}
-
-/// A `json!` object with `"id": null` and a `result` or `error`.
-fn json_null_id_response(tokens: &TokenStream) -> bool {
-    let Some(object) = tokens.clone().into_iter().find_map(|tree| match tree {
-        TokenTree::Group(g) if g.delimiter() == Delimiter::Brace => Some(g.stream()),
-        _ => None,
-    }) else {
-        return false;
-    };
-    let null_id = value_of_key(&object, "id").is_some_and(|value| {
-        matches!(
-            value.last().map(|t| t.to_string()).as_deref(),
-            Some("null" | "Null")
-        )
-    });
-    let answers = ["result", "error"]
-        .iter()
-        .any(|key| value_of_key(&object, key).is_some());
-    null_id && answers
-}
-
 /// The tokens of a key's value in a `json!` object's top level.
-fn value_of_key(object: &TokenStream, wanted: &str) -> Option<Vec<TokenTree>> {
+pub fn value_of_key(object: &TokenStream, wanted: &str) -> Option<Vec<TokenTree>> {
     let trees: Vec<TokenTree> = object.clone().into_iter().collect();
     trees.iter().enumerate().find_map(|(i, tree)| {
         let TokenTree::Literal(lit) = tree else {
@@ -1151,28 +786,6 @@ fn value_of_key(object: &TokenStream, wanted: &str) -> Option<Vec<TokenTree>> {
                 .cloned()
                 .collect()
         })
-    })
-}
-
-/// Whether tokens hold `-32700` (parse error) or `-32600` (invalid request), or name them.
-fn names_parse_error_code(tokens: TokenStream) -> bool {
-    let trees: Vec<TokenTree> = tokens.into_iter().collect();
-    trees.iter().enumerate().any(|(i, tree)| match tree {
-        TokenTree::Literal(l) => {
-            let text = l.to_string();
-            (text == "32700" || text == "32600")
-                && i > 0
-                && matches!(&trees[i - 1], TokenTree::Punct(p) if p.as_char() == '-')
-        }
-        TokenTree::Ident(ident) => {
-            let name = ident.to_string().to_ascii_lowercase();
-            name.contains("parse_error")
-                || name.contains("parseerror")
-                || name.contains("invalid_request")
-                || name.contains("invalidrequest")
-        }
-        TokenTree::Group(g) => names_parse_error_code(g.stream()),
-        _ => false,
     })
 }
 
@@ -1203,16 +816,6 @@ fn names_method_not_found(tokens: TokenStream, responds: bool) -> bool {
         }
         TokenTree::Group(g) => names_method_not_found(g.stream(), responds),
         _ => false,
-    })
-}
-
-/// Whether an expression parses a message (`serde_json::from_str`, `.parse()`).
-fn calls_parser(expr: &Expr) -> bool {
-    called_names(expr).iter().any(|name| {
-        matches!(
-            name.as_str(),
-            "from_str" | "from_slice" | "from_value" | "from_reader" | "parse"
-        )
     })
 }
 
@@ -1317,31 +920,6 @@ mod tests {
     fn a_match_over_other_strings_is_not_a_dispatcher() {
         let facts = facts(r#"fn f(x: &str) { match x { "a" => 1, "b" => 2, _ => 3 }; }"#);
         assert!(facts.dispatchers.is_empty());
-    }
-
-    #[test]
-    fn finds_id_checks_prefix_checks_and_null_ids() {
-        let facts = facts(
-            r#"fn f(msg: Msg) {
-                if msg.id.is_none() { return; }
-                if let Some(id) = msg.get("id") {}
-                if msg.method.starts_with("notifications/") {}
-                let a = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32601}});
-                let b = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700}});
-                match serde_json::from_str::<Msg>(line) {
-                    Err(e) => send(error_response(Value::Null, e)),
-                    Ok(m) => {}
-                }
-            }"#,
-        );
-        assert_eq!(facts.id_checks.len(), 2);
-        assert_eq!(facts.prefix_checks.len(), 1);
-        let parse: Vec<bool> = facts
-            .null_id_responses
-            .iter()
-            .map(|r| r.answers_parse_error)
-            .collect();
-        assert_eq!(parse, vec![false, true, true]);
     }
 
     #[test]

@@ -1,6 +1,5 @@
 //! Hand-written JSON-RPC method dispatchers as the rules see them (built by [`super::dispatch`]):
-//! each arm with the methods it takes, the catch-all, the places that test a message's `id`,
-//! and responses built with a null `id`.
+//! each arm with the methods it takes, and the catch-all; and the signs that a file speaks MCP.
 
 use serde::{Deserialize, Serialize};
 
@@ -76,30 +75,10 @@ impl MethodDispatcher {
     }
 }
 
-/// A response whose `id` is null.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct NullIdResponse {
-    pub span: ByteSpan,
-    /// Built where a message that did not parse is answered (an `Err` arm, a `map_err`
-    /// closure, a parse function, or with the parse-error and invalid-request codes), which is
-    /// where JSON-RPC allows a null `id`; or in a function that takes an HTTP `StatusCode`
-    /// (an HTTP transport's rejection of a request it did not read).
-    pub answers_parse_error: bool,
-}
-
 /// What a file says about method dispatch.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DispatchFacts {
     pub dispatchers: Vec<MethodDispatcher>,
-    /// Where a message's `id` is tested for absence (`id.is_none()`, `if let Some(id) = msg.id`,
-    /// a `Notification` variant matched), with the enclosing function's span.
-    pub id_checks: Vec<(ByteSpan, Option<ByteSpan>)>,
-    /// `method.starts_with("notifications/")` tests, with the enclosing function's span.
-    pub prefix_checks: Vec<(ByteSpan, Option<ByteSpan>)>,
-    /// Of those, the ones in a function that returns nothing (`-> ()`): the test decides only
-    /// what that function does, never what its callers answer.
-    pub prefix_checks_in_unit_functions: Vec<ByteSpan>,
-    pub null_id_responses: Vec<NullIdResponse>,
     /// The file's code holds the string literal `"ping"`. Here and below, a literal of code:
     /// not in test code, nor in a doc comment, nor in the value of a private constant or static
     /// that no code of the file reads (an unused `const` is words, not behaviour).

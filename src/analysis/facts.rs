@@ -290,10 +290,14 @@ pub struct FileFacts {
     pub struct_fields: Vec<(String, String, String)>,
     /// The file speaks MCP or JSON-RPC (it names `jsonrpc`, an MCP SDK or MCP types).
     pub mentions_mcp: bool,
+    /// The file's code may hold a method dispatcher: it speaks MCP or names a `tools/` method
+    /// (see [`super::dispatch::might_apply`]), read without the constants nothing reads. The
+    /// dispatcher hooks look only in such files.
+    pub may_dispatch: bool,
     /// The file serves over stdio: it reads `stdin()`, calls a `stdio()` transport, or names
     /// `StdioTransport`.
     pub serves_stdio: bool,
-    /// Hand-written method dispatchers and the `id` tests around them (MCP003, MCP004).
+    /// Hand-written method dispatchers, and the signs that the file speaks MCP.
     pub dispatch: super::dispatchers::DispatchFacts,
     /// What single rules collect for themselves, by rule code.
     pub rules: RuleFacts,

@@ -92,7 +92,8 @@ pub fn analyse_text(
             Box::new(items::Items::default()),
             Box::new(sends::Sends::new(vocabulary, start, module)),
         ];
-        if dispatch::might_apply(facts.mentions_mcp, &said) {
+        facts.may_dispatch = dispatch::might_apply(facts.mentions_mcp, &said);
+        if facts.may_dispatch {
             hooks.push(dispatch::hook(start, unread));
         }
         hooks.extend(

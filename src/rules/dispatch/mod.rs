@@ -2,8 +2,9 @@
 //! about what a hand-written JSON-RPC method dispatcher answers. What both rules share is here:
 //! the words that make a file worth parsing for them, and the follow-up that looks for a
 //! dispatcher's callers and callees in the skipped files. Each rule's check is a file of its
-//! own. (The dispatcher facts themselves are still built by the core's hook,
-//! `analysis::dispatch`, which also tells every rule whether a unit serves MCP.)
+//! own, and MCP003's `id` tests are its hook ([`id_tests`]). (The dispatchers themselves are
+//! found by the core's hook, `analysis::dispatch`, which also tells every rule whether a unit
+//! serves MCP.)
 
 use std::collections::BTreeSet;
 
@@ -12,6 +13,7 @@ use crate::analysis::facts::FileFacts;
 use crate::analysis::vocabulary::COMMON_METHODS;
 use crate::prefilter::STANDALONE;
 
+pub mod id_tests;
 pub mod ping_not_answered;
 pub mod response_to_notification;
 

@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 use crate::analysis::facts::{FileFacts, SinkKind};
 use crate::analysis::vocabulary::Vocabulary;
 
+use super::id_tests::{self, IdTests};
 use crate::analysis::dispatch::{is_notification_method, MethodArm, MethodDispatcher};
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
 use crate::diagnostic::{FixAvailability, RuleMeta, RuleStatus};
@@ -43,6 +44,10 @@ impl Rule for ResponseToNotification {
         super::DISPATCH_WORDS
     }
 
+    fn collectors(&self) -> &'static [&'static dyn crate::analysis::walk::Collects] {
+        &[&super::id_tests::IdTestsCollector]
+    }
+
     fn follow_up(&self, facts: &[&FileFacts], _: &Vocabulary) -> BTreeSet<String> {
         super::dispatcher_needles(facts)
     }
@@ -62,14 +67,15 @@ impl Rule for ResponseToNotification {
             if context.is_test_file(*file) {
                 continue;
             }
+            let tests = id_tests::of(facts);
             if !sdk_dispatches {
                 for dispatcher in &facts.dispatch.dispatchers {
                     if !context.is_method_dispatcher(dispatcher) {
                         continue;
                     }
-                    check_dispatcher(context, calls(), (*file, facts), dispatcher, out);
+                    check_dispatcher(context, calls(), (*file, facts, &tests), dispatcher, out);
                 }
-                for (span, function) in &facts.dispatch.prefix_checks {
+                for (span, function) in &tests.prefix_checks {
                     // The prefix decides what is answered only in code that answers messages
                     // (or whose callers do): a predicate a linter or an inspector calls decides
                     // nothing.
@@ -78,10 +84,7 @@ impl Rule for ResponseToNotification {
                     };
                     // In a function that returns nothing, the test decides what that function
                     // does (a log line it skips), not what its callers answer.
-                    let unit = facts
-                        .dispatch
-                        .prefix_checks_in_unit_functions
-                        .contains(span);
+                    let unit = tests.prefix_checks_in_unit_functions.contains(span);
                     let answers = if unit {
                         calls().answers_here(name)
                     } else {
@@ -93,7 +96,7 @@ impl Rule for ResponseToNotification {
                     out.push(prefix_diagnostic(*file, *span));
                 }
             }
-            for response in &facts.dispatch.null_id_responses {
+            for response in &tests.null_id_responses {
                 if !response.answers_parse_error {
                     out.push(null_id_diagnostic(*file, response.span));
                 }
@@ -108,7 +111,7 @@ impl Rule for ResponseToNotification {
 /// one.
 fn own_test_protects(
     calls: &CallIndex<'_>,
-    facts: &FileFacts,
+    (facts, tests): (&FileFacts, &IdTests),
     dispatcher: &MethodDispatcher,
     arm: ByteSpan,
 ) -> bool {
@@ -118,8 +121,7 @@ fn own_test_protects(
     let within =
         |inner: ByteSpan, outer: ByteSpan| outer.start <= inner.start && inner.end <= outer.end;
     let on_the_way = |span: ByteSpan| !within(span, dispatcher.span) || within(span, arm);
-    let tested_here = facts
-        .dispatch
+    let tested_here = tests
         .id_checks
         .iter()
         .any(|(check, owner)| *owner == Some(*function) && on_the_way(*check));
@@ -136,7 +138,7 @@ fn own_test_protects(
 fn check_dispatcher(
     context: &RuleContext<'_>,
     calls: &CallIndex<'_>,
-    (file, facts): (FileId, &FileFacts),
+    (file, facts, tests): (FileId, &FileFacts, &IdTests),
     dispatcher: &MethodDispatcher,
     out: &mut Vec<Diagnostic>,
 ) {
@@ -172,7 +174,8 @@ fn check_dispatcher(
         let Some(span) = arm.responds else {
             continue;
         };
-        if calls.any_checks_id(&arm.calls) || own_test_protects(calls, facts, dispatcher, arm.body)
+        if calls.any_checks_id(&arm.calls)
+            || own_test_protects(calls, (facts, tests), dispatcher, arm.body)
         {
             continue;
         }
@@ -208,7 +211,7 @@ fn check_dispatcher(
             .with_fix(fix),
         );
     }
-    check_catch_all(context, calls, (file, facts), dispatcher, out);
+    check_catch_all(context, calls, (file, facts, tests), dispatcher, out);
 }
 
 /// The catch-all of a dispatcher that notifications can reach without an `id` test: it answers
@@ -216,7 +219,7 @@ fn check_dispatcher(
 fn check_catch_all(
     context: &RuleContext<'_>,
     calls: &CallIndex<'_>,
-    (file, facts): (FileId, &FileFacts),
+    (file, facts, tests): (FileId, &FileFacts, &IdTests),
     dispatcher: &MethodDispatcher,
     out: &mut Vec<Diagnostic>,
 ) {
@@ -225,7 +228,7 @@ fn check_catch_all(
     };
     if !catch_all.method_not_found
         || calls.any_checks_id(&catch_all.calls)
-        || own_test_protects(calls, facts, dispatcher, catch_all.body)
+        || own_test_protects(calls, (facts, tests), dispatcher, catch_all.body)
         || takes_typed_request(context, dispatcher)
     {
         return;
@@ -339,7 +342,7 @@ impl<'a> CallIndex<'a> {
                     index.answers.insert(name.as_str());
                 }
             }
-            for (check, _) in &facts.dispatch.id_checks {
+            for (check, _) in &id_tests::of(facts).id_checks {
                 if let Some(name) = innermost(&functions, *check) {
                     index.checks_id.insert(name);
                 }

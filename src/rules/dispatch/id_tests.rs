@@ -1,0 +1,608 @@
+//! The `id` tests and null-`id` answers MCP003 judges a dispatcher's answers by, collected by
+//! its hook on the shared walk: where a message's `id` is tested for absence, where a method
+//! name's `notifications/` prefix is tested, and the answers built with a null `id` (with
+//! whether they answer a message that did not parse, where JSON-RPC allows one).
+
+use proc_macro2::{Delimiter, TokenStream, TokenTree};
+use quote::ToTokens;
+use serde::{Deserialize, Serialize};
+use syn::{Expr, Pat};
+
+use crate::analysis::dispatch::{called_names, is_function, responding_name, value_of_key};
+use crate::analysis::facts::{FactKey, FileFacts};
+use crate::analysis::spans::Bounds;
+use crate::analysis::syntax::{macro_name, path_segments, str_literal, type_name};
+use crate::analysis::vocabulary::Vocabulary;
+use crate::analysis::walk::{Collects, Hook, Node, Scope};
+use crate::source::ByteSpan;
+
+/// A file's `id` tests and null-`id` answers.
+pub static FACTS: FactKey<IdTests> = FactKey::new("MCP003");
+
+/// What a file says about telling requests from notifications.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IdTests {
+    /// Where a message's `id` is tested for absence (`id.is_none()`, `if let Some(id) = msg.id`,
+    /// a `Notification` variant matched), with the enclosing function's span.
+    pub id_checks: Vec<(ByteSpan, Option<ByteSpan>)>,
+    /// `method.starts_with("notifications/")` tests, with the enclosing function's span.
+    pub prefix_checks: Vec<(ByteSpan, Option<ByteSpan>)>,
+    /// Of those, the ones in a function that returns nothing (`-> ()`): the test decides only
+    /// what that function does, never what its callers answer.
+    pub prefix_checks_in_unit_functions: Vec<ByteSpan>,
+    pub null_id_responses: Vec<NullIdResponse>,
+}
+
+/// A file's `id` tests and null-`id` answers.
+pub fn of(facts: &FileFacts) -> IdTests {
+    facts.rules.get(&FACTS)
+}
+
+/// A response whose `id` is null.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NullIdResponse {
+    pub span: ByteSpan,
+    /// Built where a message that did not parse is answered (an `Err` arm, a `map_err`
+    /// closure, a parse function, or with the parse-error and invalid-request codes), which is
+    /// where JSON-RPC allows a null `id`; or in a function that takes an HTTP `StatusCode`
+    /// (an HTTP transport's rejection of a request it did not read).
+    pub answers_parse_error: bool,
+}
+
+/// MCP003's collector.
+pub struct IdTestsCollector;
+
+impl Collects for IdTestsCollector {
+    fn key(&self) -> &'static str {
+        FACTS.name()
+    }
+
+    fn hook<'a>(
+        &self,
+        text: &'a str,
+        base: usize,
+        _: &'a Vocabulary,
+    ) -> Option<Box<dyn Hook + 'a>> {
+        // A file whose code may hold a dispatcher (see `analysis::dispatch::might_apply`, which
+        // `finish` asks of the code the core read): this is a cheap test of the whole text.
+        let may = crate::analysis::dispatch::might_apply(crate::analysis::mentions_mcp(text), text);
+        may.then(|| -> Box<dyn Hook + 'a> {
+            Box::new(Collector {
+                base,
+                facts: IdTests::default(),
+                functions: Vec::new(),
+                parse_error_depth: 0,
+            })
+        })
+    }
+}
+
+struct FunctionScope {
+    name: String,
+    span: ByteSpan,
+    /// The function is handed an HTTP `StatusCode`.
+    takes_status: bool,
+    /// The function has built an HTTP status so far (`StatusCode::UNAUTHORIZED`), or names an
+    /// HTTP response type (`HttpResponse`).
+    builds_status: bool,
+    /// The function returns nothing (`-> ()`, or no return type).
+    returns_unit: bool,
+}
+
+struct Collector {
+    base: usize,
+    facts: IdTests,
+    functions: Vec<FunctionScope>,
+    /// How many enclosing constructs handle a message that did not parse.
+    parse_error_depth: usize,
+}
+
+impl Hook for Collector {
+    fn enter(&mut self, node: Node<'_>, scope: &Scope<'_>) {
+        // Test code answers whatever it likes; macro bodies are read for their tokens only.
+        if scope.in_test() || scope.in_macro_body() {
+            return;
+        }
+        if handles_parse_error(node, scope.parent()) {
+            self.parse_error_depth += 1;
+        }
+        if is_function(node) {
+            if let Some(function) = scope.function() {
+                self.enter_function(function.name(), function.span, function.sig);
+            }
+        }
+        match node {
+            Node::Path(path) => {
+                // A macro's own path is not read.
+                if matches!(scope.parent(), Some(Node::Macro(_))) {
+                    return;
+                }
+                // `StatusCode::UNAUTHORIZED`, or an HTTP response type (`HttpResponse::build(..)`,
+                // actix's, also as the function's return type).
+                let status = (path.segments.len() > 1
+                    && path.segments.iter().any(|s| s.ident == "StatusCode"))
+                    || path.segments.iter().any(|s| s.ident == "HttpResponse");
+                if let (true, Some(function)) = (status, self.functions.last_mut()) {
+                    function.builds_status = true;
+                }
+            }
+            Node::Local(local) => self.enter_local(local),
+            Node::Expr(expr) => self.enter_expr(expr),
+            Node::Macro(mac) => self.enter_macro(mac),
+            _ => {}
+        }
+    }
+
+    fn leave(&mut self, node: Node<'_>, scope: &Scope<'_>) {
+        if scope.in_test() || scope.in_macro_body() {
+            return;
+        }
+        if handles_parse_error(node, scope.parent()) {
+            self.parse_error_depth = self.parse_error_depth.saturating_sub(1);
+        }
+        if is_function(node) {
+            self.leave_function();
+        }
+    }
+
+    fn finish(self: Box<Self>, facts: &mut FileFacts) {
+        // Only where the core looked for dispatchers (its test reads the code without the
+        // constants nothing reads).
+        if facts.may_dispatch && self.facts != IdTests::default() {
+            facts.rules.put(&FACTS, &self.facts);
+        }
+    }
+}
+
+impl Collector {
+    fn span(&self, node: &impl Bounds) -> ByteSpan {
+        let (first, last) = node.bounds();
+        self.raw_span(first, last)
+    }
+
+    fn raw_span(&self, first: proc_macro2::Span, last: proc_macro2::Span) -> ByteSpan {
+        crate::analysis::spans::byte_span(first, last, self.base)
+    }
+
+    fn function_span(&self) -> Option<ByteSpan> {
+        self.functions.last().map(|f| f.span)
+    }
+
+    fn enter_function(&mut self, name: String, span: ByteSpan, sig: &syn::Signature) {
+        let takes_status = sig.inputs.iter().any(|input| match input {
+            syn::FnArg::Typed(typed) => type_name(&typed.ty).is_some_and(|t| t == "StatusCode"),
+            syn::FnArg::Receiver(_) => false,
+        });
+        let parse = name.contains("parse");
+        let returns_unit = match &sig.output {
+            syn::ReturnType::Default => true,
+            syn::ReturnType::Type(_, ty) => {
+                matches!(&**ty, syn::Type::Tuple(t) if t.elems.is_empty())
+            }
+        };
+        self.functions.push(FunctionScope {
+            name,
+            span,
+            takes_status,
+            builds_status: false,
+            returns_unit,
+        });
+        if parse {
+            self.parse_error_depth += 1;
+        }
+    }
+
+    fn leave_function(&mut self) {
+        if let Some(scope) = self.functions.pop() {
+            if scope.name.contains("parse") {
+                self.parse_error_depth = self.parse_error_depth.saturating_sub(1);
+            }
+        }
+    }
+
+    fn null_id_response(&mut self, span: ByteSpan, tokens: Option<TokenStream>) {
+        let parse_codes = tokens.is_some_and(names_parse_error_code);
+        // A function handed an HTTP status, or that builds one before the body, builds the body
+        // of an HTTP rejection (`(StatusCode::UNAUTHORIZED, Json(json!({.., "id": null})))`: a
+        // missing header, a body too large, a failed authentication): the transport refuses
+        // the request, and notifications are answered `202 Accepted` elsewhere.
+        let http_rejection = self
+            .functions
+            .last()
+            .is_some_and(|f| f.builds_status || f.takes_status);
+        self.facts.null_id_responses.push(NullIdResponse {
+            span,
+            answers_parse_error: self.parse_error_depth > 0 || parse_codes || http_rejection,
+        });
+    }
+
+    fn push_id_check(&mut self, span: ByteSpan) {
+        let function = self.function_span();
+        self.facts.id_checks.push((span, function));
+    }
+
+    fn enter_local(&mut self, local: &syn::Local) {
+        let Some(init) = &local.init else {
+            return;
+        };
+        if init.diverge.is_some()
+            && ((option_pattern(&local.pat).is_some() && ends_in_id(&init.expr))
+                || names_notification_variant(&local.pat))
+        {
+            self.push_id_check(self.span(&*init.expr));
+        }
+    }
+
+    fn enter_expr(&mut self, expr: &Expr) {
+        match expr {
+            Expr::Match(m) => {
+                let on_id = ends_in_id(&m.expr);
+                if (on_id && m.arms.iter().any(|a| option_pattern(&a.pat).is_some()))
+                    || m.arms.iter().any(|a| names_notification_variant(&a.pat))
+                {
+                    self.push_id_check(self.span(&*m.expr));
+                }
+            }
+            Expr::Let(expr_let)
+                if (option_pattern(&expr_let.pat).is_some() && ends_in_id(&expr_let.expr))
+                    || names_notification_variant(&expr_let.pat) =>
+            {
+                self.push_id_check(self.span(&*expr_let.expr));
+            }
+            // `msg.get("id")?`: a message without an id goes no further.
+            Expr::Try(expr_try) if ends_in_id(&expr_try.expr) => {
+                self.push_id_check(self.span(&*expr_try.expr));
+            }
+            Expr::MethodCall(call) => self.enter_method_call(call),
+            Expr::Call(call) => {
+                let name = match &*call.func {
+                    Expr::Path(p) => crate::analysis::syntax::last_segment(&p.path),
+                    _ => String::new(),
+                };
+                if answers_with_null_id(&name, &call.args) {
+                    let tokens = call.to_token_stream();
+                    self.null_id_response(self.span(call), Some(tokens));
+                }
+            }
+            Expr::Struct(s) => self.enter_struct(s),
+            _ => {}
+        }
+    }
+
+    fn enter_method_call(&mut self, call: &syn::ExprMethodCall) {
+        let method = call.method.to_string();
+        match method.as_str() {
+            "is_none" | "is_some" | "is_null" if ends_in_id(&call.receiver) => {
+                self.push_id_check(self.span(call));
+            }
+            // `obj.contains_key("id")`: the member's presence, which is what tells a request
+            // from a notification.
+            "contains_key" if call.args.first().and_then(str_literal).as_deref() == Some("id") => {
+                self.push_id_check(self.span(call));
+            }
+            "starts_with" => {
+                let prefix = call.args.first().and_then(str_literal);
+                if prefix.is_some_and(|p| p.starts_with("notifications")) {
+                    let function = self.function_span();
+                    self.facts.prefix_checks.push((self.span(call), function));
+                    if self.functions.last().is_some_and(|f| f.returns_unit) {
+                        self.facts
+                            .prefix_checks_in_unit_functions
+                            .push(self.span(call));
+                    }
+                }
+            }
+            _ => {}
+        }
+        if answers_with_null_id(&method, &call.args) {
+            let tokens = call.to_token_stream();
+            self.null_id_response(self.span(call), Some(tokens));
+        }
+    }
+
+    fn enter_struct(&mut self, expr: &syn::ExprStruct) {
+        let named = |name: &str| {
+            expr.fields
+                .iter()
+                .find(|f| matches!(&f.member, syn::Member::Named(i) if i == name))
+        };
+        let null_id = named("id").is_some_and(|f| is_null_id(&f.expr));
+        // `result: None, error: None` is no answer (a notification sentinel).
+        let answers = |name: &str| {
+            named(name)
+                .is_some_and(|f| !matches!(&f.expr, Expr::Path(p) if p.path.is_ident("None")))
+        };
+        if null_id && (answers("result") || answers("error")) {
+            let tokens = expr.to_token_stream();
+            let first = match (&expr.qself, expr.path.segments.first()) {
+                (Some(q), _) => q.lt_token.span,
+                (None, Some(segment)) => segment.ident.span(),
+                (None, None) => expr.brace_token.span.open(),
+            };
+            let span = self.raw_span(first, expr.brace_token.span.close());
+            self.null_id_response(span, Some(tokens));
+        }
+    }
+
+    fn enter_macro(&mut self, mac: &syn::Macro) {
+        if macro_name(mac) == "json" && json_null_id_response(&mac.tokens) {
+            self.null_id_response(self.span(mac), Some(mac.tokens.clone()));
+        }
+        if macro_name(mac) == "matches" && tokens_name_notification_variant(&mac.tokens) {
+            self.push_id_check(self.span(mac));
+        }
+        // `json!({"id": id?, ..})`: a message without an id gets no answer.
+        if tokens_try_id(&mac.tokens) {
+            self.push_id_check(self.span(mac));
+        }
+    }
+}
+
+/// Whether entering `node` (a child of `parent`) enters code that handles a message that did
+/// not parse: an `Err(..)` arm, the `then` branch of `if let Err(..)`, the `else` of a
+/// `let .. = parse(..) else { .. }`, the closure of a `map_err` (and its kin).
+fn handles_parse_error(node: Node<'_>, parent: Option<Node<'_>>) -> bool {
+    match (node, parent) {
+        (Node::Arm(arm), Some(Node::Expr(Expr::Match(_)))) => is_err_pattern(&arm.pat),
+        (Node::Block(block), Some(Node::Expr(Expr::If(expr_if)))) => {
+            std::ptr::eq(block, &expr_if.then_branch)
+                && matches!(&*expr_if.cond, Expr::Let(l) if is_err_pattern(&l.pat))
+        }
+        (Node::Expr(expr), Some(Node::Local(local))) => local.init.as_ref().is_some_and(|init| {
+            init.diverge
+                .as_ref()
+                .is_some_and(|(_, diverge)| std::ptr::eq(expr, &**diverge))
+                && calls_parser(&init.expr)
+        }),
+        (Node::Expr(expr), Some(Node::Expr(Expr::MethodCall(call)))) => {
+            call.args.iter().any(|arg| std::ptr::eq(arg, expr))
+                && ["map_err", "unwrap_or_else", "or_else", "map_or_else"]
+                    .iter()
+                    .any(|m| call.method == m)
+        }
+        _ => false,
+    }
+}
+
+/// Whether a call builds or sends a JSON-RPC answer with a null `id`: the null is its first
+/// argument (where every answering helper takes the id: `error_response(None, -32601, ..)`), and
+/// the call says it answers with a result or an error (its name, or an error code among its
+/// arguments). A `None` elsewhere, or in a call that is only named after an HTTP response
+/// (`into_json_response(StatusCode::OK, None)`, `stateless_sse_response(None, rx, ct)`,
+/// `post_message_with_response_limits(uri, msg, None, ..)`), is some other optional value.
+fn answers_with_null_id(
+    name: &str,
+    args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>,
+) -> bool {
+    if !responding_name(name) || !args.first().is_some_and(is_null_id) {
+        return false;
+    }
+    let lower = name.to_ascii_lowercase();
+    let says_answer = ["error", "result", "reply", "respond", "answer"]
+        .iter()
+        .any(|w| lower.contains(w));
+    says_answer || args.iter().skip(1).any(is_error_code_expr)
+}
+
+/// A negative integer literal (`-32601`) or a path naming an error code (`METHOD_NOT_FOUND`,
+/// `ErrorCode::InvalidRequest`).
+fn is_error_code_expr(expr: &Expr) -> bool {
+    match expr {
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => {
+            matches!(&*u.expr, Expr::Lit(l) if matches!(l.lit, syn::Lit::Int(_)))
+        }
+        Expr::Path(p) => {
+            let segments = path_segments(&p.path);
+            segments.iter().any(|s| {
+                let lower = s.to_ascii_lowercase();
+                lower.contains("error") || lower.contains("not_found") || lower.contains("notfound")
+            })
+        }
+        Expr::Cast(c) => is_error_code_expr(&c.expr),
+        Expr::Paren(p) => is_error_code_expr(&p.expr),
+        _ => false,
+    }
+}
+
+/// `Some(..)` or `None` patterns.
+fn option_pattern(pat: &Pat) -> Option<()> {
+    match pat {
+        Pat::TupleStruct(ts) if ts.path.is_ident("Some") => Some(()),
+        Pat::Ident(i) if i.ident == "None" => Some(()),
+        Pat::Path(p) if p.path.is_ident("None") => Some(()),
+        _ => None,
+    }
+}
+
+fn is_err_pattern(pat: &Pat) -> bool {
+    match pat {
+        Pat::TupleStruct(ts) => ts.path.is_ident("Err"),
+        Pat::Or(or) => or.cases.iter().any(is_err_pattern),
+        _ => false,
+    }
+}
+
+/// A pattern naming a `Notification` variant or type (`Message::Notification(n)`): the code
+/// tells notifications from requests by their shape.
+fn names_notification_variant(pat: &Pat) -> bool {
+    let path = match pat {
+        Pat::TupleStruct(ts) => &ts.path,
+        Pat::Struct(s) => &s.path,
+        Pat::Path(p) => &p.path,
+        Pat::Or(or) => return or.cases.iter().any(names_notification_variant),
+        _ => return false,
+    };
+    path.segments.len() > 1
+        && path
+            .segments
+            .last()
+            .is_some_and(|s| s.ident.to_string().contains("Notification"))
+}
+
+fn tokens_name_notification_variant(tokens: &TokenStream) -> bool {
+    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    trees.windows(3).any(|w| {
+        matches!(
+            (&w[0], &w[1], &w[2]),
+            (TokenTree::Punct(a), TokenTree::Punct(b), TokenTree::Ident(i))
+                if a.as_char() == ':' && b.as_char() == ':' && i.to_string().contains("Notification")
+        )
+    })
+}
+
+/// Whether macro tokens apply `?` to an id (`id?`, `request_id?`): the code goes no further
+/// for a message without one.
+fn tokens_try_id(tokens: &TokenStream) -> bool {
+    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    trees.iter().enumerate().any(|(i, tree)| match tree {
+        TokenTree::Ident(ident) => {
+            let name = ident.to_string();
+            (name == "id" || name.ends_with("_id"))
+                && matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '?')
+        }
+        TokenTree::Group(group) => tokens_try_id(&group.stream()),
+        _ => false,
+    })
+}
+
+/// Whether an expression reads a message's `id`: `msg.id`, `msg.get("id")`, `msg["id"]`, a
+/// local named `id` (through `.clone()`, `.as_ref()`, references).
+fn ends_in_id(expr: &Expr) -> bool {
+    match expr {
+        Expr::Field(f) => matches!(&f.member, syn::Member::Named(i) if i == "id"),
+        Expr::MethodCall(m) => match m.method.to_string().as_str() {
+            "get" => m.args.first().and_then(str_literal).as_deref() == Some("id"),
+            "clone" | "as_ref" | "as_deref" | "take" | "cloned" | "as_mut" => {
+                ends_in_id(&m.receiver)
+            }
+            _ => false,
+        },
+        Expr::Index(i) => str_literal(&i.index).as_deref() == Some("id"),
+        Expr::Path(p) => p.path.get_ident().is_some_and(|i| {
+            let name = i.to_string();
+            name == "id" || name.ends_with("_id")
+        }),
+        Expr::Reference(r) => ends_in_id(&r.expr),
+        Expr::Paren(p) => ends_in_id(&p.expr),
+        Expr::Group(g) => ends_in_id(&g.expr),
+        _ => false,
+    }
+}
+
+/// A null id: `None`, `Value::Null`, `Some(Value::Null)`, `json!(null)`.
+fn is_null_id(expr: &Expr) -> bool {
+    match expr {
+        Expr::Path(p) => {
+            p.path.is_ident("None") || p.path.segments.last().is_some_and(|s| s.ident == "Null")
+        }
+        Expr::Call(call) => {
+            matches!(&*call.func, Expr::Path(p) if p.path.is_ident("Some"))
+                && call.args.len() == 1
+                && call.args.first().is_some_and(|a| {
+                    matches!(a, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Null"))
+                })
+        }
+        Expr::Macro(m) => {
+            macro_name(&m.mac) == "json" && m.mac.tokens.to_string().trim() == "null"
+        }
+        Expr::Reference(r) => is_null_id(&r.expr),
+        _ => false,
+    }
+}
+
+/// A `json!` object with `"id": null` and a `result` or `error`.
+fn json_null_id_response(tokens: &TokenStream) -> bool {
+    let Some(object) = tokens.clone().into_iter().find_map(|tree| match tree {
+        TokenTree::Group(g) if g.delimiter() == Delimiter::Brace => Some(g.stream()),
+        _ => None,
+    }) else {
+        return false;
+    };
+    let null_id = value_of_key(&object, "id").is_some_and(|value| {
+        matches!(
+            value.last().map(|t| t.to_string()).as_deref(),
+            Some("null" | "Null")
+        )
+    });
+    let answers = ["result", "error"]
+        .iter()
+        .any(|key| value_of_key(&object, key).is_some());
+    null_id && answers
+}
+
+/// Whether tokens hold `-32700` (parse error) or `-32600` (invalid request), or name them.
+fn names_parse_error_code(tokens: TokenStream) -> bool {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    trees.iter().enumerate().any(|(i, tree)| match tree {
+        TokenTree::Literal(l) => {
+            let text = l.to_string();
+            (text == "32700" || text == "32600")
+                && i > 0
+                && matches!(&trees[i - 1], TokenTree::Punct(p) if p.as_char() == '-')
+        }
+        TokenTree::Ident(ident) => {
+            let name = ident.to_string().to_ascii_lowercase();
+            name.contains("parse_error")
+                || name.contains("parseerror")
+                || name.contains("invalid_request")
+                || name.contains("invalidrequest")
+        }
+        TokenTree::Group(g) => names_parse_error_code(g.stream()),
+        _ => false,
+    })
+}
+
+/// Whether an expression parses a message (`serde_json::from_str`, `.parse()`).
+fn calls_parser(expr: &Expr) -> bool {
+    called_names(expr).iter().any(|name| {
+        matches!(
+            name.as_str(),
+            "from_str" | "from_slice" | "from_value" | "from_reader" | "parse"
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The `id` tests of a parsed file, through the shared walk.
+    fn id_tests(code: &str) -> IdTests {
+        let file = syn::parse_file(code).expect("test code parses");
+        let mut facts = FileFacts {
+            may_dispatch: true,
+            ..FileFacts::default()
+        };
+        let vocabulary = Vocabulary::default();
+        let hook = IdTestsCollector
+            .hook(code, 0, &vocabulary)
+            .expect("the code speaks JSON-RPC");
+        crate::analysis::walk::walk(&file, 0, vec![hook], &mut facts);
+        of(&facts)
+    }
+
+    #[test]
+    fn finds_id_checks_prefix_checks_and_null_ids() {
+        let facts = id_tests(
+            r#"fn f(msg: Msg) {
+                if msg.id.is_none() { return; }
+                if let Some(id) = msg.get("id") {}
+                if msg.method.starts_with("notifications/") {}
+                let a = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32601}});
+                let b = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700}});
+                match serde_json::from_str::<Msg>(line) {
+                    Err(e) => send(error_response(Value::Null, e)),
+                    Ok(m) => {}
+                }
+            }"#,
+        );
+        assert_eq!(facts.id_checks.len(), 2);
+        assert_eq!(facts.prefix_checks.len(), 1);
+        let parse: Vec<bool> = facts
+            .null_id_responses
+            .iter()
+            .map(|r| r.answers_parse_error)
+            .collect();
+        assert_eq!(parse, vec![false, true, true]);
+    }
+}

@@ -545,7 +545,7 @@ fn path_back(edges: &[Edge], from: &str, to: &str) -> Vec<String> {
 /// A function's length in lines.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct FunctionLength {
-    /// `src/engine.rs::Analysed::analyse`: the file, inline modules, the impl's type or the
+    /// `src/engine/waves.rs::Analysed::analyse`: the file, inline modules, the impl's type or the
     /// trait, enclosing functions, and the function.
     name: String,
     line: usize,

@@ -10,6 +10,11 @@
 #   cargo install cargo-fuzz --locked
 #   fuzz/run.sh [SECONDS] [RUNS]   (default 300 s per target; stop earlier after RUNS executions)
 #
+# To fuzz in the background at the lowest priority: `nice -n 19 fuzz/run.sh ..`. Under the
+# kernel's autogroup scheduling (/proc/sys/kernel/sched_autogroup_enabled = 1), a job started in
+# a session of its own (setsid, nohup from another shell) competes with the interactive session
+# as a group, whatever its nice value: also lower the group's, `echo 19 > /proc/<pid>/autogroup`.
+#
 # After a run of the campaign, minimise and pack each target's corpus for the commit:
 #   rm -rf min/T && mkdir -p min/T && <the target's binary> -merge=1 min/T corpus/T
 #   tar -C min -czf corpus/T.tar.gz T

@@ -376,8 +376,16 @@ impl Collector {
         if self.in_unread > 0 {
             return;
         }
+        if is_mcp_method(value) {
+            if let Err(at) = self
+                .facts
+                .method_literals
+                .binary_search_by(|m| m.as_str().cmp(value))
+            {
+                self.facts.method_literals.insert(at, value.to_string());
+            }
+        }
         match value {
-            "ping" => self.facts.mentions_ping = true,
             "jsonrpc" => self.seen_jsonrpc = true,
             "2.0" => self.seen_two = true,
             "initialize" | "tools/list" | "tools/call" => self.facts.mcp_method_literals = true,
@@ -901,7 +909,12 @@ mod tests {
             impl S { const PING: &str = "ping"; }
             fn f() { let _ = WORDS2; }"#,
         );
-        assert!(!unread.jsonrpc_literals && !unread.mcp_method_literals && !unread.mentions_ping);
+        assert!(!unread.jsonrpc_literals && !unread.mcp_method_literals);
+        assert!(
+            unread.method_literals.is_empty(),
+            "{:?}",
+            unread.method_literals
+        );
         // Read by code (a path, a macro's tokens), or public (read where the analysis may not
         // see it): as if written where they are read.
         let read = facts(
@@ -913,7 +926,8 @@ mod tests {
                 json!({"jsonrpc": VERSION})
             }"#,
         );
-        assert!(read.jsonrpc_literals && read.mcp_method_literals && read.mentions_ping);
+        assert!(read.jsonrpc_literals && read.mcp_method_literals);
+        assert_eq!(read.method_literals, ["initialize", "ping"]);
     }
 
     #[test]

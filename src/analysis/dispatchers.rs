@@ -79,10 +79,11 @@ impl MethodDispatcher {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DispatchFacts {
     pub dispatchers: Vec<MethodDispatcher>,
-    /// The file's code holds the string literal `"ping"`. Here and below, a literal of code:
-    /// not in test code, nor in a doc comment, nor in the value of a private constant or static
-    /// that no code of the file reads (an unused `const` is words, not behaviour).
-    pub mentions_ping: bool,
+    /// The MCP method names (see [`super::dispatch::is_mcp_method`]) the file's code spells as
+    /// string literals, sorted, each once. Here and below, a literal of code: not in test code,
+    /// nor in a doc comment, nor in the value of a private constant or static that no code of the
+    /// file reads (an unused `const` is words, not behaviour).
+    pub method_literals: Vec<String>,
     /// The file's code holds the string literals `"jsonrpc"` and `"2.0"`.
     pub jsonrpc_literals: bool,
     /// The file's code holds the string literal `"initialize"`, `"tools/list"` or `"tools/call"`.

@@ -38,7 +38,7 @@ pub enum Cached {
 pub type StoredPlace = (usize, ByteSpan, String);
 
 /// A finding of a unit as the cache keeps it: its files are named by their place in the unit's
-/// input (see [`unit_key`]), its rule by code and name.
+/// input (see `unit_results::key`), its rule by code and name.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StoredFinding {
     pub code: String,

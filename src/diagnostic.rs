@@ -203,7 +203,7 @@ impl RuleMeta {
 /// ecosystem corpus (`docs/ecosystem.md`) is below 90% is in preview: it never runs unless
 /// preview mode is on (`--preview`, or `preview = true` in the configuration), neither by
 /// default, nor by `all`, nor when named explicitly. In preview mode it behaves as a stable rule.
-/// New rules start in preview; so do new shapes of a stable rule (see [`RuleContext::preview`]).
+/// New rules start in preview; so do new shapes of a stable rule (see [`crate::rules::RuleContext::preview`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RuleStatus {
     /// Precise enough to be on by default.

@@ -1,7 +1,7 @@
 //! The engine: read and parse every file once (in parallel), build its facts, join the facts of
 //! each crate and run the rules over them.
 //!
-//! - [`groups`]: the units that share files, linted a group at a time (or restored from their
+//! - [`groups`](mod@groups): the units that share files, linted a group at a time (or restored from their
 //!   record), and their findings merged;
 //! - [`waves`]: the files of a group read, the module trees followed, and the follow-up waves
 //!   that parse the skipped files the parsed ones point at;

@@ -34,9 +34,9 @@ pub(super) struct Run<'a> {
     pub(super) collectors: Vec<&'static dyn crate::analysis::walk::Collects>,
     pub(super) prefilter: crate::prefilter::Prefilter,
     pub(super) cache: Option<crate::cache::Cache>,
-    /// The test hook's file name (see [`internal_error::test_panic_file`]).
+    /// The test hook's file name (see [`crate::rules::internal_error::test_panic_file`]).
     pub(super) test_panic: Option<String>,
-    /// The directories files are read in (see [`LintUnit::roots`]); empty: anywhere.
+    /// The directories files are read in (see [`crate::unit::LintUnit::roots`]); empty: anywhere.
     pub(super) roots: Vec<PathBuf>,
     /// What keys the stamps of skipped files (see [`crate::cache::Stamp`]): the pre-filter's
     /// digest and the size limit; `None` when there is no cache or every file is parsed.

@@ -17,7 +17,7 @@ use crate::unit::LintUnit;
 use super::canonical::{Canonical, PathKey};
 use super::run::in_pool;
 
-/// The SDK of a unit with this manifest (see [`Run::sdk`]).
+/// The SDK of a unit with this manifest (see [`super::run::Run::sdk`]).
 pub(super) type SdkOf<'a> = dyn Fn(Option<&Path>) -> Option<crate::sdk::Sdk> + 'a;
 
 /// Run the enabled rules on each unit's crate graph, adding their findings to `diagnostics`.

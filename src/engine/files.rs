@@ -197,18 +197,35 @@ pub(super) fn analyse_file(
             None,
         );
     }
-    let (entry, cached) = match run.cache {
+    let (outcome, entry) = facts_of(id, file, &text, run);
+    let keep_text = run.overlay.get(&*file.path).is_some()
+        || !matches!(outcome, FileOutcome::Facts(_))
+        || text.contains(crate::suppression::MARKER);
+    let mut source = SourceFile::new(file.path.to_path_buf(), shown, text);
+    // The text is not kept for the run: a file with findings is read again to render them
+    // (see `check_texts`). Kept: an overlay's texts (they are not on disk), a file that was
+    // not analysed (its text is shown with its problem), and a file with suppression comments
+    // (the policy reads them).
+    if !keep_text {
+        source.release();
+    }
+    (source, outcome, entry)
+}
+
+/// A wanted file's outcome, from the cache (by its text and module path) or analysed (and then
+/// remembered), with its cache entry's key when there is a cache.
+fn facts_of(
+    id: FileId,
+    file: &UnitFile,
+    text: &str,
+    run: &Run<'_>,
+) -> (FileOutcome, Option<[u8; 32]>) {
+    let (entry, cached) = match &run.cache {
         None => (None, None),
-        Some(_) => timings::work("cache lookup", || {
-            let entry = run
-                .cache
-                .as_ref()
-                .map(|_| crate::cache::entry_key(&text, &file.module));
-            let cached = match (&run.cache, &entry) {
-                (Some(cache), Some(entry)) => cache.get(entry),
-                _ => None,
-            };
-            (entry, cached)
+        Some(cache) => timings::work("cache lookup", || {
+            let entry = crate::cache::entry_key(text, &file.module);
+            let cached = cache.get(&entry);
+            (Some(entry), cached)
         }),
     };
     let analysed = match cached {
@@ -221,7 +238,7 @@ pub(super) fn analyse_file(
                 internal_error::catch(|| {
                     internal_error::test_panic(run.test_panic.as_deref(), &file.path);
                     crate::analysis::analyse_text(
-                        &text,
+                        text,
                         file.module.to_vec(),
                         run.vocabulary,
                         &run.collectors,
@@ -252,18 +269,7 @@ pub(super) fn analyse_file(
         )),
         Err(panic) => FileOutcome::Failed(internal_error::analysis_failed(id, &panic)),
     };
-    let keep_text = run.overlay.get(&*file.path).is_some()
-        || !matches!(outcome, FileOutcome::Facts(_))
-        || text.contains(crate::suppression::MARKER);
-    let mut source = SourceFile::new(file.path.to_path_buf(), shown, text);
-    // The text is not kept for the run: a file with findings is read again to render them
-    // (see `check_texts`). Kept: an overlay's texts (they are not on disk), a file that was
-    // not analysed (its text is shown with its problem), and a file with suppression comments
-    // (the policy reads them).
-    if !keep_text {
-        source.release();
-    }
-    (source, outcome, entry)
+    (outcome, entry)
 }
 
 /// A file met for the first time in a group: taken unread from its stamp when the cache knows

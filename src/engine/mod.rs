@@ -56,41 +56,7 @@ pub fn lint_observed(
     settings: &Settings,
     on_file: &(dyn Fn() + Sync),
 ) -> LintResult {
-    let collectors = rules::collectors(settings);
-    let collector_keys: Vec<&str> = collectors.iter().map(|c| c.key()).collect();
-    let cache = timings::phase(
-        "cache load",
-        || {
-            settings.cache_directory.as_deref().map(|dir| {
-                crate::cache::Cache::open_in_mode(
-                    dir,
-                    &settings.vocabulary,
-                    &collector_keys,
-                    settings.preview,
-                )
-            })
-        },
-        |_| 0,
-    );
-    let prefilter = rules::prefilter(settings);
-    let roots = confinement(units);
-    let stamp_salt = cache
-        .as_ref()
-        .and_then(|_| stamp_salt(&prefilter, settings, &roots));
-    let run = Run {
-        on_file,
-        max_file_size: settings.max_file_size,
-        cwd,
-        overlay,
-        vocabulary: &settings.vocabulary,
-        collectors,
-        prefilter,
-        cache,
-        test_panic: internal_error::test_panic_file(settings),
-        roots,
-        stamp_salt,
-        sdks: Default::default(),
-    };
+    let run = run_for(units, cwd, overlay, settings, on_file);
     // The units are linted a group at a time (the units that share a file: a package's
     // targets and its library), each group's facts dropped before the next: a run holds the
     // facts of one group, not of the tree, and what one package holds never decides what is
@@ -146,6 +112,53 @@ pub fn lint_observed(
         diagnostics,
     }
 }
+/// What every file of a run of `units` is analysed with: the enabled rules' collectors and
+/// pre-filter, the cache (when one is set), the directories files are read in, and what keys
+/// the stamps of skipped files.
+fn run_for<'a>(
+    units: &[LintUnit],
+    cwd: &'a Path,
+    overlay: &'a Overlay,
+    settings: &'a Settings,
+    on_file: &'a (dyn Fn() + Sync),
+) -> Run<'a> {
+    let collectors = rules::collectors(settings);
+    let collector_keys: Vec<&str> = collectors.iter().map(|c| c.key()).collect();
+    let cache = timings::phase(
+        "cache load",
+        || {
+            settings.cache_directory.as_deref().map(|dir| {
+                crate::cache::Cache::open_in_mode(
+                    dir,
+                    &settings.vocabulary,
+                    &collector_keys,
+                    settings.preview,
+                )
+            })
+        },
+        |_| 0,
+    );
+    let prefilter = rules::prefilter(settings);
+    let roots = confinement(units);
+    let stamp_salt = cache
+        .as_ref()
+        .and_then(|_| stamp_salt(&prefilter, settings, &roots));
+    Run {
+        on_file,
+        max_file_size: settings.max_file_size,
+        cwd,
+        overlay,
+        vocabulary: &settings.vocabulary,
+        collectors,
+        prefilter,
+        cache,
+        test_panic: internal_error::test_panic_file(settings),
+        roots,
+        stamp_salt,
+        sdks: Default::default(),
+    }
+}
+
 /// Report each manifest that could not be read (when cargo mode read the workspace without
 /// cargo) as a finding of `MCP000` on the manifest's own line, beside the run's other findings.
 pub fn report_unreadable_manifests(

@@ -380,38 +380,7 @@ impl Analysed<'_> {
             parent.module.clone(),
         );
         if !self.children.contains_key(&key) {
-            let module_file = ModuleFile {
-                path: parent.path.to_path_buf(),
-                owns_directory: parent.owns_directory,
-            };
-            let missing = &mut self.missing;
-            // Each declaration loads its file, and each file a `cfg_attr` may name instead (the
-            // tree cannot choose which one is read); a `#[cfg(test)]` one is marked.
-            let found = declared
-                .iter()
-                .flat_map(|decl| {
-                    let alternatives = decl.cfg_paths.iter().map(|path| ModDecl {
-                        path_attr: Some(path.clone()),
-                        cfg_paths: Vec::new(),
-                        ..decl.clone()
-                    });
-                    std::iter::once(decl.clone()).chain(alternatives)
-                })
-                .map(|decl| {
-                    let child = module_tree::resolve_noting(&module_file, &decl, missing)?;
-                    let mut module = parent.module.to_vec();
-                    module.extend(decl.inline.iter().map(|m| m.name.clone()));
-                    if !decl.include {
-                        module.push(decl.name.clone());
-                    }
-                    let file = UnitFile {
-                        path: child.path.as_path().into(),
-                        module: module.into(),
-                        owns_directory: child.owns_directory,
-                    };
-                    Some((file, decl.test))
-                })
-                .collect();
+            let found = child_files(&parent, declared, &mut self.missing);
             self.children.insert(key.clone(), found);
         }
         let Some(children) = self.children.get(&key) else {
@@ -455,6 +424,46 @@ impl Analysed<'_> {
             );
         }
     }
+}
+
+/// The files the `mod x;` declarations of `parent` load, as files of its unit (their module
+/// paths from `parent`'s), each marked when its declaration is `#[cfg(test)]`; `None` for a
+/// declaration whose file is missing (noted in `missing`). Each declaration loads its file, and
+/// each file a `cfg_attr` may name instead (the tree cannot choose which one is read).
+fn child_files(
+    parent: &UnitFile,
+    declared: &[ModDecl],
+    missing: &mut Vec<PathBuf>,
+) -> Vec<Option<(UnitFile, bool)>> {
+    let module_file = ModuleFile {
+        path: parent.path.to_path_buf(),
+        owns_directory: parent.owns_directory,
+    };
+    declared
+        .iter()
+        .flat_map(|decl| {
+            let alternatives = decl.cfg_paths.iter().map(|path| ModDecl {
+                path_attr: Some(path.clone()),
+                cfg_paths: Vec::new(),
+                ..decl.clone()
+            });
+            std::iter::once(decl.clone()).chain(alternatives)
+        })
+        .map(|decl| {
+            let child = module_tree::resolve_noting(&module_file, &decl, missing)?;
+            let mut module = parent.module.to_vec();
+            module.extend(decl.inline.iter().map(|m| m.name.clone()));
+            if !decl.include {
+                module.push(decl.name.clone());
+            }
+            let file = UnitFile {
+                path: child.path.as_path().into(),
+                module: module.into(),
+                owns_directory: child.owns_directory,
+            };
+            Some((file, decl.test))
+        })
+        .collect()
 }
 
 /// How deep the module tree is followed: a module nested deeper declares nothing that is linted

@@ -14,6 +14,8 @@
 # kernel's autogroup scheduling (/proc/sys/kernel/sched_autogroup_enabled = 1), a job started in
 # a session of its own (setsid, nohup from another shell) competes with the interactive session
 # as a group, whatever its nice value: also lower the group's, `echo 19 > /proc/<pid>/autogroup`.
+# Never pause a fuzzer (SIGSTOP) to measure something: libFuzzer's per-input alarm counts wall
+# time, so the paused input is then reported as a timeout. Stop it (SIGINT) and start it again.
 #
 # After a run of the campaign, minimise and pack each target's corpus for the commit:
 #   rm -rf min/T && mkdir -p min/T && <the target's binary> -merge=1 min/T corpus/T

@@ -10,7 +10,6 @@ use syn::{Expr, Pat};
 
 use crate::analysis::dispatch::{called_names, is_function, responding_name, value_of_key};
 use crate::analysis::facts::{FactKey, FileFacts};
-use crate::analysis::spans::Bounds;
 use crate::analysis::syntax::{macro_name, path_segments, str_literal, type_name};
 use crate::analysis::vocabulary::Vocabulary;
 use crate::analysis::walk::{Collects, Hook, Node, Scope};
@@ -57,18 +56,12 @@ impl Collects for IdTestsCollector {
         FACTS.name()
     }
 
-    fn hook<'a>(
-        &self,
-        text: &'a str,
-        base: usize,
-        _: &'a Vocabulary,
-    ) -> Option<Box<dyn Hook + 'a>> {
-        // A file whose code may hold a dispatcher (see `analysis::dispatch::might_apply`, which
-        // `finish` asks of the code the core read): this is a cheap test of the whole text.
-        let may = crate::analysis::dispatch::might_apply(crate::analysis::mentions_mcp(text), text);
-        may.then(|| -> Box<dyn Hook + 'a> {
+    fn hook<'a>(&self, text: &'a str, _: usize, _: &'a Vocabulary) -> Option<Box<dyn Hook + 'a>> {
+        // Only a text that may speak MCP can hold a dispatcher: the quick test of its bytes.
+        // Whether the core looked for dispatchers in its code (`FileFacts::may_dispatch`) is
+        // known when the walk is over, and `finish` asks it.
+        crate::analysis::text::may_speak_mcp(text).then(|| -> Box<dyn Hook + 'a> {
             Box::new(Collector {
-                base,
                 facts: IdTests::default(),
                 functions: Vec::new(),
                 parse_error_depth: 0,
@@ -90,7 +83,6 @@ struct FunctionScope {
 }
 
 struct Collector {
-    base: usize,
     facts: IdTests,
     functions: Vec<FunctionScope>,
     /// How many enclosing constructs handle a message that did not parse.
@@ -126,9 +118,9 @@ impl Hook for Collector {
                     function.builds_status = true;
                 }
             }
-            Node::Local(local) => self.enter_local(local),
-            Node::Expr(expr) => self.enter_expr(expr),
-            Node::Macro(mac) => self.enter_macro(mac),
+            Node::Local(local) => self.enter_local(local, scope),
+            Node::Expr(expr) => self.enter_expr(expr, scope),
+            Node::Macro(mac) => self.enter_macro(mac, scope),
             _ => {}
         }
     }
@@ -155,15 +147,6 @@ impl Hook for Collector {
 }
 
 impl Collector {
-    fn span(&self, node: &impl Bounds) -> ByteSpan {
-        let (first, last) = node.bounds();
-        self.raw_span(first, last)
-    }
-
-    fn raw_span(&self, first: proc_macro2::Span, last: proc_macro2::Span) -> ByteSpan {
-        crate::analysis::spans::byte_span(first, last, self.base)
-    }
-
     fn function_span(&self) -> Option<ByteSpan> {
         self.functions.last().map(|f| f.span)
     }
@@ -221,7 +204,7 @@ impl Collector {
         self.facts.id_checks.push((span, function));
     }
 
-    fn enter_local(&mut self, local: &syn::Local) {
+    fn enter_local(&mut self, local: &syn::Local, scope: &Scope<'_>) {
         let Some(init) = &local.init else {
             return;
         };
@@ -229,31 +212,31 @@ impl Collector {
             && ((option_pattern(&local.pat).is_some() && ends_in_id(&init.expr))
                 || names_notification_variant(&local.pat))
         {
-            self.push_id_check(self.span(&*init.expr));
+            self.push_id_check(scope.span(&*init.expr));
         }
     }
 
-    fn enter_expr(&mut self, expr: &Expr) {
+    fn enter_expr(&mut self, expr: &Expr, scope: &Scope<'_>) {
         match expr {
             Expr::Match(m) => {
                 let on_id = ends_in_id(&m.expr);
                 if (on_id && m.arms.iter().any(|a| option_pattern(&a.pat).is_some()))
                     || m.arms.iter().any(|a| names_notification_variant(&a.pat))
                 {
-                    self.push_id_check(self.span(&*m.expr));
+                    self.push_id_check(scope.span(&*m.expr));
                 }
             }
             Expr::Let(expr_let)
                 if (option_pattern(&expr_let.pat).is_some() && ends_in_id(&expr_let.expr))
                     || names_notification_variant(&expr_let.pat) =>
             {
-                self.push_id_check(self.span(&*expr_let.expr));
+                self.push_id_check(scope.span(&*expr_let.expr));
             }
             // `msg.get("id")?`: a message without an id goes no further.
             Expr::Try(expr_try) if ends_in_id(&expr_try.expr) => {
-                self.push_id_check(self.span(&*expr_try.expr));
+                self.push_id_check(scope.span(&*expr_try.expr));
             }
-            Expr::MethodCall(call) => self.enter_method_call(call),
+            Expr::MethodCall(call) => self.enter_method_call(call, scope),
             Expr::Call(call) => {
                 let name = match &*call.func {
                     Expr::Path(p) => crate::analysis::syntax::last_segment(&p.path),
@@ -261,34 +244,34 @@ impl Collector {
                 };
                 if answers_with_null_id(&name, &call.args) {
                     let tokens = call.to_token_stream();
-                    self.null_id_response(self.span(call), Some(tokens));
+                    self.null_id_response(scope.span(call), Some(tokens));
                 }
             }
-            Expr::Struct(s) => self.enter_struct(s),
+            Expr::Struct(s) => self.enter_struct(s, scope),
             _ => {}
         }
     }
 
-    fn enter_method_call(&mut self, call: &syn::ExprMethodCall) {
+    fn enter_method_call(&mut self, call: &syn::ExprMethodCall, scope: &Scope<'_>) {
         let method = call.method.to_string();
         match method.as_str() {
             "is_none" | "is_some" | "is_null" if ends_in_id(&call.receiver) => {
-                self.push_id_check(self.span(call));
+                self.push_id_check(scope.span(call));
             }
             // `obj.contains_key("id")`: the member's presence, which is what tells a request
             // from a notification.
             "contains_key" if call.args.first().and_then(str_literal).as_deref() == Some("id") => {
-                self.push_id_check(self.span(call));
+                self.push_id_check(scope.span(call));
             }
             "starts_with" => {
                 let prefix = call.args.first().and_then(str_literal);
                 if prefix.is_some_and(|p| p.starts_with("notifications")) {
                     let function = self.function_span();
-                    self.facts.prefix_checks.push((self.span(call), function));
+                    self.facts.prefix_checks.push((scope.span(call), function));
                     if self.functions.last().is_some_and(|f| f.returns_unit) {
                         self.facts
                             .prefix_checks_in_unit_functions
-                            .push(self.span(call));
+                            .push(scope.span(call));
                     }
                 }
             }
@@ -296,11 +279,11 @@ impl Collector {
         }
         if answers_with_null_id(&method, &call.args) {
             let tokens = call.to_token_stream();
-            self.null_id_response(self.span(call), Some(tokens));
+            self.null_id_response(scope.span(call), Some(tokens));
         }
     }
 
-    fn enter_struct(&mut self, expr: &syn::ExprStruct) {
+    fn enter_struct(&mut self, expr: &syn::ExprStruct, scope: &Scope<'_>) {
         let named = |name: &str| {
             expr.fields
                 .iter()
@@ -319,21 +302,21 @@ impl Collector {
                 (None, Some(segment)) => segment.ident.span(),
                 (None, None) => expr.brace_token.span.open(),
             };
-            let span = self.raw_span(first, expr.brace_token.span.close());
+            let span = scope.raw_span(first, expr.brace_token.span.close());
             self.null_id_response(span, Some(tokens));
         }
     }
 
-    fn enter_macro(&mut self, mac: &syn::Macro) {
+    fn enter_macro(&mut self, mac: &syn::Macro, scope: &Scope<'_>) {
         if macro_name(mac) == "json" && json_null_id_response(&mac.tokens) {
-            self.null_id_response(self.span(mac), Some(mac.tokens.clone()));
+            self.null_id_response(scope.span(mac), Some(mac.tokens.clone()));
         }
         if macro_name(mac) == "matches" && tokens_name_notification_variant(&mac.tokens) {
-            self.push_id_check(self.span(mac));
+            self.push_id_check(scope.span(mac));
         }
         // `json!({"id": id?, ..})`: a message without an id gets no answer.
         if tokens_try_id(&mac.tokens) {
-            self.push_id_check(self.span(mac));
+            self.push_id_check(scope.span(mac));
         }
     }
 }

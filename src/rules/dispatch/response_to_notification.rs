@@ -59,21 +59,22 @@ impl Rule for ResponseToNotification {
         let files = context.graph.files();
         // Built only for a unit with something to judge (most have no dispatcher at all).
         let index = std::cell::OnceCell::new();
-        let calls = || index.get_or_init(|| CallIndex::new(files));
+        // Each file's `id` tests, decoded once for the checks and the call index.
+        let tests: Vec<IdTests> = files.iter().map(|(_, f)| id_tests::of(f)).collect();
+        let calls = || index.get_or_init(|| CallIndex::new(files, &tests));
         // rmcp's service loop never answers a notification: only hand-built messages count.
         let sdk_dispatches = context.sdk.is_some_and(|s| s.name == SdkName::Rmcp);
-        for (file, facts) in files {
+        for ((file, facts), tests) in files.iter().zip(&tests) {
             // Test code serves no client: a mock endpoint's answers are the test's business.
             if context.is_test_file(*file) {
                 continue;
             }
-            let tests = id_tests::of(facts);
             if !sdk_dispatches {
                 for dispatcher in &facts.dispatch.dispatchers {
                     if !context.is_method_dispatcher(dispatcher) {
                         continue;
                     }
-                    check_dispatcher(context, calls(), (*file, facts, &tests), dispatcher, out);
+                    check_dispatcher(context, calls(), (*file, facts, tests), dispatcher, out);
                 }
                 for (span, function) in &tests.prefix_checks {
                     // The prefix decides what is answered only in code that answers messages
@@ -296,7 +297,7 @@ struct CallIndex<'a> {
 }
 
 impl<'a> CallIndex<'a> {
-    fn new(files: &[(FileId, &'a FileFacts)]) -> Self {
+    fn new(files: &[(FileId, &'a FileFacts)], tests: &[IdTests]) -> Self {
         let mut index = CallIndex {
             checks_id: HashSet::new(),
             tests_id: HashSet::new(),
@@ -305,7 +306,7 @@ impl<'a> CallIndex<'a> {
             callees: HashMap::new(),
             functions: HashMap::new(),
         };
-        for (file, facts) in files {
+        for ((file, facts), tests) in files.iter().zip(tests) {
             let functions: Vec<(ByteSpan, &str)> = facts
                 .functions
                 .iter()
@@ -342,7 +343,7 @@ impl<'a> CallIndex<'a> {
                     index.answers.insert(name.as_str());
                 }
             }
-            for (check, _) in &id_tests::of(facts).id_checks {
+            for (check, _) in &tests.id_checks {
                 if let Some(name) = innermost(&functions, *check) {
                     index.checks_id.insert(name);
                 }

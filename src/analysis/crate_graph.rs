@@ -1,11 +1,11 @@
-//! Crate-wide analysis over the per-file facts: which cancel-path origins hold, which functions
-//! a call can reach, which functions send (transitively), and so which cancel paths send.
+//! Crate-wide analysis over the per-file facts: which functions a call can reach, which return a
+//! response message (transitively), which recorded sends are sends; and a place where rule
+//! families keep what they work out over the graph ([`Summaries`]).
 
 use foldhash::{HashMap, HashSet};
 
 use super::facts::{
-    CallSite, Callee, CancelOrigin, FileFacts, FunctionFacts, OriginCondition, ReceiverType,
-    SinkSite,
+    CallSite, Callee, FileFacts, FunctionFacts, OriginCondition, ReceiverType, SinkSite,
 };
 use super::vocabulary as vocab;
 use crate::source::FileId;
@@ -15,44 +15,6 @@ use crate::source::FileId;
 pub struct FunctionRef {
     pub file: usize,
     pub function: usize,
-}
-
-/// One step of a call chain from a cancel path down to a send.
-#[derive(Debug, Clone)]
-pub enum Hop<'a> {
-    /// The function calls another one here.
-    Call {
-        file: FileId,
-        caller: &'a FunctionFacts,
-        call: &'a CallSite,
-        callee: &'a FunctionFacts,
-    },
-    /// The function sends here.
-    Send {
-        file: FileId,
-        function: &'a FunctionFacts,
-        sink: &'a SinkSite,
-    },
-}
-
-/// A send that happens on a cancel path.
-#[derive(Debug, Clone)]
-pub struct CancelSend<'a> {
-    pub file: FileId,
-    pub function: &'a FunctionFacts,
-    pub origin: &'a CancelOrigin,
-    pub how: SendHow<'a>,
-}
-
-#[derive(Debug, Clone)]
-pub enum SendHow<'a> {
-    /// The send itself lies on the cancel path.
-    Direct(&'a SinkSite),
-    /// A call on the cancel path leads to a send; the chain starts with the call's callee.
-    Through {
-        call: &'a CallSite,
-        chain: Vec<Hop<'a>>,
-    },
 }
 
 /// The crate's files' facts, joined.
@@ -83,12 +45,8 @@ pub struct CrateGraph<'a> {
     /// Per own function (by number): whether it returns a response message (directly or
     /// through the calls it returns).
     returns_response: Vec<bool>,
-    /// Per own function: how many calls away its nearest send is (off cancel paths), and the
-    /// first step there (see [`CrateGraph::compute_summaries`]).
-    distance: Vec<u32>,
-    next_hop: Vec<Option<NextHop>>,
-    /// The own functions with a send or a call on a cancel path that holds, in order.
-    on_cancel_paths: Vec<FunctionRef>,
+    /// What rule families work out over the graph, once (see [`Summaries`]).
+    summaries: Summaries,
     /// What the graph's calls read of the indexes, once it may serve as a library graph (see
     /// [`CrateGraph::as_base`]).
     reads: Option<Reads<'a>>,
@@ -400,12 +358,6 @@ impl<'g, 'a> Base<'g, 'a> {
     }
 }
 
-#[derive(Debug, Clone, Copy)]
-enum NextHop {
-    Sink(usize),
-    Call(usize, FunctionRef),
-}
-
 impl<'a> CrateGraph<'a> {
     pub fn new(files: Vec<(FileId, &'a FileFacts)>) -> Self {
         Self::named(files, None)
@@ -458,9 +410,7 @@ impl<'a> CrateGraph<'a> {
             crate_name,
             resolved: Resolved::default(),
             returns_response: Vec::new(),
-            distance: Vec::new(),
-            next_hop: Vec::new(),
-            on_cancel_paths: Vec::new(),
+            summaries: Summaries::default(),
             reads: None,
         };
         let copy = match graph.layer {
@@ -470,28 +420,7 @@ impl<'a> CrateGraph<'a> {
         graph.resolve_all(copy.as_ref());
         graph.compute_returns_response();
         graph.compute_active_sinks();
-        graph.compute_summaries();
-        graph.on_cancel_paths = graph
-            .own_functions()
-            .filter(|&f| {
-                let facts = graph.function(f);
-                let on_path = |origins: &[usize]| graph.effective_origin(f.file, origins).is_some();
-                facts.sinks.iter().any(|s| on_path(&s.origins))
-                    || facts.calls.iter().any(|c| on_path(&c.origins))
-            })
-            .collect();
         graph
-    }
-
-    /// The functions with a send or a call on a cancel path that holds, in the files' order:
-    /// the only ones where a rule finds a cancel path's sends or calls.
-    pub fn functions_on_cancel_paths(&self) -> Vec<FunctionRef> {
-        let mut found = self.on_cancel_paths.clone();
-        if let Some(layer) = &self.layer {
-            let library = layer.graph.functions_on_cancel_paths();
-            found.extend(library.into_iter().map(|r| self.lift(r)));
-        }
-        found
     }
 
     /// The graph, ready to be extended by the graphs of its targets (see
@@ -526,13 +455,13 @@ impl<'a> CrateGraph<'a> {
     }
 
     /// The functions of the graph's own files.
-    fn own_functions(&self) -> impl Iterator<Item = FunctionRef> + '_ {
+    pub fn own_functions(&self) -> impl Iterator<Item = FunctionRef> + '_ {
         self.all_functions()
             .take_while(|f| f.file < self.own_files())
     }
 
     /// `f` as the library graph numbers it, if `f` is one of the library's.
-    fn in_base(&self, f: FunctionRef) -> Option<(&'a CrateGraph<'a>, FunctionRef)> {
+    pub fn in_base(&self, f: FunctionRef) -> Option<(&'a CrateGraph<'a>, FunctionRef)> {
         let layer = self.layer.as_ref()?;
         let file = f.file.checked_sub(layer.files)?;
         Some((
@@ -545,7 +474,7 @@ impl<'a> CrateGraph<'a> {
     }
 
     /// A function of the library graph as this graph numbers it.
-    fn lift(&self, r: FunctionRef) -> FunctionRef {
+    pub fn lift(&self, r: FunctionRef) -> FunctionRef {
         FunctionRef {
             file: r.file + self.layer.as_ref().map_or(0, |layer| layer.files),
             function: r.function,
@@ -595,50 +524,13 @@ impl<'a> CrateGraph<'a> {
             .or_else(|| self.index.field_types.get(&(owner, field)).copied())
     }
 
-    /// Whether one of the crate's string constants of this name holds the cancel method;
-    /// None when the crate has none of that name.
-    fn const_is_cancel(&self, name: &str) -> Option<bool> {
-        let own = self
-            .index
-            .consts
-            .get(name)
-            .map(|values| values.contains(&vocab::CANCELLED_METHOD));
-        let library = self
-            .layer
-            .as_ref()
-            .and_then(|layer| layer.graph.const_is_cancel(name));
-        match (own, library) {
-            (None, None) => None,
-            (own, library) => Some(own.unwrap_or(false) || library.unwrap_or(false)),
-        }
-    }
-
-    fn origin_holds(&self, origin: &CancelOrigin) -> bool {
-        match &origin.condition {
-            OriginCondition::Always => true,
-            OriginCondition::ConstNamed(name) => self
-                .const_is_cancel(name)
-                .unwrap_or_else(|| vocab::is_cancel_const_name(name)),
-        }
-    }
-
-    /// The innermost cancel path that holds, of those a site lies on.
-    pub fn effective_origin(&self, file: usize, origins: &[usize]) -> Option<&'a CancelOrigin> {
-        let facts = self.files[file].1;
-        origins
-            .iter()
-            .rev()
-            .filter_map(|&id| facts.origins.get(id))
-            .find(|origin| self.origin_holds(origin))
-    }
-
     /// The crate functions a call of `caller` may reach.
     pub fn callees(&self, caller: FunctionRef, call: &CallSite) -> Vec<FunctionRef> {
         self.call_targets(caller, call).to_vec()
     }
 
     /// The number of an own function across the own files.
-    fn number(&self, f: FunctionRef) -> usize {
+    pub fn number(&self, f: FunctionRef) -> usize {
         self.resolved
             .first_function
             .get(f.file)
@@ -649,7 +541,7 @@ impl<'a> CrateGraph<'a> {
 
     /// What a call of `caller` may reach: resolved when the graph was built if the call is one
     /// of the caller's own (as the rules' calls are), else now.
-    fn call_targets(
+    pub fn call_targets(
         &self,
         caller: FunctionRef,
         call: &CallSite,
@@ -939,7 +831,7 @@ impl<'a> CrateGraph<'a> {
 
     /// Whether a function returns a response message (see
     /// [`CrateGraph::compute_returns_response`]).
-    fn returns_response(&self, f: FunctionRef) -> bool {
+    pub fn returns_response(&self, f: FunctionRef) -> bool {
         self.per_function(f, |graph| &graph.returns_response, false)
     }
 
@@ -1027,180 +919,79 @@ impl<'a> CrateGraph<'a> {
             })
     }
 
-    /// How many calls away a function's nearest send is (off cancel paths); `u32::MAX` when it
-    /// reaches none.
-    fn distance(&self, f: FunctionRef) -> u32 {
-        self.per_function(f, |graph| &graph.distance, u32::MAX)
+    /// What rule families work out over the graph, kept with it (see [`Summaries`]).
+    pub fn summaries(&self) -> &Summaries {
+        &self.summaries
     }
 
-    /// A function's first step towards its nearest send.
-    fn next_hop(&self, f: FunctionRef) -> Option<NextHop> {
-        match self.in_base(f) {
-            Some((base, g)) => match base.next_hop(g)? {
-                NextHop::Call(call, callee) => Some(NextHop::Call(call, self.lift(callee))),
-                sink => Some(sink),
-            },
-            None => self.next_hop.get(self.number(f)).copied().flatten(),
-        }
+    /// The library graph this one extends, if it does: it answers for the library's functions
+    /// (see [`CrateGraph::in_base`]).
+    pub fn library(&self) -> Option<&'a CrateGraph<'a>> {
+        self.layer.as_ref().map(|layer| layer.graph)
     }
 
-    /// The index of the first send of `f` off any cancel path of its own, if it has one.
-    fn own_send(&self, f: FunctionRef) -> Option<usize> {
-        self.function(f).sinks.iter().position(|s| {
-            self.effective_origin(f.file, &s.origins).is_none() && self.sink_active(f, s)
-        })
+    /// Whether the crate has a string constant of this name, and if so whether one of that
+    /// name holds a value that `holds` accepts (the own files' and the library's).
+    pub fn const_holds(&self, name: &str, holds: &dyn Fn(&str) -> bool) -> Option<bool> {
+        let own = self
+            .index
+            .consts
+            .get(name)
+            .map(|values| values.iter().any(|v| holds(v)));
+        let library = self
+            .layer
+            .as_ref()
+            .and_then(|layer| layer.graph.const_holds(name, holds));
+        match (own, library) {
+            (None, None) => None,
+            (own, library) => Some(own.unwrap_or(false) || library.unwrap_or(false)),
+        }
+    }
+}
+
+/// What rule families work out over a graph (a summary per function, say), each kind built once
+/// per graph when first asked for and kept with the graph: a library's graph serves all its
+/// targets' graphs (on any thread), and so do its summaries. Keyed by the value's type, so a
+/// family keeps its types to itself.
+#[derive(Default)]
+pub struct Summaries(std::sync::Mutex<Vec<std::sync::Arc<dyn std::any::Any + Send + Sync>>>);
+
+impl Summaries {
+    /// The graph's value of type `T`, built by `init` the first time one is asked for. `init`
+    /// runs without the table held (it may ask another graph, or this one, for another
+    /// value); if two threads build the same value at once, the first one kept is the one
+    /// both get.
+    pub fn get_or_init<T: std::any::Any + Send + Sync>(
+        &self,
+        init: impl FnOnce() -> T,
+    ) -> std::sync::Arc<T> {
+        if let Some(known) = self.find::<T>() {
+            return known;
+        }
+        let value = std::sync::Arc::new(init());
+        let mut table = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(known) = table.iter().find_map(|v| v.clone().downcast::<T>().ok()) {
+            return known;
+        }
+        table.push(value.clone());
+        value
     }
 
-    /// Which own functions send, and through what. A function sends when it sends itself (off
-    /// any cancel path of its own) or makes a call, off cancel paths, into a function that
-    /// sends; its distance is the fewest calls down to a send (a shortest-path search from the
-    /// functions that send, backwards over those calls: recursion needs no special care). Its
-    /// first step is its own first send, or else its first call (in source order, then the
-    /// call's targets' order) into a function one step nearer.
-    fn compute_summaries(&mut self) {
-        let functions: Vec<FunctionRef> = self.own_functions().collect();
-        let mut distance = vec![u32::MAX; functions.len()];
-        // Per own function, the own functions that call it off cancel paths.
-        let mut callers: Vec<Vec<usize>> = vec![Vec::new(); functions.len()];
-        let mut queue = std::collections::BinaryHeap::new();
-        for (n, &f) in functions.iter().enumerate() {
-            let mut nearest = if self.own_send(f).is_some() {
-                0
-            } else {
-                u32::MAX
-            };
-            for call in &self.function(f).calls {
-                if self.effective_origin(f.file, &call.origins).is_some() {
-                    continue;
-                }
-                for &callee in self.call_targets(f, call).iter() {
-                    match self.in_base(callee) {
-                        Some((base, g)) => {
-                            nearest = nearest.min(base.distance(g).saturating_add(1))
-                        }
-                        None => callers[self.number(callee)].push(n),
-                    }
-                }
-            }
-            distance[n] = nearest;
-            if nearest != u32::MAX {
-                queue.push(std::cmp::Reverse((nearest, n)));
-            }
-        }
-        while let Some(std::cmp::Reverse((d, n))) = queue.pop() {
-            if d > distance[n] {
-                continue;
-            }
-            for &caller in &callers[n] {
-                if distance[caller] > d + 1 {
-                    distance[caller] = d + 1;
-                    queue.push(std::cmp::Reverse((d + 1, caller)));
-                }
-            }
-        }
-        self.distance = distance;
-        let next_hop = functions.iter().map(|&f| self.first_hop(f)).collect();
-        self.next_hop = next_hop;
-    }
-
-    /// An own function's first step towards its nearest send (see
-    /// [`CrateGraph::compute_summaries`]), once the distances are known.
-    fn first_hop(&self, f: FunctionRef) -> Option<NextHop> {
-        let d = self.distance(f);
-        if d == u32::MAX {
-            return None;
-        }
-        if d == 0 {
-            return self.own_send(f).map(NextHop::Sink);
-        }
-        let facts = self.function(f);
-        facts.calls.iter().enumerate().find_map(|(index, call)| {
-            if self.effective_origin(f.file, &call.origins).is_some() {
-                return None;
-            }
-            self.call_targets(f, call)
-                .iter()
-                .find(|&&callee| self.distance(callee).saturating_add(1) == d)
-                .map(|&callee| NextHop::Call(index, callee))
-        })
-    }
-
-    /// The chain of calls from `start` down to a send, if `start` sends.
-    fn chain_from(&self, start: FunctionRef) -> Option<Vec<Hop<'a>>> {
-        let mut chain = Vec::new();
-        let mut current = start;
-        for _ in 0..=self.distance(start) {
-            let facts = self.function(current);
-            match self.next_hop(current)? {
-                NextHop::Sink(index) => {
-                    chain.push(Hop::Send {
-                        file: self.file_id(current),
-                        function: facts,
-                        sink: &facts.sinks[index],
-                    });
-                    return Some(chain);
-                }
-                NextHop::Call(call, callee) => {
-                    chain.push(Hop::Call {
-                        file: self.file_id(current),
-                        caller: facts,
-                        call: &facts.calls[call],
-                        callee: self.function(callee),
-                    });
-                    current = callee;
-                }
-            }
-        }
-        None
-    }
-
-    /// Every send on a cancel path: direct ones, and calls on a cancel path into functions that
-    /// send. A call into a cancel hook is not followed: the hook's sends are reported inside it.
-    pub fn cancel_sends(&self) -> Vec<CancelSend<'a>> {
-        let mut found = Vec::new();
-        for f in self.functions_on_cancel_paths() {
-            let facts = self.function(f);
-            let file = self.file_id(f);
-            for sink in &facts.sinks {
-                if !self.sink_active(f, sink) {
-                    continue;
-                }
-                if let Some(origin) = self.effective_origin(f.file, &sink.origins) {
-                    found.push(CancelSend {
-                        file,
-                        function: facts,
-                        origin,
-                        how: SendHow::Direct(sink),
-                    });
-                }
-            }
-            for call in &facts.calls {
-                let Some(origin) = self.effective_origin(f.file, &call.origins) else {
-                    continue;
-                };
-                let mut callees = self.call_targets(f, call).into_owned();
-                callees.sort();
-                let chain = callees
-                    .into_iter()
-                    .filter(|&c| self.function(c).hook.is_none())
-                    .find_map(|c| self.chain_from(c));
-                if let Some(chain) = chain {
-                    found.push(CancelSend {
-                        file,
-                        function: facts,
-                        origin,
-                        how: SendHow::Through { call, chain },
-                    });
-                }
-            }
-        }
-        found
+    fn find<T: std::any::Any + Send + Sync>(&self) -> Option<std::sync::Arc<T>> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .iter()
+            .find_map(|v| v.clone().downcast::<T>().ok())
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{CrateGraph, FunctionRef, Hop, NextHop, SendHow};
+    use super::{CrateGraph, FunctionRef};
     use crate::analysis::facts::FileFacts;
     use crate::source::FileId;
 
@@ -1237,8 +1028,7 @@ mod tests {
     }
 
     /// Everything the graph answers about each function (its calls' targets, whether it
-    /// returns a response, its sends, its distance to a send and its first step there) and its
-    /// sends on cancel paths, by file and name.
+    /// returns a response, which of its sends are sends), by file and name.
     fn describe(graph: &CrateGraph<'_>) -> Vec<String> {
         let name = |f: FunctionRef| format!("{}:{}", graph.file_id(f), graph.function(f).name);
         let mut out = Vec::new();
@@ -1259,86 +1049,13 @@ mod tests {
                 .iter()
                 .map(|s| graph.sink_active(f, s))
                 .collect();
-            let hop = match graph.next_hop(f) {
-                Some(NextHop::Sink(index)) => format!("send {index}"),
-                Some(NextHop::Call(index, to)) => format!("call {index} to {}", name(to)),
-                None => "none".to_string(),
-            };
             out.push(format!(
-                "{} calls {calls:?} returns {} sinks {sinks:?} distance {} first {hop}",
+                "{} calls {calls:?} returns {} sinks {sinks:?}",
                 name(f),
                 graph.returns_response(f),
-                graph.distance(f),
             ));
         }
-        for send in graph.cancel_sends() {
-            let how = match &send.how {
-                SendHow::Direct(_) => "directly".to_string(),
-                SendHow::Through { chain, .. } => chain
-                    .iter()
-                    .map(|hop| match hop {
-                        Hop::Call { caller, .. } => caller.name.clone(),
-                        Hop::Send { function, .. } => format!("{} sends", function.name),
-                    })
-                    .collect::<Vec<_>>()
-                    .join(" -> "),
-            };
-            out.push(format!("cancel path in {} sends {how}", send.function.name));
-        }
         out
-    }
-
-    /// A target's graph that extends its library's answers as the target's graph worked out
-    /// whole: through the library's helpers, its returned responses and its sends.
-    #[test]
-    fn a_graph_extending_its_librarys_answers_as_one_worked_out_whole() {
-        let lib = facts(
-            "pub async fn finalize(sink: &MessageSink, id: RequestId) {\n\
-                 let _ = sink.send_message(Response::error(id, ErrorObject::new(-32000, \"x\"))).await;\n\
-             }\n\
-             pub async fn cleanup(sink: &MessageSink, id: RequestId) { finalize(sink, id).await; }\n\
-             pub fn error_reply(id: &Value) -> Value {\n\
-                 json!({\"jsonrpc\": \"2.0\", \"id\": id, \"error\": {\"code\": 0, \"message\": \"m\"}})\n\
-             }\n\
-             pub fn cancelled_reply(id: &Value) -> Value { error_reply(id) }\n",
-            &[],
-        );
-        let main = facts(
-            "pub struct JobServer { sink: MessageSink, out: UnboundedSender<Value> }\n\
-             impl JobServer {\n\
-                 pub async fn on_cancel(&self, id: RequestId) { self.stop(id).await; }\n\
-                 async fn stop(&self, id: RequestId) { my_crate::cleanup(&self.sink, id).await; }\n\
-                 pub fn dispatch(&self, method: &str, id: Value) {\n\
-                     match method {\n\
-                         \"notifications/cancelled\" => { let _ = self.out.send(my_crate::cancelled_reply(&id)); }\n\
-                         _ => {}\n\
-                     }\n\
-                 }\n\
-             }\n\
-             fn main() {}\n",
-            &[],
-        );
-        let crate_name = || Some("my_crate".to_string());
-        let files = || vec![(0, &main), (1, &lib)];
-        // The library's graph as a base that records its reads, and as one that does not.
-        let base = CrateGraph::named(vec![(1, &lib)], crate_name()).as_base();
-        let plain = CrateGraph::named(vec![(1, &lib)], crate_name());
-        let layered = CrateGraph::named_over(files(), crate_name(), Some(&base));
-        let whole = CrateGraph::named_over(files(), crate_name(), Some(&plain));
-        assert!(layered.layer.is_some());
-        assert!(whole.layer.is_none() && whole.library_from == Some(1));
-        let answers = describe(&whole);
-        assert_eq!(describe(&layered), answers);
-        // What is compared holds the cancel paths' sends, through the library.
-        for expected in [
-            "cancel path in on_cancel sends stop -> cleanup -> finalize sends",
-            "cancel path in dispatch sends directly",
-        ] {
-            assert!(
-                answers.iter().any(|a| a == expected),
-                "{expected}: {answers:#?}"
-            );
-        }
     }
 
     /// A target's graph built over its library's gives the graph built from scratch, also where

@@ -12,6 +12,7 @@ use crate::diagnostic::{FixAvailability, RuleMeta, RuleStatus, Severity};
 pub mod follow_up;
 pub mod handlers;
 pub mod orphans;
+pub mod paths;
 pub mod rule;
 pub mod shape_a;
 pub mod shape_b;

@@ -36,7 +36,7 @@ impl Rule for CancelSendsResponse {
 
     fn check(&self, context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
         let mut removals = Removals::default();
-        for send in context.graph.cancel_sends() {
+        for send in super::paths::CancelPaths::of(context.graph).cancel_sends() {
             let (mut d, removed) = diagnostic(&send, context.sources);
             // Test code answers no client (a test client's `cancel` helper, a mock server).
             if context.is_test_file(d.file) {

@@ -3,8 +3,8 @@
 
 use std::collections::BTreeMap;
 
+use super::paths::{CancelSend, Hop, SendHow};
 use super::{META, SPEC_MUST_NOT, SPEC_SHOULD_NOT};
-use crate::analysis::crate_graph::{CancelSend, Hop, SendHow};
 use crate::analysis::facts::Removal;
 use crate::analysis::facts::{CallSite, SinkKind, SinkSite};
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Label};

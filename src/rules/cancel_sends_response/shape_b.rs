@@ -4,6 +4,7 @@
 use super::{short, META, SPEC_MUST_NOT, SPEC_SHOULD_NOT};
 use std::collections::{HashSet, VecDeque};
 
+use super::paths::effective_origin;
 use crate::analysis::crate_graph::{CrateGraph, FunctionRef};
 use crate::analysis::facts::{CallSite, CancelOrigin, FunctionFacts, ReturnSite};
 use crate::diagnostic::{Diagnostic, Label};
@@ -45,7 +46,7 @@ pub fn find<'a>(graph: &CrateGraph<'a>, sources: &SourceMap) -> Vec<HandlerRetur
     for f in graph.all_functions().filter(|f| is_handler(*f)) {
         let facts = graph.function(f);
         for value in &facts.cancel_returns {
-            if let Some(origin) = graph.effective_origin(f.file, &value.origins) {
+            if let Some(origin) = effective_origin(graph, f.file, &value.origins) {
                 reported.insert((f, value.span));
                 found.push(HandlerReturn {
                     file: graph.file_id(f),
@@ -67,7 +68,7 @@ pub fn find<'a>(graph: &CrateGraph<'a>, sources: &SourceMap) -> Vec<HandlerRetur
                 if reach == Reach::Error && !is_err_value(graph, helper, value, sources) {
                     continue;
                 }
-                let Some(origin) = graph.effective_origin(helper.file, &value.origins) else {
+                let Some(origin) = effective_origin(graph, helper.file, &value.origins) else {
                     continue;
                 };
                 if reported.insert((helper, value.span)) {

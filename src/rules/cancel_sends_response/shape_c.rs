@@ -4,6 +4,7 @@
 use super::{META, SPEC_MUST_NOT, SPEC_SHOULD_NOT};
 use foldhash::{HashMap, HashMapExt, HashSet};
 
+use super::paths::{effective_origin, CancelPaths};
 use crate::analysis::crate_graph::{CrateGraph, FunctionRef};
 use crate::analysis::facts::{CancelOrigin, FunctionFacts, RegistryRemoval, SinkKind, SinkSite};
 use crate::diagnostic::{Diagnostic, Label};
@@ -87,7 +88,7 @@ pub fn find<'a>(graph: &CrateGraph<'a>) -> Vec<MissingGuard<'a>> {
             if sink.kind != SinkKind::Response
                 || !graph.sink_active(f, sink)
                 || sink.registry.guarded
-                || graph.effective_origin(f.file, &sink.origins).is_some()
+                || effective_origin(graph, f.file, &sink.origins).is_some()
             {
                 continue;
             }
@@ -107,7 +108,7 @@ pub fn find<'a>(graph: &CrateGraph<'a>) -> Vec<MissingGuard<'a>> {
                 sink.registry.in_spawn
                     && facts.calls.iter().any(|call| {
                         call.span.end <= sink.span.start
-                            && graph.effective_origin(f.file, &call.origins).is_none()
+                            && effective_origin(graph, f.file, &call.origins).is_none()
                             && graph.callees(f, call).iter().any(|g| {
                                 graph.function(*g).registry_params.iter().any(|(i, _)| {
                                     call.args.get(*i).and_then(|a| a.as_deref()) == Some(name)
@@ -146,13 +147,11 @@ fn cancel_registries<'a>(graph: &CrateGraph<'a>) -> Vec<Registry<'a>> {
     let mut registries: Vec<Registry<'a>> = Vec::new();
     for (index, (file, facts)) in graph.files().iter().enumerate() {
         for removal in &facts.registry_removals {
-            let Some(origin) = graph.effective_origin(index, &removal.origins) else {
+            let Some(origin) = effective_origin(graph, index, &removal.origins) else {
                 continue;
             };
             let aborts = facts.cancel_aborts.iter().any(|origins| {
-                graph
-                    .effective_origin(index, origins)
-                    .is_some_and(|o| std::ptr::eq(o, origin))
+                effective_origin(graph, index, origins).is_some_and(|o| std::ptr::eq(o, origin))
             });
             registries.push(Registry {
                 name: removal.collection.clone(),
@@ -167,13 +166,11 @@ fn cancel_registries<'a>(graph: &CrateGraph<'a>) -> Vec<Registry<'a>> {
         // `in_flight.get(&id).map(|t| t.cancel())`: the cancellation cancels the request's
         // token and leaves it registered; a write must then check the token.
         for lookup in &facts.registry_lookups {
-            let Some(origin) = graph.effective_origin(index, &lookup.origins) else {
+            let Some(origin) = effective_origin(graph, index, &lookup.origins) else {
                 continue;
             };
             let same = |origins: &Vec<usize>| {
-                graph
-                    .effective_origin(index, origins)
-                    .is_some_and(|o| std::ptr::eq(o, origin))
+                effective_origin(graph, index, origins).is_some_and(|o| std::ptr::eq(o, origin))
             };
             if facts.cancel_cancels.iter().any(same) {
                 let aborts = facts.cancel_aborts.iter().any(same);
@@ -197,9 +194,9 @@ fn cancel_registries<'a>(graph: &CrateGraph<'a>) -> Vec<Registry<'a>> {
 /// the call's argument at that position.
 fn removals_through_calls<'a>(graph: &CrateGraph<'a>) -> Vec<Registry<'a>> {
     let mut found = Vec::new();
-    for f in graph.functions_on_cancel_paths() {
+    for f in CancelPaths::of(graph).functions_on_cancel_paths() {
         for call in &graph.function(f).calls {
-            let Some(origin) = graph.effective_origin(f.file, &call.origins) else {
+            let Some(origin) = effective_origin(graph, f.file, &call.origins) else {
                 continue;
             };
             for g in graph.callees(f, call) {
@@ -251,7 +248,7 @@ fn inherited_registries<'n>(
         queued.remove(&f);
         for call in &graph.function(f).calls {
             // A call on a cancel path is the cancellation's own (its sends are shape A's).
-            if call.registry.guarded || graph.effective_origin(f.file, &call.origins).is_some() {
+            if call.registry.guarded || effective_origin(graph, f.file, &call.origins).is_some() {
                 continue;
             }
             let mut carried: Vec<(&'n str, bool)> = Vec::new();

@@ -1,0 +1,482 @@
+//! MCP001's view of a crate graph: which cancel paths hold, which functions send (off cancel
+//! paths, through calls), and the chains from a call on a cancel path down to a send.
+//!
+//! The summaries ([`Summaries`]) are worked out once per graph and kept with it
+//! ([`crate::analysis::crate_graph::Summaries`]): a library's serve all its targets' graphs,
+//! which ask it about the library's functions as the graph itself does.
+
+use crate::analysis::crate_graph::{CrateGraph, FunctionRef};
+use crate::analysis::facts::{CallSite, CancelOrigin, FunctionFacts, OriginCondition, SinkSite};
+use crate::analysis::vocabulary as vocab;
+use crate::source::FileId;
+
+/// One step of a call chain from a cancel path down to a send.
+#[derive(Debug, Clone)]
+pub enum Hop<'a> {
+    /// The function calls another one here.
+    Call {
+        file: FileId,
+        caller: &'a FunctionFacts,
+        call: &'a CallSite,
+        callee: &'a FunctionFacts,
+    },
+    /// The function sends here.
+    Send {
+        file: FileId,
+        function: &'a FunctionFacts,
+        sink: &'a SinkSite,
+    },
+}
+
+/// A send that happens on a cancel path.
+#[derive(Debug, Clone)]
+pub struct CancelSend<'a> {
+    pub file: FileId,
+    pub function: &'a FunctionFacts,
+    pub origin: &'a CancelOrigin,
+    pub how: SendHow<'a>,
+}
+
+#[derive(Debug, Clone)]
+pub enum SendHow<'a> {
+    /// The send itself lies on the cancel path.
+    Direct(&'a SinkSite),
+    /// A call on the cancel path leads to a send; the chain starts with the call's callee.
+    Through {
+        call: &'a CallSite,
+        chain: Vec<Hop<'a>>,
+    },
+}
+
+/// A function's first step towards its nearest send: one of its own sends, or a call (by index)
+/// into a function one step nearer.
+#[derive(Debug, Clone, Copy)]
+enum NextHop {
+    Sink(usize),
+    Call(usize, FunctionRef),
+}
+
+/// What MCP001 works out over the own functions of one graph (by their number in the graph).
+#[derive(Default)]
+struct Summaries {
+    /// How many calls away each function's nearest send is (off cancel paths): `u32::MAX` when
+    /// it reaches none.
+    distance: Vec<u32>,
+    /// Each function's first step towards its nearest send.
+    next_hop: Vec<Option<NextHop>>,
+    /// The functions with a send or a call on a cancel path that holds, in order.
+    on_cancel_paths: Vec<FunctionRef>,
+}
+
+/// A crate graph with MCP001's summaries of it and of the library graph it extends.
+pub struct CancelPaths<'g, 'a> {
+    graph: &'g CrateGraph<'a>,
+    own: std::sync::Arc<Summaries>,
+    library: Option<std::rc::Rc<CancelPaths<'a, 'a>>>,
+}
+
+impl<'g, 'a> CancelPaths<'g, 'a> {
+    /// The graph's cancel paths, with its summaries (worked out now if no rule asked before).
+    pub fn of(graph: &'g CrateGraph<'a>) -> Self {
+        let library = graph
+            .library()
+            .map(|library| std::rc::Rc::new(CancelPaths::of(library)));
+        let own = graph
+            .summaries()
+            .get_or_init(|| Summaries::of(graph, library.clone()));
+        CancelPaths {
+            graph,
+            own,
+            library,
+        }
+    }
+
+    /// The graph these are the cancel paths of.
+    pub fn graph(&self) -> &'g CrateGraph<'a> {
+        self.graph
+    }
+
+    /// The innermost cancel path that holds, of those a site of the graph's `file` lies on.
+    pub fn effective_origin(&self, file: usize, origins: &[usize]) -> Option<&'a CancelOrigin> {
+        effective_origin(self.graph, file, origins)
+    }
+
+    /// The functions with a send or a call on a cancel path that holds, in the files' order:
+    /// the only ones where a rule finds a cancel path's sends or calls.
+    pub fn functions_on_cancel_paths(&self) -> Vec<FunctionRef> {
+        let mut found = self.own.on_cancel_paths.clone();
+        if let Some(library) = &self.library {
+            let functions = library.functions_on_cancel_paths();
+            found.extend(functions.into_iter().map(|r| self.graph.lift(r)));
+        }
+        found
+    }
+
+    /// How many calls away a function's nearest send is (off cancel paths); `u32::MAX` when it
+    /// reaches none.
+    fn distance(&self, f: FunctionRef) -> u32 {
+        match (self.graph.in_base(f), &self.library) {
+            (Some((_, g)), Some(library)) => library.distance(g),
+            _ => self
+                .own
+                .distance
+                .get(self.graph.number(f))
+                .copied()
+                .unwrap_or(u32::MAX),
+        }
+    }
+
+    /// A function's first step towards its nearest send.
+    fn next_hop(&self, f: FunctionRef) -> Option<NextHop> {
+        match (self.graph.in_base(f), &self.library) {
+            (Some((_, g)), Some(library)) => match library.next_hop(g)? {
+                NextHop::Call(call, callee) => Some(NextHop::Call(call, self.graph.lift(callee))),
+                sink => Some(sink),
+            },
+            _ => self
+                .own
+                .next_hop
+                .get(self.graph.number(f))
+                .copied()
+                .flatten(),
+        }
+    }
+
+    /// The index of the first send of `f` off any cancel path of its own, if it has one.
+    fn own_send(&self, f: FunctionRef) -> Option<usize> {
+        self.graph.function(f).sinks.iter().position(|s| {
+            self.effective_origin(f.file, &s.origins).is_none() && self.graph.sink_active(f, s)
+        })
+    }
+
+    /// An own function's first step towards its nearest send (see [`Summaries::of`]), once
+    /// the distances are known.
+    fn first_hop(&self, f: FunctionRef) -> Option<NextHop> {
+        let d = self.distance(f);
+        if d == u32::MAX {
+            return None;
+        }
+        if d == 0 {
+            return self.own_send(f).map(NextHop::Sink);
+        }
+        let facts = self.graph.function(f);
+        facts.calls.iter().enumerate().find_map(|(index, call)| {
+            if self.effective_origin(f.file, &call.origins).is_some() {
+                return None;
+            }
+            self.graph
+                .call_targets(f, call)
+                .iter()
+                .find(|&&callee| self.distance(callee).saturating_add(1) == d)
+                .map(|&callee| NextHop::Call(index, callee))
+        })
+    }
+
+    /// The chain of calls from `start` down to a send, if `start` sends.
+    fn chain_from(&self, start: FunctionRef) -> Option<Vec<Hop<'a>>> {
+        let graph = self.graph;
+        let mut chain = Vec::new();
+        let mut current = start;
+        for _ in 0..=self.distance(start) {
+            let facts = graph.function(current);
+            match self.next_hop(current)? {
+                NextHop::Sink(index) => {
+                    chain.push(Hop::Send {
+                        file: graph.file_id(current),
+                        function: facts,
+                        sink: &facts.sinks[index],
+                    });
+                    return Some(chain);
+                }
+                NextHop::Call(call, callee) => {
+                    chain.push(Hop::Call {
+                        file: graph.file_id(current),
+                        caller: facts,
+                        call: &facts.calls[call],
+                        callee: graph.function(callee),
+                    });
+                    current = callee;
+                }
+            }
+        }
+        None
+    }
+
+    /// Every send on a cancel path: direct ones, and calls on a cancel path into functions that
+    /// send. A call into a cancel hook is not followed: the hook's sends are reported inside it.
+    pub fn cancel_sends(&self) -> Vec<CancelSend<'a>> {
+        let graph = self.graph;
+        let mut found = Vec::new();
+        for f in self.functions_on_cancel_paths() {
+            let facts = graph.function(f);
+            let file = graph.file_id(f);
+            for sink in &facts.sinks {
+                if !graph.sink_active(f, sink) {
+                    continue;
+                }
+                if let Some(origin) = self.effective_origin(f.file, &sink.origins) {
+                    found.push(CancelSend {
+                        file,
+                        function: facts,
+                        origin,
+                        how: SendHow::Direct(sink),
+                    });
+                }
+            }
+            for call in &facts.calls {
+                let Some(origin) = self.effective_origin(f.file, &call.origins) else {
+                    continue;
+                };
+                let mut callees = graph.call_targets(f, call).into_owned();
+                callees.sort();
+                let chain = callees
+                    .into_iter()
+                    .filter(|&c| graph.function(c).hook.is_none())
+                    .find_map(|c| self.chain_from(c));
+                if let Some(chain) = chain {
+                    found.push(CancelSend {
+                        file,
+                        function: facts,
+                        origin,
+                        how: SendHow::Through { call, chain },
+                    });
+                }
+            }
+        }
+        found
+    }
+}
+
+impl Summaries {
+    /// Which own functions of `graph` send, and through what. A function sends when it sends
+    /// itself (off any cancel path of its own) or makes a call, off cancel paths, into a
+    /// function that sends; its distance is the fewest calls down to a send (a shortest-path
+    /// search from the functions that send, backwards over those calls: recursion needs no
+    /// special care). Its first step is its own first send, or else its first call (in source
+    /// order, then the call's targets' order) into a function one step nearer.
+    fn of<'a>(graph: &CrateGraph<'a>, library: Option<std::rc::Rc<CancelPaths<'a, 'a>>>) -> Self {
+        let mut paths = CancelPaths {
+            graph,
+            own: std::sync::Arc::new(Summaries::default()),
+            library,
+        };
+        let functions: Vec<FunctionRef> = graph.own_functions().collect();
+        let mut distance = vec![u32::MAX; functions.len()];
+        // Per own function, the own functions that call it off cancel paths.
+        let mut callers: Vec<Vec<usize>> = vec![Vec::new(); functions.len()];
+        let mut queue = std::collections::BinaryHeap::new();
+        for (n, &f) in functions.iter().enumerate() {
+            let mut nearest = if paths.own_send(f).is_some() {
+                0
+            } else {
+                u32::MAX
+            };
+            for call in &graph.function(f).calls {
+                if paths.effective_origin(f.file, &call.origins).is_some() {
+                    continue;
+                }
+                for &callee in graph.call_targets(f, call).iter() {
+                    match (graph.in_base(callee), &paths.library) {
+                        (Some((_, g)), Some(library)) => {
+                            nearest = nearest.min(library.distance(g).saturating_add(1))
+                        }
+                        _ => callers[graph.number(callee)].push(n),
+                    }
+                }
+            }
+            distance[n] = nearest;
+            if nearest != u32::MAX {
+                queue.push(std::cmp::Reverse((nearest, n)));
+            }
+        }
+        while let Some(std::cmp::Reverse((d, n))) = queue.pop() {
+            if d > distance[n] {
+                continue;
+            }
+            for &caller in &callers[n] {
+                if distance[caller] > d + 1 {
+                    distance[caller] = d + 1;
+                    queue.push(std::cmp::Reverse((d + 1, caller)));
+                }
+            }
+        }
+        paths.own = std::sync::Arc::new(Summaries {
+            distance: distance.clone(),
+            ..Summaries::default()
+        });
+        let next_hop = functions.iter().map(|&f| paths.first_hop(f)).collect();
+        let on_cancel_paths = functions
+            .iter()
+            .copied()
+            .filter(|&f| {
+                let facts = graph.function(f);
+                let on_path = |origins: &[usize]| paths.effective_origin(f.file, origins).is_some();
+                facts.sinks.iter().any(|s| on_path(&s.origins))
+                    || facts.calls.iter().any(|c| on_path(&c.origins))
+            })
+            .collect();
+        Summaries {
+            distance,
+            next_hop,
+            on_cancel_paths,
+        }
+    }
+}
+
+/// Whether a crate constant of this name holds the cancel method; None when there is none.
+fn const_is_cancel(graph: &CrateGraph<'_>, name: &str) -> Option<bool> {
+    graph.const_holds(name, &|value| value == vocab::CANCELLED_METHOD)
+}
+
+fn origin_holds(graph: &CrateGraph<'_>, origin: &CancelOrigin) -> bool {
+    match &origin.condition {
+        OriginCondition::Always => true,
+        OriginCondition::ConstNamed(name) => {
+            const_is_cancel(graph, name).unwrap_or_else(|| vocab::is_cancel_const_name(name))
+        }
+    }
+}
+
+/// The innermost cancel path that holds, of those a site of the graph's `file` lies on.
+pub fn effective_origin<'a>(
+    graph: &CrateGraph<'a>,
+    file: usize,
+    origins: &[usize],
+) -> Option<&'a CancelOrigin> {
+    let facts = graph.files()[file].1;
+    origins
+        .iter()
+        .rev()
+        .filter_map(|&id| facts.origins.get(id))
+        .find(|origin| origin_holds(graph, origin))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{CancelPaths, Hop, NextHop, SendHow};
+    use crate::analysis::crate_graph::{CrateGraph, FunctionRef};
+    use crate::analysis::facts::FileFacts;
+
+    fn facts(text: &str, module: &[&str]) -> FileFacts {
+        let vocabulary = crate::analysis::vocabulary::Vocabulary::default();
+        crate::analysis::analyse_text(
+            text,
+            module.iter().map(|m| m.to_string()).collect(),
+            &vocabulary,
+            &[],
+        )
+        .expect("parses")
+    }
+
+    /// What the graph and its cancel paths answer about each function (its calls' targets,
+    /// whether it returns a response, its sends, its distance to a send and its first step
+    /// there) and its sends on cancel paths, by file and name.
+    fn describe(graph: &CrateGraph<'_>) -> Vec<String> {
+        let paths = CancelPaths::of(graph);
+        let name = |f: FunctionRef| format!("{}:{}", graph.file_id(f), graph.function(f).name);
+        let mut out = Vec::new();
+        for f in graph.all_functions() {
+            let facts = graph.function(f);
+            let calls: Vec<Vec<String>> = facts
+                .calls
+                .iter()
+                .map(|call| {
+                    let mut to: Vec<String> =
+                        graph.callees(f, call).into_iter().map(name).collect();
+                    to.sort();
+                    to
+                })
+                .collect();
+            let sinks: Vec<bool> = facts
+                .sinks
+                .iter()
+                .map(|s| graph.sink_active(f, s))
+                .collect();
+            let hop = match paths.next_hop(f) {
+                Some(NextHop::Sink(index)) => format!("send {index}"),
+                Some(NextHop::Call(index, to)) => format!("call {index} to {}", name(to)),
+                None => "none".to_string(),
+            };
+            out.push(format!(
+                "{} calls {calls:?} returns {} sinks {sinks:?} distance {} first {hop}",
+                name(f),
+                graph.returns_response(f),
+                paths.distance(f),
+            ));
+        }
+        for send in paths.cancel_sends() {
+            let how = match &send.how {
+                SendHow::Direct(_) => "directly".to_string(),
+                SendHow::Through { chain, .. } => chain
+                    .iter()
+                    .map(|hop| match hop {
+                        Hop::Call { caller, .. } => caller.name.clone(),
+                        Hop::Send { function, .. } => format!("{} sends", function.name),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" -> "),
+            };
+            out.push(format!("cancel path in {} sends {how}", send.function.name));
+        }
+        out
+    }
+
+    /// A target's graph that extends its library's answers as the target's graph worked out
+    /// whole: through the library's helpers, its returned responses and its sends.
+    #[test]
+    fn a_graph_extending_its_librarys_answers_as_one_worked_out_whole() {
+        let lib = facts(
+            "pub async fn finalize(sink: &MessageSink, id: RequestId) {\n\
+                 let _ = sink.send_message(Response::error(id, ErrorObject::new(-32000, \"x\"))).await;\n\
+             }\n\
+             pub async fn cleanup(sink: &MessageSink, id: RequestId) { finalize(sink, id).await; }\n\
+             pub fn error_reply(id: &Value) -> Value {\n\
+                 json!({\"jsonrpc\": \"2.0\", \"id\": id, \"error\": {\"code\": 0, \"message\": \"m\"}})\n\
+             }\n\
+             pub fn cancelled_reply(id: &Value) -> Value { error_reply(id) }\n",
+            &[],
+        );
+        let main = facts(
+            "pub struct JobServer { sink: MessageSink, out: UnboundedSender<Value> }\n\
+             impl JobServer {\n\
+                 pub async fn on_cancel(&self, id: RequestId) { self.stop(id).await; }\n\
+                 async fn stop(&self, id: RequestId) { my_crate::cleanup(&self.sink, id).await; }\n\
+                 pub fn dispatch(&self, method: &str, id: Value) {\n\
+                     match method {\n\
+                         \"notifications/cancelled\" => { let _ = self.out.send(my_crate::cancelled_reply(&id)); }\n\
+                         _ => {}\n\
+                     }\n\
+                 }\n\
+             }\n\
+             fn main() {}\n",
+            &[],
+        );
+        let crate_name = || Some("my_crate".to_string());
+        let files = || vec![(0, &main), (1, &lib)];
+        // The library's graph as a base that records its reads, and as one that does not.
+        let base = CrateGraph::named(vec![(1, &lib)], crate_name()).as_base();
+        let plain = CrateGraph::named(vec![(1, &lib)], crate_name());
+        let layered = CrateGraph::named_over(files(), crate_name(), Some(&base));
+        let whole = CrateGraph::named_over(files(), crate_name(), Some(&plain));
+        assert!(
+            layered.library().is_some(),
+            "the target's graph extends the library's"
+        );
+        assert!(
+            whole.library().is_none(),
+            "over a base that records nothing, it cannot"
+        );
+        let answers = describe(&whole);
+        assert_eq!(describe(&layered), answers);
+        // What is compared holds the cancel paths' sends, through the library.
+        for expected in [
+            "cancel path in on_cancel sends stop -> cleanup -> finalize sends",
+            "cancel path in dispatch sends directly",
+        ] {
+            assert!(
+                answers.iter().any(|a| a == expected),
+                "{expected}: {answers:#?}"
+            );
+        }
+    }
+}

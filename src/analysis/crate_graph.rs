@@ -1001,6 +1001,7 @@ mod tests {
             text,
             module.iter().map(|m| m.to_string()).collect(),
             &vocabulary,
+            &crate::analysis::sends::marks::Unmarked,
             &[],
         )
         .expect("parses")

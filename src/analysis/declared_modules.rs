@@ -214,9 +214,15 @@ mod tests {
     /// What the parse gives for the same text.
     fn parsed(text: &str) -> Vec<ModDecl> {
         let vocabulary = crate::analysis::vocabulary::Vocabulary::default();
-        crate::analysis::analyse_text(text, Vec::new(), &vocabulary, &[])
-            .map(|f| f.mod_decls)
-            .unwrap_or_default()
+        crate::analysis::analyse_text(
+            text,
+            Vec::new(),
+            &vocabulary,
+            &crate::analysis::sends::marks::Unmarked,
+            &[],
+        )
+        .map(|f| f.mod_decls)
+        .unwrap_or_default()
     }
 
     #[test]
@@ -271,8 +277,13 @@ mod tests {
                 read += 1;
                 let code = &text[crate::analysis::code_start(&text)..];
                 let vocabulary = crate::analysis::vocabulary::Vocabulary::default();
-                let Ok(facts) = crate::analysis::analyse_text(&text, Vec::new(), &vocabulary, &[])
-                else {
+                let Ok(facts) = crate::analysis::analyse_text(
+                    &text,
+                    Vec::new(),
+                    &vocabulary,
+                    &crate::analysis::sends::marks::Unmarked,
+                    &[],
+                ) else {
                     continue;
                 };
                 if let Some(decls) = declared_modules(code) {
@@ -347,7 +358,7 @@ mod tests {
         fn never_disagrees_with_the_parse(seed in proptest::prelude::any::<u64>()) {
             let text = module_text(seed);
             let vocabulary = crate::analysis::vocabulary::Vocabulary::default();
-            let parsed = crate::analysis::analyse_text(&text, Vec::new(), &vocabulary, &[]);
+            let parsed = crate::analysis::analyse_text(&text, Vec::new(), &vocabulary, &crate::analysis::sends::marks::Unmarked, &[]);
             proptest::prop_assert!(parsed.is_ok(), "{}", text);
             let declared = declared_modules(&text);
             // (Test modules are parsed empty: what they hold counts for nothing.)

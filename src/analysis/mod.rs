@@ -27,12 +27,14 @@ pub const BIG_TEXT: usize = 256 * 1024;
 /// The turn of a big text (see [`BIG_TEXT`]).
 static BIG_TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-/// Parse a file's text and build its facts: the shared ones, and those of each of `collectors`
-/// (the enabled rules that collect their own).
+/// Parse a file's text and build its facts: the shared ones (the send analysis following the
+/// paths of `marks`' condition), and those of each of `collectors` (the enabled rules that
+/// collect their own).
 pub fn analyse_text(
     text: &str,
     module: Vec<String>,
     vocabulary: &vocabulary::Vocabulary,
+    marks: &dyn sends::marks::PathMarks,
     collectors: &[&dyn walk::Collects],
 ) -> Result<facts::FileFacts, ParseFailure> {
     let start = code_start(text);
@@ -90,7 +92,7 @@ pub fn analyse_text(
         };
         let mut hooks: Vec<Box<dyn walk::Hook + '_>> = vec![
             Box::new(items::Items::default()),
-            Box::new(sends::Sends::new(vocabulary, start, module)),
+            Box::new(sends::Sends::new(vocabulary, marks, start, module)),
         ];
         facts.may_dispatch = dispatch::might_apply(facts.mentions_mcp, &said);
         if facts.may_dispatch {
@@ -185,8 +187,16 @@ mod tests {
     #[test]
     fn words_in_comments_and_unread_constants_do_not_speak_mcp() {
         let vocabulary = vocabulary::Vocabulary::default();
-        let analyse =
-            |text: &str| analyse_text(text, Vec::new(), &vocabulary, &[]).expect("parses");
+        let analyse = |text: &str| {
+            analyse_text(
+                text,
+                Vec::new(),
+                &vocabulary,
+                &crate::analysis::sends::marks::Unmarked,
+                &[],
+            )
+            .expect("parses")
+        };
         let arms =
             "fn f(m: &str) -> i64 { match m { \"initialize\" => 1, \"ping\" => 2, _ => -32601 } }";
         for words in [
@@ -209,7 +219,14 @@ mod tests {
     fn a_lexing_error_is_reported_inside_the_text_on_character_boundaries() {
         let text = "\u{feff}\u{feff}{\u{feff}";
         let vocabulary = vocabulary::Vocabulary::default();
-        let failure = analyse_text(text, Vec::new(), &vocabulary, &[]).expect_err("no parse");
+        let failure = analyse_text(
+            text,
+            Vec::new(),
+            &vocabulary,
+            &crate::analysis::sends::marks::Unmarked,
+            &[],
+        )
+        .expect_err("no parse");
         let span = failure.span;
         assert!(span.start <= span.end && span.end <= text.len(), "{span:?}");
         assert!(text.is_char_boundary(span.start) && text.is_char_boundary(span.end));

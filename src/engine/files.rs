@@ -241,6 +241,7 @@ fn facts_of(
                         text,
                         file.module.to_vec(),
                         run.vocabulary,
+                        run.marks.as_ref(),
                         &run.collectors,
                     )
                 })

@@ -149,6 +149,7 @@ fn run_for<'a>(
         cwd,
         overlay,
         vocabulary: &settings.vocabulary,
+        marks: rules::path_marks(&settings.vocabulary),
         collectors,
         prefilter,
         cache,

@@ -30,6 +30,8 @@ pub(super) struct Run<'a> {
     pub(super) cwd: &'a Path,
     pub(super) overlay: &'a Overlay,
     pub(super) vocabulary: &'a Vocabulary,
+    /// The condition whose paths the send analysis follows (see [`crate::rules::path_marks`]).
+    pub(super) marks: Box<dyn crate::analysis::sends::marks::PathMarks + 'a>,
     /// The enabled rules that collect facts of their own.
     pub(super) collectors: Vec<&'static dyn crate::analysis::walk::Collects>,
     pub(super) prefilter: crate::prefilter::Prefilter,

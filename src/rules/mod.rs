@@ -18,6 +18,8 @@ pub mod unused_suppression;
 use std::collections::BTreeSet;
 
 use crate::analysis::facts::FileFacts;
+use crate::analysis::sends::marks::PathMarks;
+use crate::analysis::vocabulary::Vocabulary;
 use crate::analysis::walk::Collects;
 use crate::prefilter::Prefilter;
 use crate::settings::Settings;
@@ -85,6 +87,13 @@ pub fn collectors(settings: &Settings) -> Vec<&'static dyn Collects> {
         }
     }
     collectors
+}
+
+/// The condition whose paths the send analysis follows: a request's cancellation (MCP001's),
+/// whichever rules run, so that a file's facts are the same in every run (the cache keeps them
+/// by the vocabulary, not by the rules).
+pub fn path_marks(vocabulary: &Vocabulary) -> Box<dyn PathMarks + '_> {
+    Box::new(cancel_sends_response::marks::Cancellation { vocabulary })
 }
 
 /// Every rule, in code order.

@@ -10,6 +10,7 @@
 //! `let` binding its names, a statement starting a cancel path for the statements after it) is
 //! done when the node or the child before is left.
 
+pub mod marks;
 mod nodes;
 mod shapes;
 mod values;
@@ -27,6 +28,8 @@ use crate::source::ByteSpan;
 /// The hook that collects a file's sends, calls and cancel paths.
 pub struct Sends<'v> {
     vocab: &'v Vocabulary,
+    /// The condition whose paths are followed (see [`marks`]).
+    marks: &'v dyn marks::PathMarks,
     /// What is collected: functions, origins, registry removals, cancel aborts.
     facts: FileFacts,
     base: usize,
@@ -171,9 +174,15 @@ enum IfKind {
 
 impl<'v> Sends<'v> {
     /// The hook for a file whose code starts at `base`, in the module `module` of its crate.
-    pub fn new(vocab: &'v Vocabulary, base: usize, module: Vec<String>) -> Self {
+    pub fn new(
+        vocab: &'v Vocabulary,
+        marks: &'v dyn marks::PathMarks,
+        base: usize,
+        module: Vec<String>,
+    ) -> Self {
         Sends {
             vocab,
+            marks,
             facts: FileFacts::default(),
             base,
             module,
@@ -302,113 +311,5 @@ fn statements<'a>(node: Node<'a>) -> Option<&'a [Stmt]> {
         Node::Block(block) => Some(&block.stmts),
         Node::Body(ParsedBody::Stmts(stmts)) => Some(stmts),
         _ => None,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::analysis::facts::{OriginKind, SinkSite};
-
-    /// The sends of a file's functions, each with the kinds of the cancel paths it lies on and
-    /// whether it is guarded.
-    fn sends(code: &str) -> Vec<(String, Vec<OriginKind>, bool)> {
-        let file: syn::File = syn::parse_str(code).expect("parses");
-        let vocabulary = Vocabulary::default();
-        let mut facts = FileFacts::default();
-        let hooks: Vec<Box<dyn Hook>> = vec![Box::new(Sends::new(&vocabulary, 0, Vec::new()))];
-        crate::analysis::walk::walk(&file, 0, hooks, &mut facts);
-        let kinds = |sink: &SinkSite| {
-            sink.origins
-                .iter()
-                .map(|o| facts.origins[*o].kind)
-                .collect()
-        };
-        facts
-            .functions
-            .iter()
-            .flat_map(|f| &f.sinks)
-            .map(|sink| (sink.what.clone(), kinds(sink), sink.registry.guarded))
-            .collect()
-    }
-
-    #[test]
-    fn a_cancel_hook_and_a_cancelled_branch_are_cancel_paths() {
-        let found = sends(
-            "impl H { fn on_cancelled(&self) { self.send_error(1); } }\n\
-             fn f(token: T) { if token.is_cancelled() { out.respond(2); } out.respond(3); }",
-        );
-        assert_eq!(
-            found,
-            vec![
-                (
-                    "`self.send_error(..)`".into(),
-                    vec![OriginKind::Hook],
-                    false
-                ),
-                (
-                    "`out.respond(..)`".into(),
-                    vec![OriginKind::IfCancelled],
-                    false
-                ),
-                ("`out.respond(..)`".into(), vec![], false),
-            ]
-        );
-    }
-
-    #[test]
-    fn a_guard_holds_its_branch_and_its_else_is_a_cancel_path() {
-        let found = sends(
-            "fn f(token: T) { if !token.is_cancelled() { out.respond(1); } else { out.respond(2); } }",
-        );
-        assert_eq!(found[0].1, vec![]);
-        assert!(found[0].2, "{found:?}");
-        assert_eq!(found[1].1, vec![OriginKind::IfCancelled]);
-        assert!(!found[1].2, "{found:?}");
-    }
-
-    #[test]
-    fn select_branches_and_the_code_after_a_cancelled_await() {
-        let found = sends(
-            "async fn f(ct: T) {\n\
-               tokio::select! { _ = ct.cancelled() => { out.reply(1) } v = work() => { out.reply(v) } }\n\
-               ct.cancelled().await;\n\
-               out.reply(3);\n\
-             }",
-        );
-        let kinds: Vec<(Vec<OriginKind>, bool)> = found.into_iter().map(|f| (f.1, f.2)).collect();
-        assert_eq!(
-            kinds,
-            vec![
-                (vec![OriginKind::SelectArm], false),
-                // Raced against the cancellation: it runs only if it won.
-                (vec![], true),
-                (vec![OriginKind::AfterCancelledAwait], false),
-            ]
-        );
-    }
-
-    #[test]
-    fn a_statement_send_is_removable_and_a_value_flows_to_its_send() {
-        let file: syn::File = syn::parse_str(
-            "fn f(token: T) { let _ = out.respond(1); let r = if token.is_cancelled() { JsonRpcResponse { id, result, jsonrpc } } else { other() }; tx.send(r); }",
-        )
-        .expect("parses");
-        let vocabulary = Vocabulary::default();
-        let mut facts = FileFacts::default();
-        let hooks: Vec<Box<dyn Hook>> = vec![Box::new(Sends::new(&vocabulary, 0, Vec::new()))];
-        crate::analysis::walk::walk(&file, 0, hooks, &mut facts);
-        let sinks = &facts.functions[0].sinks;
-        assert!(
-            matches!(sinks[0].removal, Some(Removal::Statement(_))),
-            "{sinks:?}"
-        );
-        // The response built on the cancel path is sent later, by `tx.send(r)`.
-        let flowed = sinks.iter().find(|s| s.sent_at.is_some()).expect("a flow");
-        assert_eq!(flowed.what, "`JsonRpcResponse { .. }`");
-        assert_eq!(
-            facts.origins[flowed.origins[0]].kind,
-            OriginKind::IfCancelled
-        );
     }
 }

@@ -4,9 +4,10 @@ use std::collections::HashMap;
 
 use syn::{Expr, Pat, Stmt};
 
+use super::marks::Place;
 use super::shapes::{
-    converts_to_cancel_notification, describe_call, is_ok_pattern, is_response_variant_pattern,
-    is_send_name, pattern_cancel_condition, registry_lookup, Condition,
+    describe_call, is_ok_pattern, is_response_variant_pattern, is_send_name, registry_lookup,
+    Condition,
 };
 use super::{
     statements, BlockFrame, FlowValue, FunctionState, IfKind, LocalInfo, Sends, StmtFrame, Undo,
@@ -43,8 +44,7 @@ impl Sends<'_> {
                     let origin = self.add_origin(
                         OriginKind::IfCancelled,
                         *span,
-                        "cancel path: this `else` branch runs when the request has been cancelled"
-                            .into(),
+                        self.marks.label(Place::ElseOfNot),
                         OriginCondition::Always,
                     );
                     self.origins.push(origin);
@@ -189,7 +189,7 @@ impl Sends<'_> {
     /// otherwise its body may be guarded by the registry the scrutinee looks up.
     fn enter_arm(&mut self, expr: &syn::ExprMatch, arm: &syn::Arm, undo: &mut Undo) {
         let (lookup, converts) = self.matches.last().cloned().unwrap_or((None, false));
-        let mut condition = pattern_cancel_condition(self.vocab, &arm.pat);
+        let mut condition = self.marks.pattern(&arm.pat);
         if condition.is_none() && converts && is_ok_pattern(&arm.pat) {
             condition = Some(OriginCondition::Always);
         }
@@ -206,7 +206,7 @@ impl Sends<'_> {
                 let origin = self.add_origin(
                     OriginKind::DispatchArm,
                     self.span(&arm.pat),
-                    "cancel path: this arm handles the cancellation notification".into(),
+                    self.marks.label(Place::Arm),
                     condition,
                 );
                 self.origins.push(origin);
@@ -247,7 +247,7 @@ impl Sends<'_> {
             let origin = self.add_origin(
                 OriginKind::SelectArm,
                 self.span(future),
-                "cancel path: this `select!` branch runs when the request is cancelled".into(),
+                self.marks.label(Place::SelectBranch),
                 OriginCondition::Always,
             );
             self.origins.push(origin);
@@ -306,11 +306,11 @@ impl Sends<'_> {
         let name = sig.ident.to_string();
         let has_receiver = sig.receiver().is_some();
         let name_span = self.span(&sig.ident);
-        let hook = self.vocab.is_cancel_hook(&name, has_receiver).then(|| {
+        let hook = self.marks.is_hook(&name, has_receiver).then(|| {
             self.add_origin(
                 OriginKind::Hook,
                 name_span,
-                format!("cancel path: `{name}` runs because a request was cancelled"),
+                self.marks.label(Place::Hook(&name)),
                 OriginCondition::Always,
             )
         });
@@ -439,10 +439,9 @@ impl Sends<'_> {
     fn enter_expr(&mut self, expr: &Expr) {
         match expr {
             Expr::If(_) => self.ifs.push(IfKind::Unknown),
-            Expr::Match(m) => self.matches.push((
-                registry_lookup(&m.expr),
-                converts_to_cancel_notification(&m.expr),
-            )),
+            Expr::Match(m) => self
+                .matches
+                .push((registry_lookup(&m.expr), self.marks.converts(&m.expr))),
             Expr::Assign(_) => {
                 let (pending, _) = self.pending();
                 self.assigns.push(pending);

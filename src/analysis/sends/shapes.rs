@@ -5,9 +5,7 @@
 use syn::{Expr, Pat, Stmt};
 
 use super::super::facts::{OriginCondition, OriginKind};
-use super::super::syntax::{
-    expr_idents, json_shape, macro_name, path_segments, peel, str_literal, strip_statement_wrappers,
-};
+use super::super::syntax::{json_shape, macro_name, path_segments, peel};
 use super::super::vocabulary as vocab;
 use crate::source::ByteSpan;
 
@@ -201,11 +199,6 @@ pub(super) fn is_send_name(vocabulary: &vocab::Vocabulary, name: &str) -> bool {
     vocabulary.is_sink_call(name) || vocab::FURTHER_MESSAGE_CALLS.contains(&name)
 }
 
-/// A request token's receiver: anything not named like a server-wide shutdown token.
-pub(super) fn is_request_token(vocabulary: &vocab::Vocabulary, receiver: &Expr) -> bool {
-    vocabulary.is_request_token(&expr_idents(receiver))
-}
-
 /// Whether an expression constructs a JSON-RPC response or error message.
 pub(super) fn is_response_construct(expr: &Expr) -> bool {
     match expr {
@@ -295,141 +288,6 @@ pub(super) fn describe_call(receiver: Option<&Expr>, name: &str) -> String {
     }
 }
 
-/// `"notifications/cancelled"` or a constant that may hold it.
-pub(super) fn cancel_method_operand(
-    vocabulary: &vocab::Vocabulary,
-    expr: &Expr,
-) -> Option<OriginCondition> {
-    if str_literal(expr).is_some_and(|s| vocabulary.is_cancel_method(&s)) {
-        return Some(OriginCondition::Always);
-    }
-    match expr {
-        Expr::Path(p) => const_condition(&path_segments(&p.path)),
-        Expr::Reference(r) => cancel_method_operand(vocabulary, &r.expr),
-        Expr::MethodCall(m) if m.args.is_empty() => cancel_method_operand(vocabulary, &m.receiver),
-        _ => None,
-    }
-}
-
-pub(super) fn const_condition(segments: &[String]) -> Option<OriginCondition> {
-    let last = segments.last()?;
-    let is_const_like = last.chars().any(|c| c.is_ascii_uppercase())
-        && !last.chars().any(|c| c.is_ascii_lowercase());
-    is_const_like.then(|| OriginCondition::ConstNamed(last.clone()))
-}
-
-/// Whether a pattern selects the cancellation notification: its method string, a constant, or an
-/// enum variant such as `ClientNotification::CancelledNotification(..)`.
-pub(super) fn pattern_cancel_condition(
-    v: &vocab::Vocabulary,
-    pat: &Pat,
-) -> Option<OriginCondition> {
-    match pat {
-        Pat::Lit(lit) => str_literal(&Expr::Lit(lit.clone()))
-            .is_some_and(|s| v.is_cancel_method(&s))
-            .then_some(OriginCondition::Always),
-        Pat::Ident(ident) if ident.subpat.is_none() => const_condition(&[ident.ident.to_string()]),
-        Pat::Ident(ident) => ident
-            .subpat
-            .as_ref()
-            .and_then(|(_, sub)| pattern_cancel_condition(v, sub)),
-        Pat::Path(p) => {
-            let segments = path_segments(&p.path);
-            if v.is_cancel_notification_path(&segments) {
-                Some(OriginCondition::Always)
-            } else if segments.len() >= 2 {
-                const_condition(&segments)
-            } else {
-                None
-            }
-        }
-        Pat::TupleStruct(ts) => {
-            let turbofish = ts
-                .path
-                .segments
-                .iter()
-                .any(|segment| match &segment.arguments {
-                    syn::PathArguments::AngleBracketed(args) => args.args.iter().any(|arg| {
-                        matches!(arg, syn::GenericArgument::Type(syn::Type::Path(t))
-                        if v.is_cancel_notification_path(&path_segments(&t.path)))
-                    }),
-                    _ => false,
-                });
-            if turbofish || v.is_cancel_notification_path(&path_segments(&ts.path)) {
-                Some(OriginCondition::Always)
-            } else {
-                ts.elems.iter().find_map(|p| pattern_cancel_condition(v, p))
-            }
-        }
-        Pat::Struct(s) => {
-            if v.is_cancel_notification_path(&path_segments(&s.path)) {
-                Some(OriginCondition::Always)
-            } else {
-                s.fields
-                    .iter()
-                    .find_map(|f| pattern_cancel_condition(v, &f.pat))
-            }
-        }
-        Pat::Or(or) => or.cases.iter().find_map(|p| pattern_cancel_condition(v, p)),
-        Pat::Paren(p) => pattern_cancel_condition(v, &p.pat),
-        Pat::Reference(r) => pattern_cancel_condition(v, &r.pat),
-        Pat::Tuple(t) => t.elems.iter().find_map(|p| pattern_cancel_condition(v, p)),
-        _ => None,
-    }
-}
-
 pub(super) fn is_ok_pattern(pat: &Pat) -> bool {
     matches!(pat, Pat::TupleStruct(ts) if ts.path.is_ident("Ok") || ts.path.is_ident("Some"))
-}
-
-/// `x.try_into::<CancelledNotification>()`, `CancelledNotification::try_from(x)`,
-/// `serde_json::from_value::<CancelledNotification>(..)`.
-pub(super) fn converts_to_cancel_notification(expr: &Expr) -> bool {
-    // A call that extracts the cancellation from a notification: `R::peer_cancelled_params(&n)`,
-    // `n.as_cancelled()`.
-    let callee = match strip_statement_wrappers(expr) {
-        Expr::Call(c) => match &*c.func {
-            Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
-            _ => None,
-        },
-        Expr::MethodCall(m) => Some(m.method.to_string()),
-        _ => None,
-    };
-    if let Some(name) = callee {
-        let lower = name.to_ascii_lowercase();
-        if (lower.contains("cancelled") || lower.contains("cancellation"))
-            && !matches!(
-                lower.as_str(),
-                "cancelled" | "cancelled_owned" | "is_cancelled"
-            )
-            && !lower.contains("task")
-            && !lower.contains("token")
-        {
-            return true;
-        }
-    }
-    let idents = expr_idents(expr);
-    idents
-        .iter()
-        .any(|i| i == "CancelledNotification" || i == "CancelledNotificationParam")
-        && idents
-            .iter()
-            .any(|i| i.starts_with("try_") || i.starts_with("from_") || i == "parse")
-}
-
-pub(super) fn tokens_mention_cancel(
-    v: &vocab::Vocabulary,
-    tokens: &proc_macro2::TokenStream,
-) -> bool {
-    tokens.clone().into_iter().any(|tree| match tree {
-        proc_macro2::TokenTree::Literal(lit) => {
-            v.is_cancel_method(lit.to_string().trim_matches('"'))
-        }
-        proc_macro2::TokenTree::Ident(ident) => {
-            let text = ident.to_string();
-            text == "CancelledNotification" || vocab::is_cancel_const_name(&text)
-        }
-        proc_macro2::TokenTree::Group(g) => tokens_mention_cancel(v, &g.stream()),
-        proc_macro2::TokenTree::Punct(_) => false,
-    })
 }

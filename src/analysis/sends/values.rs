@@ -4,11 +4,11 @@
 use syn::visit::{self, Visit};
 use syn::{Expr, Macro, Pat, Stmt};
 
+use super::marks::Place;
 use super::shapes::{
-    cancel_method_operand, channel_base, collection_name, constructed_type,
-    converts_to_cancel_notification, describe_construct, describe_value, is_nothing_to_send,
-    is_ok_pattern, is_request_token, is_response_construct, pattern_cancel_condition,
-    tokens_mention_cancel, Condition, REGISTRY_REMOVE, REGISTRY_TOUCH,
+    channel_base, collection_name, constructed_type, describe_construct, describe_value,
+    is_nothing_to_send, is_ok_pattern, is_response_construct, Condition, REGISTRY_REMOVE,
+    REGISTRY_TOUCH,
 };
 use super::{FlowValue, LocalInfo, Sends};
 use crate::analysis::facts::{
@@ -348,8 +348,8 @@ impl Sends<'_> {
     /// token), possibly wrapped (`Box::pin(..)`, `.fuse()`, `&mut fut`), or a local holding one.
     pub(super) fn is_request_cancelled_future(&self, expr: &Expr) -> bool {
         match expr {
-            Expr::MethodCall(m) if m.method == "cancelled" || m.method == "cancelled_owned" => {
-                is_request_token(self.vocab, &m.receiver)
+            Expr::MethodCall(m) if self.marks.is_future_method(&m.method.to_string()) => {
+                self.marks.concerns(&m.receiver)
             }
             Expr::MethodCall(m) if m.args.is_empty() => {
                 self.is_request_cancelled_future(&m.receiver)
@@ -386,12 +386,13 @@ impl Sends<'_> {
             Expr::Paren(p) => self.classify_condition(&p.expr),
             Expr::Group(g) => self.classify_condition(&g.expr),
             Expr::MethodCall(m)
-                if m.method == "is_cancelled" && is_request_token(self.vocab, &m.receiver) =>
+                if self.marks.is_test_method(&m.method.to_string())
+                    && self.marks.concerns(&m.receiver) =>
             {
                 Condition::Cancelled(
                     OriginKind::IfCancelled,
                     self.span(cond),
-                    "cancel path: this branch runs when the request has been cancelled".into(),
+                    self.marks.label(Place::Then),
                     OriginCondition::Always,
                 )
             }
@@ -411,41 +412,39 @@ impl Sends<'_> {
             }
             Expr::Binary(b) if matches!(b.op, syn::BinOp::Eq(_)) => self.method_test(
                 cond,
-                cancel_method_operand(self.vocab, &b.left)
-                    .or_else(|| cancel_method_operand(self.vocab, &b.right)),
+                self.marks
+                    .operand(&b.left)
+                    .or_else(|| self.marks.operand(&b.right)),
             ),
-            Expr::MethodCall(m) if m.method == "eq" && m.args.len() == 1 => self.method_test(
-                cond,
-                m.args
-                    .first()
-                    .and_then(|a| cancel_method_operand(self.vocab, a)),
-            ),
+            Expr::MethodCall(m) if m.method == "eq" && m.args.len() == 1 => {
+                self.method_test(cond, m.args.first().and_then(|a| self.marks.operand(a)))
+            }
             Expr::Macro(m) if macro_name(&m.mac) == "matches" => {
                 let cancels = parse_macro_body(&m.mac.tokens).is_some()
-                    && tokens_mention_cancel(self.vocab, &m.mac.tokens);
+                    && self.marks.tokens_name(&m.mac.tokens);
                 if cancels {
                     Condition::Cancelled(
                         OriginKind::DispatchArm,
                         self.span(cond),
-                        "cancel path: this branch handles `notifications/cancelled`".into(),
+                        self.marks.label(Place::MethodTest),
                         OriginCondition::Always,
                     )
                 } else {
                     Condition::Plain
                 }
             }
-            Expr::Let(l) => match pattern_cancel_condition(self.vocab, &l.pat) {
+            Expr::Let(l) => match self.marks.pattern(&l.pat) {
                 Some(condition) => Condition::Cancelled(
                     OriginKind::DispatchArm,
                     self.span(cond),
-                    "cancel path: this branch handles the cancellation notification".into(),
+                    self.marks.label(Place::LetPattern),
                     condition,
                 ),
-                None if is_ok_pattern(&l.pat) && converts_to_cancel_notification(&l.expr) => {
+                None if is_ok_pattern(&l.pat) && self.marks.converts(&l.expr) => {
                     Condition::Cancelled(
                         OriginKind::DispatchArm,
                         self.span(cond),
-                        "cancel path: this branch handles the cancellation notification".into(),
+                        self.marks.label(Place::LetPattern),
                         OriginCondition::Always,
                     )
                 }
@@ -462,7 +461,7 @@ impl Sends<'_> {
             Some(condition) => Condition::Cancelled(
                 OriginKind::DispatchArm,
                 self.span(cond),
-                "cancel path: this branch handles `notifications/cancelled`".into(),
+                self.marks.label(Place::MethodTest),
                 condition,
             ),
             None => Condition::Plain,
@@ -478,15 +477,14 @@ impl Sends<'_> {
             Stmt::Expr(expr, _) if self.is_cancelled_await(expr) => Some((
                 OriginKind::AfterCancelledAwait,
                 self.span(expr),
-                "cancel path: the code after this runs once the request is cancelled".into(),
+                self.marks.label(Place::AfterAwait),
                 OriginCondition::Always,
             )),
             Stmt::Expr(Expr::While(w), _) => match self.classify_condition(&w.cond) {
                 Condition::NotCancelled(span) => Some((
                     OriginKind::AfterCancelLoop,
                     span,
-                    "cancel path: the code after this loop runs once the request is cancelled"
-                        .into(),
+                    self.marks.label(Place::AfterLoop),
                     OriginCondition::Always,
                 )),
                 _ => None,
@@ -497,20 +495,19 @@ impl Sends<'_> {
                     return Some((
                         OriginKind::AfterCancelledAwait,
                         self.span(&init.expr),
-                        "cancel path: the code after this runs once the request is cancelled"
-                            .into(),
+                        self.marks.label(Place::AfterAwait),
                         OriginCondition::Always,
                     ));
                 }
                 init.diverge.as_ref()?;
-                let cancels = pattern_cancel_condition(self.vocab, &local.pat).or_else(|| {
-                    (is_ok_pattern(&local.pat) && converts_to_cancel_notification(&init.expr))
+                let cancels = self.marks.pattern(&local.pat).or_else(|| {
+                    (is_ok_pattern(&local.pat) && self.marks.converts(&init.expr))
                         .then_some(OriginCondition::Always)
                 })?;
                 Some((
                     OriginKind::DispatchArm,
                     self.span(&local.pat),
-                    "cancel path: the code after this handles the cancellation notification".into(),
+                    self.marks.label(Place::LetElse),
                     cancels,
                 ))
             }

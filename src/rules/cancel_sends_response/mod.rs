@@ -11,6 +11,7 @@ use crate::diagnostic::{FixAvailability, RuleMeta, RuleStatus, Severity};
 
 pub mod follow_up;
 pub mod handlers;
+pub mod marks;
 pub mod orphans;
 pub mod paths;
 pub mod rule;

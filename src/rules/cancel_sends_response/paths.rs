@@ -363,6 +363,9 @@ mod tests {
             text,
             module.iter().map(|m| m.to_string()).collect(),
             &vocabulary,
+            &super::super::marks::Cancellation {
+                vocabulary: &vocabulary,
+            },
             &[],
         )
         .expect("parses")

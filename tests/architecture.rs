@@ -745,15 +745,6 @@ fn no_folder_has_an_import_cycle() {
     report("cycles between the files of a folder", &problems);
 }
 
-/// Files of `src/analysis/` that name a rule code or serve a single rule family, allowed for
-/// now: what is left of the rules' logic in the core, to move into the families' rooms (issue
-/// 31). This list can only shrink: an entry that no longer names a code nor serves one family
-/// makes the test fail, so it is removed then.
-const RULE_KNOWLEDGE_IN_THE_CORE: &[(&str, &str)] = &[(
-    "src/analysis/facts.rs",
-    "MCP001's cancel-path facts (origins, sinks, returns, registries), built by analysis/sends/",
-)];
-
 /// The file modules a file's paths reach (itself left out).
 fn file_imports(files: &[SourceFile]) -> BTreeMap<Vec<String>, BTreeSet<Vec<String>>> {
     let modules = modules_of(files);
@@ -817,15 +808,10 @@ fn readers_of_analysis(files: &[SourceFile]) -> BTreeMap<Vec<String>, BTreeSet<S
 
 /// What is wrong with the rule-free core: a file of `src/analysis/` that names a rule code
 /// (`MCP` and three digits, in code or comments) or that only one rule family reads (and
-/// nothing of the core), unless allowed; and allowed entries that no longer apply.
-fn core_violations(
-    files: &[SourceFile],
-    texts: &BTreeMap<String, String>,
-    allowed: &[(&str, &str)],
-) -> Vec<String> {
+/// nothing of the core).
+fn core_violations(files: &[SourceFile], texts: &BTreeMap<String, String>) -> Vec<String> {
     let readers = readers_of_analysis(files);
     let mut problems = Vec::new();
-    let mut used = BTreeSet::new();
     for file in files {
         let Some(module) = &file.module else { continue };
         if module.first().is_none_or(|f| f != "analysis") || module.len() == 1 {
@@ -848,10 +834,6 @@ fn core_violations(
         if !(names_code || single_family) {
             continue;
         }
-        if allowed.iter().any(|(path, _)| *path == file.path) {
-            used.insert(file.path.as_str());
-            continue;
-        }
         if names_code {
             problems.push(format!(
                 "{} names a rule code: the core knows no rule",
@@ -863,13 +845,6 @@ fn core_violations(
                 "{} is read only by {}: it belongs in that family's room",
                 file.path,
                 who.iter().next().map(String::as_str).unwrap_or("?")
-            ));
-        }
-    }
-    for (path, _) in allowed {
-        if !used.contains(path) {
-            problems.push(format!(
-                "RULE_KNOWLEDGE_IN_THE_CORE entry {path} no longer names a rule code nor serves one family: remove it"
             ));
         }
     }
@@ -890,7 +865,7 @@ fn the_analysis_core_knows_no_rule() {
         .collect();
     report(
         "rule knowledge in src/analysis/",
-        &core_violations(&files, &texts, RULE_KNOWLEDGE_IN_THE_CORE),
+        &core_violations(&files, &texts),
     );
 }
 
@@ -928,7 +903,7 @@ fn a_core_file_one_family_reads_or_that_names_a_code_is_reported() {
         "src/analysis/coded.rs".into(),
         "// for MCP042\npub fn c() {}".into(),
     );
-    let problems = core_violations(&files, &texts, &[]);
+    let problems = core_violations(&files, &texts);
     assert_eq!(
         problems,
         [
@@ -937,12 +912,7 @@ fn a_core_file_one_family_reads_or_that_names_a_code_is_reported() {
         ]
     );
     // `walk` is read by the core (and, through `only_a`, by `rules::a`); `shared` by two
-    // families. An allowed entry that no longer applies is reported.
-    let stale = core_violations(&files, &BTreeMap::new(), &[("src/analysis/shared.rs", "")]);
-    assert!(
-        stale.iter().any(|p| p.contains("shared.rs no longer")),
-        "{stale:?}"
-    );
+    // families: neither is reported.
 }
 
 #[test]

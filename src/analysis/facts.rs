@@ -1,46 +1,49 @@
-//! Per-file facts: the functions of a file with their response sinks, their calls, and the cancel
-//! paths those lie on; their writes to stdout; the file's items. Built by hooks on one walk of
+//! Per-file facts: the functions of a file with their response sinks, their calls, and the marked
+//! paths those lie on (see [`super::sends::marks`]); the file's items. Built by hooks on one walk of
 //! the file's syntax tree ([`super::walk`]); the syntax tree is dropped afterwards and the rules
 //! read only these facts.
 
 use crate::source::ByteSpan;
 use crate::unit::ModDecl;
 
-/// Index of a [`CancelOrigin`] in its file's [`FileFacts::origins`].
+/// Index of a [`PathOrigin`] in its file's [`FileFacts::origins`].
 pub type OriginId = usize;
 
-/// How a cancel path starts.
+/// How a marked path starts (the examples are a request's cancellation's).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum OriginKind {
-    /// A function that handles the cancellation notification (`on_cancelled`, `cancel(&self)`).
+    /// A function that runs because the condition held (`on_cancelled`, `cancel(&self)`).
     Hook,
-    /// A `match` arm or `if` branch selected by the cancellation notification.
+    /// A `match` arm or `if` branch selected by the condition's message.
     DispatchArm,
-    /// A `select!` branch on the request's token being cancelled.
+    /// A `select!` branch on the condition's future.
     SelectArm,
-    /// The statements after `token.cancelled().await`.
-    AfterCancelledAwait,
-    /// The body of `if token.is_cancelled()` (or the `else` of `if !token.is_cancelled()`).
-    IfCancelled,
-    /// The statements after `while !token.is_cancelled() { .. }`.
-    AfterCancelLoop,
+    /// The statements after the condition's future is awaited (`token.cancelled().await`).
+    AfterAwait,
+    /// The body of an `if` that tests the condition (`if token.is_cancelled()`, or the `else`
+    /// of `if !token.is_cancelled()`).
+    IfTest,
+    /// The statements after a loop that runs while it does not hold
+    /// (`while !token.is_cancelled() { .. }`).
+    AfterLoop,
 }
 
-/// When an origin holds: always, or only if a constant of the crate holds the cancellation method.
+/// When an origin holds: always, or only if a constant of the crate holds the condition's method.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum OriginCondition {
     Always,
-    /// The arm matched a constant by this name; it is a cancel path if the constant's value is
-    /// `notifications/cancelled` (or, when the value is not visible, if its name says so).
+    /// The arm matched a constant by this name; it is a marked path if the constant's value is
+    /// the condition's method (or, when the value is not visible, if its name says so).
     ConstNamed(String),
 }
 
-/// Where a cancel path starts.
+/// Where a marked path starts.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub struct CancelOrigin {
+pub struct PathOrigin {
     pub kind: OriginKind,
     pub span: ByteSpan,
-    /// A label for the start of the path, e.g. "this arm handles `notifications/cancelled`".
+    /// A label for the start of the path, from the condition (see
+    /// [`super::sends::marks::PathMarks::label`]).
     pub label: String,
     pub condition: OriginCondition,
 }
@@ -94,9 +97,9 @@ pub struct SinkSite {
     pub kind: SinkKind,
     /// How the send reads, e.g. "`self.send_error(..)`".
     pub what: String,
-    /// The cancel paths this site lies on, innermost last.
+    /// The marked paths this site lies on, innermost last.
     pub origins: Vec<OriginId>,
-    /// For a value built on a cancel path and sent later: where it is sent.
+    /// For a value built on a marked path and sent later: where it is sent.
     pub sent_at: Option<ByteSpan>,
     /// How the send could be removed, when its value is not used.
     pub removal: Option<Removal>,
@@ -130,7 +133,7 @@ pub struct RegistryContext {
     pub in_spawn: bool,
 }
 
-/// An in-flight registry that a cancel path removes a request from.
+/// An in-flight registry that a marked path removes a request from.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct RegistryRemoval {
     pub collection: String,
@@ -138,8 +141,8 @@ pub struct RegistryRemoval {
     pub origins: Vec<OriginId>,
 }
 
-/// A value a request handler returns on a cancel path (it becomes the response, unless the SDK
-/// drops responses for cancelled requests).
+/// A value a function returns on a marked path (for a request handler on a cancel path, the
+/// response, unless the SDK drops responses for cancelled requests).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct ReturnSite {
     pub span: ByteSpan,
@@ -224,10 +227,10 @@ pub struct FunctionFacts {
     /// Test code (`#[test]`, inside `#[cfg(test)]`): it runs under the test harness, never in
     /// the program, so it neither serves nor calls into what serves.
     pub in_test: bool,
-    /// Set when the whole function is a cancel path (a cancel hook).
+    /// Set when the whole function is a marked path (a hook).
     pub hook: Option<OriginId>,
-    /// Values returned on a cancel path.
-    pub cancel_returns: Vec<ReturnSite>,
+    /// Values returned on a marked path.
+    pub path_returns: Vec<ReturnSite>,
     /// Channels this function drains (`x_rx.recv()`), by name without the `_rx` suffix.
     pub drains: Vec<String>,
     /// In-flight registries this function touches anywhere.
@@ -248,8 +251,8 @@ pub struct FunctionFacts {
 
 impl FunctionFacts {
     /// Whether the function's code touched an in-flight registry before one of its calls or
-    /// sends, or sends from a spawned task: what the missing-guard analysis (MCP001 shape C)
-    /// starts from; a function without either matters to it only through its callers.
+    /// sends, or sends from a spawned task: what a missing-guard analysis starts from; a
+    /// function without either matters to it only through its callers.
     pub fn uses_registries(&self) -> bool {
         self.calls.iter().any(|c| !c.registry.touched.is_empty())
             || self
@@ -263,7 +266,7 @@ impl FunctionFacts {
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FileFacts {
     pub functions: Vec<FunctionFacts>,
-    pub origins: Vec<CancelOrigin>,
+    pub origins: Vec<PathOrigin>,
     /// String constants of the file: name and value.
     pub string_consts: Vec<(String, String)>,
     /// The out-of-line modules (`mod x;`) the file declares.
@@ -271,16 +274,16 @@ pub struct FileFacts {
     /// The spans of the file's items that a suppression comment can cover (functions, impls,
     /// traits, modules), attributes included.
     pub items: Vec<ByteSpan>,
-    /// In-flight registries that cancel paths remove requests from.
+    /// In-flight registries that marked paths remove requests from.
     pub registry_removals: Vec<RegistryRemoval>,
-    /// `.abort()` calls on cancel paths (a task aborted on cancellation cannot answer).
-    pub cancel_aborts: Vec<Vec<OriginId>>,
-    /// Lookups in a registry keyed by request on cancel paths (`in_flight.get(&id)`): with a
-    /// token cancelled on the same path, the cancellation cancels the request's token and
-    /// leaves it registered.
+    /// `.abort()` calls on marked paths (a task aborted on cancellation cannot answer).
+    pub path_aborts: Vec<Vec<OriginId>>,
+    /// Lookups in a registry keyed by request on marked paths (`in_flight.get(&id)`): with a
+    /// token cancelled on the same path, a cancellation cancels the request's token and leaves
+    /// it registered.
     pub registry_lookups: Vec<RegistryRemoval>,
-    /// `.cancel()` calls on cancel paths (a token cancelled on cancellation).
-    pub cancel_cancels: Vec<Vec<OriginId>>,
+    /// `.cancel()` calls on marked paths (a token cancelled on cancellation).
+    pub path_cancels: Vec<Vec<OriginId>>,
     /// The functions (by index, ascending) whose code touched an in-flight registry before a
     /// call or a send, or that send from a spawned task: the only ones the missing-guard
     /// analysis starts from (see [`FunctionFacts::uses_registries`]), so that it need not look

@@ -99,19 +99,6 @@ pub const FURTHER_MESSAGE_TYPES: &[&str] = &[
 /// Methods of notifications that are further messages for a request.
 pub const FURTHER_MESSAGE_METHODS: &[&str] = &["notifications/progress", "notifications/message"];
 
-/// Function names that handle the cancellation notification.
-pub fn is_cancel_hook_name(name: &str, has_receiver: bool) -> bool {
-    if name.contains("task") {
-        // `tasks/cancel` is a request that must be answered.
-        return false;
-    }
-    match name {
-        "cancel" => has_receiver,
-        "on_cancelled" | "on_cancel" | "on_cancellation" | "on_cancelled_notification" => true,
-        _ => name.starts_with("handle_cancel") || name.starts_with("on_cancel"),
-    }
-}
-
 /// Types whose constructors make a JSON-RPC response or error message, with the constructor
 /// names that do (an empty list: every constructor of the type does).
 const RESPONSE_CONSTRUCTORS: &[(&str, &[&str])] = &[
@@ -168,63 +155,6 @@ pub fn is_response_struct(type_name: &str) -> bool {
 pub fn is_response_builder_name(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
     lower.contains("response") && lower != "into_response" && !lower.starts_with("parse")
-}
-
-/// Words that mark a token as server-wide (shutdown) rather than per-request.
-const SHUTDOWN_WORDS: &[&str] = &[
-    "shutdown",
-    "serve",
-    "loop",
-    "server",
-    "service",
-    "running",
-    "config",
-    "global",
-    "root",
-    "quit",
-    "exit",
-    "stop",
-    "terminate",
-    "term",
-    "app",
-    "signal",
-    "halt",
-    "kill",
-    "main",
-    "runtime",
-];
-
-/// Whether an identifier names a server-wide token (a shutdown token) by its words.
-pub fn is_shutdown_word(ident: &str) -> bool {
-    let lower = ident.to_ascii_lowercase();
-    lower
-        .split(|c: char| c == '_' || !c.is_alphanumeric())
-        .any(|word| SHUTDOWN_WORDS.contains(&word))
-        || SHUTDOWN_WORDS
-            .iter()
-            .any(|w| w.len() >= 6 && lower.contains(w))
-}
-
-/// Whether a path names the cancellation notification type or variant, for example
-/// `ClientNotification::CancelledNotification` or `ClientNotification::Cancelled`.
-pub fn is_cancel_notification_path(segments: &[String]) -> bool {
-    let Some(last) = segments.last() else {
-        return false;
-    };
-    if last == "CancelledNotification" || last == "CancelledNotificationParam" {
-        return true;
-    }
-    if last == "Cancelled" || last == "Cancel" || last == "NotificationCancelled" {
-        return segments.len() >= 2 && segments[segments.len() - 2].contains("Notification");
-    }
-    false
-}
-
-/// Whether a constant's name suggests that it holds the cancellation notification's method
-/// (used when the constant's value is not visible to the analysis).
-pub fn is_cancel_const_name(name: &str) -> bool {
-    let upper = name.to_ascii_uppercase();
-    upper.contains("CANCELLED") && !upper.contains("TASK")
 }
 
 /// Method names with which std and common crates shadow crate-defined methods: a call to one of
@@ -374,10 +304,6 @@ impl Vocabulary {
         })
     }
 
-    pub fn is_cancel_hook(&self, name: &str, has_receiver: bool) -> bool {
-        is_cancel_hook_name(name, has_receiver) || self.cancel_hooks.iter().any(|h| h == name)
-    }
-
     /// Whether a string is the method of a cancellation notification.
     pub fn is_cancel_method(&self, method: &str) -> bool {
         method == CANCELLED_METHOD
@@ -385,33 +311,5 @@ impl Vocabulary {
                 .cancel_notifications
                 .iter()
                 .any(|n| n.contains('/') && n == method)
-    }
-
-    /// Whether a path names a cancellation notification type or variant.
-    pub fn is_cancel_notification_path(&self, segments: &[String]) -> bool {
-        is_cancel_notification_path(segments)
-            || segments.last().is_some_and(|last| {
-                self.cancel_notifications
-                    .iter()
-                    .any(|n| !n.contains('/') && n == last)
-            })
-    }
-
-    /// Whether a token, named by the identifiers of its expression, is a per-request token.
-    pub fn is_request_token<S: AsRef<str>>(&self, idents: &[S]) -> bool {
-        if idents
-            .iter()
-            .any(|i| self.request_tokens.iter().any(|r| r == i.as_ref()))
-        {
-            return true;
-        }
-        !idents.iter().any(|i| {
-            is_shutdown_word(i.as_ref())
-                || self.shutdown_tokens.iter().any(|w| {
-                    i.as_ref()
-                        .to_ascii_lowercase()
-                        .contains(&w.to_ascii_lowercase())
-                })
-        })
     }
 }

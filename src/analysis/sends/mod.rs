@@ -1,14 +1,17 @@
-//! Sends, calls and cancel paths, a hook on the shared walk: per function, the places that send
-//! a response or a further message, the calls it makes, the values it returns, and the cancel
-//! paths (and guards) each of those lies on; per file, the cancel paths and what they do to the
-//! registries of requests in flight.
+//! Sends, calls and marked paths, a hook on the shared walk: per function, the places that send
+//! a response or a further message, the calls it makes, the values it returns, and the marked
+//! paths (and guards) each of those lies on; per file, the marked paths and what they do to the
+//! registries of requests in flight. A path is marked by a condition that the caller names (see
+//! [`marks`]: a rule family's, such as a request's cancellation): the branches, arms and code
+//! after an `.await` or a loop that run because it holds, and the guards that keep it off the
+//! code under them.
 //!
 //! The walk shows each node when it is entered and when it is left. What a node does to the
-//! code under it (a cancel path it starts, a guard, a removal its statement allows) is done when
-//! the child it concerns is entered and undone when that child is left: see
+//! code under it (a path it starts, a guard, a removal its statement allows) is done when the
+//! child it concerns is entered and undone when that child is left: see
 //! [`Sends::enter_child`] and [`Sends::leave_child`]. What a node does after its children (a
-//! `let` binding its names, a statement starting a cancel path for the statements after it) is
-//! done when the node or the child before is left.
+//! `let` binding its names, a statement starting a path for the statements after it) is done
+//! when the node or the child before is left.
 
 pub mod marks;
 mod nodes;
@@ -111,7 +114,7 @@ struct FunctionState {
     saved_origins: Vec<OriginId>,
     locals: HashMap<String, LocalInfo>,
     /// Locals bound to a request token's `cancelled()` future.
-    cancelled_futures: Vec<String>,
+    condition_futures: Vec<String>,
     /// Response values produced on cancel arms, waiting for the `let` that receives them.
     pending_flows: Vec<FlowValue>,
     /// Any values produced on cancel arms, waiting for the `let` or return that receives them.
@@ -162,14 +165,16 @@ struct StmtFrame {
     removable: usize,
 }
 
-/// How an `if`'s condition relates to cancellation, once its `then` branch is reached.
+/// How an `if`'s condition relates to the followed condition, once its `then` branch is
+/// reached.
 #[derive(Clone, Copy)]
 enum IfKind {
     Unknown,
     Plain,
-    Cancelled,
-    /// `if !token.is_cancelled()`: the `else` branch is a cancel path, starting at the condition.
-    NotCancelled(ByteSpan),
+    Holds,
+    /// `if !token.is_cancelled()`: the `else` branch is a marked path, starting at the
+    /// condition.
+    Negated(ByteSpan),
 }
 
 impl<'v> Sends<'v> {
@@ -272,9 +277,9 @@ impl Hook for Sends<'_> {
         facts.functions = mine.functions;
         facts.origins = mine.origins;
         facts.registry_removals = mine.registry_removals;
-        facts.cancel_aborts = mine.cancel_aborts;
+        facts.path_aborts = mine.path_aborts;
         facts.registry_lookups = mine.registry_lookups;
-        facts.cancel_cancels = mine.cancel_cancels;
+        facts.path_cancels = mine.path_cancels;
     }
 }
 

@@ -40,9 +40,9 @@ impl Sends<'_> {
                     .else_branch
                     .as_ref()
                     .is_some_and(|(_, x)| std::ptr::eq(&**x, e));
-                if let (true, Some(IfKind::NotCancelled(span))) = (is_else, self.ifs.last()) {
+                if let (true, Some(IfKind::Negated(span))) = (is_else, self.ifs.last()) {
                     let origin = self.add_origin(
-                        OriginKind::IfCancelled,
+                        OriginKind::IfTest,
                         *span,
                         self.marks.label(Place::ElseOfNot),
                         OriginCondition::Always,
@@ -55,7 +55,7 @@ impl Sends<'_> {
                 if let Expr::Let(l) = &*w.cond {
                     self.bind(&l.pat, Some(&l.expr), Vec::new());
                 }
-                if let Condition::NotCancelled(_) = self.classify_condition(&w.cond) {
+                if let Condition::Negated(_) = self.classify_condition(&w.cond) {
                     self.guard(&mut undo);
                 }
             }
@@ -155,16 +155,16 @@ impl Sends<'_> {
             self.bind(&l.pat, Some(&l.expr), Vec::new());
         }
         let kind = match self.classify_condition(&expr.cond) {
-            Condition::Cancelled(kind, span, label, condition) => {
+            Condition::Holds(kind, span, label, condition) => {
                 let origin = self.add_origin(kind, span, label, condition);
                 self.origins.push(origin);
                 undo.origin = true;
                 undo.flowing = true;
-                IfKind::Cancelled
+                IfKind::Holds
             }
-            Condition::NotCancelled(span) => {
+            Condition::Negated(span) => {
                 self.guard(undo);
-                IfKind::NotCancelled(span)
+                IfKind::Negated(span)
             }
             Condition::Plain => {
                 let guard = match &*expr.cond {
@@ -195,7 +195,7 @@ impl Sends<'_> {
         }
         if condition.is_none() {
             if let Some((_, guard)) = &arm.guard {
-                if let Condition::Cancelled(_, _, _, c) = self.classify_condition(guard) {
+                if let Condition::Holds(_, _, _, c) = self.classify_condition(guard) {
                     condition = Some(c);
                 }
             }
@@ -242,7 +242,7 @@ impl Sends<'_> {
         let cancels = arm
             .future
             .as_ref()
-            .is_some_and(|f| self.is_request_cancelled_future(f));
+            .is_some_and(|f| self.is_condition_future(f));
         if let (true, Some(future)) = (cancels, &arm.future) {
             let origin = self.add_origin(
                 OriginKind::SelectArm,
@@ -347,7 +347,7 @@ impl Sends<'_> {
                 module,
                 in_test: scope.in_test(),
                 hook,
-                cancel_returns: Vec::new(),
+                path_returns: Vec::new(),
                 drains: Vec::new(),
                 registries: Vec::new(),
                 returns_response: false,
@@ -359,7 +359,7 @@ impl Sends<'_> {
             },
             saved_origins,
             locals,
-            cancelled_futures: Vec::new(),
+            condition_futures: Vec::new(),
             pending_flows: Vec::new(),
             pending_returns: Vec::new(),
             aliases: HashMap::new(),
@@ -408,7 +408,7 @@ impl Sends<'_> {
                 let races = arms.iter().any(|arm| {
                     arm.future
                         .as_ref()
-                        .is_some_and(|f| self.is_request_cancelled_future(f))
+                        .is_some_and(|f| self.is_condition_future(f))
                 });
                 self.selects.push(races);
             }
@@ -593,7 +593,7 @@ impl Sends<'_> {
                     let guards = arms.iter().any(|arm| {
                         arm.future
                             .as_ref()
-                            .is_some_and(|f| self.is_request_cancelled_future(f))
+                            .is_some_and(|f| self.is_condition_future(f))
                             && super::shapes::is_nothing_to_send(&arm.handler)
                     });
                     self.last_select_guard = Some((macro_key(mac), guards));
@@ -666,7 +666,7 @@ impl Sends<'_> {
             state.pending_flows.truncate(frame.pending);
             state.pending_returns.truncate(frame.pending_returns);
         }
-        if let Some((kind, span, label, condition)) = self.starts_cancel_path(stmt) {
+        if let Some((kind, span, label, condition)) = self.starts_path(stmt) {
             let origin = self.add_origin(kind, span, label, condition);
             self.origins.push(origin);
         }
@@ -678,7 +678,7 @@ impl Sends<'_> {
                 }
             }
         }
-        if self.starts_select_guard(stmt) || self.is_cancel_early_exit(stmt) {
+        if self.starts_select_guard(stmt) || self.is_early_exit(stmt) {
             self.guard_depth += 1;
         }
         if let Some(block) = self.blocks.last_mut() {
@@ -737,7 +737,7 @@ impl Sends<'_> {
         let mut carried = self.flows_of(&assign.right);
         carried.extend(flows);
         if !self.origins.is_empty() {
-            carried.extend(self.cancel_value(&assign.right));
+            carried.extend(self.path_value(&assign.right));
         }
         let name = ident.to_string();
         if let Some(state) = self.current() {

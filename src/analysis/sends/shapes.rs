@@ -1,6 +1,5 @@
 //! Shapes of code the send analysis recognises, asked of syntax alone: registries of requests
-//! in flight, response constructs, patterns and conditions that select the cancellation, and how
-//! sends and values read in messages.
+//! in flight, response constructs, and how sends and values read in messages.
 
 use syn::{Expr, Pat, Stmt};
 
@@ -9,14 +8,14 @@ use super::super::syntax::{json_shape, macro_name, path_segments, peel};
 use super::super::vocabulary as vocab;
 use crate::source::ByteSpan;
 
-/// How an `if` condition relates to cancellation.
+/// How an `if` condition relates to the followed condition (see [`super::marks`]).
 pub(super) enum Condition {
     Plain,
-    /// The `then` branch runs because of a cancellation.
-    Cancelled(OriginKind, ByteSpan, String, OriginCondition),
-    /// The `then` branch runs only while the request is not cancelled (a guard); the `else`
-    /// branch runs because of a cancellation.
-    NotCancelled(ByteSpan),
+    /// The `then` branch runs because the condition holds.
+    Holds(OriginKind, ByteSpan, String, OriginCondition),
+    /// The `then` branch runs only while it does not (a guard); the `else` branch runs because
+    /// it does.
+    Negated(ByteSpan),
 }
 
 /// Calls that register a request in, or retire it from, an in-flight registry. (Looking one up

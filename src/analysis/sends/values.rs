@@ -12,7 +12,7 @@ use super::shapes::{
 };
 use super::{FlowValue, LocalInfo, Sends};
 use crate::analysis::facts::{
-    CallSite, Callee, CancelOrigin, OriginCondition, OriginId, OriginKind, ReceiverType,
+    CallSite, Callee, OriginCondition, OriginId, OriginKind, PathOrigin, ReceiverType,
     RegistryContext, RegistryRemoval, Removal, ReturnSite, SinkKind, SinkSite,
 };
 use crate::analysis::syntax::{
@@ -31,7 +31,7 @@ impl Sends<'_> {
         label: String,
         condition: OriginCondition,
     ) -> OriginId {
-        self.facts.origins.push(CancelOrigin {
+        self.facts.origins.push(PathOrigin {
             kind,
             span,
             label,
@@ -280,9 +280,9 @@ impl Sends<'_> {
         };
         flows.extend(extra_flows);
         if let (Some(expr), false) = (from, self.origins.is_empty()) {
-            flows.extend(self.cancel_value(expr));
+            flows.extend(self.path_value(expr));
         }
-        let cancelled_future = from.is_some_and(|e| self.is_request_cancelled_future(e));
+        let cancelled_future = from.is_some_and(|e| self.is_condition_future(e));
         let alias = match (pat, from.map(peel)) {
             (Pat::Ident(_), Some(value @ (Expr::Path(_) | Expr::Field(_)))) => {
                 collection_name(value)
@@ -329,7 +329,7 @@ impl Sends<'_> {
         if let Some(state) = self.current() {
             for name in bindings {
                 if cancelled_future {
-                    state.cancelled_futures.push(name.clone());
+                    state.condition_futures.push(name.clone());
                 }
                 state.locals.insert(
                     name,
@@ -346,36 +346,33 @@ impl Sends<'_> {
 
     /// `token.cancelled()` / `token.cancelled_owned()` on a per-request token (not a shutdown
     /// token), possibly wrapped (`Box::pin(..)`, `.fuse()`, `&mut fut`), or a local holding one.
-    pub(super) fn is_request_cancelled_future(&self, expr: &Expr) -> bool {
+    pub(super) fn is_condition_future(&self, expr: &Expr) -> bool {
         match expr {
             Expr::MethodCall(m) if self.marks.is_future_method(&m.method.to_string()) => {
                 self.marks.concerns(&m.receiver)
             }
-            Expr::MethodCall(m) if m.args.is_empty() => {
-                self.is_request_cancelled_future(&m.receiver)
+            Expr::MethodCall(m) if m.args.is_empty() => self.is_condition_future(&m.receiver),
+            Expr::Call(c) if c.args.len() == 1 => {
+                c.args.first().is_some_and(|a| self.is_condition_future(a))
             }
-            Expr::Call(c) if c.args.len() == 1 => c
-                .args
-                .first()
-                .is_some_and(|a| self.is_request_cancelled_future(a)),
-            Expr::Reference(r) => self.is_request_cancelled_future(&r.expr),
-            Expr::Paren(p) => self.is_request_cancelled_future(&p.expr),
-            Expr::Group(g) => self.is_request_cancelled_future(&g.expr),
+            Expr::Reference(r) => self.is_condition_future(&r.expr),
+            Expr::Paren(p) => self.is_condition_future(&p.expr),
+            Expr::Group(g) => self.is_condition_future(&g.expr),
             Expr::Path(p) => p.path.get_ident().is_some_and(|ident| {
                 let name = ident.to_string();
                 self.functions
                     .last()
-                    .is_some_and(|f| f.cancelled_futures.contains(&name))
+                    .is_some_and(|f| f.condition_futures.contains(&name))
             }),
             _ => false,
         }
     }
 
     /// `token.cancelled().await`: the code after it runs because of the cancellation.
-    pub(super) fn is_cancelled_await(&self, expr: &Expr) -> bool {
+    pub(super) fn is_condition_await(&self, expr: &Expr) -> bool {
         match expr {
-            Expr::Await(a) => self.is_request_cancelled_future(&a.base),
-            Expr::Paren(p) => self.is_cancelled_await(&p.expr),
+            Expr::Await(a) => self.is_condition_future(&a.base),
+            Expr::Paren(p) => self.is_condition_await(&p.expr),
             _ => false,
         }
     }
@@ -389,8 +386,8 @@ impl Sends<'_> {
                 if self.marks.is_test_method(&m.method.to_string())
                     && self.marks.concerns(&m.receiver) =>
             {
-                Condition::Cancelled(
-                    OriginKind::IfCancelled,
+                Condition::Holds(
+                    OriginKind::IfTest,
                     self.span(cond),
                     self.marks.label(Place::Then),
                     OriginCondition::Always,
@@ -398,9 +395,7 @@ impl Sends<'_> {
             }
             Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => {
                 match self.classify_condition(&u.expr) {
-                    Condition::Cancelled(OriginKind::IfCancelled, ..) => {
-                        Condition::NotCancelled(self.span(cond))
-                    }
+                    Condition::Holds(OriginKind::IfTest, ..) => Condition::Negated(self.span(cond)),
                     _ => Condition::Plain,
                 }
             }
@@ -423,7 +418,7 @@ impl Sends<'_> {
                 let cancels = parse_macro_body(&m.mac.tokens).is_some()
                     && self.marks.tokens_name(&m.mac.tokens);
                 if cancels {
-                    Condition::Cancelled(
+                    Condition::Holds(
                         OriginKind::DispatchArm,
                         self.span(cond),
                         self.marks.label(Place::MethodTest),
@@ -434,20 +429,18 @@ impl Sends<'_> {
                 }
             }
             Expr::Let(l) => match self.marks.pattern(&l.pat) {
-                Some(condition) => Condition::Cancelled(
+                Some(condition) => Condition::Holds(
                     OriginKind::DispatchArm,
                     self.span(cond),
                     self.marks.label(Place::LetPattern),
                     condition,
                 ),
-                None if is_ok_pattern(&l.pat) && self.marks.converts(&l.expr) => {
-                    Condition::Cancelled(
-                        OriginKind::DispatchArm,
-                        self.span(cond),
-                        self.marks.label(Place::LetPattern),
-                        OriginCondition::Always,
-                    )
-                }
+                None if is_ok_pattern(&l.pat) && self.marks.converts(&l.expr) => Condition::Holds(
+                    OriginKind::DispatchArm,
+                    self.span(cond),
+                    self.marks.label(Place::LetPattern),
+                    OriginCondition::Always,
+                ),
                 None => Condition::Plain,
             },
             _ => Condition::Plain,
@@ -458,7 +451,7 @@ impl Sends<'_> {
     /// "notifications/cancelled"`, `.eq(..)`): its branch handles the cancellation.
     fn method_test(&self, cond: &Expr, condition: Option<OriginCondition>) -> Condition {
         match condition {
-            Some(condition) => Condition::Cancelled(
+            Some(condition) => Condition::Holds(
                 OriginKind::DispatchArm,
                 self.span(cond),
                 self.marks.label(Place::MethodTest),
@@ -469,20 +462,20 @@ impl Sends<'_> {
     }
 
     /// Whether a statement starts a cancel path for the statements after it.
-    pub(super) fn starts_cancel_path(
+    pub(super) fn starts_path(
         &self,
         stmt: &Stmt,
     ) -> Option<(OriginKind, ByteSpan, String, OriginCondition)> {
         match stmt {
-            Stmt::Expr(expr, _) if self.is_cancelled_await(expr) => Some((
-                OriginKind::AfterCancelledAwait,
+            Stmt::Expr(expr, _) if self.is_condition_await(expr) => Some((
+                OriginKind::AfterAwait,
                 self.span(expr),
                 self.marks.label(Place::AfterAwait),
                 OriginCondition::Always,
             )),
             Stmt::Expr(Expr::While(w), _) => match self.classify_condition(&w.cond) {
-                Condition::NotCancelled(span) => Some((
-                    OriginKind::AfterCancelLoop,
+                Condition::Negated(span) => Some((
+                    OriginKind::AfterLoop,
                     span,
                     self.marks.label(Place::AfterLoop),
                     OriginCondition::Always,
@@ -491,9 +484,9 @@ impl Sends<'_> {
             },
             Stmt::Local(local) => {
                 let init = local.init.as_ref()?;
-                if self.is_cancelled_await(&init.expr) {
+                if self.is_condition_await(&init.expr) {
                     return Some((
-                        OriginKind::AfterCancelledAwait,
+                        OriginKind::AfterAwait,
                         self.span(&init.expr),
                         self.marks.label(Place::AfterAwait),
                         OriginCondition::Always,
@@ -517,13 +510,13 @@ impl Sends<'_> {
 
     /// `if token.is_cancelled() { return ..; }`: the code after it runs only for a request that
     /// was not cancelled.
-    pub(super) fn is_cancel_early_exit(&self, stmt: &Stmt) -> bool {
+    pub(super) fn is_early_exit(&self, stmt: &Stmt) -> bool {
         let Stmt::Expr(Expr::If(i), _) = stmt else {
             return false;
         };
         let cancelled = matches!(
             self.classify_condition(&i.cond),
-            Condition::Cancelled(OriginKind::IfCancelled, ..)
+            Condition::Holds(OriginKind::IfTest, ..)
         );
         let diverges = match i.then_branch.stmts.last() {
             Some(Stmt::Expr(e, _)) => {
@@ -651,7 +644,7 @@ impl Sends<'_> {
     }
 
     /// A response value built right here on a cancel path (for a local that receives it).
-    pub(super) fn cancel_value(&self, expr: &Expr) -> Option<FlowValue> {
+    pub(super) fn path_value(&self, expr: &Expr) -> Option<FlowValue> {
         let value = peel(expr);
         (is_response_construct(value) || self.is_response_valued(value)).then(|| FlowValue {
             span: self.span(value),
@@ -736,8 +729,8 @@ impl Sends<'_> {
                     what: value.what,
                     origins: value.origins,
                 };
-                if !state.facts.cancel_returns.contains(&site) {
-                    state.facts.cancel_returns.push(site);
+                if !state.facts.path_returns.contains(&site) {
+                    state.facts.path_returns.push(site);
                 }
             }
         }
@@ -843,10 +836,10 @@ impl Sends<'_> {
             }
         }
         if name == "abort" && call.args.is_empty() && !self.origins.is_empty() {
-            self.facts.cancel_aborts.push(self.origins.clone());
+            self.facts.path_aborts.push(self.origins.clone());
         }
         if name == "cancel" && call.args.is_empty() && !self.origins.is_empty() {
-            self.facts.cancel_cancels.push(self.origins.clone());
+            self.facts.path_cancels.push(self.origins.clone());
         }
         // `in_flight.get(&id)` on a cancel path: a lookup by request, for its token.
         if matches!(name, "get" | "get_mut") && call.args.len() == 1 && !self.origins.is_empty() {

@@ -39,8 +39,7 @@ fn on_cancel_path(file: &FileFacts, origins: &[usize], cancel_consts: &HashSet<&
         .any(|origin| match &origin.condition {
             OriginCondition::Always => true,
             OriginCondition::ConstNamed(name) => {
-                cancel_consts.contains(name.as_str())
-                    || crate::analysis::vocabulary::is_cancel_const_name(name)
+                cancel_consts.contains(name.as_str()) || super::words::is_cancel_const_name(name)
             }
         })
 }

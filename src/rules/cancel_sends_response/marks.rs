@@ -8,7 +8,7 @@ use syn::{Expr, Pat};
 use crate::analysis::facts::OriginCondition;
 use crate::analysis::sends::marks::{const_condition, PathMarks, Place};
 use crate::analysis::syntax::{expr_idents, path_segments, str_literal, strip_statement_wrappers};
-use crate::analysis::vocabulary::{self as vocab, Vocabulary};
+use crate::analysis::vocabulary::Vocabulary;
 
 /// A request's cancellation, in the words of a run's vocabulary (its configured hooks,
 /// notifications and tokens).
@@ -18,7 +18,7 @@ pub struct Cancellation<'v> {
 
 impl PathMarks for Cancellation<'_> {
     fn is_hook(&self, name: &str, has_receiver: bool) -> bool {
-        self.vocabulary.is_cancel_hook(name, has_receiver)
+        super::words::is_cancel_hook(self.vocabulary, name, has_receiver)
     }
 
     fn is_future_method(&self, method: &str) -> bool {
@@ -85,7 +85,7 @@ impl PathMarks for Cancellation<'_> {
 
 /// A request token's receiver: anything not named like a server-wide shutdown token.
 fn is_request_token(vocabulary: &Vocabulary, receiver: &Expr) -> bool {
-    vocabulary.is_request_token(&expr_idents(receiver))
+    super::words::is_request_token(vocabulary, &expr_idents(receiver))
 }
 
 /// `"notifications/cancelled"` or a constant that may hold it.
@@ -115,7 +115,7 @@ fn pattern_cancel_condition(v: &Vocabulary, pat: &Pat) -> Option<OriginCondition
             .and_then(|(_, sub)| pattern_cancel_condition(v, sub)),
         Pat::Path(p) => {
             let segments = path_segments(&p.path);
-            if v.is_cancel_notification_path(&segments) {
+            if super::words::is_cancel_notification_type(v, &segments) {
                 Some(OriginCondition::Always)
             } else if segments.len() >= 2 {
                 const_condition(&segments)
@@ -131,18 +131,18 @@ fn pattern_cancel_condition(v: &Vocabulary, pat: &Pat) -> Option<OriginCondition
                 .any(|segment| match &segment.arguments {
                     syn::PathArguments::AngleBracketed(args) => args.args.iter().any(|arg| {
                         matches!(arg, syn::GenericArgument::Type(syn::Type::Path(t))
-                        if v.is_cancel_notification_path(&path_segments(&t.path)))
+                        if super::words::is_cancel_notification_type(v, &path_segments(&t.path)))
                     }),
                     _ => false,
                 });
-            if turbofish || v.is_cancel_notification_path(&path_segments(&ts.path)) {
+            if turbofish || super::words::is_cancel_notification_type(v, &path_segments(&ts.path)) {
                 Some(OriginCondition::Always)
             } else {
                 ts.elems.iter().find_map(|p| pattern_cancel_condition(v, p))
             }
         }
         Pat::Struct(s) => {
-            if v.is_cancel_notification_path(&path_segments(&s.path)) {
+            if super::words::is_cancel_notification_type(v, &path_segments(&s.path)) {
                 Some(OriginCondition::Always)
             } else {
                 s.fields
@@ -200,7 +200,7 @@ fn tokens_mention_cancel(v: &Vocabulary, tokens: &proc_macro2::TokenStream) -> b
         }
         proc_macro2::TokenTree::Ident(ident) => {
             let text = ident.to_string();
-            text == "CancelledNotification" || vocab::is_cancel_const_name(&text)
+            text == "CancelledNotification" || super::words::is_cancel_const_name(&text)
         }
         proc_macro2::TokenTree::Group(g) => tokens_mention_cancel(v, &g.stream()),
         proc_macro2::TokenTree::Punct(_) => false,
@@ -255,11 +255,7 @@ mod tests {
                     vec![OriginKind::Hook],
                     false
                 ),
-                (
-                    "`out.respond(..)`".into(),
-                    vec![OriginKind::IfCancelled],
-                    false
-                ),
+                ("`out.respond(..)`".into(), vec![OriginKind::IfTest], false),
                 ("`out.respond(..)`".into(), vec![], false),
             ]
         );
@@ -272,7 +268,7 @@ mod tests {
         );
         assert_eq!(found[0].1, vec![]);
         assert!(found[0].2, "{found:?}");
-        assert_eq!(found[1].1, vec![OriginKind::IfCancelled]);
+        assert_eq!(found[1].1, vec![OriginKind::IfTest]);
         assert!(!found[1].2, "{found:?}");
     }
 
@@ -292,7 +288,7 @@ mod tests {
                 (vec![OriginKind::SelectArm], false),
                 // Raced against the cancellation: it runs only if it won.
                 (vec![], true),
-                (vec![OriginKind::AfterCancelledAwait], false),
+                (vec![OriginKind::AfterAwait], false),
             ]
         );
     }
@@ -319,9 +315,6 @@ mod tests {
         // The response built on the cancel path is sent later, by `tx.send(r)`.
         let flowed = sinks.iter().find(|s| s.sent_at.is_some()).expect("a flow");
         assert_eq!(flowed.what, "`JsonRpcResponse { .. }`");
-        assert_eq!(
-            facts.origins[flowed.origins[0]].kind,
-            OriginKind::IfCancelled
-        );
+        assert_eq!(facts.origins[flowed.origins[0]].kind, OriginKind::IfTest);
     }
 }

@@ -18,6 +18,7 @@ pub mod rule;
 pub mod shape_a;
 pub mod shape_b;
 pub mod shape_c;
+pub mod words;
 
 /// Words without which a file holds no cancel path (besides the configured hook and notification
 /// names).

@@ -6,7 +6,7 @@
 //! which ask it about the library's functions as the graph itself does.
 
 use crate::analysis::crate_graph::{CrateGraph, FunctionRef};
-use crate::analysis::facts::{CallSite, CancelOrigin, FunctionFacts, OriginCondition, SinkSite};
+use crate::analysis::facts::{CallSite, FunctionFacts, OriginCondition, PathOrigin, SinkSite};
 use crate::analysis::vocabulary as vocab;
 use crate::source::FileId;
 
@@ -33,7 +33,7 @@ pub enum Hop<'a> {
 pub struct CancelSend<'a> {
     pub file: FileId,
     pub function: &'a FunctionFacts,
-    pub origin: &'a CancelOrigin,
+    pub origin: &'a PathOrigin,
     pub how: SendHow<'a>,
 }
 
@@ -97,7 +97,7 @@ impl<'g, 'a> CancelPaths<'g, 'a> {
     }
 
     /// The innermost cancel path that holds, of those a site of the graph's `file` lies on.
-    pub fn effective_origin(&self, file: usize, origins: &[usize]) -> Option<&'a CancelOrigin> {
+    pub fn effective_origin(&self, file: usize, origins: &[usize]) -> Option<&'a PathOrigin> {
         effective_origin(self.graph, file, origins)
     }
 
@@ -328,11 +328,11 @@ fn const_is_cancel(graph: &CrateGraph<'_>, name: &str) -> Option<bool> {
     graph.const_holds(name, &|value| value == vocab::CANCELLED_METHOD)
 }
 
-fn origin_holds(graph: &CrateGraph<'_>, origin: &CancelOrigin) -> bool {
+fn origin_holds(graph: &CrateGraph<'_>, origin: &PathOrigin) -> bool {
     match &origin.condition {
         OriginCondition::Always => true,
         OriginCondition::ConstNamed(name) => {
-            const_is_cancel(graph, name).unwrap_or_else(|| vocab::is_cancel_const_name(name))
+            const_is_cancel(graph, name).unwrap_or_else(|| super::words::is_cancel_const_name(name))
         }
     }
 }
@@ -342,7 +342,7 @@ pub fn effective_origin<'a>(
     graph: &CrateGraph<'a>,
     file: usize,
     origins: &[usize],
-) -> Option<&'a CancelOrigin> {
+) -> Option<&'a PathOrigin> {
     let facts = graph.files()[file].1;
     origins
         .iter()

@@ -6,7 +6,7 @@ use std::collections::{HashSet, VecDeque};
 
 use super::paths::effective_origin;
 use crate::analysis::crate_graph::{CrateGraph, FunctionRef};
-use crate::analysis::facts::{CallSite, CancelOrigin, FunctionFacts, ReturnSite};
+use crate::analysis::facts::{CallSite, FunctionFacts, PathOrigin, ReturnSite};
 use crate::diagnostic::{Diagnostic, Label};
 use crate::sdk::Sdk;
 use crate::source::{FileId, SourceMap};
@@ -19,7 +19,7 @@ pub struct HandlerReturn<'a> {
     /// The function whose code returns the value (the handler, or a helper it returns from).
     pub function: &'a FunctionFacts,
     pub value: &'a ReturnSite,
-    pub origin: &'a CancelOrigin,
+    pub origin: &'a PathOrigin,
     /// When the value comes from a helper: the handler, and its file.
     pub handler: Option<(FileId, &'a FunctionFacts)>,
 }
@@ -45,7 +45,7 @@ pub fn find<'a>(graph: &CrateGraph<'a>, sources: &SourceMap) -> Vec<HandlerRetur
     let mut reported: HashSet<(FunctionRef, crate::source::ByteSpan)> = HashSet::new();
     for f in graph.all_functions().filter(|f| is_handler(*f)) {
         let facts = graph.function(f);
-        for value in &facts.cancel_returns {
+        for value in &facts.path_returns {
             if let Some(origin) = effective_origin(graph, f.file, &value.origins) {
                 reported.insert((f, value.span));
                 found.push(HandlerReturn {
@@ -64,7 +64,7 @@ pub fn find<'a>(graph: &CrateGraph<'a>, sources: &SourceMap) -> Vec<HandlerRetur
                 continue;
             }
             let facts = graph.function(helper);
-            for value in &facts.cancel_returns {
+            for value in &facts.path_returns {
                 if reach == Reach::Error && !is_err_value(graph, helper, value, sources) {
                     continue;
                 }

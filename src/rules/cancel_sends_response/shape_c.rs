@@ -6,7 +6,7 @@ use foldhash::{HashMap, HashMapExt, HashSet};
 
 use super::paths::{effective_origin, CancelPaths};
 use crate::analysis::crate_graph::{CrateGraph, FunctionRef};
-use crate::analysis::facts::{CancelOrigin, FunctionFacts, RegistryRemoval, SinkKind, SinkSite};
+use crate::analysis::facts::{FunctionFacts, PathOrigin, RegistryRemoval, SinkKind, SinkSite};
 use crate::diagnostic::{Diagnostic, Label};
 use crate::source::FileId;
 
@@ -25,7 +25,7 @@ pub struct MissingGuard<'a> {
     pub leaves_registered: bool,
     /// The write's function touched no registry itself: it runs after a caller did.
     pub through_calls: bool,
-    pub origin: &'a CancelOrigin,
+    pub origin: &'a PathOrigin,
 }
 
 /// Whether a send goes into a channel that the crate drains in a function that itself deals
@@ -50,7 +50,7 @@ struct Registry<'a> {
     file: FileId,
     /// Where and how the cancel path acts on it.
     removal: RegistryRemoval,
-    origin: &'a CancelOrigin,
+    origin: &'a PathOrigin,
     /// The same cancel path aborts the request's task.
     aborts: bool,
     /// The cancel path cancels the request's token and leaves it registered.
@@ -150,7 +150,7 @@ fn cancel_registries<'a>(graph: &CrateGraph<'a>) -> Vec<Registry<'a>> {
             let Some(origin) = effective_origin(graph, index, &removal.origins) else {
                 continue;
             };
-            let aborts = facts.cancel_aborts.iter().any(|origins| {
+            let aborts = facts.path_aborts.iter().any(|origins| {
                 effective_origin(graph, index, origins).is_some_and(|o| std::ptr::eq(o, origin))
             });
             registries.push(Registry {
@@ -172,8 +172,8 @@ fn cancel_registries<'a>(graph: &CrateGraph<'a>) -> Vec<Registry<'a>> {
             let same = |origins: &Vec<usize>| {
                 effective_origin(graph, index, origins).is_some_and(|o| std::ptr::eq(o, origin))
             };
-            if facts.cancel_cancels.iter().any(same) {
-                let aborts = facts.cancel_aborts.iter().any(same);
+            if facts.path_cancels.iter().any(same) {
+                let aborts = facts.path_aborts.iter().any(same);
                 registries.push(Registry {
                     name: lookup.collection.clone(),
                     file: *file,

@@ -990,21 +990,44 @@ impl Summaries {
 }
 
 #[cfg(test)]
+/// Everything the graph answers about each function (its calls' targets, whether it
+/// returns a response, which of its sends are sends), by file and name.
+pub(crate) fn describe(graph: &CrateGraph<'_>) -> Vec<String> {
+    let name = |f: FunctionRef| format!("{}:{}", graph.file_id(f), graph.function(f).name);
+    let mut out = Vec::new();
+    for f in graph.all_functions() {
+        let facts = graph.function(f);
+        let calls: Vec<Vec<String>> = facts
+            .calls
+            .iter()
+            .map(|call| {
+                let mut to: Vec<String> = graph.callees(f, call).into_iter().map(name).collect();
+                to.sort();
+                to
+            })
+            .collect();
+        let sinks: Vec<bool> = facts
+            .sinks
+            .iter()
+            .map(|s| graph.sink_active(f, s))
+            .collect();
+        out.push(format!(
+            "{} calls {calls:?} returns {} sinks {sinks:?}",
+            name(f),
+            graph.returns_response(f),
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
 mod tests {
-    use super::{CrateGraph, FunctionRef};
+    use super::{describe, CrateGraph, FunctionRef};
     use crate::analysis::facts::FileFacts;
     use crate::source::FileId;
 
     fn facts(text: &str, module: &[&str]) -> FileFacts {
-        let vocabulary = crate::analysis::vocabulary::Vocabulary::default();
-        crate::analysis::analyse_text(
-            text,
-            module.iter().map(|m| m.to_string()).collect(),
-            &vocabulary,
-            &crate::analysis::sends::marks::Unmarked,
-            &[],
-        )
-        .expect("parses")
+        crate::analysis::facts_of(text, module, &crate::analysis::sends::marks::Unmarked)
     }
 
     /// A call's caller, its position, and its targets (file and name).
@@ -1026,37 +1049,6 @@ mod tests {
             }
         }
         all
-    }
-
-    /// Everything the graph answers about each function (its calls' targets, whether it
-    /// returns a response, which of its sends are sends), by file and name.
-    fn describe(graph: &CrateGraph<'_>) -> Vec<String> {
-        let name = |f: FunctionRef| format!("{}:{}", graph.file_id(f), graph.function(f).name);
-        let mut out = Vec::new();
-        for f in graph.all_functions() {
-            let facts = graph.function(f);
-            let calls: Vec<Vec<String>> = facts
-                .calls
-                .iter()
-                .map(|call| {
-                    let mut to: Vec<String> =
-                        graph.callees(f, call).into_iter().map(name).collect();
-                    to.sort();
-                    to
-                })
-                .collect();
-            let sinks: Vec<bool> = facts
-                .sinks
-                .iter()
-                .map(|s| graph.sink_active(f, s))
-                .collect();
-            out.push(format!(
-                "{} calls {calls:?} returns {} sinks {sinks:?}",
-                name(f),
-                graph.returns_response(f),
-            ));
-        }
-        out
     }
 
     /// A target's graph built over its library's gives the graph built from scratch, also where

@@ -111,6 +111,18 @@ pub fn analyse_text(
     result
 }
 
+/// A text's facts in the module `module`, the send analysis following `marks`' paths: for tests.
+#[cfg(test)]
+pub(crate) fn facts_of(
+    text: &str,
+    module: &[&str],
+    marks: &dyn sends::marks::PathMarks,
+) -> facts::FileFacts {
+    let vocabulary = vocabulary::Vocabulary::default();
+    let module = module.iter().map(|m| m.to_string()).collect();
+    analyse_text(text, module, &vocabulary, marks, &[]).expect("parses")
+}
+
 /// Whether code may hold a raw identifier (`r#send_error`): `r#` and then an identifier's first
 /// character. A raw string's `r#"` is none: a file with raw strings alone needs no pass that
 /// rebuilds every macro's tokens.

@@ -215,9 +215,8 @@ mod tests {
     use crate::analysis::vocabulary::Vocabulary;
     use crate::analysis::walk::Hook;
 
-    /// The sends of a file's functions, each with the kinds of the cancel paths it lies on and
-    /// whether it is guarded.
-    fn sends(code: &str) -> Vec<(String, Vec<OriginKind>, bool)> {
+    /// A file's facts from the send analysis alone, following the cancellation's paths.
+    fn walked(code: &str) -> FileFacts {
         let file: syn::File = syn::parse_str(code).expect("parses");
         let vocabulary = Vocabulary::default();
         let marks = Cancellation {
@@ -227,6 +226,13 @@ mod tests {
         let hooks: Vec<Box<dyn Hook>> =
             vec![Box::new(Sends::new(&vocabulary, &marks, 0, Vec::new()))];
         crate::analysis::walk::walk(&file, 0, hooks, &mut facts);
+        facts
+    }
+
+    /// The sends of a file's functions, each with the kinds of the cancel paths it lies on and
+    /// whether it is guarded.
+    fn sends(code: &str) -> Vec<(String, Vec<OriginKind>, bool)> {
+        let facts = walked(code);
         let kinds = |sink: &SinkSite| {
             sink.origins
                 .iter()
@@ -295,18 +301,9 @@ mod tests {
 
     #[test]
     fn a_statement_send_is_removable_and_a_value_flows_to_its_send() {
-        let file: syn::File = syn::parse_str(
+        let facts = walked(
             "fn f(token: T) { let _ = out.respond(1); let r = if token.is_cancelled() { JsonRpcResponse { id, result, jsonrpc } } else { other() }; tx.send(r); }",
-        )
-        .expect("parses");
-        let vocabulary = Vocabulary::default();
-        let marks = Cancellation {
-            vocabulary: &vocabulary,
-        };
-        let mut facts = FileFacts::default();
-        let hooks: Vec<Box<dyn Hook>> =
-            vec![Box::new(Sends::new(&vocabulary, &marks, 0, Vec::new()))];
-        crate::analysis::walk::walk(&file, 0, hooks, &mut facts);
+        );
         let sinks = &facts.functions[0].sinks;
         assert!(
             matches!(sinks[0].removal, Some(Removal::Statement(_))),

@@ -359,52 +359,29 @@ mod tests {
 
     fn facts(text: &str, module: &[&str]) -> FileFacts {
         let vocabulary = crate::analysis::vocabulary::Vocabulary::default();
-        crate::analysis::analyse_text(
-            text,
-            module.iter().map(|m| m.to_string()).collect(),
-            &vocabulary,
-            &super::super::marks::Cancellation {
-                vocabulary: &vocabulary,
-            },
-            &[],
-        )
-        .expect("parses")
+        let marks = super::super::marks::Cancellation {
+            vocabulary: &vocabulary,
+        };
+        crate::analysis::facts_of(text, module, &marks)
     }
 
     /// What the graph and its cancel paths answer about each function (its calls' targets,
-    /// whether it returns a response, its sends, its distance to a send and its first step
+    /// whether it returns a response, its sends; its distance to a send and its first step
     /// there) and its sends on cancel paths, by file and name.
     fn describe(graph: &CrateGraph<'_>) -> Vec<String> {
         let paths = CancelPaths::of(graph);
         let name = |f: FunctionRef| format!("{}:{}", graph.file_id(f), graph.function(f).name);
-        let mut out = Vec::new();
+        let mut out = crate::analysis::crate_graph::describe(graph);
         for f in graph.all_functions() {
-            let facts = graph.function(f);
-            let calls: Vec<Vec<String>> = facts
-                .calls
-                .iter()
-                .map(|call| {
-                    let mut to: Vec<String> =
-                        graph.callees(f, call).into_iter().map(name).collect();
-                    to.sort();
-                    to
-                })
-                .collect();
-            let sinks: Vec<bool> = facts
-                .sinks
-                .iter()
-                .map(|s| graph.sink_active(f, s))
-                .collect();
             let hop = match paths.next_hop(f) {
                 Some(NextHop::Sink(index)) => format!("send {index}"),
                 Some(NextHop::Call(index, to)) => format!("call {index} to {}", name(to)),
                 None => "none".to_string(),
             };
             out.push(format!(
-                "{} calls {calls:?} returns {} sinks {sinks:?} distance {} first {hop}",
+                "{} distance {} first {hop}",
                 name(f),
-                graph.returns_response(f),
-                paths.distance(f),
+                paths.distance(f)
             ));
         }
         for send in paths.cancel_sends() {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The real-servers check: lint public MCP server repositories from GitHub, each pinned at a commit
-# (scripts/real-servers/repos.txt), in cargo mode from the repository's root (or its `cwd=`), and
+# (scripts/real-servers/repos.txt), in cargo mode from the repository's root (or its `cwd=`), every member of its workspace, and
 # compare every finding with the triaged verdicts (scripts/real-servers/verdicts.json: true and
 # false findings, and known violations the tool must find). Prints each rule's precision and
 # recall, the findings nobody has triaged yet and the known violations missed.
@@ -40,10 +40,10 @@ while read -r key commit rest; do
     continue
   fi
   echo "linting $key"
-  # Cargo mode, as a user runs it, by default and with --preview (preview rules and shapes are
+  # Cargo mode over the whole workspace (examples are product), by default and with --preview (preview rules and shapes are
   # measured too); no cache, so that each run measures the analysis as built.
-  (cd "$dir/$cwd" && "$lint" --format json --exit-zero --no-cache > "$out/$key.json")
-  (cd "$dir/$cwd" && "$lint" --format json --exit-zero --no-cache --preview > "$out/$key.preview.json")
+  (cd "$dir/$cwd" && "$lint" --workspace --format json --exit-zero --no-cache > "$out/$key.json")
+  (cd "$dir/$cwd" && "$lint" --workspace --format json --exit-zero --no-cache --preview > "$out/$key.preview.json")
 done < "$repos"
 
 python3 "$root/scripts/real-servers-report.py" "$out" "$repos" "$root/scripts/real-servers/verdicts.json" \

@@ -39,6 +39,11 @@ while read -r key commit rest; do
     missing=$((missing + 1))
     continue
   fi
+  if [[ ! -f "$dir/$cwd/Cargo.toml" ]]; then
+    # Cargo mode would look for a manifest in the directories above, outside the checkout.
+    echo "no Cargo.toml in $dir/$cwd: skipped" >&2
+    continue
+  fi
   echo "linting $key"
   # Cargo mode over the whole workspace (examples are product), by default and with --preview (preview rules and shapes are
   # measured too); no cache, so that each run measures the analysis as built.

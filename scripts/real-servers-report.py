@@ -7,7 +7,8 @@ has no verdict yet.
 
 OUT_DIR holds "<key>.json" (the default run's JSON report of each repository) and
 "<key>.preview.json" (the run with --preview). REPOS has one "key commit [cwd=DIR]" line per
-repository. VERDICTS is JSON: "findings", each {repo, code, path, line, verdict: TP|FP, why?}
+repository; a "# batch: NAME" line starts the batch the repositories below it were added in,
+and each batch is also reported on its own. VERDICTS is JSON: "findings", each {repo, code, path, line, verdict: TP|FP, why?}
 keyed by the primary span's start line, and "missed", each {repo, code, accept: [[path, first,
 last], ..], why}: a known violation, found by a finding of its code whose primary span touches
 one of the accepted line ranges. A finding that finds a known violation is true. Recall counts
@@ -23,13 +24,19 @@ RULES = ["MCP001", "MCP002", "MCP003", "MCP004", "MCP005", "MCP006", "MCP007"]
 
 
 def repositories(path):
-    keys = []
+    """The repositories' keys, and the batch each was added in (a `# batch: NAME` line starts
+    one)."""
+    keys, batches, batch = [], {}, "-"
     with open(path, encoding="utf-8") as handle:
         for line in handle:
+            if line.startswith("# batch:"):
+                batch = line[len("# batch:"):].strip()
+                continue
             fields = line.split()
             if fields and not fields[0].startswith("#"):
                 keys.append(fields[0])
-    return keys
+                batches[fields[0]] = batch
+    return keys, batches
 
 
 def findings(path):
@@ -117,7 +124,7 @@ def table(title, keys, out, suffix, verdicts, missed):
 
 def main():
     out, repos_path, verdicts_path = sys.argv[1:4]
-    keys = repositories(repos_path)
+    keys, batches = repositories(repos_path)
     with open(verdicts_path, encoding="utf-8") as handle:
         data = json.load(handle)
     verdicts = {
@@ -126,8 +133,15 @@ def main():
     missed = data["missed"]
     present = [k for k in keys if os.path.exists(os.path.join(out, k + ".json"))]
     lines = ["# Real servers", "", f"{len(present)} of {len(keys)} repositories linted.", ""]
-    lines += table("Default run", present, out, ".json", verdicts, missed)
-    lines += table("With --preview", present, out, ".preview.json", verdicts, missed)
+    lines += table("All: default run", present, out, ".json", verdicts, missed)
+    lines += table("All: with --preview", present, out, ".preview.json", verdicts, missed)
+    # Each batch on its own: a batch's first-contact numbers are its first report's.
+    for batch in dict.fromkeys(batches[k] for k in present):
+        members = [k for k in present if batches[k] == batch]
+        lines.append(f"# Batch {batch} ({len(members)} repositories)")
+        lines.append("")
+        lines += table("Default run", members, out, ".json", verdicts, missed)
+        lines += table("With --preview", members, out, ".preview.json", verdicts, missed)
     print("\n".join(lines))
 
 

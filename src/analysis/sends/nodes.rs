@@ -114,6 +114,7 @@ impl Sends<'_> {
         if undo.flowing {
             match node {
                 Node::Expr(value) => self.note_flowing_values(value),
+                Node::Arm(arm) => self.note_flowing_values(&arm.body),
                 Node::Block(block) => {
                     let value = Expr::Block(syn::ExprBlock {
                         attrs: Vec::new(),
@@ -211,6 +212,9 @@ impl Sends<'_> {
                 );
                 self.origins.push(origin);
                 undo.origin = true;
+                // `let reply = match method { CANCELLED => json!(..), .. }; write(reply)`: the
+                // arm's value is the `match`'s, for the `let` that receives it.
+                undo.flowing = true;
                 self.arms.push(None);
             }
             None => {

@@ -538,6 +538,33 @@ pub fn format_captures(format: &str) -> Vec<String> {
     found
 }
 
+/// The renames of a `use` tree: `use a::b as c;` maps `c` to `a::b` (`self` and `super`
+/// kept as written, for the graph to anchor).
+pub fn use_renames(
+    tree: &syn::UseTree,
+    prefix: &mut Vec<String>,
+    renames: &mut std::collections::HashMap<String, Vec<String>>,
+) {
+    match tree {
+        syn::UseTree::Path(path) => {
+            prefix.push(path.ident.to_string());
+            use_renames(&path.tree, prefix, renames);
+            prefix.pop();
+        }
+        syn::UseTree::Rename(rename) => {
+            let mut original = prefix.clone();
+            original.push(rename.ident.to_string());
+            renames.insert(rename.rename.to_string(), original);
+        }
+        syn::UseTree::Group(group) => {
+            for tree in &group.items {
+                use_renames(tree, prefix, renames);
+            }
+        }
+        syn::UseTree::Name(_) | syn::UseTree::Glob(_) => {}
+    }
+}
+
 #[cfg(test)]
 mod cfg_tests {
     use super::*;

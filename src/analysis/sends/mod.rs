@@ -238,7 +238,7 @@ impl Hook for Sends<'_> {
         // `use serve::run as run_serve;` (in a module or a block): calls of `run_serve` are
         // calls of `serve::run`.
         if let Node::Item(syn::Item::Use(item)) = node {
-            note_renames(&item.tree, &mut Vec::new(), &mut self.renames);
+            super::syntax::use_renames(&item.tree, &mut Vec::new(), &mut self.renames);
         }
         if !scope.in_function_body() {
             return;
@@ -280,33 +280,6 @@ impl Hook for Sends<'_> {
         facts.path_aborts = mine.path_aborts;
         facts.registry_lookups = mine.registry_lookups;
         facts.path_cancels = mine.path_cancels;
-    }
-}
-
-/// The renames of a `use` tree: `use a::b as c;` maps `c` to `a::b` (`self` and `super`
-/// kept as written, for the graph to anchor).
-fn note_renames(
-    tree: &syn::UseTree,
-    prefix: &mut Vec<String>,
-    renames: &mut HashMap<String, Vec<String>>,
-) {
-    match tree {
-        syn::UseTree::Path(path) => {
-            prefix.push(path.ident.to_string());
-            note_renames(&path.tree, prefix, renames);
-            prefix.pop();
-        }
-        syn::UseTree::Rename(rename) => {
-            let mut original = prefix.clone();
-            original.push(rename.ident.to_string());
-            renames.insert(rename.rename.to_string(), original);
-        }
-        syn::UseTree::Group(group) => {
-            for tree in &group.items {
-                note_renames(tree, prefix, renames);
-            }
-        }
-        syn::UseTree::Name(_) | syn::UseTree::Glob(_) => {}
     }
 }
 

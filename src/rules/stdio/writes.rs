@@ -62,6 +62,9 @@ pub struct Stdio {
     payload_depth: usize,
     /// The `let` initialisers being visited, innermost last.
     let_captures: Vec<LetCapture>,
+    /// The file's `use .. as ..` renames (`use tracing_subscriber::fmt as trace_fmt;`): the
+    /// alias, and the path it names.
+    renames: HashMap<String, Vec<String>>,
 }
 
 struct Function {
@@ -116,6 +119,9 @@ impl Hook for Stdio {
     }
 
     fn enter(&mut self, node: Node<'_>, scope: &Scope<'_>) {
+        if let Node::Item(syn::Item::Use(item)) = node {
+            crate::analysis::syntax::use_renames(&item.tree, &mut Vec::new(), &mut self.renames);
+        }
         if !scope.in_function_body() {
             return;
         }
@@ -589,7 +595,7 @@ impl Stdio {
         let Expr::Path(func) = &*call.func else {
             return;
         };
-        let segments = path_segments(&func.path);
+        let segments = self.unaliased(path_segments(&func.path));
         let last = segments.last().map(String::as_str).unwrap_or("");
         if segments.first().is_some_and(|s| s == "serde_json") && SERIALIZERS.contains(&last) {
             self.note_serializer(call, last, scope);
@@ -613,6 +619,20 @@ impl Stdio {
             if let (true, Some(capture)) = (settable, self.let_captures.last_mut()) {
                 capture.loggers.push(span);
             }
+        }
+    }
+
+    /// A path with its first segment's `use .. as ..` alias replaced by the path it names:
+    /// `trace_fmt::layer` is `tracing_subscriber::fmt::layer` after `use tracing_subscriber::fmt
+    /// as trace_fmt;`.
+    fn unaliased(&self, segments: Vec<String>) -> Vec<String> {
+        match segments.first().and_then(|first| self.renames.get(first)) {
+            Some(original) => original
+                .iter()
+                .chain(segments.iter().skip(1))
+                .cloned()
+                .collect(),
+            None => segments,
         }
     }
 

@@ -78,6 +78,10 @@ pub struct StdoutWrite {
     /// does, or a `--version`-style branch that returns or exits without serving.
     pub off_path: bool,
     pub content: WriteContent,
+    /// The write runs only when the enclosing function's `bool` parameters have these values:
+    /// (the parameter's position among the typed parameters, its value), from the `if`s on a
+    /// parameter around it (`if to_stderr { .. } else { write }` is `[(0, false)]`).
+    pub runs_if: Vec<(usize, bool)>,
 }
 
 /// What one function (or method) writes to stdout, for a function that names stdout or
@@ -124,6 +128,9 @@ pub struct ServingFacts {
     /// Arms and branches that end the process (`exit(..)`, `abort()`, a `match` whose arms all
     /// do): a help text or a fatal error printed on the way out, never on the way to serving.
     pub exits: Vec<ByteSpan>,
+    /// Calls in function bodies with a `true` or `false` argument: the call's span, and each
+    /// argument's value when it is one (a method call's receiver is not an argument).
+    pub bool_args: Vec<(ByteSpan, Vec<Option<bool>>)>,
 }
 
 /// An arm of a `match` over an enum: its body, and the variants its pattern names (None for a

@@ -117,3 +117,65 @@ pub fn runs_only_while_serving(
 ) -> bool {
     serving_path(context).runs_only_while_serving(file, function, span)
 }
+
+/// Whether a write that runs only for some values of its function's `bool` parameters (see
+/// [`facts::StdoutWrite::runs_if`]) runs while the unit serves stdio: a call of the function on
+/// the serving path passes values that take its branch, or values that are not literals. A
+/// function on the path that no call on it reaches (an SDK's handler) is taken.
+/// `init_tracing(true)` from the stdio runner never takes `if to_stderr { .. } else { write }`.
+pub fn taken_while_serving(
+    context: &RuleContext<'_>,
+    file: usize,
+    function: ByteSpan,
+    write: &facts::StdoutWrite,
+) -> bool {
+    if write.runs_if.is_empty() {
+        return true;
+    }
+    let graph = context.graph;
+    let Some((_, own)) = graph.files().get(file) else {
+        return true;
+    };
+    let Some(index) = own.functions.iter().position(|f| f.item_span == function) else {
+        return true;
+    };
+    let target = FunctionRef {
+        file,
+        function: index,
+    };
+    let path = serving_path(context);
+    let mut calls_on_path = 0;
+    for caller in graph.all_functions() {
+        let facts = graph.function(caller);
+        let file_id = graph.file_id(caller);
+        for call in &facts.calls {
+            if !graph.callees(caller, call).contains(&target)
+                || !path.runs_while_serving(file_id, facts.item_span, call.span)
+            {
+                continue;
+            }
+            calls_on_path += 1;
+            // `Type::method(receiver, ..)`: its arguments count the receiver, its parameters
+            // do not.
+            let by_path = matches!(call.callee, crate::analysis::facts::Callee::Path(_));
+            if by_path && graph.function(target).has_receiver {
+                return true;
+            }
+            let serving = facts::serving(graph.files()[caller.file].1);
+            let args = serving
+                .bool_args
+                .iter()
+                .find(|(span, _)| *span == call.span)
+                .map(|(_, args)| args.as_slice())
+                .unwrap_or_default();
+            // Taken unless an argument is the literal that leaves the branch.
+            let taken = write.runs_if.iter().all(|&(param, value)| {
+                args.get(param).copied().flatten() != Some(!value)
+            });
+            if taken {
+                return true;
+            }
+        }
+    }
+    calls_on_path == 0
+}

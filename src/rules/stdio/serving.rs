@@ -45,6 +45,19 @@ struct Serving {
     functions: Vec<StdinReads>,
 }
 
+/// `true` or `false`, as a literal.
+fn bool_literal(expr: &Expr) -> Option<bool> {
+    match expr {
+        Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Bool(b),
+            ..
+        }) => Some(b.value),
+        Expr::Paren(p) => bool_literal(&p.expr),
+        Expr::Group(g) => bool_literal(&g.expr),
+        _ => None,
+    }
+}
+
 /// A function's `stdin()` calls. They serve messages when the function parses JSON from what it
 /// reads as a stream (`.lines()`, or in a loop), or hands stdin to a transport in a pair
 /// (`(stdin(), stdout())`); a single `read_line` for a person's answer does not, nor does a
@@ -557,6 +570,23 @@ impl Hook for Serving {
         }
         if is_function_body(node, scope.parent()) {
             self.functions.push(StdinReads::default());
+        }
+        // `init_tracing(true)`: what a `bool` parameter is given (see
+        // [`super::facts::StdoutWrite::runs_if`]).
+        let args = match node {
+            Node::Expr(Expr::Call(call)) => Some(&call.args),
+            Node::Expr(Expr::MethodCall(call)) => Some(&call.args),
+            _ => None,
+        };
+        if let Some(args) = args {
+            let values: Vec<Option<bool>> = args.iter().map(bool_literal).collect();
+            if values.iter().any(Option::is_some) {
+                let span = match node {
+                    Node::Expr(expr) => scope.span(expr),
+                    _ => ByteSpan::default(),
+                };
+                self.facts.bool_args.push((span, values));
+            }
         }
         if let Some(function) = self.functions.last_mut() {
             match node {

@@ -46,7 +46,7 @@ impl Rule for StdioStdoutPollution {
     }
 
     fn check(&self, context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
-        for (file, facts) in context.graph.files() {
+        for (index, (file, facts)) in context.graph.files().iter().enumerate() {
             for function in &super::facts::writes(facts) {
                 for write in &function.writes {
                     // A writer chosen by a branch is a new shape: in preview.
@@ -60,6 +60,7 @@ impl Rule for StdioStdoutPollution {
                             function.item_span,
                             write.span,
                         )
+                        && super::taken_while_serving(context, index, function.item_span, write)
                     {
                         // The fix is certain only where the write runs only while serving: a
                         // helper shared with a CLI command, or `main` before its sub-commands,

@@ -62,6 +62,9 @@ pub struct Stdio {
     payload_depth: usize,
     /// The `let` initialisers being visited, innermost last.
     let_captures: Vec<LetCapture>,
+    /// Branches taken by a `bool` parameter's value: the branch, the parameter's position, and
+    /// the value that takes it (see [`StdoutWrite::runs_if`]).
+    param_branches: Vec<(ByteSpan, usize, bool)>,
     /// The file's `use .. as ..` renames (`use tracing_subscriber::fmt as trace_fmt;`): the
     /// alias, and the path it names.
     renames: HashMap<String, Vec<String>>,
@@ -81,6 +84,8 @@ struct Function {
     /// Locals bound to a writer chosen by a `match` or an `if`, one of whose branches is stdout
     /// (`let w = match path { None => BoxMakeWriter::new(std::io::stdout), Some(p) => .. }`).
     stdout_writer_locals: Vec<String>,
+    /// The function's `bool` parameters: name, and position among the typed parameters.
+    bool_params: Vec<(String, usize)>,
 }
 
 /// A writing macro being visited.
@@ -107,6 +112,51 @@ struct LetCapture {
 }
 
 /// The function whose body `node` is, with its span.
+/// The `bool` parameters of the function whose item is `parent`: name, and position among its
+/// typed parameters (a method's receiver is not one).
+fn bool_params(parent: Option<Node<'_>>) -> Vec<(String, usize)> {
+    let sig = match parent {
+        Some(Node::Item(syn::Item::Fn(f))) => &f.sig,
+        Some(Node::ImplItem(syn::ImplItem::Fn(f))) => &f.sig,
+        Some(Node::TraitItem(syn::TraitItem::Fn(f))) => &f.sig,
+        _ => return Vec::new(),
+    };
+    sig.inputs
+        .iter()
+        .filter_map(|input| match input {
+            syn::FnArg::Typed(arg) => Some(arg),
+            syn::FnArg::Receiver(_) => None,
+        })
+        .enumerate()
+        .filter_map(|(position, arg)| match (&*arg.pat, &*arg.ty) {
+            (Pat::Ident(ident), syn::Type::Path(ty)) if ty.path.is_ident("bool") => {
+                Some((ident.ident.to_string(), position))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// A condition that is a `bool` parameter (`to_stderr`) or its negation (`!to_stderr`): the
+/// parameter's position, and the value that makes it hold.
+fn param_test(cond: &Expr, params: &[(String, usize)]) -> Option<(usize, bool)> {
+    match cond {
+        Expr::Paren(p) => param_test(&p.expr, params),
+        Expr::Group(g) => param_test(&g.expr, params),
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => {
+            param_test(&u.expr, params).map(|(param, value)| (param, !value))
+        }
+        Expr::Path(p) => {
+            let ident = p.path.get_ident()?;
+            params
+                .iter()
+                .find(|(name, _)| ident == name.as_str())
+                .map(|&(_, position)| (position, true))
+        }
+        _ => None,
+    }
+}
+
 fn body_of_function(node: Node<'_>, scope: &Scope<'_>) -> Option<ByteSpan> {
     is_function_body(node, scope.parent())
         .then(|| scope.function().map(|f| f.span))
@@ -135,6 +185,7 @@ impl Hook for Stdio {
                 stdout_locals: Vec::new(),
                 stdout_writer_locals: Vec::new(),
                 logger_locals: HashMap::new(),
+                bool_params: bool_params(scope.parent()),
             });
         }
         match node {
@@ -231,6 +282,12 @@ impl Stdio {
             .off_path
             .iter()
             .any(|b| b.start <= span.start && span.end <= b.end);
+        let runs_if = self
+            .param_branches
+            .iter()
+            .filter(|(b, _, _)| b.start <= span.start && span.end <= b.end)
+            .map(|&(_, param, value)| (param, value))
+            .collect();
         if let Some(function) = self.current() {
             function.facts.writes.push(StdoutWrite {
                 kind,
@@ -239,6 +296,7 @@ impl Stdio {
                 in_test: scope.in_test(),
                 off_path,
                 content,
+                runs_if,
             });
         }
     }
@@ -442,6 +500,18 @@ impl Stdio {
             let span = expr.then_branch.brace_token.span.join();
             byte_span(span, span, scope.base)
         };
+        // `if to_stderr { .. } else { .. }` on a `bool` parameter: which value takes which branch.
+        let tested = self
+            .functions
+            .last()
+            .and_then(|f| param_test(&expr.cond, &f.bool_params));
+        if let Some((param, value)) = tested {
+            self.param_branches.push((then_span(), param, value));
+            if let Some((_, else_branch)) = &expr.else_branch {
+                self.param_branches
+                    .push((scope.span(&**else_branch), param, !value));
+            }
+        }
         match &expr.else_branch {
             Some((_, else_branch)) => {
                 let else_serves = match &**else_branch {

@@ -31,6 +31,9 @@ const SDK_CRATES: &[&str] = &[
     "mcp_server",
     "mcp_sdk",
     "tower_mcp",
+    "mcp_attr",
+    "mcp_sdk_rs",
+    "mcp_core",
 ];
 
 /// The names of MCP methods that make a `match` a method dispatcher.

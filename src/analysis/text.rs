@@ -81,6 +81,27 @@ pub fn speaks_mcp(text: &str) -> bool {
 /// `Command` with `.stdin(Stdio::piped())`) is a client that owns its own stdout: there only a
 /// transport on the process's own stdio counts (`stdio()`, `StdioTransport::new(..)`), and
 /// neither a `stdin()` read (a prompt for the user) nor the name `StdioTransport` does.
+/// Whether code calls a function or method named for serving over stdio (`serve_stdio(server)`,
+/// `.run_stdio()`, `start_stdio_server(..)`): an identifier that holds `stdio` and one of
+/// `serve`, `run`, `start`, `listen`, followed by its arguments.
+fn calls_stdio_server(code: &str) -> bool {
+    let is_ident = |c: char| c == '_' || c.is_ascii_alphanumeric();
+    code.match_indices("stdio").any(|(at, _)| {
+        let start = code[..at]
+            .rfind(|c: char| !is_ident(c))
+            .map_or(0, |i| i + 1);
+        let end = code[at..]
+            .find(|c: char| !is_ident(c))
+            .map_or(code.len(), |i| at + i);
+        let name = code[start..end].to_ascii_lowercase();
+        let called = code[end..].trim_start().starts_with('(');
+        called
+            && ["serve", "run", "start", "listen"]
+                .iter()
+                .any(|verb| name.contains(verb))
+    })
+}
+
 pub fn serves_stdio(text: &str) -> bool {
     // Most files name none of these: no need to copy them without their comments.
     if ![
@@ -88,6 +109,7 @@ pub fn serves_stdio(text: &str) -> bool {
         "stdin()",
         "StdioTransport",
         "StdioServerTransport",
+        "stdio",
     ]
     .iter()
     .any(|needle| text.contains(needle))
@@ -95,7 +117,7 @@ pub fn serves_stdio(text: &str) -> bool {
         return false;
     }
     let code = code_only(text);
-    if code.contains("stdio()") {
+    if code.contains("stdio()") || calls_stdio_server(&code) {
         return true;
     }
     if launches_stdio_child(&code) || prompts_on_terminal(&code) {

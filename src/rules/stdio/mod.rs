@@ -31,12 +31,15 @@ use server_model::ServingPath;
 pub static COLLECTORS: [&'static dyn Collects; 2] = [&writes::COLLECTOR, &serving::COLLECTOR];
 
 /// The transport of a stdio server: a file that names one is parsed (the rules then look at
-/// what else writes to stdout).
+/// what else writes to stdout). `_stdio` and `stdio_` for the calls named for serving stdio
+/// (`serve_stdio(server)`, `run_stdio()`, `start_stdio_server()`).
 pub const STDIO_WORDS: &[&str] = &[
     "stdin()",
     "stdio()",
     "StdioTransport",
     "StdioServerTransport",
+    "_stdio",
+    "stdio_",
 ];
 
 /// What writes to stdout: looked for in the skipped files of a run that serves MCP over stdio.

@@ -101,7 +101,8 @@ impl StdinReads {
 /// transport, a call named for serving stdio (`run_stdio()`, `serve_stdio()`,
 /// `start_stdio_server()`), a stdio transport type's constructor (`StdioTransport::new()`,
 /// `StdioServerTransport::default()`), or (`stdin()`) a read of stdin. Not any other function
-/// of a stdio transport type (`StdioTransport::parse_message(..)`).
+/// of a stdio transport type (`StdioTransport::parse_message(..)`), nor a client's transport
+/// (`ClientStdioTransport::new(..)`).
 fn serving_path(segments: &[String], no_args: bool) -> Option<Site> {
     let last = segments.last()?;
     if last == "stdin" && no_args {
@@ -115,7 +116,10 @@ fn serving_path(segments: &[String], no_args: bool) -> Option<Site> {
         .checked_sub(2)
         .and_then(|i| segments.get(i))?;
     let constructor = last == "new" || last == "default" || last.starts_with("with_");
-    (owner.contains("Stdio") && owner.contains("Transport") && constructor)
+    // A client's stdio transport (`ClientStdioTransport::new(program, ..)`) launches the server
+    // as a child and talks over the child's pipes: the process's own stdout stays its own.
+    let client = owner.contains("Client");
+    (owner.contains("Stdio") && owner.contains("Transport") && constructor && !client)
         .then_some(Site::Transport)
 }
 

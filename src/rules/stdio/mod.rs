@@ -172,9 +172,10 @@ pub fn taken_while_serving(
                 .map(|(_, args)| args.as_slice())
                 .unwrap_or_default();
             // Taken unless an argument is the literal that leaves the branch.
-            let taken = write.runs_if.iter().all(|&(param, value)| {
-                args.get(param).copied().flatten() != Some(!value)
-            });
+            let taken = write
+                .runs_if
+                .iter()
+                .all(|&(param, value)| args.get(param).copied().flatten() != Some(!value));
             if taken {
                 return true;
             }

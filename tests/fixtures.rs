@@ -119,13 +119,24 @@ fn relative(path: &Path, fixture: &Path) -> String {
 }
 
 fn expected(fixture: &Path, rule_dir: &str) -> Findings {
+    markers(fixture, rule_dir, "//~")
+}
+
+/// The lines marked `//~? CODE`: violations the rules do not find yet.
+fn known_misses(fixture: &Path, rule_dir: &str) -> Findings {
+    markers(fixture, rule_dir, "//~?")
+}
+
+/// The codes after each `marker` (`//~ MCP001`), by file and line. `//~?` is no `//~` marker: the
+/// codes are read from the word after the marker, and `?` is none.
+fn markers(fixture: &Path, rule_dir: &str, marker: &str) -> Findings {
     let mut findings = Findings::new();
     for file in rust_files(fixture) {
         let text = String::from_utf8_lossy(&std::fs::read(&file).expect("fixture is readable"))
             .into_owned();
         for (index, line) in text.lines().enumerate() {
-            if let Some(position) = line.find("//~") {
-                let codes = line[position + 3..]
+            if let Some(position) = line.find(marker) {
+                let codes = line[position + marker.len()..]
                     .split_whitespace()
                     .take_while(|w| w.starts_with("MCP"))
                     .filter(|code| compared(rule_dir, code))
@@ -274,30 +285,6 @@ fn check_shown(result: &LintResult, fixture: &Path, rule_dir: &str, bless: bool)
             path.display()
         )],
     }
-}
-
-/// The lines marked `//~? CODE`: violations the rules do not find yet.
-fn known_misses(fixture: &Path, rule_dir: &str) -> Findings {
-    let mut misses = Findings::new();
-    for file in rust_files(fixture) {
-        let text = String::from_utf8_lossy(&std::fs::read(&file).expect("fixture is readable"))
-            .into_owned();
-        for (index, line) in text.lines().enumerate() {
-            if let Some(position) = line.find("//~?") {
-                let codes = line[position + 4..]
-                    .split_whitespace()
-                    .take_while(|w| w.starts_with("MCP"))
-                    .filter(|code| compared(rule_dir, code))
-                    .map(str::to_string);
-                misses
-                    .entry((relative(&file, fixture), index + 1))
-                    .or_default()
-                    .extend(codes);
-            }
-        }
-    }
-    misses.retain(|_, codes| !codes.is_empty());
-    misses
 }
 
 /// Compare a fixture's findings with its `//~` markers.

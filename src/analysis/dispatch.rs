@@ -70,6 +70,7 @@ pub fn hook(base: usize, unread: Vec<super::items::UnreadConst>) -> Box<dyn Hook
         seen_jsonrpc: false,
         seen_two: false,
         chain_links: std::collections::HashSet::new(),
+        fall_through: std::collections::HashMap::new(),
         unread,
         in_unread: 0,
     })
@@ -99,6 +100,9 @@ struct Collector {
     seen_two: bool,
     /// The inner `if`s of the `if`/`else if` dispatchers found, by start.
     chain_links: std::collections::HashSet<usize>,
+    /// `if` chains with no `else` whose every branch returns, by the first `if`'s start: the
+    /// statements after the chain in its block, which every other method falls through to.
+    fall_through: std::collections::HashMap<usize, Vec<syn::Stmt>>,
     /// The private constants no code of the file reads.
     unread: Vec<super::items::UnreadConst>,
     /// How many of them enclose the current node.
@@ -212,6 +216,25 @@ impl Collector {
         })
     }
 
+    /// `if method == "initialize" { return .. } else if .. { return .. }` followed by more
+    /// statements: what the methods the chain does not name fall through to, remembered for
+    /// [`Collector::if_chain_dispatcher`].
+    fn note_fall_through(&mut self, stmts: &[syn::Stmt]) {
+        for (index, stmt) in stmts.iter().enumerate() {
+            let syn::Stmt::Expr(Expr::If(first), _) = stmt else {
+                continue;
+            };
+            let rest = &stmts[index + 1..];
+            if rest.is_empty() || !every_link_returns(first) {
+                continue;
+            }
+            let start = self
+                .raw_span(first.if_token.span, first.if_token.span)
+                .start;
+            self.fall_through.insert(start, rest.to_vec());
+        }
+    }
+
     /// An `if method == "initialize" {..} else if method == "tools/list" {..} else {..}` chain
     /// over method names, read as a dispatcher. Its inner `if`s are remembered, so that they are
     /// not read again as chains of their own.
@@ -276,22 +299,7 @@ impl Collector {
                 }
             })
             .collect();
-        let catch_all = catch_all_block.map(|block| {
-            let body = as_expr(&block.block);
-            let span = self.raw_span(
-                block.block.brace_token.span.open(),
-                block.block.brace_token.span.close(),
-            );
-            CatchAllArm {
-                span,
-                body: span,
-                method_not_found: names_method_not_found(
-                    body.to_token_stream(),
-                    self.responds(&body).is_some(),
-                ),
-                calls: called_names(&body),
-            }
-        });
+        let catch_all = self.chain_catch_all(first, catch_all_block);
         let scope = self.functions.last();
         Some(MethodDispatcher {
             span: self.raw_span(
@@ -325,6 +333,67 @@ impl Collector {
             Some(self.span(tail))
         } else {
             None
+        }
+    }
+
+    /// The catch-all of an `if` chain that starts at `first`: its final `else` block, or the
+    /// statements the other methods fall through to (see [`Collector::note_fall_through`]).
+    fn chain_catch_all(
+        &mut self,
+        first: &syn::ExprIf,
+        catch_all_block: Option<&syn::ExprBlock>,
+    ) -> Option<CatchAllArm> {
+        let as_expr = |block: &syn::Block| {
+            Expr::Block(syn::ExprBlock {
+                attrs: Vec::new(),
+                label: None,
+                block: block.clone(),
+            })
+        };
+        let first_start = self
+            .raw_span(first.if_token.span, first.if_token.span)
+            .start;
+        let fall_through = match catch_all_block {
+            Some(_) => None,
+            None => self.fall_through.remove(&first_start),
+        };
+        match (catch_all_block, fall_through) {
+            (Some(block), _) => {
+                let body = as_expr(&block.block);
+                let span = self.raw_span(
+                    block.block.brace_token.span.open(),
+                    block.block.brace_token.span.close(),
+                );
+                Some(self.catch_all_arm(&body, span))
+            }
+            // The statements the other methods fall through to.
+            (None, Some(rest)) => {
+                let (Some(head), Some(tail)) = (rest.first(), rest.last()) else {
+                    return None;
+                };
+                let (start, _) = super::spans::stmt_bounds(head);
+                let (_, end) = super::spans::stmt_bounds(tail);
+                let span = self.raw_span(start, end);
+                let block = syn::Block {
+                    brace_token: Default::default(),
+                    stmts: rest,
+                };
+                Some(self.catch_all_arm(&as_expr(&block), span))
+            }
+            (None, None) => None,
+        }
+    }
+
+    /// The catch-all arm whose body is `body`, at `span`.
+    fn catch_all_arm(&self, body: &Expr, span: ByteSpan) -> CatchAllArm {
+        CatchAllArm {
+            span,
+            body: span,
+            method_not_found: names_method_not_found(
+                body.to_token_stream(),
+                self.responds(body).is_some(),
+            ),
+            calls: called_names(body),
         }
     }
 
@@ -456,6 +525,7 @@ impl Hook for Collector {
             Node::LitStr(lit) => self.note_literal(&lit.value()),
             Node::Expr(expr) => self.enter_expr(expr),
             Node::Macro(mac) => self.enter_macro(mac),
+            Node::Block(block) => self.note_fall_through(&block.stmts),
             _ => {}
         }
     }
@@ -661,6 +731,26 @@ fn is_quiet(expr: &Expr) -> bool {
 
 /// An arm value that is a message for the caller to send: `Some(..)`, `Ok(..)`, a `json!`, a
 /// struct literal.
+/// Whether every branch of an `if`/`else if` chain with no final `else` ends by returning: the
+/// code after the chain runs only for what no branch took.
+fn every_link_returns(first: &syn::ExprIf) -> bool {
+    let mut current = first;
+    loop {
+        let returns = matches!(
+            current.then_branch.stmts.last(),
+            Some(syn::Stmt::Expr(Expr::Return(_), _))
+        );
+        if !returns {
+            return false;
+        }
+        match current.else_branch.as_ref().map(|(_, e)| &**e) {
+            Some(Expr::If(next)) => current = next,
+            Some(_) => return false,
+            None => return true,
+        }
+    }
+}
+
 fn value_producing(expr: &Expr) -> bool {
     match expr {
         Expr::Call(call) => {

@@ -275,17 +275,10 @@ impl Collector {
         if named < 2 || !mcp {
             return None;
         }
-        let as_expr = |block: &syn::Block| {
-            Expr::Block(syn::ExprBlock {
-                attrs: Vec::new(),
-                label: None,
-                block: block.clone(),
-            })
-        };
         let arms = links
             .into_iter()
             .map(|(methods, block)| {
-                let body = as_expr(block);
+                let body = block_expr(block);
                 MethodArm {
                     methods,
                     constants: Vec::new(),
@@ -343,13 +336,6 @@ impl Collector {
         first: &syn::ExprIf,
         catch_all_block: Option<&syn::ExprBlock>,
     ) -> Option<CatchAllArm> {
-        let as_expr = |block: &syn::Block| {
-            Expr::Block(syn::ExprBlock {
-                attrs: Vec::new(),
-                label: None,
-                block: block.clone(),
-            })
-        };
         let first_start = self
             .raw_span(first.if_token.span, first.if_token.span)
             .start;
@@ -359,7 +345,7 @@ impl Collector {
         };
         match (catch_all_block, fall_through) {
             (Some(block), _) => {
-                let body = as_expr(&block.block);
+                let body = block_expr(&block.block);
                 let span = self.raw_span(
                     block.block.brace_token.span.open(),
                     block.block.brace_token.span.close(),
@@ -378,7 +364,7 @@ impl Collector {
                     brace_token: Default::default(),
                     stmts: rest,
                 };
-                Some(self.catch_all_arm(&as_expr(&block), span))
+                Some(self.catch_all_arm(&block_expr(&block), span))
             }
             (None, None) => None,
         }
@@ -731,6 +717,15 @@ fn is_quiet(expr: &Expr) -> bool {
 
 /// An arm value that is a message for the caller to send: `Some(..)`, `Ok(..)`, a `json!`, a
 /// struct literal.
+/// A block as an expression (`{ .. }`), for the questions asked of arm bodies.
+fn block_expr(block: &syn::Block) -> Expr {
+    Expr::Block(syn::ExprBlock {
+        attrs: Vec::new(),
+        label: None,
+        block: block.clone(),
+    })
+}
+
 /// Whether every branch of an `if`/`else if` chain with no final `else` ends by returning: the
 /// code after the chain runs only for what no branch took.
 fn every_link_returns(first: &syn::ExprIf) -> bool {

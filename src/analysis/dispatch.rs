@@ -225,7 +225,12 @@ impl Collector {
                 continue;
             };
             let rest = &stmts[index + 1..];
-            if rest.is_empty() || !every_link_returns(first) {
+            // Only a chain on method names is kept (its statements are copied): an early
+            // return on anything else is no dispatcher.
+            if rest.is_empty()
+                || condition_methods(&first.cond).is_none()
+                || !every_link_returns(first)
+            {
                 continue;
             }
             let start = self

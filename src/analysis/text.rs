@@ -87,9 +87,12 @@ pub fn speaks_mcp(text: &str) -> bool {
 fn calls_stdio_server(code: &str) -> bool {
     let is_ident = |c: char| c == '_' || c.is_ascii_alphanumeric();
     code.match_indices("stdio").any(|(at, _)| {
+        // After the last character before `at` that is no identifier's (of any width).
         let start = code[..at]
-            .rfind(|c: char| !is_ident(c))
-            .map_or(0, |i| i + 1);
+            .char_indices()
+            .rev()
+            .find(|&(_, c)| !is_ident(c))
+            .map_or(0, |(i, c)| i + c.len_utf8());
         let end = code[at..]
             .find(|c: char| !is_ident(c))
             .map_or(code.len(), |i| at + i);
@@ -327,6 +330,16 @@ fn collapse_from(text: &str, depth: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::{elide, serves_stdio, strip_comments};
+
+    #[test]
+    fn a_call_named_for_serving_stdio_serves_whatever_stands_before_it() {
+        assert!(serves_stdio("fn main() { serve_stdio(server); }"));
+        assert!(serves_stdio("fn main() { app.run_stdio().await; }"));
+        assert!(!serves_stdio("use x::serve_stdio;\nfn main() {}"));
+        // A character of several bytes right before the name is no boundary to cut at.
+        assert!(serves_stdio("fn f() { éstdio_serve(x); }"));
+        assert!(!serves_stdio("fn f() { let é = \"stdio\"; }"));
+    }
 
     #[test]
     fn comments_are_blanked_and_literals_kept() {

@@ -577,19 +577,15 @@ impl Hook for Serving {
         }
         // `init_tracing(true)`: what a `bool` parameter is given (see
         // [`super::facts::StdoutWrite::runs_if`]).
-        let args = match node {
-            Node::Expr(Expr::Call(call)) => Some(&call.args),
-            Node::Expr(Expr::MethodCall(call)) => Some(&call.args),
+        let call = match node {
+            Node::Expr(expr @ Expr::Call(call)) => Some((expr, &call.args)),
+            Node::Expr(expr @ Expr::MethodCall(call)) => Some((expr, &call.args)),
             _ => None,
         };
-        if let Some(args) = args {
+        if let Some((expr, args)) = call {
             let values: Vec<Option<bool>> = args.iter().map(bool_literal).collect();
             if values.iter().any(Option::is_some) {
-                let span = match node {
-                    Node::Expr(expr) => scope.span(expr),
-                    _ => ByteSpan::default(),
-                };
-                self.facts.bool_args.push((span, values));
+                self.facts.bool_args.push((scope.span(expr), values));
             }
         }
         if let Some(function) = self.functions.last_mut() {

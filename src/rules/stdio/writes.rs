@@ -111,7 +111,6 @@ struct LetCapture {
     loggers: Vec<ByteSpan>,
 }
 
-/// The function whose body `node` is, with its span.
 /// The `bool` parameters of the function whose item is `parent`: name, and position among its
 /// typed parameters (a method's receiver is not one).
 fn bool_params(parent: Option<Node<'_>>) -> Vec<(String, usize)> {
@@ -157,6 +156,7 @@ fn param_test(cond: &Expr, params: &[(String, usize)]) -> Option<(usize, bool)> 
     }
 }
 
+/// The function whose body `node` is, with its span.
 fn body_of_function(node: Node<'_>, scope: &Scope<'_>) -> Option<ByteSpan> {
     is_function_body(node, scope.parent())
         .then(|| scope.function().map(|f| f.span))

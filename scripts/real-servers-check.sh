@@ -13,7 +13,9 @@
 #   scripts/export-checkout.py <git dir> <commit> CHECKOUTS/<owner+name>
 #
 # (the search tool's `fetch github:owner/name` brings a mirror to /work/.mirror/owner+name/repo).
-# Nothing is written into the checkouts; the network is not used.
+# Nothing is written into the checkouts; the network is not used. MCP_LINT_BIN=/path/to/binary lints
+# with that binary instead of building this tree (first contact is measured with the build of the
+# commit named in the batch's line of repos.txt).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 checkouts=$(cd "${1:?usage: real-servers-check.sh CHECKOUTS [OUTPUT_DIR]}" && pwd)
@@ -22,9 +24,14 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 repos="$root/scripts/real-servers/repos.txt"
 
-echo "building cargo-mcp-lint (release)"
-cargo build --release --quiet --manifest-path "$root/Cargo.toml"
-lint="$root/target/release/cargo-mcp-lint"
+if [[ -n "${MCP_LINT_BIN:-}" ]]; then
+  # A binary built earlier (say, at the commit a batch's first contact is measured with).
+  lint=$MCP_LINT_BIN
+else
+  echo "building cargo-mcp-lint (release)"
+  cargo build --release --quiet --manifest-path "$root/Cargo.toml"
+  lint="$root/target/release/cargo-mcp-lint"
+fi
 
 missing=0
 while read -r key commit rest; do

@@ -98,8 +98,13 @@ crates=(
 )
 
 echo "building cargo-mcp-lint (release)"
-cargo build --release --quiet --manifest-path "$root/Cargo.toml"
-lint="$root/target/release/cargo-mcp-lint"
+if [[ -n "${MCP_LINT_BIN:-}" ]]; then
+  # A binary built earlier (to compare builds, or to keep working while this runs).
+  lint=$MCP_LINT_BIN
+else
+  cargo build --release --quiet --manifest-path "$root/Cargo.toml"
+  lint="$root/target/release/cargo-mcp-lint"
+fi
 
 # Each crate's published source, as cargo would download it: the `.crate` file from crates.io,
 # checked against the SHA-256 the registry's index records, unpacked under OUTPUT_DIR/sources.

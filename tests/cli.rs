@@ -879,13 +879,15 @@ fn a_suppression_of_a_preview_rule_is_not_unused_without_preview_mode() {
 }
 
 /// New shapes of stable rules start in preview (issue 13): MCP001's shape B through helpers and
-/// shape C through a token registry or a helper's write, MCP002's writer chosen by a branch.
+/// shape C through a token registry or a helper's write, MCP002's writer chosen by a branch; and
+/// a finding whose premise is not shown (issue 32): MCP001's returned reply written in a branch
+/// that tests something else.
 /// Each fixture, copied out of this package (whose `tests/` would make it test code), reports
 /// its finding in preview mode only.
 #[test]
 fn new_shapes_of_stable_rules_run_only_in_preview_mode() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    let cases: [(&[&str], &[&str], &str); 3] = [
+    let cases: [(&[&str], &[&str], &str); 4] = [
         (
             &[
                 "mcp001/shape_b_rmcp_2_1/helpers.rs",
@@ -898,6 +900,11 @@ fn new_shapes_of_stable_rules_run_only_in_preview_mode() {
             &["mcp001/shape_c_token_registry.rs"],
             &["shape_c_token_registry.rs"],
             "shape_c_token_registry.rs:40:17: error[MCP001]",
+        ),
+        (
+            &["mcp001/returned_reply_guarded_write.rs"],
+            &["returned_reply_guarded_write.rs"],
+            "returned_reply_guarded_write.rs:15:25: error[MCP001]",
         ),
         (
             &["mcp002/match_bound_writer.rs"],

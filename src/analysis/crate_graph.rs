@@ -45,6 +45,9 @@ pub struct CrateGraph<'a> {
     /// Per own function (by number): whether it returns a response message (directly or
     /// through the calls it returns).
     returns_response: Vec<bool>,
+    /// Per own function (by number): the parameters it writes to the wire, itself or through
+    /// the functions it hands them to (see [`CrateGraph::writes_params`]).
+    writes_params: Vec<u64>,
     /// What rule families work out over the graph, once (see [`Summaries`]).
     summaries: Summaries,
     /// What the graph's calls read of the indexes, once it may serve as a library graph (see
@@ -93,6 +96,8 @@ struct Index<'a> {
     defaults_by_name: HashMap<&'a str, Vec<FunctionRef>>,
     /// (struct, field) to the field's type (a later file's wins).
     field_types: HashMap<(&'a str, &'a str), &'a str>,
+    /// The traits the files define.
+    traits: HashSet<&'a str>,
 }
 
 impl<'a> Index<'a> {
@@ -135,6 +140,7 @@ impl<'a> Index<'a> {
                     .field_types
                     .insert((owner.as_str(), field.as_str()), ty.as_str());
             }
+            index.traits.extend(facts.traits.iter().map(String::as_str));
         }
         index
     }
@@ -181,7 +187,11 @@ impl<'a> Reads<'a> {
                 }
             }
             for f in &facts.functions {
-                let sent = f.sinks.iter().flat_map(|s| &s.if_returns_response);
+                let sent = f.sinks.iter().flat_map(|s| {
+                    s.if_returns_response
+                        .iter()
+                        .chain(s.through.as_ref().map(|(callee, _)| callee))
+                });
                 for callee in f.calls.iter().map(|c| &c.callee).chain(&f.returns_calls) {
                     reads.add(graph, f, callee);
                 }
@@ -202,14 +212,12 @@ impl<'a> Reads<'a> {
                 on_self,
                 receiver,
             } => match receiver {
-                Some(ReceiverType::Named(ty)) => {
-                    self.typed.insert((ty, name));
-                }
+                Some(ReceiverType::Named(ty)) => self.add_typed(ty, name),
                 Some(ReceiverType::SelfField(field)) => {
                     if let Some(owner) = &caller.self_ty {
                         self.fields.insert((owner, field));
                         if let Some(ty) = graph.field_type(owner, field) {
-                            self.typed.insert((ty, name));
+                            self.add_typed(ty, name);
                         }
                     }
                 }
@@ -232,6 +240,16 @@ impl<'a> Reads<'a> {
                     }
                 }
             },
+        }
+    }
+
+    /// A call of the method `name` on a value of type `ty`: on a trait object it reaches
+    /// every implementation, so any method of that name a target adds may change it.
+    fn add_typed(&mut self, ty: &'a str, name: &'a str) {
+        if ty.starts_with(super::syntax::TRAIT_OBJECT) {
+            self.methods.insert(name);
+        } else {
+            self.typed.insert((ty, name));
         }
     }
 
@@ -410,6 +428,7 @@ impl<'a> CrateGraph<'a> {
             crate_name,
             resolved: Resolved::default(),
             returns_response: Vec::new(),
+            writes_params: Vec::new(),
             summaries: Summaries::default(),
             reads: None,
         };
@@ -419,6 +438,7 @@ impl<'a> CrateGraph<'a> {
         };
         graph.resolve_all(copy.as_ref());
         graph.compute_returns_response();
+        graph.compute_writes_params();
         graph.compute_active_sinks();
         graph
     }
@@ -516,6 +536,15 @@ impl<'a> CrateGraph<'a> {
                 .is_some_and(|layer| layer.graph.has_name(name))
     }
 
+    /// Whether the crate defines a trait of this name.
+    fn defines_trait(&self, name: &str) -> bool {
+        self.index.traits.contains(name)
+            || self
+                .layer
+                .as_ref()
+                .is_some_and(|layer| layer.graph.defines_trait(name))
+    }
+
     /// A struct field's type, if the crate declares the struct (a later file's wins).
     fn field_type(&self, owner: &str, field: &str) -> Option<&'a str> {
         self.layer
@@ -557,6 +586,13 @@ impl<'a> CrateGraph<'a> {
         let n = self.number(caller);
         let range = self.resolved.ranges[self.resolved.first_call[n] + index].clone();
         std::borrow::Cow::Borrowed(&self.resolved.targets[range])
+    }
+
+    /// What the `index`th call of the own function `f` may reach.
+    fn own_call_targets(&self, f: FunctionRef, index: usize) -> &[FunctionRef] {
+        let n = self.number(f);
+        let range = self.resolved.ranges[self.resolved.first_call[n] + index].clone();
+        &self.resolved.targets[range]
     }
 
     /// What the `index`th returned call of the own function `f` may reach.
@@ -771,9 +807,44 @@ impl<'a> CrateGraph<'a> {
 
     /// The methods (functions with a receiver) named `name` of the crate's type `ty`.
     fn methods_of(&self, ty: &str, name: &str) -> Vec<FunctionRef> {
+        if ty.starts_with(super::syntax::TRAIT_OBJECT) {
+            // A call through a trait object may reach any implementation: no one target (see
+            // [`CrateGraph::implementations`]).
+            return Vec::new();
+        }
         let mut found = self.lookup(&|i| i.by_type.get(&(ty, name)));
         found.retain(|&r| self.function(r).has_receiver);
         found
+    }
+
+    /// Every implementation a method call through a trait object (`self.port.deliver(..)` with
+    /// `port: Box<dyn Port>`) may reach, with the trait's default body: when the crate defines
+    /// the trait (another crate's may be implemented anywhere: then `None`), and the call is
+    /// through a trait object at all. The call reaches one of them, not all: a question that
+    /// holds only if it holds of each (does the call send?) may ask them; reachability (does the
+    /// code run?) may not.
+    pub fn implementations(
+        &self,
+        caller: FunctionRef,
+        callee: &Callee,
+    ) -> Option<Vec<FunctionRef>> {
+        let Callee::Method { name, receiver, .. } = callee else {
+            return None;
+        };
+        let ty = match receiver.as_ref()? {
+            ReceiverType::Named(ty) => ty.as_str(),
+            ReceiverType::SelfField(field) => {
+                let owner = self.function(caller).self_ty.as_deref()?;
+                self.field_type(owner, field)?
+            }
+        };
+        let tr = ty.strip_prefix(super::syntax::TRAIT_OBJECT)?;
+        if !self.defines_trait(tr) {
+            return None;
+        }
+        let mut found = self.lookup(&|i| i.methods_by_name.get(name.as_str()));
+        found.retain(|&r| self.function(r).trait_name.as_deref() == Some(tr));
+        Some(found)
     }
 
     /// The crate methods a method call (`x.f()`, `self.f()`, `self.field.f()`) may reach.
@@ -884,6 +955,63 @@ impl<'a> CrateGraph<'a> {
         self.returns_response = set;
     }
 
+    /// The parameters (a mask of their positions, the receiver not counted) whose value a
+    /// function writes to the wire: itself (see [`FunctionFacts::writes_params`]) or, to a
+    /// fixed point, by handing them to a function that does.
+    pub fn writes_params(&self, f: FunctionRef) -> u64 {
+        self.per_function(f, |graph| &graph.writes_params, 0)
+    }
+
+    /// The arguments (a mask of their positions in `call`) that a callee `g` writes to the
+    /// wire, given the parameters it writes: a method called by path (`Type::m(&x, v)`) takes
+    /// its receiver as the first argument.
+    fn written_args(&self, call: &Callee, g: FunctionRef, written: u64) -> u64 {
+        match call {
+            Callee::Path(_) if self.function(g).has_receiver => written << 1,
+            _ => written,
+        }
+    }
+
+    fn compute_writes_params(&mut self) {
+        let functions: Vec<FunctionRef> = self.own_functions().collect();
+        let mut set: Vec<u64> = functions
+            .iter()
+            .map(|&f| self.function(f).writes_params)
+            .collect();
+        let of = |graph: &Self, set: &[u64], g: FunctionRef| match graph.in_base(g) {
+            Some((base, g)) => base.writes_params(g),
+            None => set[graph.number(g)],
+        };
+        loop {
+            let mut grew = false;
+            for (n, &f) in functions.iter().enumerate() {
+                let facts = self.function(f);
+                let mut mask = set[n];
+                for (index, call) in facts.calls.iter().enumerate() {
+                    if call.arg_params.is_empty() {
+                        continue;
+                    }
+                    for &g in self.own_call_targets(f, index) {
+                        let args = self.written_args(&call.callee, g, of(self, &set, g));
+                        for (position, params) in call.arg_params.iter().enumerate().take(64) {
+                            if args & (1 << position) != 0 {
+                                mask |= params;
+                            }
+                        }
+                    }
+                }
+                if mask != set[n] {
+                    set[n] = mask;
+                    grew = true;
+                }
+            }
+            if !grew {
+                break;
+            }
+        }
+        self.writes_params = set;
+    }
+
     /// Whether a recorded send is a send: unconditional ones are; a send of a call's value is
     /// one when the call returns a response.
     pub fn sink_active(&self, f: FunctionRef, sink: &SinkSite) -> bool {
@@ -901,12 +1029,24 @@ impl<'a> CrateGraph<'a> {
     }
 
     fn compute_sink_active(&self, f: FunctionRef, sink: &SinkSite) -> bool {
-        sink.if_returns_response.is_empty()
+        let returned = sink.if_returns_response.is_empty()
             || sink.if_returns_response.iter().any(|callee| {
                 self.resolve(f, callee)
                     .iter()
                     .any(|&g| self.returns_response(g))
-            })
+            });
+        // Every function the call may reach writes the message (a call through a trait object
+        // reaches each implementation): certain, or not a send.
+        let written = sink.through.as_ref().is_none_or(|(callee, messages)| {
+            let targets = self
+                .implementations(f, callee)
+                .unwrap_or_else(|| self.resolve(f, callee));
+            !targets.is_empty()
+                && targets
+                    .iter()
+                    .all(|&g| self.written_args(callee, g, self.writes_params(g)) & messages != 0)
+        });
+        returned && written
     }
 
     /// Every function of the unit.

@@ -26,6 +26,10 @@ pub enum OriginKind {
     /// The statements after a loop that runs while it does not hold
     /// (`while !token.is_cancelled() { .. }`).
     AfterLoop,
+    /// A function registered as the handler of the condition's message in a handler table
+    /// (`handlers.insert("notifications/cancelled", on_note)`, `("..", on_note as Handler)`):
+    /// the registration is a call of the handler on the path.
+    Registration,
 }
 
 /// When an origin holds: always, or only if a constant of the crate holds the condition's method.
@@ -35,6 +39,10 @@ pub enum OriginCondition {
     /// The arm matched a constant by this name; it is a marked path if the constant's value is
     /// the condition's method (or, when the value is not visible, if its name says so).
     ConstNamed(String),
+    /// A test of an atomic flag (`if flag.load(Ordering::..)`): a marked path when the crate
+    /// sets its atomic flags (`.store(true, ..)`) on marked paths and nowhere else, so that a
+    /// set flag means the condition held (see [`FileFacts::flag_sets`]).
+    FlagSet,
 }
 
 /// Where a marked path starts.
@@ -115,6 +123,10 @@ pub struct SinkSite {
     /// A send that is a response send only if one of these calls (in its arguments) returns a
     /// response; empty for a send known to send one.
     pub if_returns_response: Vec<Callee>,
+    /// A call of a function of the crate handed a message (at the argument positions of the
+    /// mask): a send when the callee writes one of those arguments to the wire, whatever it is
+    /// called (see [`FunctionFacts::writes_params`]).
+    pub through: Option<(Callee, u64)>,
 }
 
 /// What a send knows of the in-flight registries (maps of request ids to tokens or tasks) around
@@ -148,6 +160,19 @@ pub struct ReturnSite {
     pub span: ByteSpan,
     pub what: String,
     pub origins: Vec<OriginId>,
+    /// The value is (or carries) a JSON-RPC response message built on the path.
+    pub response: bool,
+}
+
+/// A call whose value a function writes to the wire.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct WrittenCall {
+    pub callee: Callee,
+    /// The write.
+    pub span: ByteSpan,
+    /// The write lies in a branch whose test looks at something else than the call's value
+    /// (`if msg.id.is_some() { write(handle(msg)) }`): it may not run for every value.
+    pub guarded: bool,
 }
 
 /// How a call names its callee.
@@ -186,6 +211,9 @@ pub struct CallSite {
     pub registry: RegistryContext,
     /// The collections its arguments name (`&self.in_flight` is `in_flight`), by position.
     pub args: Vec<Option<String>>,
+    /// Per argument position, the caller's parameters (a mask of their positions) whose value
+    /// the argument carries; empty when none does.
+    pub arg_params: Vec<u64>,
 }
 
 impl CallSite {
@@ -198,6 +226,7 @@ impl CallSite {
             removal: None,
             registry: RegistryContext::default(),
             args: Vec::new(),
+            arg_params: Vec::new(),
         }
     }
 
@@ -241,10 +270,19 @@ pub struct FunctionFacts {
     pub returns_calls: Vec<Callee>,
     /// Calls whose error the function returns through `?` (`helper(..).await?`).
     pub propagates_calls: Vec<Callee>,
+    /// Calls whose value the function writes to the wire (a writing macro or a transport's send
+    /// takes it, or a local bound from it), with the write's span: what the callee returns is
+    /// sent.
+    pub written_calls: Vec<WrittenCall>,
     /// Registries keyed by request that the function is handed as a parameter and acts on:
     /// (the parameter's position, whether it removes from it): `fn cancel_in_flight(in_flight:
     /// &InFlight, id: &Id) { in_flight.lock()?.remove(id) }` is `(0, true)`.
     pub registry_params: Vec<(usize, bool)>,
+    /// The parameters (a mask of their positions, the receiver not counted) whose value the
+    /// function itself writes to the wire: a writing macro, a transport's send or a sink call
+    /// takes something derived from them. Through calls, see
+    /// [`super::crate_graph::CrateGraph::writes_params`].
+    pub writes_params: u64,
     pub sinks: Vec<SinkSite>,
     pub calls: Vec<CallSite>,
 }
@@ -284,6 +322,9 @@ pub struct FileFacts {
     pub registry_lookups: Vec<RegistryRemoval>,
     /// `.cancel()` calls on marked paths (a token cancelled on cancellation).
     pub path_cancels: Vec<Vec<OriginId>>,
+    /// Where the file's product code sets an atomic flag (`.store(true, ..)`, `.swap(true, ..)`,
+    /// `.fetch_or(true, ..)`): the marked paths each lies on (none: off every path).
+    pub flag_sets: Vec<Vec<OriginId>>,
     /// The functions (by index, ascending) whose code touched an in-flight registry before a
     /// call or a send, or that send from a spawned task: the only ones the missing-guard
     /// analysis starts from (see [`FunctionFacts::uses_registries`]), so that it need not look
@@ -291,6 +332,10 @@ pub struct FileFacts {
     pub registry_users: Vec<usize>,
     /// Field types of the file's structs: (struct, field, type's last path segment).
     pub struct_fields: Vec<(String, String, String)>,
+    /// The traits the file defines: a call through one of them as a trait object reaches the
+    /// crate's implementations only when the crate defines it (another crate's trait may be
+    /// implemented anywhere).
+    pub traits: Vec<String>,
     /// The file speaks MCP or JSON-RPC (it names `jsonrpc`, an MCP SDK or MCP types).
     pub mentions_mcp: bool,
     /// The file's code may hold a method dispatcher: it speaks MCP or names a `tools/` method

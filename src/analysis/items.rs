@@ -13,6 +13,7 @@ pub struct Items {
     spans: Vec<ByteSpan>,
     string_consts: Vec<(String, String)>,
     struct_fields: Vec<(String, String, String)>,
+    traits: Vec<String>,
     mod_decls: Vec<ModDecl>,
 }
 
@@ -44,7 +45,10 @@ impl Hook for Items {
         match node {
             Node::Item(syn::Item::Fn(f)) => self.spans.push(scope.span(f)),
             Node::Item(syn::Item::Impl(i)) => self.spans.push(scope.span(i)),
-            Node::Item(syn::Item::Trait(t)) => self.spans.push(scope.span(t)),
+            Node::Item(syn::Item::Trait(t)) => {
+                self.spans.push(scope.span(t));
+                self.traits.push(t.ident.to_string());
+            }
             Node::Item(syn::Item::Mod(m)) => self.module(m, scope),
             // `include!("send.rs");` among the items: that file's items are read in place.
             Node::Item(syn::Item::Macro(m))
@@ -90,6 +94,7 @@ impl Hook for Items {
         facts.items = self.spans;
         facts.string_consts = self.string_consts;
         facts.struct_fields = self.struct_fields;
+        facts.traits = self.traits;
         facts.mod_decls = self.mod_decls;
     }
 }

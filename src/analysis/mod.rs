@@ -6,6 +6,7 @@ pub mod dispatch;
 pub mod dispatchers;
 pub mod facts;
 pub mod items;
+pub mod macros;
 pub mod nesting;
 pub mod sends;
 pub mod spans;

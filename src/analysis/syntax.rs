@@ -441,9 +441,30 @@ pub fn type_name(ty: &syn::Type) -> Option<String> {
             }
             Some(name)
         }
+        // `dyn Sink`, `impl Sink`: a call on it reaches the trait's implementations.
+        syn::Type::TraitObject(t) => trait_of(&t.bounds),
+        syn::Type::ImplTrait(t) => trait_of(&t.bounds),
         _ => None,
     }
 }
+
+/// The name a trait object's type goes by in the analysis: `dyn` and its first trait's last
+/// path segment (`dyn Sink`).
+fn trait_of(
+    bounds: &syn::punctuated::Punctuated<syn::TypeParamBound, syn::Token![+]>,
+) -> Option<String> {
+    bounds.iter().find_map(|bound| match bound {
+        syn::TypeParamBound::Trait(t) => t
+            .path
+            .segments
+            .last()
+            .map(|s| format!("{TRAIT_OBJECT}{}", s.ident)),
+        _ => None,
+    })
+}
+
+/// How a trait object's type name starts (see [`type_name`]).
+pub const TRAIT_OBJECT: &str = "dyn ";
 
 /// Whether an item's attributes make it test code: `#[test]`, `#[tokio::test]` (any attribute
 /// whose last segment is `test`), or a `#[cfg(..)]` that holds only when `test` does

@@ -71,6 +71,8 @@ pub struct Scope<'ast> {
     impls: Vec<ImplScope>,
     test_depth: usize,
     macro_depth: usize,
+    /// How many expansions of the file's own macros the current node lies in.
+    expansion_depth: usize,
     /// The inline modules (`mod x { .. }`) around the current node, outermost first.
     modules: Vec<InlineModule>,
     /// Per enclosing region: whether it is a function's body (see
@@ -87,6 +89,7 @@ impl<'ast> Scope<'ast> {
             impls: Vec::new(),
             test_depth: 0,
             macro_depth: 0,
+            expansion_depth: 0,
             modules: Vec::new(),
             regions: Vec::new(),
         }
@@ -104,6 +107,7 @@ impl<'ast> Scope<'ast> {
             impls: self.impls.clone(),
             test_depth: self.test_depth,
             macro_depth: self.macro_depth,
+            expansion_depth: self.expansion_depth,
             modules: self.modules.clone(),
             regions: self.regions.clone(),
         }
@@ -125,6 +129,12 @@ impl<'ast> Scope<'ast> {
     /// [`Hook::reads_macro_body`]).
     pub fn in_macro_body(&self) -> bool {
         self.macro_depth > 0
+    }
+
+    /// Whether the current node is code a macro of the file stands for (its expansion, see
+    /// [`super::macros`]): removing it means removing the invocation, whatever else it does.
+    pub fn in_expansion(&self) -> bool {
+        self.expansion_depth > 0
     }
 
     /// The byte span of a node in the file's text.
@@ -225,6 +235,8 @@ pub fn walk<'h>(
     let mut walker = Walker {
         scope: Scope::new(base),
         hooks,
+        macros: super::macros::LocalMacros::default(),
+        expansions: 0,
     };
     walker.visit_file(file);
     for hook in walker.hooks {
@@ -235,6 +247,11 @@ pub fn walk<'h>(
 struct Walker<'ast, 'h> {
     scope: Scope<'ast>,
     hooks: Vec<Box<dyn Hook + 'h>>,
+    /// The file's own `macro_rules!` macros defined so far (a macro is known after its
+    /// definition, as in the compiler), expanded where invoked.
+    macros: super::macros::LocalMacros,
+    /// How many expansions the walk did so far (see [`super::macros::MAX_EXPANSIONS`]).
+    expansions: usize,
 }
 
 /// A macro's body read as code.
@@ -284,13 +301,38 @@ struct Entered {
 }
 
 impl<'ast, 'h> Walker<'ast, 'h> {
+    /// The code an invocation of one of the file's own macros stands for, read as statements
+    /// or expressions (see [`super::macros`]), within the walk's bounds.
+    fn expansion(&mut self, mac: &syn::Macro, in_code: bool) -> Option<ParsedBody> {
+        if !in_code
+            || self.macros.is_empty()
+            || self.scope.macro_depth >= super::macros::MAX_DEPTH
+            || self.expansions >= super::macros::MAX_EXPANSIONS
+        {
+            return None;
+        }
+        let name = mac.path.get_ident()?.to_string();
+        if !self.macros.defines(&name) || !self.hooks.iter().any(|h| h.reads_macro_body(&name)) {
+            return None;
+        }
+        self.expansions += 1;
+        let tokens = self.macros.expand(mac)?;
+        match syntax::parse_macro_body(&tokens)? {
+            MacroBody::Exprs(exprs) => Some(ParsedBody::Exprs(exprs)),
+            MacroBody::Stmts(stmts) => Some(ParsedBody::Stmts(stmts)),
+        }
+    }
+
     /// Visit a macro body parsed during the walk, with the hooks and a copy of the scope.
-    fn visit_body(&mut self, body: &ParsedBody) {
+    fn visit_body(&mut self, body: &ParsedBody, expansion: bool) {
         let mut inner = Walker {
             scope: self.scope.narrowed(),
             hooks: std::mem::take(&mut self.hooks),
+            macros: std::mem::take(&mut self.macros),
+            expansions: self.expansions,
         };
         inner.scope.macro_depth += 1;
+        inner.scope.expansion_depth += usize::from(expansion);
         inner.around(Node::Body(body), Entered::default(), |inner| match body {
             ParsedBody::Select(arms) => {
                 for arm in arms {
@@ -312,6 +354,8 @@ impl<'ast, 'h> Walker<'ast, 'h> {
             ParsedBody::Stmts(stmts) => stmts.iter().for_each(|s| inner.visit_stmt(s)),
         });
         self.hooks = inner.hooks;
+        self.macros = inner.macros;
+        self.expansions = inner.expansions;
     }
 
     /// Hand `node` to the hooks, visit its children with `children`, and hand it to them again.
@@ -534,13 +578,20 @@ impl<'ast> Visit<'ast> for Walker<'ast, '_> {
         });
     }
 
+    fn visit_item_macro(&mut self, item: &'ast syn::ItemMacro) {
+        self.macros.define(item);
+        visit::visit_item_macro(self, item);
+    }
+
     fn visit_macro(&mut self, mac: &'ast syn::Macro) {
         // A macro in a type or a pattern (or an item macro) is not code that runs.
         let in_code = matches!(
             self.scope.parent(),
             Some(Node::Stmt(syn::Stmt::Macro(_)) | Node::Expr(syn::Expr::Macro(_)))
         );
-        let body = parse_body(mac, in_code, &self.hooks);
+        let expanded = self.expansion(mac, in_code);
+        let is_expansion = expanded.is_some();
+        let body = expanded.or_else(|| parse_body(mac, in_code, &self.hooks));
         let entered = Entered {
             region: (!in_code).then_some(false),
             ..Entered::default()
@@ -548,7 +599,7 @@ impl<'ast> Visit<'ast> for Walker<'ast, '_> {
         self.around(Node::Macro(mac), entered, |w| {
             visit::visit_macro(w, mac);
             if let Some(body) = &body {
-                w.visit_body(body);
+                w.visit_body(body, is_expansion);
             }
         });
     }

@@ -31,6 +31,10 @@ pub enum Place<'a> {
     AfterAwait,
     /// The code after a loop that runs while the condition does not hold.
     AfterLoop,
+    /// A handler table's entry for the condition's message: the function registered there.
+    Registered(&'a str),
+    /// A branch that tests an atomic flag the marked paths set.
+    FlagTest,
 }
 
 /// The condition a rule family has the send analysis follow.

@@ -51,10 +51,19 @@ pub struct Sends<'v> {
     guard_depth: usize,
     /// How many spawned tasks the current code is inside.
     spawn_depth: usize,
+    /// Per branch (an `if`'s, a `match` arm) the current code lies in, innermost last: the
+    /// calls whose value its test looks at.
+    branch_tests: Vec<Vec<Callee>>,
+    /// The current node lies in an expansion of one of the file's macros (see
+    /// [`super::walk::Scope::in_expansion`]).
+    in_expansion: bool,
     /// The channel of the send call being recorded, if it sends into one.
     sink_channel: Option<String>,
     /// The condition of the send being recorded (calls that must return a response).
     sink_condition: Vec<Callee>,
+    /// The send being recorded is a call of a crate function handed a message (see
+    /// [`super::facts::SinkSite::through`]).
+    sink_through: Option<(Callee, u64)>,
     /// Per node being visited: what entering it as its parent's child did, to undo.
     children: Vec<Undo>,
     /// The file's `use .. as ..` renames: the alias, and the path it names.
@@ -84,7 +93,7 @@ pub struct Sends<'v> {
     call_spawns: Vec<bool>,
     /// Per macro in code being visited: its address and the span of its statement or
     /// expression.
-    macros: Vec<(usize, ByteSpan)>,
+    macros: Vec<(usize, ByteSpan, String)>,
     /// The last `select!` visited (by address), and whether it guards the code after it.
     last_select_guard: Option<(usize, bool)>,
 }
@@ -99,6 +108,28 @@ struct LocalInfo {
     flows: Vec<FlowValue>,
     /// Values produced on a cancel path (any value: for handlers' returns) held by this local.
     cancel_values: Vec<FlowValue>,
+    /// The function's parameters (a mask of their positions) whose value this local holds or
+    /// was derived from.
+    params: u64,
+    /// The same, for the parameters of the innermost closure being visited.
+    closure_params: u64,
+}
+
+/// A closure being visited: what its body does with its parameters.
+struct ClosureFrame {
+    /// The closure's parameters (a mask of their positions) its body writes to the wire.
+    written: u64,
+    /// How many sends the function had recorded when the closure's body started.
+    sinks_before: usize,
+}
+
+/// What a closure bound to a local does when it is called.
+#[derive(Debug, Clone, Copy, Default)]
+struct ClosureSummary {
+    /// Its parameters (a mask of their positions) that it writes to the wire.
+    written: u64,
+    /// It sends a response of its own.
+    sends: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -127,6 +158,12 @@ struct FunctionState {
     built_from: HashMap<String, Vec<Callee>>,
     /// The names of the function's parameters, by position (None for a pattern).
     params: Vec<Option<String>>,
+    /// The closures being visited, innermost last.
+    closure_frames: Vec<ClosureFrame>,
+    /// The closure last visited, by its span, and what it does.
+    last_closure: Option<(ByteSpan, ClosureSummary)>,
+    /// Locals bound to a closure, and what calling it does.
+    closures: HashMap<String, ClosureSummary>,
 }
 
 /// What entering a node as its parent's child did, undone when it is left.
@@ -144,6 +181,8 @@ struct Undo {
     registry_guard: bool,
     /// How many removable expressions there were before it.
     removable: Option<usize>,
+    /// It is a branch: the test that selects it was pushed on [`Sends::branch_tests`].
+    branch_test: bool,
 }
 
 /// A block (or a macro body of statements) being visited.
@@ -200,6 +239,9 @@ impl<'v> Sends<'v> {
             spawn_depth: 0,
             sink_channel: None,
             sink_condition: Vec::new(),
+            sink_through: None,
+            branch_tests: Vec::new(),
+            in_expansion: false,
             children: Vec::new(),
             renames: HashMap::new(),
             blocks: Vec::new(),
@@ -235,6 +277,7 @@ impl Hook for Sends<'_> {
     }
 
     fn enter(&mut self, node: Node<'_>, scope: &Scope<'_>) {
+        self.in_expansion = scope.in_expansion();
         // `use serve::run as run_serve;` (in a module or a block): calls of `run_serve` are
         // calls of `serve::run`.
         if let Node::Item(syn::Item::Use(item)) = node {
@@ -249,6 +292,7 @@ impl Hook for Sends<'_> {
     }
 
     fn leave(&mut self, node: Node<'_>, scope: &Scope<'_>) {
+        self.in_expansion = scope.in_expansion();
         if !scope.in_function_body() {
             return;
         }
@@ -280,6 +324,7 @@ impl Hook for Sends<'_> {
         facts.path_aborts = mine.path_aborts;
         facts.registry_lookups = mine.registry_lookups;
         facts.path_cancels = mine.path_cancels;
+        facts.flag_sets = mine.flag_sets;
     }
 }
 

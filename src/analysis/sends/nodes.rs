@@ -10,7 +10,8 @@ use super::shapes::{
     Condition,
 };
 use super::{
-    statements, BlockFrame, FlowValue, FunctionState, IfKind, LocalInfo, Sends, StmtFrame, Undo,
+    statements, BlockFrame, ClosureFrame, ClosureSummary, FlowValue, FunctionState, IfKind,
+    LocalInfo, Sends, StmtFrame, Undo,
 };
 use crate::analysis::facts::{
     Callee, FunctionFacts, OriginCondition, OriginKind, Removal, SinkKind, UnitValue,
@@ -33,6 +34,7 @@ impl Sends<'_> {
         }
         match (parent, node) {
             (Some(Node::Expr(Expr::If(i))), Node::Block(b)) if std::ptr::eq(&i.then_branch, b) => {
+                self.enter_branch(&i.cond, &mut undo);
                 self.enter_then(i, &mut undo)
             }
             (Some(Node::Expr(Expr::If(i))), Node::Expr(e)) => {
@@ -40,6 +42,9 @@ impl Sends<'_> {
                     .else_branch
                     .as_ref()
                     .is_some_and(|(_, x)| std::ptr::eq(&**x, e));
+                if is_else {
+                    self.enter_branch(&i.cond, &mut undo);
+                }
                 if let (true, Some(IfKind::Negated(span))) = (is_else, self.ifs.last()) {
                     let origin = self.add_origin(
                         OriginKind::IfTest,
@@ -62,7 +67,10 @@ impl Sends<'_> {
             (Some(Node::Expr(Expr::ForLoop(f))), Node::Block(b)) if std::ptr::eq(&f.body, b) => {
                 self.bind(&f.pat, Some(&f.expr), Vec::new());
             }
-            (Some(Node::Expr(Expr::Match(m))), Node::Arm(arm)) => self.enter_arm(m, arm, &mut undo),
+            (Some(Node::Expr(Expr::Match(m))), Node::Arm(arm)) => {
+                self.enter_branch(&m.expr, &mut undo);
+                self.enter_arm(m, arm, &mut undo)
+            }
             (Some(Node::Arm(arm)), Node::Expr(body)) if std::ptr::eq(&*arm.body, body) => {
                 if let Some(Some(collection)) = self.arms.last() {
                     self.registry_guards.push(collection.clone());
@@ -129,6 +137,9 @@ impl Sends<'_> {
         if undo.origin {
             self.origins.pop();
         }
+        if undo.branch_test {
+            self.branch_tests.pop();
+        }
         if undo.registry_guard {
             self.registry_guards.pop();
         }
@@ -142,6 +153,17 @@ impl Sends<'_> {
         if is_function_body(node, parent) {
             self.leave_function();
         }
+    }
+
+    /// A branch selected by `test` (an `if`'s condition, a `match`'s scrutinee) is entered.
+    fn enter_branch(&mut self, test: &Expr, undo: &mut Undo) {
+        let test = match test {
+            Expr::Let(l) => &*l.expr,
+            other => other,
+        };
+        let calls = self.value_calls(test);
+        self.branch_tests.push(calls);
+        undo.branch_test = true;
     }
 
     /// Guard the code under a node: the cancel paths around it do not reach it.
@@ -321,7 +343,11 @@ impl Sends<'_> {
         let mut locals = HashMap::new();
         let mut local_types = HashMap::new();
         let mut params = Vec::new();
-        for input in &sig.inputs {
+        let typed_inputs = sig
+            .inputs
+            .iter()
+            .filter(|i| matches!(i, syn::FnArg::Typed(_)));
+        for (position, input) in typed_inputs.enumerate() {
             if let syn::FnArg::Typed(arg) = input {
                 let bindings = pattern_bindings(&arg.pat);
                 params.push(match (&*arg.pat, bindings.as_slice()) {
@@ -332,7 +358,14 @@ impl Sends<'_> {
                     local_types.insert(name.clone(), ty);
                 }
                 for binding in bindings {
-                    locals.insert(binding, LocalInfo::default());
+                    let params = 1u64.checked_shl(position as u32).unwrap_or(0);
+                    locals.insert(
+                        binding,
+                        LocalInfo {
+                            params,
+                            ..LocalInfo::default()
+                        },
+                    );
                 }
             }
         }
@@ -357,7 +390,9 @@ impl Sends<'_> {
                 returns_response: false,
                 returns_calls: Vec::new(),
                 propagates_calls: Vec::new(),
+                written_calls: Vec::new(),
                 registry_params: Vec::new(),
+                writes_params: 0,
                 sinks: Vec::new(),
                 calls: Vec::new(),
             },
@@ -370,6 +405,9 @@ impl Sends<'_> {
             local_types,
             built_from: HashMap::new(),
             params,
+            closure_frames: Vec::new(),
+            last_closure: None,
+            closures: HashMap::new(),
         });
     }
 
@@ -405,7 +443,7 @@ impl Sends<'_> {
             Node::Expr(expr) => self.enter_expr(expr),
             Node::Macro(mac) => {
                 if let Some(site) = scope.macro_site(mac) {
-                    self.macros.push((macro_key(mac), site));
+                    self.macros.push((macro_key(mac), site, macro_name(mac)));
                 }
             }
             Node::Body(ParsedBody::Select(arms)) => {
@@ -455,10 +493,30 @@ impl Sends<'_> {
                 self.returns.push(returns);
             }
             Expr::MethodCall(call) => self.enter_method_call(call),
+            Expr::Tuple(tuple) => {
+                let entry: Vec<&Expr> = tuple.elems.iter().collect();
+                self.note_registration(&entry);
+            }
             Expr::Call(call) => self.enter_call(call),
             Expr::Closure(closure) => {
-                for input in &closure.inputs {
+                for (position, input) in closure.inputs.iter().enumerate() {
                     self.bind(input, None, Vec::new());
+                    let mask = 1u64.checked_shl(position as u32).unwrap_or(0);
+                    let bindings = pattern_bindings(input);
+                    if let Some(state) = self.current() {
+                        for name in bindings {
+                            if let Some(local) = state.locals.get_mut(&name) {
+                                local.closure_params = mask;
+                            }
+                        }
+                    }
+                }
+                if let Some(state) = self.current() {
+                    let sinks_before = state.facts.sinks.len();
+                    state.closure_frames.push(ClosureFrame {
+                        written: 0,
+                        sinks_before,
+                    });
                 }
             }
             _ => {}
@@ -499,8 +557,61 @@ impl Sends<'_> {
         }
     }
 
+    /// A handler table's entry: among `entry`'s parts (a call's arguments, a tuple's fields),
+    /// the condition's message (a literal or a constant) and a function named by its path
+    /// (`on_note`, `Self::on_note`, `on_note as Handler`, `Box::new(on_note)`). The entry is a
+    /// call of the function on the condition's path: its code runs when the message comes.
+    fn note_registration(&mut self, entry: &[&Expr]) {
+        if entry.len() < 2 {
+            return;
+        }
+        let Some((key, condition)) = entry
+            .iter()
+            .find_map(|e| self.marks.operand(e).map(|c| (*e, c)))
+        else {
+            return;
+        };
+        for part in entry {
+            let Some(segments) = handler_path(part) else {
+                continue;
+            };
+            let Some(name) = segments.last().cloned() else {
+                continue;
+            };
+            // A local or a parameter is a value, not the name of a function.
+            if segments.len() == 1 && self.local(&name).is_some() {
+                continue;
+            }
+            let origin = self.add_origin(
+                OriginKind::Registration,
+                self.span(key),
+                self.marks.label(Place::Registered(&name)),
+                condition.clone(),
+            );
+            self.origins.push(origin);
+            let span = self.span(*part);
+            let what = format!("`{}`", segments.join("::"));
+            // Not removable: taking the entry out would change the table, not the handler.
+            let removable = std::mem::take(&mut self.removable);
+            self.record_call(span, Callee::Path(segments), &[], what);
+            self.removable = removable;
+            self.origins.pop();
+        }
+    }
+
     fn enter_method_call(&mut self, call: &syn::ExprMethodCall) {
         let name = call.method.to_string();
+        let entry: Vec<&Expr> = call.args.iter().collect();
+        self.note_registration(&entry);
+        // `flag.store(true, Ordering::..)`: an atomic flag set, on the paths around it.
+        if matches!(name.as_str(), "store" | "swap" | "fetch_or")
+            && call.args.len() == 2
+            && matches!(&call.args[0], Expr::Lit(l) if matches!(&l.lit, syn::Lit::Bool(b) if b.value))
+            && super::values::is_ordering(&call.args[1])
+            && !self.functions.last().is_some_and(|f| f.facts.in_test)
+        {
+            self.facts.flag_sets.push(self.origins.clone());
+        }
         let span = self.span(call);
         let args: Vec<&Expr> = call.args.iter().collect();
         let describe = || {
@@ -516,6 +627,7 @@ impl Sends<'_> {
         if !is_send_name(self.vocab, &name) {
             let on_self = matches!(peel(&call.receiver), Expr::Path(p) if p.path.is_ident("self"));
             let receiver = self.receiver_type(&call.receiver);
+            let what = describe_call(Some(&call.receiver), &name);
             self.record_call(
                 span,
                 Callee::Method {
@@ -524,12 +636,15 @@ impl Sends<'_> {
                     receiver,
                 },
                 &args,
+                what,
             );
         }
         self.method_spawns.push(spawns);
     }
 
     fn enter_call(&mut self, call: &syn::ExprCall) {
+        let entry: Vec<&Expr> = call.args.iter().collect();
+        self.note_registration(&entry);
         let mut spawns = false;
         if let Expr::Path(func) = &*call.func {
             let segments = path_segments(&func.path);
@@ -550,8 +665,12 @@ impl Sends<'_> {
                 // `run(cmd)` where `run` is a parameter or a local: a closure or a function
                 // pointer, not a function of the crate by that name.
                 let local_callable = segments.len() == 1 && self.local(&name).is_some();
+                if local_callable && !sink_path {
+                    self.check_closure_call(&name, span, &args);
+                }
                 if !sink_path && !is_send_name(self.vocab, &name) && !local_callable {
-                    self.record_call(span, Callee::Path(segments), &args);
+                    let what = format!("`{}(..)`", segments.join("::"));
+                    self.record_call(span, Callee::Path(segments), &args, what);
                 }
                 spawns = matches!(name.as_str(), "spawn" | "spawn_local" | "spawn_blocking");
             }
@@ -583,7 +702,7 @@ impl Sends<'_> {
                 let mine = self
                     .macros
                     .last()
-                    .is_some_and(|(a, _)| *a == macro_key(mac));
+                    .is_some_and(|(a, ..)| *a == macro_key(mac));
                 self.macros.truncate(self.macros.len() - usize::from(mine));
             }
             Node::Body(ParsedBody::Exprs(args)) => {
@@ -632,6 +751,27 @@ impl Sends<'_> {
             }
             // `helper(..).await?`: the helper's error is the function's.
             Expr::Try(t) => self.note_propagated(&t.expr),
+            Expr::Closure(_) => {
+                let span = self.span(expr);
+                if let Some(state) = self.current() {
+                    if let Some(frame) = state.closure_frames.pop() {
+                        let sends = state.facts.sinks
+                            [frame.sinks_before.min(state.facts.sinks.len())..]
+                            .iter()
+                            .any(|s| {
+                                s.kind == SinkKind::Response
+                                    && s.if_returns_response.is_empty()
+                                    && s.through.is_none()
+                                    && s.sent_at.is_none()
+                            });
+                        let summary = ClosureSummary {
+                            written: frame.written,
+                            sends,
+                        };
+                        state.last_closure = Some((span, summary));
+                    }
+                }
+            }
             Expr::MethodCall(_) => {
                 self.spawn_depth -= usize::from(self.method_spawns.pop() == Some(true));
             }
@@ -696,7 +836,12 @@ impl Sends<'_> {
         if !vocab::WRITE_MACROS.contains(&name.as_str()) {
             return;
         }
-        let Some(&(_, span)) = self.macros.last().filter(|(a, _)| *a == macro_key(mac)) else {
+        let Some(span) = self
+            .macros
+            .last()
+            .filter(|(a, ..)| *a == macro_key(mac))
+            .map(|(_, span, _)| *span)
+        else {
             return;
         };
         let skip = if name.starts_with("print") { 1 } else { 2 };
@@ -712,6 +857,8 @@ impl Sends<'_> {
             .collect();
         let payload: Vec<&Expr> = args.iter().skip(skip).chain(captured.iter()).collect();
         let pure = args.iter().all(is_pure);
+        self.note_written_params(&payload);
+        self.note_written_calls(&payload, span);
         if payload.iter().any(|a| self.is_response_valued(a)) {
             self.record_sink(span, SinkKind::Response, format!("`{name}!(..)`"), pure);
         } else if payload.iter().any(|a| self.is_further_message(a)) {
@@ -738,6 +885,7 @@ impl Sends<'_> {
         };
         let response = self.is_response_valued(&assign.right);
         let further = self.is_further_message(&assign.right);
+        let params = self.params_of(&assign.right);
         let mut carried = self.flows_of(&assign.right);
         carried.extend(flows);
         if !self.origins.is_empty() {
@@ -748,6 +896,7 @@ impl Sends<'_> {
             let entry = state.locals.entry(name).or_default();
             entry.response |= response;
             entry.further |= further;
+            entry.params |= params;
             for flow in carried {
                 if !entry.flows.contains(&flow) {
                     entry.flows.push(flow);
@@ -787,4 +936,35 @@ impl Sends<'_> {
 /// `Err(..)`.
 fn is_err_call(expr: &Expr) -> bool {
     matches!(expr, Expr::Call(call) if matches!(&*call.func, Expr::Path(p) if p.path.is_ident("Err")))
+}
+
+/// The path of a function an expression names without calling it: `on_note`,
+/// `Self::on_note`, `handlers::on_note`, through `as` casts and `Box::new`/`Arc::new`.
+fn handler_path(expr: &Expr) -> Option<Vec<String>> {
+    match expr {
+        Expr::Path(p) if p.qself.is_none() => {
+            let segments = path_segments(&p.path);
+            // A constant or a type (`CANCELLED`, `Handler`) is not a function.
+            let last = segments.last()?;
+            last.chars()
+                .next()
+                .is_some_and(|c| c.is_lowercase() || c == '_')
+                .then_some(segments)
+        }
+        Expr::Cast(c) => handler_path(&c.expr),
+        Expr::Paren(p) => handler_path(&p.expr),
+        Expr::Reference(r) => handler_path(&r.expr),
+        Expr::Call(c) if c.args.len() == 1 => match &*c.func {
+            Expr::Path(f)
+                if matches!(
+                    path_segments(&f.path).join("::").as_str(),
+                    "Box::new" | "Arc::new" | "Rc::new"
+                ) =>
+            {
+                c.args.first().and_then(handler_path)
+            }
+            _ => None,
+        },
+        _ => None,
+    }
 }

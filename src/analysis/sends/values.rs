@@ -1,6 +1,7 @@
 //! The questions the send analysis asks of values and conditions, and how it records what it
 //! finds.
 
+use quote::ToTokens;
 use syn::visit::{self, Visit};
 use syn::{Expr, Macro, Pat, Stmt};
 
@@ -13,11 +14,11 @@ use super::shapes::{
 use super::{FlowValue, LocalInfo, Sends};
 use crate::analysis::facts::{
     CallSite, Callee, OriginCondition, OriginId, OriginKind, PathOrigin, ReceiverType,
-    RegistryContext, RegistryRemoval, Removal, ReturnSite, SinkKind, SinkSite,
+    RegistryContext, RegistryRemoval, Removal, ReturnSite, SinkKind, SinkSite, WrittenCall,
 };
 use crate::analysis::syntax::{
-    json_shape, macro_name, parse_macro_body, path_segments, pattern_bindings, peel,
-    strip_statement_wrappers, tail_values, type_name, value_idents, MacroBody,
+    format_captures, json_shape, macro_name, parse_macro_body, path_segments, pattern_bindings,
+    peel, str_literal, strip_statement_wrappers, tail_values, type_name, value_idents, MacroBody,
 };
 use crate::analysis::vocabulary as vocab;
 use crate::analysis::walk::macro_key;
@@ -40,12 +41,22 @@ impl Sends<'_> {
         self.facts.origins.len() - 1
     }
 
+    /// How the send or call at `span` could be removed. Of several ways (a statement of a
+    /// local macro's expansion takes the invocation's span, as the statement around the
+    /// invocation does), the widest: the statement the code shows, with its `;`.
     pub(super) fn removal_of(&self, span: ByteSpan) -> Option<Removal> {
+        let width = |removal: &Removal| match removal {
+            Removal::Statement(s) | Removal::Value { span: s, .. } => s.end - s.start,
+        };
         self.removable
             .iter()
             .rev()
-            .find(|(core, _)| *core == span)
+            .filter(|(core, _)| *core == span)
             .map(|(_, removal)| *removal)
+            .fold(None, |best: Option<Removal>, r| match best {
+                Some(b) if width(&b) >= width(&r) => Some(b),
+                _ => Some(r),
+            })
     }
 
     pub(super) fn registry_context(&self) -> RegistryContext {
@@ -88,11 +99,24 @@ impl Sends<'_> {
     }
 
     pub(super) fn record_sink(&mut self, span: ByteSpan, kind: SinkKind, what: String, pure: bool) {
+        // In a macro's expansion, removing the send removes the whole invocation, and the send
+        // reads as the invocation the code shows (the outermost one at the send's span).
+        let invocation = self
+            .macros
+            .iter()
+            .find(|(_, site, _)| *site == span)
+            .filter(|_| self.in_expansion);
+        let pure = pure && invocation.is_none();
+        let what = match invocation {
+            Some((_, _, name)) => format!("`{name}!(..)`"),
+            None => what,
+        };
         let origins = self.origins.clone();
         let removal = self.removal_of(span);
         let registry = self.registry_context();
         let channel = self.sink_channel.take();
         let condition = std::mem::take(&mut self.sink_condition);
+        let through = self.sink_through.take();
         if let Some(state) = self.current() {
             state.facts.sinks.push(SinkSite {
                 span,
@@ -105,15 +129,46 @@ impl Sends<'_> {
                 registry,
                 channel,
                 if_returns_response: condition,
+                through,
             });
         }
     }
 
-    pub(super) fn record_call(&mut self, span: ByteSpan, callee: Callee, args: &[&Expr]) {
+    /// A call of something that may be a function of the crate (`what`: how it reads).
+    pub(super) fn record_call(
+        &mut self,
+        span: ByteSpan,
+        callee: Callee,
+        args: &[&Expr],
+        what: String,
+    ) {
         let origins = self.origins.clone();
         let removal = self.removal_of(span);
         let registry = self.registry_context();
-        let args = args.iter().map(|a| self.resolved_collection(a)).collect();
+        let collections = args.iter().map(|a| self.resolved_collection(a)).collect();
+        let mut arg_params: Vec<u64> = args.iter().map(|a| self.params_of(a)).collect();
+        if arg_params.iter().all(|&m| m == 0) {
+            arg_params.clear();
+        }
+        // A message handed to a function of the crate: a send if the function writes that
+        // argument to the wire (worked out over the crate graph).
+        let mut messages = [0u64; 2];
+        for (position, arg) in args.iter().enumerate().take(64) {
+            if self.is_response_valued(arg) {
+                messages[0] |= 1 << position;
+            } else if self.is_further_message(arg) {
+                messages[1] |= 1 << position;
+            }
+        }
+        for (kind, mask) in [SinkKind::Response, SinkKind::FurtherMessage]
+            .into_iter()
+            .zip(messages)
+            .filter(|(_, mask)| *mask != 0)
+        {
+            self.sink_through = Some((callee.clone(), mask));
+            // Removing the call removes whatever else the callee does: never a safe fix.
+            self.record_sink(span, kind, what.clone(), false);
+        }
         if let Some(state) = self.current() {
             state.facts.calls.push(CallSite {
                 span,
@@ -121,7 +176,8 @@ impl Sends<'_> {
                 origins,
                 removal,
                 registry,
-                args,
+                args: collections,
+                arg_params,
             });
         }
     }
@@ -148,11 +204,151 @@ impl Sends<'_> {
                     registry: RegistryContext::default(),
                     channel: None,
                     if_returns_response: Vec::new(),
+                    through: None,
                 };
                 if !state.facts.sinks.contains(&site) {
                     state.facts.sinks.push(site);
                 }
             }
+        }
+    }
+
+    /// The function's parameters (a mask of their positions) whose value an expression holds
+    /// or was derived from, through the locals it names.
+    pub(super) fn params_of(&self, expr: &Expr) -> u64 {
+        self.carried(expr, &|local| local.params)
+    }
+
+    /// What the value of `expr` is, through conversions that keep it the same message
+    /// (`&x`, `x.clone()`, `x.to_string()`, `serde_json::to_string(&x)?`, `format!("{x}\n")`,
+    /// `s.as_bytes()`), of the locals it names: `of` of the local it converts, or nothing
+    /// for a value built anew (a message that merely holds `x` is another message).
+    fn carried(&self, expr: &Expr, of: &dyn Fn(&LocalInfo) -> u64) -> u64 {
+        const CONVERSIONS: &[&str] = &[
+            "clone",
+            "to_string",
+            "to_owned",
+            "into",
+            "as_bytes",
+            "as_str",
+            "as_ref",
+            "to_vec",
+            "into_bytes",
+            "unwrap",
+            "expect",
+            "unwrap_or_default",
+            "borrow",
+        ];
+        match peel(expr) {
+            Expr::Path(p) => p
+                .path
+                .get_ident()
+                .and_then(|ident| self.local(&ident.to_string()))
+                .map_or(0, of),
+            Expr::MethodCall(m) if CONVERSIONS.contains(&m.method.to_string().as_str()) => {
+                self.carried(&m.receiver, of)
+            }
+            // `serde_json::to_string(&x)`, `String::from(x)`, `Bytes::from(x)`.
+            Expr::Call(c) if c.args.len() == 1 => match &*c.func {
+                Expr::Path(f)
+                    if f.path.segments.last().is_some_and(|s| {
+                        matches!(
+                            s.ident.to_string().as_str(),
+                            "to_string" | "to_vec" | "to_value" | "from" | "to_string_pretty"
+                        )
+                    }) =>
+                {
+                    c.args.first().map_or(0, |a| self.carried(a, of))
+                }
+                _ => 0,
+            },
+            // `format!("{}\n", x)`, `format!("{x}\n")`: the text is the value's, plus framing.
+            Expr::Macro(m) if macro_name(&m.mac) == "format" => {
+                let Ok(args) = m.mac.parse_body_with(
+                    syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated,
+                ) else {
+                    return 0;
+                };
+                let mut values: Vec<Expr> = args.iter().skip(1).cloned().collect();
+                if let Some(format) = args.first().and_then(str_literal) {
+                    values.extend(
+                        format_captures(&format)
+                            .into_iter()
+                            .filter_map(|ident| syn::parse_str::<Expr>(&ident).ok()),
+                    );
+                }
+                match values.as_slice() {
+                    [only] => self.carried(only, of),
+                    _ => 0,
+                }
+            }
+            _ => 0,
+        }
+    }
+
+    /// A write to the wire takes `payload`: the parameters it carries (the function's, and
+    /// the innermost closure's) are written.
+    pub(super) fn note_written_params(&mut self, payload: &[&Expr]) {
+        let mask = payload.iter().fold(0, |m, a| m | self.params_of(a));
+        let closure_mask = payload
+            .iter()
+            .fold(0, |m, a| m | self.carried(a, &|local| local.closure_params));
+        if let Some(state) = self.current() {
+            state.facts.writes_params |= mask;
+            if let Some(frame) = state.closure_frames.last_mut() {
+                frame.written |= closure_mask;
+            }
+        }
+    }
+
+    /// A write to the wire takes `payload`: the calls whose value it carries (directly, or
+    /// through locals bound from them) have their value written.
+    pub(super) fn note_written_calls(&mut self, payload: &[&Expr], span: ByteSpan) {
+        let calls: Vec<Callee> = payload.iter().flat_map(|a| self.value_calls(a)).collect();
+        let written: Vec<WrittenCall> = calls
+            .into_iter()
+            .map(|callee| {
+                let guarded = self.branch_tests.iter().any(|t| !t.contains(&callee));
+                WrittenCall {
+                    callee,
+                    span,
+                    guarded,
+                }
+            })
+            .collect();
+        if let Some(state) = self.current() {
+            for entry in written {
+                if !state.facts.written_calls.contains(&entry) {
+                    state.facts.written_calls.push(entry);
+                }
+            }
+        }
+    }
+
+    /// `name(args)` where `name` is a local: when it holds a closure that sends a response, or
+    /// writes to the wire an argument that is one, the call is a send (the closure's body runs
+    /// here, on whatever path the call lies on).
+    pub(super) fn check_closure_call(&mut self, name: &str, span: ByteSpan, args: &[&Expr]) {
+        let Some(summary) = self
+            .functions
+            .last()
+            .and_then(|f| f.closures.get(name).copied())
+        else {
+            return;
+        };
+        let mut response = summary.sends;
+        let mut further = false;
+        for (position, arg) in args.iter().enumerate().take(64) {
+            if summary.written & (1 << position) != 0 {
+                response |= self.is_response_valued(arg);
+                further |= self.is_further_message(arg);
+            }
+        }
+        let what = format!("`{name}(..)`");
+        if response {
+            self.record_sink(span, SinkKind::Response, what, false);
+        } else if further {
+            self.record_sink(span, SinkKind::FurtherMessage, what, false);
         }
     }
 
@@ -204,7 +400,22 @@ impl Sends<'_> {
                 }
                 if let Some(body) = parse_macro_body(&mac.tokens) {
                     match body {
-                        MacroBody::Exprs(exprs) => exprs.iter().for_each(|e| self.visit_expr(e)),
+                        MacroBody::Exprs(exprs) => {
+                            // `format!("{reply}\n")`: identifiers captured in the format string.
+                            let captured = exprs
+                                .first()
+                                .and_then(str_literal)
+                                .map(|format| format_captures(&format))
+                                .unwrap_or_default();
+                            if captured
+                                .iter()
+                                .any(|ident| self.builder.local(ident).is_some_and(|l| l.response))
+                            {
+                                self.found = true;
+                                return;
+                            }
+                            exprs.iter().for_each(|e| self.visit_expr(e))
+                        }
                         MacroBody::Stmts(stmts) => stmts.iter().for_each(|s| self.visit_stmt(s)),
                     }
                 }
@@ -282,6 +493,7 @@ impl Sends<'_> {
         if let (Some(expr), false) = (from, self.origins.is_empty()) {
             flows.extend(self.path_value(expr));
         }
+        let params = from.map_or(0, |e| self.params_of(e));
         let cancelled_future = from.is_some_and(|e| self.is_condition_future(e));
         let alias = match (pat, from.map(peel)) {
             (Pat::Ident(_), Some(value @ (Expr::Path(_) | Expr::Field(_)))) => {
@@ -309,6 +521,17 @@ impl Sends<'_> {
             _ => from.and_then(constructed_type),
         };
         let built = from.map(|e| self.value_calls(e)).unwrap_or_default();
+        let closure = match from.map(peel) {
+            Some(closure @ Expr::Closure(_)) => {
+                let span = self.span(closure);
+                self.functions
+                    .last()
+                    .and_then(|f| f.last_closure)
+                    .filter(|(s, _)| *s == span)
+                    .map(|(_, summary)| summary)
+            }
+            _ => None,
+        };
         if let [name] = bindings.as_slice() {
             if let Some(state) = self.functions.last_mut() {
                 match evident_type {
@@ -324,6 +547,14 @@ impl Sends<'_> {
                 } else {
                     state.built_from.insert(name.clone(), built);
                 }
+                match closure {
+                    Some(summary) => {
+                        state.closures.insert(name.clone(), summary);
+                    }
+                    None => {
+                        state.closures.remove(name);
+                    }
+                }
             }
         }
         if let Some(state) = self.current() {
@@ -338,6 +569,8 @@ impl Sends<'_> {
                         further,
                         flows: flows.clone(),
                         cancel_values: Vec::new(),
+                        params,
+                        closure_params: 0,
                     },
                 );
             }
@@ -358,6 +591,20 @@ impl Sends<'_> {
             Expr::Reference(r) => self.is_condition_future(&r.expr),
             Expr::Paren(p) => self.is_condition_future(&p.expr),
             Expr::Group(g) => self.is_condition_future(&g.expr),
+            // `async { token.cancelled().await }`: the block finishes only after a statement of
+            // its own awaits the condition (one not inside a branch, and none returns before).
+            Expr::Async(a) => {
+                let stmts = &a.block.stmts;
+                let returns_early = mentions_return(a.block.to_token_stream());
+                !returns_early
+                    && stmts.iter().any(|stmt| match stmt {
+                        Stmt::Expr(e, _) => self.is_condition_await(e),
+                        Stmt::Local(l) => l.init.as_ref().is_some_and(|i| {
+                            i.diverge.is_none() && self.is_condition_await(&i.expr)
+                        }),
+                        _ => false,
+                    })
+            }
             Expr::Path(p) => p.path.get_ident().is_some_and(|ident| {
                 let name = ident.to_string();
                 self.functions
@@ -391,6 +638,17 @@ impl Sends<'_> {
                     self.span(cond),
                     self.marks.label(Place::Then),
                     OriginCondition::Always,
+                )
+            }
+            // `if flag.load(Ordering::Acquire)`: a flag the marked paths may set.
+            Expr::MethodCall(m)
+                if m.method == "load" && m.args.len() == 1 && is_ordering(&m.args[0]) =>
+            {
+                Condition::Holds(
+                    OriginKind::IfTest,
+                    self.span(cond),
+                    self.marks.label(Place::FlagTest),
+                    OriginCondition::FlagSet,
                 )
             }
             Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => {
@@ -706,16 +964,34 @@ impl Sends<'_> {
             .last()
             .map(|f| f.pending_returns[pending.min(f.pending_returns.len())..].to_vec())
             .unwrap_or_default();
+        // The spans of the returned values that are responses built on the path.
+        let mut responses: Vec<ByteSpan> = self
+            .functions
+            .last()
+            .map(|f| f.pending_flows.iter().map(|v| v.span).collect())
+            .unwrap_or_default();
         for ident in value_idents(value) {
             if let Some(local) = self.local(&ident) {
                 returned.extend(local.cancel_values.iter().cloned());
+                // A response built on the path and kept in a local returned later
+                // (`reply = Some(error(..))` in the cancellation's branch, `reply` at the end).
+                for flow in &local.flows {
+                    responses.push(flow.span);
+                    if !returned.iter().any(|v| v.span == flow.span) {
+                        returned.push(flow.clone());
+                    }
+                }
             }
         }
         if !self.origins.is_empty() {
             for tail in tail_values(value) {
                 if !is_nothing_to_send(tail) {
+                    let span = self.span(tail);
+                    if self.is_response_valued(tail) {
+                        responses.push(span);
+                    }
                     returned.push(FlowValue {
-                        span: self.span(tail),
+                        span,
                         what: describe_value(tail),
                         origins: self.origins.clone(),
                     });
@@ -728,6 +1004,7 @@ impl Sends<'_> {
                     span: value.span,
                     what: value.what,
                     origins: value.origins,
+                    response: responses.contains(&value.span),
                 };
                 if !state.facts.path_returns.contains(&site) {
                     state.facts.path_returns.push(site);
@@ -760,6 +1037,10 @@ impl Sends<'_> {
         describe: &dyn Fn() -> (String, bool),
     ) {
         let transport = vocab::TRANSPORT_CALLS.contains(&name);
+        if transport || self.vocab.is_sink_call(name) {
+            self.note_written_params(args);
+            self.note_written_calls(args, span);
+        }
         let kind = if self.vocab.is_sink_call(name) {
             Some(SinkKind::Response)
         } else if vocab::FURTHER_MESSAGE_CALLS.contains(&name) {
@@ -852,4 +1133,28 @@ impl Sends<'_> {
             }
         }
     }
+}
+
+/// Whether tokens hold a `return` (or a `?`, which returns too), at any depth.
+fn mentions_return(tokens: proc_macro2::TokenStream) -> bool {
+    tokens.into_iter().any(|tree| match tree {
+        proc_macro2::TokenTree::Ident(ident) => ident == "return",
+        proc_macro2::TokenTree::Punct(p) => p.as_char() == '?',
+        proc_macro2::TokenTree::Group(g) => mentions_return(g.stream()),
+        proc_macro2::TokenTree::Literal(_) => false,
+    })
+}
+
+/// `Ordering::SeqCst` (any path whose last but one segment is `Ordering`, or a bare `SeqCst`,
+/// `Acquire`, `Relaxed`): an atomic operation's ordering argument.
+pub(super) fn is_ordering(expr: &Expr) -> bool {
+    let Expr::Path(p) = expr else {
+        return false;
+    };
+    let segments = path_segments(&p.path);
+    let last = segments.last().map(String::as_str).unwrap_or("");
+    matches!(
+        last,
+        "SeqCst" | "Acquire" | "Relaxed" | "AcqRel" | "Release"
+    ) && (segments.len() == 1 || segments[segments.len() - 2] == "Ordering")
 }

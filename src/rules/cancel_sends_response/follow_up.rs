@@ -41,6 +41,9 @@ fn on_cancel_path(file: &FileFacts, origins: &[usize], cancel_consts: &HashSet<&
             OriginCondition::ConstNamed(name) => {
                 cancel_consts.contains(name.as_str()) || super::words::is_cancel_const_name(name)
             }
+            // Whether the crate's flags mean a cancellation is known only over all its files:
+            // look further, as if it did.
+            OriginCondition::FlagSet => true,
         })
 }
 
@@ -53,6 +56,16 @@ pub fn needles(facts: &[&FileFacts], vocabulary: &Vocabulary) -> BTreeSet<String
     let (cancel_consts, field_types) = cancel_consts_and_fields(facts.iter().copied(), vocabulary);
     needles.extend(cancel_consts.iter().map(|name| name.to_string()));
     let mut chain = cancel_path_callees(facts.iter().copied(), &cancel_consts, &field_types);
+    // A flag set on a cancel path is tested where the work runs, maybe in a file without any
+    // word of cancellation: the files that test atomic flags.
+    let sets_flags = facts.iter().any(|file| {
+        file.flag_sets
+            .iter()
+            .any(|origins| on_cancel_path(file, origins, &cancel_consts))
+    });
+    if sets_flags {
+        needles.insert(".load(".to_string());
+    }
     for file in facts.iter().filter(|f| f.mentions_mcp) {
         for removal in &file.registry_removals {
             // The code that registers requests in it (and may answer them).
@@ -172,6 +185,7 @@ fn cancel_path_callees<'a>(
                 chain.extend(
                     sink.if_returns_response
                         .iter()
+                        .chain(sink.through.as_ref().map(|(callee, _)| callee))
                         .filter_map(|c| callee_key(c, function, field_types)),
                 );
             }
@@ -219,7 +233,11 @@ fn callees<'f>(
             function
                 .sinks
                 .iter()
-                .flat_map(|sink| &sink.if_returns_response)
+                .flat_map(|sink| {
+                    sink.if_returns_response
+                        .iter()
+                        .chain(sink.through.as_ref().map(|(callee, _)| callee))
+                })
                 .filter_map(key),
         )
 }

@@ -79,6 +79,13 @@ impl PathMarks for Cancellation<'_> {
             Place::AfterLoop => {
                 "cancel path: the code after this loop runs once the request is cancelled".into()
             }
+            Place::FlagTest => {
+                "cancel path: this branch runs once the flag that the cancellation sets is set"
+                    .into()
+            }
+            Place::Registered(name) => format!(
+                "cancel path: `{name}` is registered here as the cancellation notification's handler"
+            ),
         }
     }
 }

@@ -4,7 +4,8 @@
 //!
 //! This file holds what the shapes share (the rule's description, its words, the specification's
 //! sentences); [`rule`] runs the shapes: [`shape_a`] (a send on a cancel path, directly or
-//! through calls), [`shape_b`] (a request handler's return value that the SDK sends), and
+//! through calls), [`shape_b`] (a request handler's return value that the SDK sends),
+//! [`written_return`] (a response returned on a cancel path to a caller that writes it), and
 //! [`shape_c`] (a dispatcher that forgets to check).
 
 use crate::diagnostic::{FixAvailability, RuleMeta, RuleStatus, Severity};
@@ -19,6 +20,7 @@ pub mod shape_a;
 pub mod shape_b;
 pub mod shape_c;
 pub mod words;
+pub mod written_return;
 
 /// Words without which a file holds no cancel path (besides the configured hook and notification
 /// names).

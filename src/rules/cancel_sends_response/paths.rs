@@ -330,10 +330,51 @@ fn const_is_cancel(graph: &CrateGraph<'_>, name: &str) -> Option<bool> {
 
 fn origin_holds(graph: &CrateGraph<'_>, origin: &PathOrigin) -> bool {
     match &origin.condition {
+        OriginCondition::FlagSet => {
+            graph
+                .summaries()
+                .get_or_init(|| FlagsSetOnCancel::of(graph))
+                .0
+        }
+        other => plain_origin_holds(graph, other),
+    }
+}
+
+/// Whether a condition other than a flag's holds.
+fn plain_origin_holds(graph: &CrateGraph<'_>, condition: &OriginCondition) -> bool {
+    match condition {
         OriginCondition::Always => true,
         OriginCondition::ConstNamed(name) => {
             const_is_cancel(graph, name).unwrap_or_else(|| super::words::is_cancel_const_name(name))
         }
+        OriginCondition::FlagSet => false,
+    }
+}
+
+/// Whether a set atomic flag means, in this crate, that a request was cancelled: the crate sets
+/// atomic flags on cancel paths (not counting paths that are flag tests themselves), and its
+/// product code sets none anywhere else (a shutdown flag, a "ready" flag would make a set flag
+/// mean something else).
+struct FlagsSetOnCancel(bool);
+
+impl FlagsSetOnCancel {
+    fn of(graph: &CrateGraph<'_>) -> Self {
+        let mut on_cancel = false;
+        for (_, facts) in graph.files() {
+            for origins in &facts.flag_sets {
+                let holds = origins.iter().any(|&id| {
+                    facts
+                        .origins
+                        .get(id)
+                        .is_some_and(|o| plain_origin_holds(graph, &o.condition))
+                });
+                if !holds {
+                    return FlagsSetOnCancel(false);
+                }
+                on_cancel = true;
+            }
+        }
+        FlagsSetOnCancel(on_cancel)
     }
 }
 

@@ -2,7 +2,7 @@
 //! versions give a further message.
 
 use super::shape_a::{diagnostic, Removals};
-use super::{follow_up, handlers, shape_b, shape_c, CANCEL_WORDS, META};
+use super::{follow_up, handlers, shape_b, shape_c, written_return, CANCEL_WORDS, META};
 use crate::diagnostic::{Diagnostic, RuleMeta, Severity};
 use crate::rules::contract::{Rule, RuleContext};
 
@@ -60,6 +60,17 @@ impl Rule for CancelSendsResponse {
                 }
                 out.push(shape_b::diagnostic(&handler_return, sdk, context.sources));
             }
+        }
+        for written in written_return::find(context.graph) {
+            if context.is_test_file(written.file) {
+                continue;
+            }
+            // Certain or silent: a write in a branch that tests something else may not run for
+            // the cancellation's value.
+            if written.guarded() && !context.preview() {
+                continue;
+            }
+            out.push(written_return::diagnostic(&written, context.sources));
         }
         for missing in shape_c::find(context.graph) {
             // Token registries left registered, and writes in helpers, are new shapes: in

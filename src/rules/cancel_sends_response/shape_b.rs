@@ -27,7 +27,7 @@ pub struct HandlerReturn<'a> {
 /// How a helper's value reaches the handler's return: all of it (`helper(..).await` as the
 /// tail), or only its error (`helper(..).await?`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-enum Reach {
+pub(super) enum Reach {
     Value,
     Error,
 }
@@ -87,7 +87,10 @@ pub fn find<'a>(graph: &CrateGraph<'a>, sources: &SourceMap) -> Vec<HandlerRetur
 }
 
 /// The functions whose values `handler` returns, to any depth, with how they reach it.
-fn returned_from(graph: &CrateGraph<'_>, handler: FunctionRef) -> Vec<(FunctionRef, Reach)> {
+pub(super) fn returned_from(
+    graph: &CrateGraph<'_>,
+    handler: FunctionRef,
+) -> Vec<(FunctionRef, Reach)> {
     let mut seen: HashSet<(FunctionRef, Reach)> = HashSet::new();
     let mut queue: VecDeque<(FunctionRef, Reach)> = VecDeque::from([(handler, Reach::Value)]);
     let mut out = Vec::new();

@@ -317,10 +317,11 @@ impl<'a> CallIndex<'a> {
             for function in facts.functions.iter().filter(|f| !f.in_test) {
                 // A send known to send a response (not one that does only if a callee returns
                 // one).
-                let sends = function
-                    .sinks
-                    .iter()
-                    .any(|s| s.kind == SinkKind::Response && s.if_returns_response.is_empty());
+                let sends = function.sinks.iter().any(|s| {
+                    s.kind == SinkKind::Response
+                        && s.if_returns_response.is_empty()
+                        && s.through.is_none()
+                });
                 if sends || function.returns_response {
                     index.answers.insert(function.name.as_str());
                 }

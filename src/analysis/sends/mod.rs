@@ -54,6 +54,8 @@ pub struct Sends<'v> {
     /// Per branch (an `if`'s, a `match` arm) the current code lies in, innermost last: the
     /// calls whose value its test looks at.
     branch_tests: Vec<Vec<Callee>>,
+    /// The last branch test worked out: its span and its calls.
+    branch_cache: Option<(ByteSpan, Vec<Callee>)>,
     /// The current node lies in an expansion of one of the file's macros (see
     /// [`super::walk::Scope::in_expansion`]).
     in_expansion: bool,
@@ -241,6 +243,7 @@ impl<'v> Sends<'v> {
             sink_condition: Vec::new(),
             sink_through: None,
             branch_tests: Vec::new(),
+            branch_cache: None,
             in_expansion: false,
             children: Vec::new(),
             renames: HashMap::new(),

@@ -161,7 +161,16 @@ impl Sends<'_> {
             Expr::Let(l) => &*l.expr,
             other => other,
         };
-        let calls = self.value_calls(test);
+        // A `match` asks once per arm: its scrutinee's calls are worked out once.
+        let span = self.span(test);
+        let calls = match &self.branch_cache {
+            Some((cached, calls)) if *cached == span => calls.clone(),
+            _ => {
+                let calls = self.value_calls(test);
+                self.branch_cache = Some((span, calls.clone()));
+                calls
+            }
+        };
         self.branch_tests.push(calls);
         undo.branch_test = true;
     }
@@ -562,11 +571,13 @@ impl Sends<'_> {
     /// (`on_note`, `Self::on_note`, `on_note as Handler`, `Box::new(on_note)`). The entry is a
     /// call of the function on the condition's path: its code runs when the message comes.
     fn note_registration(&mut self, entry: &[&Expr]) {
+        // An entry's key is a string or a constant: only those are asked about.
         if entry.len() < 2 {
             return;
         }
         let Some((key, condition)) = entry
             .iter()
+            .filter(|e| matches!(e, Expr::Lit(_) | Expr::Path(_)))
             .find_map(|e| self.marks.operand(e).map(|c| (*e, c)))
         else {
             return;
@@ -590,10 +601,11 @@ impl Sends<'_> {
             );
             self.origins.push(origin);
             let span = self.span(*part);
-            let what = format!("`{}`", segments.join("::"));
+            let joined = segments.join("::");
+            let what = || format!("`{joined}`");
             // Not removable: taking the entry out would change the table, not the handler.
             let removable = std::mem::take(&mut self.removable);
-            self.record_call(span, Callee::Path(segments), &[], what);
+            self.record_call(span, Callee::Path(segments), &[], &what);
             self.removable = removable;
             self.origins.pop();
         }
@@ -627,7 +639,7 @@ impl Sends<'_> {
         if !is_send_name(self.vocab, &name) {
             let on_self = matches!(peel(&call.receiver), Expr::Path(p) if p.path.is_ident("self"));
             let receiver = self.receiver_type(&call.receiver);
-            let what = describe_call(Some(&call.receiver), &name);
+            let what = || describe_call(Some(&call.receiver), &call.method.to_string());
             self.record_call(
                 span,
                 Callee::Method {
@@ -636,7 +648,7 @@ impl Sends<'_> {
                     receiver,
                 },
                 &args,
-                what,
+                &what,
             );
         }
         self.method_spawns.push(spawns);
@@ -669,8 +681,9 @@ impl Sends<'_> {
                     self.check_closure_call(&name, span, &args);
                 }
                 if !sink_path && !is_send_name(self.vocab, &name) && !local_callable {
-                    let what = format!("`{}(..)`", segments.join("::"));
-                    self.record_call(span, Callee::Path(segments), &args, what);
+                    let joined = segments.join("::");
+                    let what = || format!("`{joined}(..)`");
+                    self.record_call(span, Callee::Path(segments), &args, &what);
                 }
                 spawns = matches!(name.as_str(), "spawn" | "spawn_local" | "spawn_blocking");
             }

@@ -140,7 +140,7 @@ impl Sends<'_> {
         span: ByteSpan,
         callee: Callee,
         args: &[&Expr],
-        what: String,
+        what: &dyn Fn() -> String,
     ) {
         let origins = self.origins.clone();
         let removal = self.removal_of(span);
@@ -154,10 +154,10 @@ impl Sends<'_> {
         // argument to the wire (worked out over the crate graph).
         let mut messages = [0u64; 2];
         for (position, arg) in args.iter().enumerate().take(64) {
-            if self.is_response_valued(arg) {
-                messages[0] |= 1 << position;
-            } else if self.is_further_message(arg) {
-                messages[1] |= 1 << position;
+            match self.message_kind(arg) {
+                Some(SinkKind::Response) => messages[0] |= 1 << position,
+                Some(SinkKind::FurtherMessage) => messages[1] |= 1 << position,
+                None => {}
             }
         }
         for (kind, mask) in [SinkKind::Response, SinkKind::FurtherMessage]
@@ -167,7 +167,7 @@ impl Sends<'_> {
         {
             self.sink_through = Some((callee.clone(), mask));
             // Removing the call removes whatever else the callee does: never a safe fix.
-            self.record_sink(span, kind, what.clone(), false);
+            self.record_sink(span, kind, what(), false);
         }
         if let Some(state) = self.current() {
             state.facts.calls.push(CallSite {
@@ -298,6 +298,59 @@ impl Sends<'_> {
             if let Some(frame) = state.closure_frames.last_mut() {
                 frame.written |= closure_mask;
             }
+        }
+    }
+
+    /// What message an argument is, looked at without going down into it (every call's
+    /// arguments are asked, so a deep nest of calls must not cost more than its size): a
+    /// response or further message built right there (`json!({..})`, `Response::error(..)`,
+    /// a struct literal), a local holding one, or a conversion or reference of those.
+    fn message_kind(&self, arg: &Expr) -> Option<SinkKind> {
+        let arg = peel(arg);
+        let local = match arg {
+            Expr::Path(p) => p.path.get_ident().and_then(|i| self.local(&i.to_string())),
+            _ => None,
+        };
+        match arg {
+            Expr::Path(_) => local.and_then(|l| {
+                if l.response {
+                    Some(SinkKind::Response)
+                } else if l.further {
+                    Some(SinkKind::FurtherMessage)
+                } else {
+                    None
+                }
+            }),
+            Expr::MethodCall(m)
+                if m.args.is_empty()
+                    && matches!(
+                        m.method.to_string().as_str(),
+                        "to_string" | "to_owned" | "as_ref" | "to_vec"
+                    ) =>
+            {
+                self.message_kind(&m.receiver)
+            }
+            Expr::Macro(m) => match json_shape(&m.mac) {
+                Some(shape) if shape.is_response() => Some(SinkKind::Response),
+                Some(shape)
+                    if shape
+                        .method
+                        .as_deref()
+                        .is_some_and(|m| vocab::FURTHER_MESSAGE_METHODS.contains(&m)) =>
+                {
+                    Some(SinkKind::FurtherMessage)
+                }
+                _ => None,
+            },
+            Expr::Call(_) | Expr::Struct(_) if is_response_construct(arg) => {
+                Some(SinkKind::Response)
+            }
+            Expr::Call(c) => match &*c.func {
+                Expr::Path(p) if is_further_path(&p.path) => Some(SinkKind::FurtherMessage),
+                _ => None,
+            },
+            Expr::Struct(st) if is_further_path(&st.path) => Some(SinkKind::FurtherMessage),
+            _ => None,
         }
     }
 
@@ -1157,4 +1210,11 @@ pub(super) fn is_ordering(expr: &Expr) -> bool {
         last,
         "SeqCst" | "Acquire" | "Relaxed" | "AcqRel" | "Release"
     ) && (segments.len() == 1 || segments[segments.len() - 2] == "Ordering")
+}
+
+/// A path naming a further message's type (`ProgressNotification::new`, `LoggingMessageNotification`).
+fn is_further_path(path: &syn::Path) -> bool {
+    path.segments
+        .iter()
+        .any(|s| vocab::FURTHER_MESSAGE_TYPES.contains(&s.ident.to_string().as_str()))
 }

@@ -182,6 +182,20 @@ fn unraw_tokens(tokens: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
 
 #[cfg(test)]
 mod tests {
+
+    /// A macro of the file that invokes itself fourfold: the walk stops at its bounds.
+    #[test]
+    fn macros_that_invoke_themselves_stop_at_the_walks_bounds() {
+        let text =
+            "macro_rules! again { () => { again!(); again!(); again!(); again!(); send(); }; }\n\
+                    fn serve() { again!(); }\n";
+        let facts = facts_of(text, &[], &sends::marks::Unmarked);
+        let calls = facts.functions[0].calls.len();
+        assert!(
+            calls > 0 && calls <= macros::MAX_EXPANSIONS,
+            "the expansions ran, and stopped: {calls} calls"
+        );
+    }
     use super::*;
 
     /// Raw strings are not raw identifiers: only `r#` before an identifier's first character

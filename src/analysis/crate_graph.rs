@@ -817,6 +817,22 @@ impl<'a> CrateGraph<'a> {
         found
     }
 
+    /// The type of a method call's receiver, when the code makes it evident: named, or the type
+    /// of the caller's field.
+    fn receiver_type<'r>(
+        &'r self,
+        caller: FunctionRef,
+        receiver: Option<&'r ReceiverType>,
+    ) -> Option<&'r str> {
+        match receiver? {
+            ReceiverType::Named(ty) => Some(ty.as_str()),
+            ReceiverType::SelfField(field) => {
+                let owner = self.function(caller).self_ty.as_deref()?;
+                self.field_type(owner, field)
+            }
+        }
+    }
+
     /// Every implementation a method call through a trait object (`self.port.deliver(..)` with
     /// `port: Box<dyn Port>`) may reach, with the trait's default body: when the crate defines
     /// the trait (another crate's may be implemented anywhere: then `None`), and the call is
@@ -831,13 +847,7 @@ impl<'a> CrateGraph<'a> {
         let Callee::Method { name, receiver, .. } = callee else {
             return None;
         };
-        let ty = match receiver.as_ref()? {
-            ReceiverType::Named(ty) => ty.as_str(),
-            ReceiverType::SelfField(field) => {
-                let owner = self.function(caller).self_ty.as_deref()?;
-                self.field_type(owner, field)?
-            }
-        };
+        let ty = self.receiver_type(caller, receiver.as_ref())?;
         let tr = ty.strip_prefix(super::syntax::TRAIT_OBJECT)?;
         if !self.defines_trait(tr) {
             return None;
@@ -856,15 +866,7 @@ impl<'a> CrateGraph<'a> {
         receiver: Option<&ReceiverType>,
     ) -> Vec<FunctionRef> {
         let caller_facts = self.function(caller);
-        let evident = match receiver {
-            Some(ReceiverType::Named(ty)) => Some(ty.as_str()),
-            Some(ReceiverType::SelfField(field)) => caller_facts
-                .self_ty
-                .as_deref()
-                .and_then(|owner| self.field_type(owner, field)),
-            None => None,
-        };
-        if let Some(ty) = evident {
+        if let Some(ty) = self.receiver_type(caller, receiver) {
             // The receiver's type is known: its methods, or nothing (a foreign type).
             return self.methods_of(ty, name);
         }

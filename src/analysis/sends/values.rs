@@ -490,11 +490,7 @@ impl Sends<'_> {
         }
         impl<'ast> Visit<'ast> for Finder {
             fn visit_path(&mut self, path: &'ast syn::Path) {
-                if path
-                    .segments
-                    .iter()
-                    .any(|s| vocab::FURTHER_MESSAGE_TYPES.contains(&s.ident.to_string().as_str()))
-                {
+                if is_further_path(path) {
                     self.found = true;
                 }
                 visit::visit_path(self, path);

@@ -293,7 +293,7 @@ fn statistics() {
     );
     assert_eq!(code, 1, "{stderr}");
     assert!(
-        stdout.contains("    3  MCP001  cancel-sends-response          2       0"),
+        stdout.contains("    3  MCP001  cancel-sends-response          2       1"),
         "{stdout}"
     );
     assert!(
@@ -318,7 +318,7 @@ fn statistics() {
     let counts: serde_json::Value = serde_json::from_str(&stdout).expect("JSON statistics");
     assert_eq!(
         counts[0],
-        serde_json::json!({"code": "MCP001", "name": "cancel-sends-response", "count": 3, "safe_fixes": 2, "unsafe_fixes": 0}),
+        serde_json::json!({"code": "MCP001", "name": "cancel-sends-response", "count": 3, "safe_fixes": 2, "unsafe_fixes": 1}),
         "{stdout}"
     );
     assert_eq!(counts.as_array().map(Vec::len), Some(4), "{stdout}");

@@ -117,7 +117,7 @@ fn fixing_the_std_only_fixture_crate_keeps_it_compiling() {
 }
 
 #[test]
-fn fixing_the_example_removes_the_direct_sends_and_keeps_the_helper_finding() {
+fn fixing_the_example_removes_the_direct_sends_and_unsafe_fixes_remove_the_helper_call() {
     let copy = copy_of("examples/seed-server");
     let dir = copy.path();
     let (code, stdout, stderr) = lint(
@@ -155,9 +155,35 @@ fn fixing_the_example_removes_the_direct_sends_and_keeps_the_helper_finding() {
     let (_, human, _) = lint(dir, &[".", "--color", "never"]);
     assert!(
         human.contains(
-            "remove the call to `ack_stale_request` (suggestion, not applied automatically)"
+            "remove the call to `ack_stale_request` (unsafe fix: --fix --unsafe-fixes applies it)"
         ),
         "{human}"
+    );
+    cargo_check(dir, "seed-server-check");
+
+    // The helper's only effect is the send: with unsafe fixes its call goes too. Nothing is left
+    // (the error code 0 of MCP006 was the seed bug's send, removed by the first run).
+    let (code, stdout, stderr) = lint(
+        dir,
+        &[
+            "--fix",
+            "--unsafe-fixes",
+            "--allow-no-vcs",
+            ".",
+            "--format",
+            "concise",
+        ],
+    );
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.is_empty(), "{stdout}");
+    assert!(stderr.contains("Applied 1 fix"), "{stderr}");
+    let main = std::fs::read_to_string(dir.join("src/main.rs")).expect("read");
+    assert!(!main.contains("transport::ack_stale_request("), "{main}");
+    assert!(
+        main.contains(
+            "eprintln!(\"seed-server: client cancelled request {request_id}: {reason}\");"
+        ),
+        "what the arm does besides the send stays: {main}"
     );
     cargo_check(dir, "seed-server-check");
 }

@@ -91,16 +91,23 @@ fn findings_are_cargo_compiler_messages_with_quick_fixes() {
         seed.rendered
     );
 
-    // A display-only suggestion (the call through a helper) is shown, never offered as a fix.
+    // The call to a helper whose only effect is the send is offered as a fix that may be wrong
+    // (its arguments are computed for it): `MaybeIncorrect`, as `--fix --unsafe-fixes` applies it.
     let helper = diagnostics
         .iter()
         .find(|d| d.message.contains("`ack_stale_request` sends a response"))
         .expect("the helper's finding");
-    assert!(helper
+    let helper_edit = helper
         .children
         .iter()
         .flat_map(|c| &c.spans)
-        .all(|s| s.suggested_replacement.is_none()));
+        .find(|s| s.suggested_replacement.is_some())
+        .expect("the helper call's removal as a suggestion");
+    assert_eq!(helper_edit.suggested_replacement.as_deref(), Some(""));
+    assert_eq!(
+        helper_edit.suggestion_applicability,
+        Some(Applicability::MaybeIncorrect)
+    );
 
     // A warning is a warning.
     assert!(diagnostics

@@ -283,6 +283,10 @@ pub struct FunctionFacts {
     /// takes something derived from them. Through calls, see
     /// [`super::crate_graph::CrateGraph::writes_params`].
     pub writes_params: u64,
+    /// All the function does is send: each statement of its body is a send (a whole statement,
+    /// known to send) or a `let` of a value without effects. A call of it on a cancel path can
+    /// be taken out without taking out anything else the function does.
+    pub only_sends: bool,
     pub sinks: Vec<SinkSite>,
     pub calls: Vec<CallSite>,
 }

@@ -166,6 +166,9 @@ struct FunctionState {
     last_closure: Option<(ByteSpan, ClosureSummary)>,
     /// Locals bound to a closure, and what calling it does.
     closures: HashMap<String, ClosureSummary>,
+    /// The statements of the function's body: their spans, and whether each is a `let` of a
+    /// value without effects.
+    body_stmts: Vec<(ByteSpan, bool)>,
 }
 
 /// What entering a node as its parent's child did, undone when it is left.

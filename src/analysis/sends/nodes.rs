@@ -1,5 +1,6 @@
 //! What each node does when the walk enters and leaves it.
 
+use crate::source::ByteSpan;
 use std::collections::HashMap;
 
 use syn::{Expr, Pat, Stmt};
@@ -402,6 +403,7 @@ impl Sends<'_> {
                 written_calls: Vec::new(),
                 registry_params: Vec::new(),
                 writes_params: 0,
+                only_sends: false,
                 sinks: Vec::new(),
                 calls: Vec::new(),
             },
@@ -417,11 +419,29 @@ impl Sends<'_> {
             closure_frames: Vec::new(),
             last_closure: None,
             closures: HashMap::new(),
+            body_stmts: Vec::new(),
         });
     }
 
     fn leave_function(&mut self) {
-        if let Some(state) = self.functions.pop() {
+        if let Some(mut state) = self.functions.pop() {
+            let sends: Vec<ByteSpan> = state
+                .facts
+                .sinks
+                .iter()
+                .filter(|s| {
+                    s.sent_at.is_none() && s.if_returns_response.is_empty() && s.through.is_none()
+                })
+                .filter_map(|s| match s.removal {
+                    Some(Removal::Statement(span)) => Some(span),
+                    _ => None,
+                })
+                .collect();
+            state.facts.only_sends = !sends.is_empty()
+                && state
+                    .body_stmts
+                    .iter()
+                    .all(|(span, pure_let)| *pure_let || sends.contains(span));
             self.origins = state.saved_origins;
             self.facts.functions.push(state.facts);
         }
@@ -806,6 +826,14 @@ impl Sends<'_> {
             .blocks
             .last()
             .map_or((false, false), |b| (b.function_body, b.index + 1 == b.len));
+        if function_body {
+            let span = self.span(stmt);
+            let pure_let = matches!(stmt, Stmt::Local(l)
+                if l.init.as_ref().is_some_and(|i| i.diverge.is_none() && is_pure(&i.expr)));
+            if let Some(state) = self.current() {
+                state.body_stmts.push((span, pure_let));
+            }
+        }
         if function_body && last {
             match stmt {
                 Stmt::Expr(tail, None) => self.note_returned(tail, frame.pending_returns),

@@ -38,13 +38,23 @@ fn fix(send: &CancelSend<'_>, sources: &SourceMap) -> (Option<Fix>, Option<ByteS
             )
         }
         SendHow::Direct(_) => return (None, None),
-        SendHow::Through { call, .. } => {
+        SendHow::Through { call, chain } => {
             let Some(removal) = call.removal else {
                 return (None, None);
             };
+            // A helper whose only effect is the send (`fn ack(out, id) { out.send(..) }`): the
+            // call can go. Unsafe: its arguments are computed for it and may have effects.
+            let only_sends = matches!(
+                chain.as_slice(),
+                [super::paths::Hop::Send { function, .. }] if function.only_sends
+            );
+            let applicability = match removal {
+                Removal::Statement(_) if only_sends => Applicability::Unsafe,
+                _ => Applicability::DisplayOnly,
+            };
             (
                 removal,
-                Applicability::DisplayOnly,
+                applicability,
                 format!("remove the call to `{}`", call.name()),
             )
         }

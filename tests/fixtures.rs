@@ -21,10 +21,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use cargo_mcp_lint::config::{self, Settings};
 use cargo_mcp_lint::diagnostic::{Applicability, Diagnostic};
-use cargo_mcp_lint::discovery::path_mode;
-use cargo_mcp_lint::engine::{self, LintUnit, Overlay};
+use cargo_mcp_lint::engine::{self, Overlay};
 use cargo_mcp_lint::fix::{self, FixOptions};
 use cargo_mcp_lint::result::LintResult;
 use cargo_mcp_lint::rules::{self, FixAvailability};
@@ -32,91 +30,12 @@ use libtest_mimic::{Arguments, Failed, Trial};
 
 mod support;
 
+use support::fixture::{
+    fixed_path, fixtures, is_fixed_file, relative, rust_files, settings_for, unit,
+};
+
 /// (file relative to the fixture, line) -> codes expected or found there.
 type Findings = BTreeMap<(String, usize), Vec<String>>;
-
-fn is_fixed_file(path: &Path) -> bool {
-    path.to_string_lossy().ends_with(".fixed.rs")
-}
-
-/// `x.rs` -> `x.fixed.rs`.
-fn fixed_path(path: &Path) -> PathBuf {
-    path.with_extension("fixed.rs")
-}
-
-/// The fixture's units: a package (a directory with a `Cargo.toml`) as path mode groups it, by
-/// target; anything else as one unit of its files (without the expected fixed files).
-fn unit(fixture: &Path) -> Vec<LintUnit> {
-    if fixture.join("Cargo.toml").is_file() {
-        let mut units =
-            path_mode::discover(&[fixture.to_path_buf()]).expect("the fixture package is readable");
-        // An expected fixed file beside an example would be a target of its own.
-        units.retain(|u| u.files.first().is_some_and(|f| !is_fixed_file(&f.path)));
-        for unit in &mut units {
-            unit.files.retain(|f| !is_fixed_file(&f.path));
-            let library: Vec<_> = unit
-                .library
-                .iter()
-                .filter(|f| !is_fixed_file(&f.path))
-                .cloned()
-                .collect();
-            unit.library = library.into();
-        }
-        return units;
-    }
-    let files = rust_files(fixture);
-    vec![support::unit(
-        "fixture",
-        files.iter().map(|path| support::unit_file(path)).collect(),
-    )]
-}
-
-/// A directory fixture may carry an `mcp-lint.toml` (for example to name the SDK). Preview mode
-/// is on.
-fn settings_for(fixture: &Path) -> Settings {
-    let config = fixture.join("mcp-lint.toml");
-    let mut settings = if fixture.is_dir() && config.is_file() {
-        config::load(fixture, Some(&config)).expect("the fixture's configuration loads")
-    } else {
-        Settings::default()
-    };
-    settings.preview = true;
-    settings
-}
-
-fn rust_files(path: &Path) -> Vec<PathBuf> {
-    if path.is_file() {
-        return vec![path.to_path_buf()];
-    }
-    let mut files: Vec<PathBuf> = walk(path);
-    files.sort();
-    files
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).expect("fixture directory is readable") {
-        let path = entry.expect("fixture entry is readable").path();
-        if path.is_dir() {
-            out.extend(walk(&path));
-        } else if path.extension().is_some_and(|e| e == "rs") && !is_fixed_file(&path) {
-            out.push(path);
-        }
-    }
-    out
-}
-
-fn relative(path: &Path, fixture: &Path) -> String {
-    let base = if fixture.is_file() {
-        fixture.parent().unwrap_or(fixture)
-    } else {
-        fixture
-    };
-    path.strip_prefix(base)
-        .unwrap_or(path)
-        .to_string_lossy()
-        .replace('\\', "/")
-}
 
 fn expected(fixture: &Path, rule_dir: &str) -> Findings {
     markers(fixture, rule_dir, "//~")
@@ -439,18 +358,6 @@ fn check_fixture(fixture: &Path, rule_dir: &str) -> Vec<String> {
     failures.extend(check_declared_fixes(&result));
     failures.extend(check_fixed(fixture, bless));
     failures
-}
-
-/// The fixtures in a rule's directory: its `.rs` files (not the `.fixed.rs` ones) and its
-/// directories.
-fn fixtures(dir: &Path) -> Vec<PathBuf> {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("fixture directory exists")
-        .map(|e| e.expect("readable entry").path())
-        .filter(|p| p.is_dir() || (p.extension().is_some_and(|e| e == "rs") && !is_fixed_file(p)))
-        .collect();
-    entries.sort();
-    entries
 }
 
 /// What holds across a rule's fixtures: there are some, and one expects a finding; each

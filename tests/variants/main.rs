@@ -74,6 +74,11 @@ const REWRITES: &[Rewrite] = &[
         rewrite: receiver::arc,
     },
     Rewrite {
+        name: "receiver_option",
+        nothing: "no finding on a method call whose receiver is a field or a path",
+        rewrite: receiver::option,
+    },
+    Rewrite {
         name: "macro_wrap",
         nothing: "no finding in a statement, an arm's value or a closure's body",
         rewrite: wrap::rewrite,

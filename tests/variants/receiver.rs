@@ -1,5 +1,6 @@
 //! The receiver of a reported method call bound to a local first: through a clone
-//! (`({ let zz_r = self.out.clone(); zz_r.send(..) })`) or an `Arc` of a clone.
+//! (`({ let zz_r = self.out.clone(); zz_r.send(..) })`), an `Arc` of a clone, or an `Option`
+//! local (`if let Some(zz_r) = zz_o { zz_r.send(..) }`).
 
 use syn::visit::Visit;
 use syn::{Expr, ExprMethodCall};
@@ -14,6 +15,15 @@ pub fn clone(input: &Input<'_>) -> Edits {
 pub fn arc(input: &Input<'_>) -> Edits {
     bind(input, |receiver| {
         format!("std::sync::Arc::new({receiver}.clone())")
+    })
+}
+
+/// The receiver reached through an `Option` local: `if let Some(zz_r) = zz_o { .. }`.
+pub fn option(input: &Input<'_>) -> Edits {
+    bind_with(input, |receiver, rest| {
+        format!(
+            "({{ let zz_o = Some(&{receiver}); if let Some(zz_r) = zz_o {{ zz_r{rest} }} else {{ unreachable!() }} }})"
+        )
     })
 }
 
@@ -39,6 +49,13 @@ impl<'a> Visit<'a> for Calls<'a, '_> {
 }
 
 fn bind(input: &Input<'_>, bound: impl Fn(&str) -> String) -> Edits {
+    bind_with(input, |receiver, rest| {
+        format!("({{ let zz_r = {}; zz_r{rest} }})", bound(receiver))
+    })
+}
+
+/// Rewrite each reported method call `RECEIVER.rest` as `write(RECEIVER, .rest)`.
+fn bind_with(input: &Input<'_>, write: impl Fn(&str, &str) -> String) -> Edits {
     let mut calls = Calls {
         input,
         found: Vec::new(),
@@ -66,10 +83,7 @@ fn bind(input: &Input<'_>, bound: impl Fn(&str) -> String) -> Edits {
             continue;
         }
         let rest = input.text.slice((receiver_end, end));
-        edits.replace(
-            (start, end),
-            format!("({{ let zz_r = {}; zz_r{rest} }})", bound(receiver_text)),
-        );
+        edits.replace((start, end), write(receiver_text, rest));
     }
     edits
 }

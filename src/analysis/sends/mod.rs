@@ -22,7 +22,7 @@ use std::collections::HashMap;
 
 use syn::Stmt;
 
-use super::facts::{Callee, FileFacts, FunctionFacts, OriginId, Removal};
+use super::facts::{Callee, FileFacts, FunctionFacts, OriginId, ReceiverType, Removal};
 use super::spans::Bounds;
 use super::vocabulary::Vocabulary;
 use super::walk::{Hook, Node, ParsedBody, Scope};
@@ -154,8 +154,9 @@ struct FunctionState {
     pending_returns: Vec<FlowValue>,
     /// Locals that are another value under a new name (`let sink = tx.clone()`).
     aliases: HashMap<String, String>,
-    /// Locals whose type the code makes evident.
-    local_types: HashMap<String, String>,
+    /// Locals whose type the code makes evident: written, constructed, or carried over from
+    /// another value of evident type (`let r = self.reporter.clone()`, `Arc::clone(&x)`).
+    local_types: HashMap<String, ReceiverType>,
     /// Locals built from calls (`let reply = self.reply_for(id)`), for deferred response sends.
     built_from: HashMap<String, Vec<Callee>>,
     /// The names of the function's parameters, by position (None for a pattern).

@@ -15,7 +15,7 @@ use super::{
     LocalInfo, Sends, StmtFrame, Undo,
 };
 use crate::analysis::facts::{
-    Callee, FunctionFacts, OriginCondition, OriginKind, Removal, SinkKind, UnitValue,
+    Callee, FunctionFacts, OriginCondition, OriginKind, ReceiverType, Removal, SinkKind, UnitValue,
 };
 use crate::analysis::syntax::{
     format_captures, is_pure, macro_name, path_segments, pattern_bindings, peel, str_literal,
@@ -365,7 +365,7 @@ impl Sends<'_> {
                     _ => None,
                 });
                 if let (Some(ty), [name]) = (type_name(&arg.ty), bindings.as_slice()) {
-                    local_types.insert(name.clone(), ty);
+                    local_types.insert(name.clone(), ReceiverType::Named(ty));
                 }
                 for binding in bindings {
                     let params = 1u64.checked_shl(position as u32).unwrap_or(0);

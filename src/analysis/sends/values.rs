@@ -566,8 +566,12 @@ impl Sends<'_> {
             }
         }
         let evident_type = match pat {
-            Pat::Type(typed) => type_name(&typed.ty),
-            _ => from.and_then(constructed_type),
+            Pat::Type(typed) => type_name(&typed.ty).map(ReceiverType::Named),
+            _ => from.and_then(|e| {
+                constructed_type(e)
+                    .map(ReceiverType::Named)
+                    .or_else(|| self.carried_type(e))
+            }),
         };
         let built = from.map(|e| self.value_calls(e)).unwrap_or_default();
         let closure = match from.map(peel) {
@@ -878,6 +882,35 @@ impl Sends<'_> {
         calls
     }
 
+    /// The type a value of evident type keeps when it is bound again: the value itself, a clone
+    /// of it (`self.reporter.clone()`), or a pointer or lock holding it (`Arc::clone(&x)`,
+    /// `std::sync::Arc::new(x.clone())`, `Mutex::new(x)`): method calls reach it through them.
+    fn carried_type(&self, value: &Expr) -> Option<ReceiverType> {
+        match peel(value) {
+            Expr::Call(c) if c.args.len() == 1 => match &*c.func {
+                Expr::Path(p) => {
+                    let segments = path_segments(&p.path);
+                    let wrapper = segments.len() >= 2
+                        && matches!(
+                            segments[segments.len() - 2].as_str(),
+                            "Arc" | "Rc" | "Box" | "Mutex" | "RwLock" | "RefCell"
+                        )
+                        && matches!(
+                            segments[segments.len() - 1].as_str(),
+                            "new" | "clone" | "from"
+                        );
+                    if wrapper {
+                        c.args.first().and_then(|a| self.carried_type(a))
+                    } else {
+                        None
+                    }
+                }
+                _ => None,
+            },
+            other => self.receiver_type(other),
+        }
+    }
+
     /// The type of a method call's receiver, when the code makes it evident.
     pub(super) fn receiver_type(&self, receiver: &Expr) -> Option<ReceiverType> {
         match peel(receiver) {
@@ -886,10 +919,8 @@ impl Sends<'_> {
                 if ident == "self" {
                     return None;
                 }
-                self.functions
-                    .last()
-                    .and_then(|f| f.local_types.get(&ident))
-                    .map(|t| ReceiverType::Named(t.clone()))
+                let f = self.functions.last()?;
+                f.local_types.get(&ident).map(ReceiverType::clone)
             }
             Expr::Field(f) => match (&*f.base, &f.member) {
                 (Expr::Path(p), syn::Member::Named(field)) if p.path.is_ident("self") => {
@@ -904,6 +935,7 @@ impl Sends<'_> {
                         "lock"
                             | "read"
                             | "write"
+                            | "clone"
                             | "unwrap"
                             | "as_ref"
                             | "as_mut"

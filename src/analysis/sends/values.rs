@@ -920,7 +920,7 @@ impl Sends<'_> {
                     return None;
                 }
                 let f = self.functions.last()?;
-                f.local_types.get(&ident).map(ReceiverType::clone)
+                Option::cloned(f.local_types.get(&ident))
             }
             Expr::Field(f) => match (&*f.base, &f.member) {
                 (Expr::Path(p), syn::Member::Named(field)) if p.path.is_ident("self") => {

@@ -920,7 +920,8 @@ impl Sends<'_> {
                     return None;
                 }
                 let f = self.functions.last()?;
-                Option::cloned(f.local_types.get(&ident))
+                let found: Option<&ReceiverType> = f.local_types.get(&ident);
+                found.cloned()
             }
             Expr::Field(f) => match (&*f.base, &f.member) {
                 (Expr::Path(p), syn::Member::Named(field)) if p.path.is_ident("self") => {

@@ -63,6 +63,21 @@ impl Rule for PingNotAnswered {
                 continue;
             }
             for dispatcher in &facts.dispatch.dispatchers {
+                // An MCP dispatcher: it also dispatches MCP's own methods (`initialize`,
+                // `tools/*`, ..). A `ping` beside only methods of the program's own protocol (a
+                // daemon's `listInstances`) is that protocol's.
+                let speaks_mcp = dispatcher.arms.iter().any(|a| {
+                    a.methods.iter().any(|m| {
+                        m == "initialize"
+                            || m.starts_with("tools/")
+                            || m.starts_with("resources/")
+                            || m.starts_with("prompts/")
+                            || m.starts_with("notifications/")
+                    })
+                });
+                if !speaks_mcp {
+                    continue;
+                }
                 for arm in dispatcher
                     .arms
                     .iter()

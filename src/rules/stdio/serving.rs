@@ -177,14 +177,24 @@ impl Serving {
     fn note_match(&mut self, expr: &syn::ExprMatch, scope: &Scope<'_>) {
         let arms = expr.arms.iter().map(|arm| scope.span(&*arm.body)).collect();
         self.facts.branches.push(arms);
-        let by_variant = expr
+        let by_variant: Vec<super::facts::VariantArm> = expr
             .arms
             .iter()
             .map(|arm| (scope.span(&*arm.body), pattern_variants(&arm.pat)))
             .collect();
-        self.facts
-            .variant_matches
-            .push((tokens_text(&expr.expr), by_variant));
+        let scrutinee = tokens_text(&expr.expr);
+        // Each arm for named variants is also a test of the value, as `if matches!(..)` is:
+        // `match command { Http => init_logging(), Stdio => init_stderr_logging() }` before a
+        // second `match command` that serves stdio in its `Stdio` arm runs its `Http` arm only
+        // when the program does not serve stdio.
+        for (arm, variants) in &by_variant {
+            if let Some(variants) = variants {
+                self.facts
+                    .variant_guards
+                    .push((*arm, scrutinee.clone(), variants.clone()));
+            }
+        }
+        self.facts.variant_matches.push((scrutinee, by_variant));
         for arm in expr.arms.iter().filter(|arm| exits_process(&arm.body)) {
             self.facts.exits.push(scope.span(&*arm.body));
         }

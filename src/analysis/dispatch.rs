@@ -200,6 +200,7 @@ impl Collector {
                         tokens,
                         self.responds(&arm.body).is_some(),
                     ),
+                    err_method_not_found: err_method_not_found(&arm.body),
                     calls: called_names(&arm.body),
                 });
             }
@@ -384,6 +385,7 @@ impl Collector {
                 body.to_token_stream(),
                 self.responds(body).is_some(),
             ),
+            err_method_not_found: err_method_not_found(body),
             calls: called_names(body),
         }
     }
@@ -565,9 +567,45 @@ impl Collector {
     }
 
     fn enter_match(&mut self, expr: &syn::ExprMatch) {
+        if let Some(name) = self.err_answered_call(expr) {
+            if let Err(at) = self.facts.err_answered.binary_search(&name) {
+                self.facts.err_answered.insert(at, name);
+            }
+        }
         if let Some(dispatcher) = self.dispatcher(expr) {
             self.facts.dispatchers.push(dispatcher);
         }
+    }
+
+    /// A `match` on a call's result whose `Err(..)` arm answers (`match process(line) { ..,
+    /// Err(e) => writeln!(out, "{}", json!({"jsonrpc": "2.0", "error": ..})) }`): the called
+    /// function's simple name.
+    fn err_answered_call(&self, expr: &syn::ExprMatch) -> Option<String> {
+        let mut scrutinee = &*expr.expr;
+        loop {
+            scrutinee = match scrutinee {
+                Expr::Await(a) => &a.base,
+                Expr::Paren(p) => &p.expr,
+                Expr::Group(g) => &g.expr,
+                _ => break,
+            };
+        }
+        let name = match scrutinee {
+            Expr::Call(call) => match &*call.func {
+                Expr::Path(p) => super::syntax::last_segment(&p.path),
+                _ => return None,
+            },
+            Expr::MethodCall(m) => m.method.to_string(),
+            _ => return None,
+        };
+        let is_err = |pat: &syn::Pat| match pat {
+            syn::Pat::TupleStruct(ts) => ts.path.segments.last().is_some_and(|s| s.ident == "Err"),
+            _ => false,
+        };
+        expr.arms
+            .iter()
+            .any(|arm| is_err(&arm.pat) && self.responds(&arm.body).is_some())
+            .then_some(name)
     }
 
     fn enter_macro(&mut self, mac: &syn::Macro) {
@@ -888,6 +926,26 @@ pub fn value_of_key(object: &TokenStream, wanted: &str) -> Option<Vec<TokenTree>
                 .collect()
         })
     })
+}
+
+/// Whether a catch-all's value is an `Err(..)` for its caller that names method-not-found (its
+/// code, a `METHOD_NOT_FOUND`-like name, or the words in a string: the caller's reply carries
+/// them).
+fn err_method_not_found(body: &Expr) -> bool {
+    let value = match tail_expr(body) {
+        Expr::Return(r) => match r.expr.as_deref() {
+            Some(e) => e,
+            None => return false,
+        },
+        other => other,
+    };
+    match value {
+        Expr::Call(call) => {
+            matches!(&*call.func, Expr::Path(p) if p.path.is_ident("Err"))
+                && names_method_not_found(call.args.to_token_stream(), true)
+        }
+        _ => false,
+    }
 }
 
 /// Whether a catch-all's tokens answer with method-not-found: they hold the code (`-32601`, a

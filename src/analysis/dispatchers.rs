@@ -42,6 +42,10 @@ pub struct CatchAllArm {
     pub body: ByteSpan,
     /// The arm answers with method-not-found: `-32601`, a `METHOD_NOT_FOUND`-like name.
     pub method_not_found: bool,
+    /// The arm's value is an error for the caller (`Err(anyhow!("unknown method: {m}"))`) that
+    /// names method-not-found: it answers when a caller of the dispatcher's function turns the
+    /// `Err` into a reply ([`DispatchFacts::err_answered`]).
+    pub err_method_not_found: bool,
     /// The simple names of the functions the arm's body calls.
     pub calls: Vec<String>,
 }
@@ -90,6 +94,27 @@ pub struct DispatchFacts {
     pub mcp_method_literals: bool,
     /// The file's code names an MCP SDK crate (`use rmcp::..`, `pmcp::Server`).
     pub names_sdk: bool,
+    /// The simple names of the functions whose `Err` a caller in this file turns into a reply:
+    /// `match process(line) { .., Err(e) => { let reply = json!({"jsonrpc": "2.0", "error":
+    /// ..}); writeln!(out, "{reply}")?; } }`. Sorted, each once.
+    pub err_answered: Vec<String>,
+}
+
+impl MethodDispatcher {
+    /// Whether the catch-all answers with method-not-found, itself or through the `Err` it
+    /// returns to a caller that answers it (`err_answered`: the unit's functions whose `Err` a
+    /// caller answers).
+    pub fn catch_all_answers_method_not_found(&self, err_answered: &dyn Fn(&str) -> bool) -> bool {
+        let Some(catch_all) = &self.catch_all else {
+            return false;
+        };
+        catch_all.method_not_found
+            || (catch_all.err_method_not_found
+                && self
+                    .function
+                    .as_ref()
+                    .is_some_and(|(name, _)| err_answered(name)))
+    }
 }
 
 /// Whether a method name is a notification's (by MCP's naming; the test that matters at run

@@ -132,3 +132,15 @@ pub fn dispatcher_needles(facts: &[&FileFacts]) -> BTreeSet<String> {
     }
     needles
 }
+
+/// Whether a caller somewhere in the unit (`files`) turns the `Err` of a call of `function` into
+/// a reply (see [`crate::analysis::dispatchers::DispatchFacts::err_answered`]).
+fn err_answered(files: &[(crate::source::FileId, &FileFacts)], function: &str) -> bool {
+    files.iter().any(|(_, facts)| {
+        facts
+            .dispatch
+            .err_answered
+            .binary_search_by(|n| n.as_str().cmp(function))
+            .is_ok()
+    })
+}

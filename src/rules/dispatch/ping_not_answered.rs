@@ -115,7 +115,10 @@ impl Rule for PingNotAnswered {
                 };
                 let is_server_dispatcher =
                     handles(&|m| m == "initialize") && handles(&|m| m.starts_with("tools/"));
-                if !is_server_dispatcher || !catch_all.method_not_found {
+                let err_answered = |name: &str| super::err_answered(context.graph.files(), name);
+                if !is_server_dispatcher
+                    || !dispatcher.catch_all_answers_method_not_found(&err_answered)
+                {
                     continue;
                 }
                 let source = context.sources.get(*file);

@@ -230,7 +230,8 @@ fn check_catch_all(
     let Some(catch_all) = &dispatcher.catch_all else {
         return;
     };
-    if !catch_all.method_not_found
+    let err_answered = |name: &str| super::err_answered(context.graph.files(), name);
+    if !dispatcher.catch_all_answers_method_not_found(&err_answered)
         || calls.any_checks_id(&catch_all.calls)
         || own_test_protects(calls, (facts, tests), dispatcher, catch_all.body)
         || takes_typed_request(context, dispatcher)

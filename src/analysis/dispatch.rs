@@ -125,6 +125,11 @@ impl Collector {
             .iter()
             .filter_map(|input| match input {
                 syn::FnArg::Typed(typed) => {
+                    // A web framework's extractor destructured in place (`Json(request):
+                    // Json<JsonRpcRequest>`): the parameter is the request, of the wrapped type.
+                    if let Some(inner) = extracted(&typed.pat, &typed.ty) {
+                        return Some(inner);
+                    }
                     let name = match &*typed.pat {
                         Pat::Ident(ident) => ident.ident.to_string(),
                         _ => String::new(),
@@ -926,6 +931,31 @@ pub fn value_of_key(object: &TokenStream, wanted: &str) -> Option<Vec<TokenTree>
                 .collect()
         })
     })
+}
+
+/// `Json(request): Json<JsonRpcRequest>` (axum's, actix's `web::Json`, a `Form`): the binding
+/// inside the extractor's pattern and the wrapped type's name.
+fn extracted(pat: &Pat, ty: &syn::Type) -> Option<(String, String)> {
+    let Pat::TupleStruct(ts) = pat else {
+        return None;
+    };
+    let [Pat::Ident(binding)] = ts.elems.iter().collect::<Vec<_>>().as_slice() else {
+        return None;
+    };
+    let syn::Type::Path(path) = ty else {
+        return None;
+    };
+    let last = path.path.segments.last()?;
+    if !matches!(last.ident.to_string().as_str(), "Json" | "Form") {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    let Some(syn::GenericArgument::Type(inner)) = args.args.first() else {
+        return None;
+    };
+    Some((binding.ident.to_string(), type_name(inner)?))
 }
 
 /// Whether a catch-all's value is an `Err(..)` for its caller that names method-not-found (its

@@ -80,6 +80,10 @@ struct FunctionScope {
     builds_status: bool,
     /// The function returns nothing (`-> ()`, or no return type).
     returns_unit: bool,
+    /// Its locals so far, by name: bound from a read of the message's id (`let id =
+    /// msg.get("id").cloned()`) or from something else (`let session_id =
+    /// extract_session_id(&req)`). A local's name decides nothing.
+    locals: std::collections::HashMap<String, bool>,
 }
 
 struct Collector {
@@ -132,6 +136,9 @@ impl Hook for Collector {
         if handles_parse_error(node, scope.parent()) {
             self.parse_error_depth = self.parse_error_depth.saturating_sub(1);
         }
+        if let Node::Local(local) = node {
+            self.bind_local(local);
+        }
         if is_function(node) {
             self.leave_function();
         }
@@ -169,6 +176,7 @@ impl Collector {
             takes_status,
             builds_status: false,
             returns_unit,
+            locals: std::collections::HashMap::new(),
         });
         if parse {
             self.parse_error_depth += 1;
@@ -208,18 +216,85 @@ impl Collector {
         let Some(init) = &local.init else {
             return;
         };
+        let reads_id = self.reads_id(&init.expr);
         if init.diverge.is_some()
-            && ((option_pattern(&local.pat).is_some() && ends_in_id(&init.expr))
+            && ((option_pattern(&local.pat).is_some() && reads_id)
                 || names_notification_variant(&local.pat))
         {
             self.push_id_check(scope.span(&*init.expr));
         }
     }
 
+    /// A `let` is left (its initialiser read with the names it could see): its binding is the
+    /// message's id or not, by what it was bound from.
+    fn bind_local(&mut self, local: &syn::Local) {
+        let Some(init) = &local.init else {
+            return;
+        };
+        let bound = match &local.pat {
+            Pat::Ident(p) => Some(&p.ident),
+            Pat::Type(t) => match &*t.pat {
+                Pat::Ident(p) => Some(&p.ident),
+                _ => None,
+            },
+            _ => None,
+        };
+        let reads_id = self.reads_id(&init.expr);
+        if let (Some(name), Some(function)) = (bound, self.functions.last_mut()) {
+            function.locals.insert(name.to_string(), reads_id);
+        }
+    }
+
+    /// Whether an expression reads the message's `id` ([`ends_in_id`]), a local being the id
+    /// when it was bound from one: `session_id` bound from `extract_session_id(&req)` is not,
+    /// whatever its name. A name the function did not bind (a parameter) is taken by its name.
+    fn reads_id(&self, expr: &Expr) -> bool {
+        match expr {
+            Expr::Path(p) => match p.path.get_ident() {
+                Some(ident) => match self
+                    .functions
+                    .last()
+                    .and_then(|f| f.locals.get(&ident.to_string()))
+                {
+                    Some(bound_from_id) => *bound_from_id,
+                    None => ends_in_id(expr),
+                },
+                None => false,
+            },
+            // What keeps a missing id missing (or null): `msg.get("id").cloned()
+            // .unwrap_or(Value::Null)` is tested with `is_null()`.
+            Expr::MethodCall(m)
+                if matches!(
+                    m.method.to_string().as_str(),
+                    "clone"
+                        | "as_ref"
+                        | "as_deref"
+                        | "take"
+                        | "cloned"
+                        | "copied"
+                        | "as_mut"
+                        | "to_owned"
+                        | "unwrap_or"
+                        | "unwrap_or_default"
+                        | "unwrap_or_else"
+                        | "unwrap"
+                        | "expect"
+                ) =>
+            {
+                self.reads_id(&m.receiver)
+            }
+            Expr::Reference(r) => self.reads_id(&r.expr),
+            Expr::Try(t) => self.reads_id(&t.expr),
+            Expr::Paren(p) => self.reads_id(&p.expr),
+            Expr::Group(g) => self.reads_id(&g.expr),
+            _ => ends_in_id(expr),
+        }
+    }
+
     fn enter_expr(&mut self, expr: &Expr, scope: &Scope<'_>) {
         match expr {
             Expr::Match(m) => {
-                let on_id = ends_in_id(&m.expr);
+                let on_id = self.reads_id(&m.expr);
                 if (on_id && m.arms.iter().any(|a| option_pattern(&a.pat).is_some()))
                     || m.arms.iter().any(|a| names_notification_variant(&a.pat))
                 {
@@ -227,13 +302,13 @@ impl Collector {
                 }
             }
             Expr::Let(expr_let)
-                if (option_pattern(&expr_let.pat).is_some() && ends_in_id(&expr_let.expr))
+                if (option_pattern(&expr_let.pat).is_some() && self.reads_id(&expr_let.expr))
                     || names_notification_variant(&expr_let.pat) =>
             {
                 self.push_id_check(scope.span(&*expr_let.expr));
             }
             // `msg.get("id")?`: a message without an id goes no further.
-            Expr::Try(expr_try) if ends_in_id(&expr_try.expr) => {
+            Expr::Try(expr_try) if self.reads_id(&expr_try.expr) => {
                 self.push_id_check(scope.span(&*expr_try.expr));
             }
             Expr::MethodCall(call) => self.enter_method_call(call, scope),
@@ -255,7 +330,7 @@ impl Collector {
     fn enter_method_call(&mut self, call: &syn::ExprMethodCall, scope: &Scope<'_>) {
         let method = call.method.to_string();
         match method.as_str() {
-            "is_none" | "is_some" | "is_null" if ends_in_id(&call.receiver) => {
+            "is_none" | "is_some" | "is_null" if self.reads_id(&call.receiver) => {
                 self.push_id_check(scope.span(call));
             }
             // `obj.contains_key("id")`: the member's presence, which is what tells a request

@@ -921,7 +921,7 @@ impl Sends<'_> {
                 }
                 let f = self.functions.last()?;
                 let found: Option<&ReceiverType> = f.local_types.get(&ident);
-                found.cloned()
+                found.cloned().or_else(|| unit_struct_value(&ident))
             }
             Expr::Field(f) => match (&*f.base, &f.member) {
                 (Expr::Path(p), syn::Member::Named(field)) if p.path.is_ident("self") => {
@@ -1246,4 +1246,13 @@ fn is_further_path(path: &syn::Path) -> bool {
     path.segments
         .iter()
         .any(|s| vocab::FURTHER_MESSAGE_TYPES.contains(&s.ident.to_string().as_str()))
+}
+
+/// A unit struct's value named by its type (`Server.run(..)`): a single CamelCase name that no
+/// local binds. (An all-capitals name is a constant's.)
+fn unit_struct_value(ident: &str) -> Option<ReceiverType> {
+    let mut chars = ident.chars();
+    let upper_first = chars.next().is_some_and(|c| c.is_ascii_uppercase());
+    (upper_first && ident.chars().any(|c| c.is_ascii_lowercase()))
+        .then(|| ReceiverType::Named(ident.to_string()))
 }

@@ -45,6 +45,9 @@ type Findings = BTreeMap<(String, usize), Vec<String>>;
 pub struct Input<'a> {
     pub text: Text<'a>,
     pub syntax: &'a syn::File,
+    /// Every file of the fixture (this one too): a crate's names are defined in one file and
+    /// used in another.
+    pub fixture: &'a [syn::File],
     /// The byte ranges of the primary spans of the fixture's findings in this file (the codes
     /// its tests compare).
     pub reported: Vec<(usize, usize)>,
@@ -205,18 +208,26 @@ enum Outcome {
 /// The rewritten texts of a fixture's changed files, or why there are none.
 fn rewritten(fixture: &Fixture, rewrite: &Rewrite) -> Result<Overlay, &'static str> {
     let mut overlay = Overlay::new();
-    for FixtureFile {
-        path,
-        text,
-        reported,
-    } in &fixture.files
-    {
-        let Ok(syntax) = syn::parse_file(text) else {
+    let mut parsed = Vec::new();
+    for file in &fixture.files {
+        let Ok(syntax) = syn::parse_file(&file.text) else {
             return Err("does not parse");
         };
+        parsed.push(syntax);
+    }
+    for (
+        FixtureFile {
+            path,
+            text,
+            reported,
+        },
+        syntax,
+    ) in fixture.files.iter().zip(&parsed)
+    {
         let input = Input {
             text: Text::new(text),
-            syntax: &syntax,
+            syntax,
+            fixture: &parsed,
             reported: reported.clone(),
         };
         let edits = (rewrite.rewrite)(&input);

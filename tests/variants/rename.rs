@@ -162,6 +162,8 @@ const KEYWORD_LIKE: &[&str] = &["self", "Self", "crate", "super", "main", "_"];
 struct Names {
     /// Names the fixture defines.
     defined: BTreeSet<String>,
+    /// Of them, the methods and fields (a `.name` is one of these, never a local).
+    members: BTreeSet<String>,
     /// Types, traits and modules the fixture defines (a path through them stays in the crate).
     crate_paths: BTreeSet<String>,
     /// Names that must stay.
@@ -172,6 +174,8 @@ struct Names {
 
 struct Collect<'a, 'i> {
     input: &'a Input<'i>,
+    /// The file being collected is the one rewritten (its serde members get a `rename`).
+    own: bool,
     names: Names,
     /// Field names of struct literals and patterns, with their struct's path's last segment.
     literal_fields: Vec<(String, Vec<String>)>,
@@ -216,15 +220,20 @@ impl Collect<'_, '_> {
         }
         if serde_says(container, "rename_all") {
             self.names.keep.insert(ident.to_string());
-        } else if !serde_says(attrs, "rename") {
+        } else if !serde_says(attrs, "rename") && self.own {
             self.names.serde.push((at, ident.to_string()));
         }
+    }
+
+    fn define_member(&mut self, name: &syn::Ident) {
+        self.define(name);
+        self.names.members.insert(name.to_string());
     }
 
     fn fields(&mut self, container: &[Attribute], fields: &Fields) {
         for field in fields {
             if let Some(ident) = &field.ident {
-                self.define(ident);
+                self.define_member(ident);
                 let at = self.input.text.of(field).0;
                 self.serde_member(container, &field.attrs, ident, at);
             }
@@ -289,7 +298,7 @@ impl<'a> Visit<'a> for Collect<'a, '_> {
                 self.names.crate_paths.insert(t.ident.to_string());
                 for trait_item in &t.items {
                     match trait_item {
-                        TraitItem::Fn(f) => self.define(&f.sig.ident),
+                        TraitItem::Fn(f) => self.define_member(&f.sig.ident),
                         TraitItem::Const(c) => self.define(&c.ident),
                         TraitItem::Type(t) => self.define(&t.ident),
                         _ => {}
@@ -321,7 +330,7 @@ impl<'a> Visit<'a> for Collect<'a, '_> {
                     if foreign {
                         self.names.keep.insert(ident.to_string());
                     } else {
-                        self.define(ident);
+                        self.define_member(ident);
                     }
                 }
             }
@@ -414,25 +423,34 @@ fn captures(literal: &str, renamed: &BTreeMap<String, String>) -> String {
 }
 
 pub fn rewrite(input: &Input<'_>) -> Edits {
-    let mut collect = Collect {
-        input,
-        names: Names::default(),
-        literal_fields: Vec::new(),
-    };
+    // The names are the fixture's, over all its files: one file defines what another uses.
+    let mut names = Names::default();
+    let mut literal_fields = Vec::new();
     // Types, traits and modules first (a `use` or an impl may come before them).
-    for item in &input.syntax.items {
-        match item {
-            Item::Struct(s) => drop(collect.names.crate_paths.insert(s.ident.to_string())),
-            Item::Enum(e) => drop(collect.names.crate_paths.insert(e.ident.to_string())),
-            Item::Trait(t) => drop(collect.names.crate_paths.insert(t.ident.to_string())),
-            Item::Mod(m) => drop(collect.names.crate_paths.insert(m.ident.to_string())),
-            Item::Type(t) => drop(collect.names.crate_paths.insert(t.ident.to_string())),
-            _ => {}
+    for file in input.fixture {
+        for item in &file.items {
+            match item {
+                Item::Struct(s) => drop(names.crate_paths.insert(s.ident.to_string())),
+                Item::Enum(e) => drop(names.crate_paths.insert(e.ident.to_string())),
+                Item::Trait(t) => drop(names.crate_paths.insert(t.ident.to_string())),
+                Item::Mod(m) => drop(names.crate_paths.insert(m.ident.to_string())),
+                Item::Type(t) => drop(names.crate_paths.insert(t.ident.to_string())),
+                _ => {}
+            }
         }
     }
-    collect.visit_file(input.syntax);
-    let mut names = collect.names;
-    for (owner, fields) in collect.literal_fields {
+    for file in input.fixture {
+        let mut collect = Collect {
+            input,
+            own: std::ptr::eq(file, input.syntax),
+            names: std::mem::take(&mut names),
+            literal_fields: Vec::new(),
+        };
+        collect.visit_file(file);
+        names = collect.names;
+        literal_fields.extend(collect.literal_fields);
+    }
+    for (owner, fields) in literal_fields {
         if !names.crate_paths.contains(&owner) && owner != "Self" {
             names.keep.extend(fields);
         }
@@ -445,34 +463,42 @@ pub fn rewrite(input: &Input<'_>) -> Edits {
     let Ok(stream) = input.text.text.parse::<TokenStream>() else {
         return edits;
     };
-    // Names after the path of something the fixture does not define stay (`Arc::new`).
-    each_token(stream.clone(), &mut |token, before| {
-        let previous = before.last();
-        let TokenTree::Ident(ident) = token else {
-            return;
+    // Names after the path of something the fixture does not define stay (`Arc::new`), in any
+    // of its files.
+    for file in input.fixture {
+        let tokens = if std::ptr::eq(file, input.syntax) {
+            stream.clone()
+        } else {
+            quote::ToTokens::to_token_stream(file)
         };
-        if !is_punct(previous, ':') {
-            return;
-        }
-        let n = before.len();
-        let path_colons = n >= 2 && is_punct(before.get(n - 2), ':');
-        if !path_colons {
-            return;
-        }
-        let owner = n.checked_sub(3).and_then(|i| before.get(i));
-        let in_crate = match owner {
-            Some(TokenTree::Ident(o)) => {
-                let o = o.to_string();
-                matches!(o.as_str(), "self" | "Self" | "crate" | "super")
-                    || names.crate_paths.contains(&o)
+        each_token(tokens, &mut |token, before| {
+            let previous = before.last();
+            let TokenTree::Ident(ident) = token else {
+                return;
+            };
+            if !is_punct(previous, ':') {
+                return;
             }
-            // `<T as Trait>::x`, `::std::x`: not the fixture's.
-            _ => false,
-        };
-        if !in_crate {
-            names.keep.insert(ident.to_string());
-        }
-    });
+            let n = before.len();
+            let path_colons = n >= 2 && is_punct(before.get(n - 2), ':');
+            if !path_colons {
+                return;
+            }
+            let owner = n.checked_sub(3).and_then(|i| before.get(i));
+            let in_crate = match owner {
+                Some(TokenTree::Ident(o)) => {
+                    let o = o.to_string();
+                    matches!(o.as_str(), "self" | "Self" | "crate" | "super")
+                        || names.crate_paths.contains(&o)
+                }
+                // `<T as Trait>::x`, `::std::x`: not the fixture's.
+                _ => false,
+            };
+            if !in_crate {
+                names.keep.insert(ident.to_string());
+            }
+        });
+    }
     let renamable: Vec<String> = names
         .defined
         .iter()
@@ -488,7 +514,7 @@ pub fn rewrite(input: &Input<'_>) -> Edits {
         return edits;
     }
 
-    rename_tokens(input, stream, &renamed, false, &mut edits);
+    rename_tokens(input, stream, (&renamed, &names.members), false, &mut edits);
     for (at, name) in &names.serde {
         if renamed.contains_key(name) {
             edits.insert(*at, format!("#[serde(rename = \"{name}\")] "));
@@ -502,7 +528,7 @@ pub fn rewrite(input: &Input<'_>) -> Edits {
 fn rename_tokens(
     input: &Input<'_>,
     stream: TokenStream,
-    renamed: &BTreeMap<String, String>,
+    (renamed, members): (&BTreeMap<String, String>, &BTreeSet<String>),
     in_macro: bool,
     edits: &mut Edits,
 ) {
@@ -512,6 +538,10 @@ fn rename_tokens(
         match token {
             TokenTree::Ident(ident) => {
                 if is_punct(previous, '$') || is_punct(previous, '\'') {
+                    continue;
+                }
+                // `.name`: a method or a field, never a local (another namespace).
+                if is_punct(previous, '.') && !members.contains(&ident.to_string()) {
                     continue;
                 }
                 if let Some(new) = renamed.get(&ident.to_string()) {
@@ -531,7 +561,7 @@ fn rename_tokens(
                 rename_tokens(
                     input,
                     group.stream(),
-                    renamed,
+                    (renamed, members),
                     in_macro || macro_call,
                     edits,
                 );

@@ -61,12 +61,15 @@ pub fn words() -> Vec<String> {
 }
 
 /// What the family looks for in the skipped files: a stdio server's other writers to stdout,
-/// and the files that declare modules (the crate roots and `mod.rs` files where a program's
+/// the files that declare modules (the crate roots and `mod.rs` files where a program's
 /// sub-commands are dispatched: the serving path runs through them, from `main` to the serve
-/// site), once any parsed file serves MCP over stdio.
+/// site), and the files that define a `main` (a binary whose `main` calls into its library to
+/// set up logging and serve, with no module of its own and no word of the family), once any
+/// parsed file serves MCP over stdio.
 pub fn follow_up(facts: &[&FileFacts]) -> BTreeSet<String> {
     if facts.iter().any(|f| f.serves_stdio && f.mentions_mcp) {
         standalone(STDOUT_WRITERS)
+            .chain(standalone(&["fn main"]))
             .chain([MODULE_FILES.to_string()])
             .collect()
     } else {

@@ -349,33 +349,28 @@ impl<'a> Visit<'a> for Collect<'a, '_> {
     }
 
     fn visit_expr_struct(&mut self, e: &'a syn::ExprStruct) {
-        let fields = e
-            .fields
-            .iter()
-            .filter_map(|f| match &f.member {
-                Member::Named(n) => Some(n.to_string()),
-                Member::Unnamed(_) => None,
-            })
-            .collect();
-        if let Some(last) = e.path.segments.last() {
-            self.literal_fields.push((last.ident.to_string(), fields));
-        }
+        self.note_literal(&e.path, e.fields.iter().map(|f| &f.member));
         syn::visit::visit_expr_struct(self, e);
     }
 
     fn visit_pat_struct(&mut self, p: &'a syn::PatStruct) {
-        let fields = p
-            .fields
-            .iter()
-            .filter_map(|f| match &f.member {
+        self.note_literal(&p.path, p.fields.iter().map(|f| &f.member));
+        syn::visit::visit_pat_struct(self, p);
+    }
+}
+
+impl Collect<'_, '_> {
+    /// A struct literal or pattern: its type's last segment and the field names it spells.
+    fn note_literal<'m>(&mut self, path: &syn::Path, members: impl Iterator<Item = &'m Member>) {
+        let fields = members
+            .filter_map(|m| match m {
                 Member::Named(n) => Some(n.to_string()),
                 Member::Unnamed(_) => None,
             })
             .collect();
-        if let Some(last) = p.path.segments.last() {
+        if let Some(last) = path.segments.last() {
             self.literal_fields.push((last.ident.to_string(), fields));
         }
-        syn::visit::visit_pat_struct(self, p);
     }
 }
 

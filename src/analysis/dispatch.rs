@@ -147,6 +147,13 @@ impl Collector {
     }
 
     fn dispatcher(&self, expr: &syn::ExprMatch) -> Option<MethodDispatcher> {
+        if expr
+            .arms
+            .iter()
+            .any(|arm| tests_beside_the_method(&arm.pat))
+        {
+            return None;
+        }
         // The patterns first: most matches over strings are not method dispatchers, and their
         // arms are not worth a closer look.
         let patterns: Vec<Option<(Vec<String>, Vec<String>)>> = expr
@@ -860,6 +867,28 @@ fn method_patterns(pat: &Pat, methods: &mut Vec<String>, constants: &mut Vec<Str
             true
         }
         Pat::Paren(p) => method_patterns(&p.pat, methods, constants),
+        // `("tools/call", _)` in a `match (method, id)`: the one element that names methods,
+        // the others taking anything.
+        Pat::Tuple(t) => {
+            let mut named = t.elems.iter().filter(|e| !is_catch_all(e));
+            match (named.next(), named.next()) {
+                (Some(only), None) => method_patterns(only, methods, constants),
+                _ => false,
+            }
+        }
+        _ => false,
+    }
+}
+
+/// A tuple pattern that tests something other than the method (`(_, None)`, `(m, Some(id))`):
+/// a `match` holding one is not read as a method dispatcher (that test would go unseen).
+fn tests_beside_the_method(pat: &Pat) -> bool {
+    match pat {
+        Pat::Tuple(t) => {
+            let tested = t.elems.iter().filter(|e| !is_catch_all(e)).count();
+            tested > 1 || (tested == 1 && !method_patterns(pat, &mut Vec::new(), &mut Vec::new()))
+        }
+        Pat::Or(or) => or.cases.iter().any(tests_beside_the_method),
         _ => false,
     }
 }
@@ -910,6 +939,7 @@ fn condition_methods(cond: &Expr) -> Option<Vec<String>> {
 fn is_catch_all(pat: &Pat) -> bool {
     match pat {
         Pat::Wild(_) => true,
+        Pat::Tuple(t) => t.elems.iter().all(is_catch_all),
         Pat::Ident(ident) => ident.subpat.is_none() && !is_constant_name(&ident.ident.to_string()),
         _ => false,
     }

@@ -36,6 +36,7 @@ mod receiver;
 mod rename;
 #[path = "../support/mod.rs"]
 mod support;
+mod tuple_match;
 mod wrap;
 
 use edit::{Edits, Text};
@@ -109,6 +110,12 @@ const REWRITES: &[Rewrite] = &[
         by_line: true,
         nothing: "no `select!` branch on `.cancelled()`",
         rewrite: cancel_future::rewrite,
+    },
+    Rewrite {
+        name: "tuple_match",
+        by_line: true,
+        nothing: "no `match` on string literals with a catch-all",
+        rewrite: tuple_match::rewrite,
     },
     Rewrite {
         name: "if_chain",

@@ -28,6 +28,11 @@ pub const DISPATCH_WORDS: &[&str] = &[
     "\"tools/call\" =>",
     "\"ping\" =>",
     "\"notifications/initialized\" =>",
+    // Arms of a `match` on a tuple (`match (method, id) { ("initialize", _) => .. }`).
+    "(\"initialize\",",
+    "(\"tools/list\",",
+    "(\"tools/call\",",
+    "(\"ping\",",
     "== \"initialize\"",
     "== \"tools/",
     "== \"ping\"",

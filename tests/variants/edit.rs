@@ -6,6 +6,7 @@
 
 use proc_macro2::{LineColumn, Span, TokenStream, TokenTree};
 use syn::spanned::Spanned;
+use syn::visit::Visit;
 
 /// Byte offsets of a file's lines, to place spans (line, column in characters) in its text.
 pub struct Text<'a> {
@@ -110,4 +111,18 @@ pub fn each_token(stream: TokenStream, visit: &mut dyn FnMut(&TokenTree, &[Token
 /// Whether `token` is the punctuation `c`.
 pub fn is_punct(token: Option<&TokenTree>, c: char) -> bool {
     matches!(token, Some(TokenTree::Punct(p)) if p.as_char() == c)
+}
+
+/// Every `match` of a file, outer ones before the ones inside them.
+pub fn matches(file: &syn::File) -> Vec<&syn::ExprMatch> {
+    struct Matches<'a>(Vec<&'a syn::ExprMatch>);
+    impl<'a> Visit<'a> for Matches<'a> {
+        fn visit_expr_match(&mut self, m: &'a syn::ExprMatch) {
+            self.0.push(m);
+            syn::visit::visit_expr_match(self, m);
+        }
+    }
+    let mut found = Matches(Vec::new());
+    found.visit_file(file);
+    found.0
 }

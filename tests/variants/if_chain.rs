@@ -4,22 +4,10 @@
 //! else { .. } }`. Each arm keeps its line.
 
 use syn::spanned::Spanned;
-use syn::visit::Visit;
-use syn::{ExprMatch, Lit, Pat};
+use syn::{Lit, Pat};
 
 use crate::edit::Edits;
 use crate::Input;
-
-struct Matches<'a> {
-    found: Vec<&'a ExprMatch>,
-}
-
-impl<'a> Visit<'a> for Matches<'a> {
-    fn visit_expr_match(&mut self, m: &'a ExprMatch) {
-        self.found.push(m);
-        syn::visit::visit_expr_match(self, m);
-    }
-}
 
 /// The string literals of an arm's pattern (`"a"`, `"a" | "b"`), if that is all it is.
 fn strings(pat: &Pat) -> Option<Vec<String>> {
@@ -41,9 +29,7 @@ fn strings(pat: &Pat) -> Option<Vec<String>> {
 
 pub fn rewrite(input: &Input<'_>) -> Edits {
     let mut edits = Edits::default();
-    let mut matches = Matches { found: Vec::new() };
-    matches.visit_file(input.syntax);
-    for (n, m) in matches.found.into_iter().enumerate() {
+    for (n, m) in crate::edit::matches(input.syntax).into_iter().enumerate() {
         let Some((last, arms)) = m.arms.split_last() else {
             continue;
         };

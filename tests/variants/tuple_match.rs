@@ -2,22 +2,10 @@
 //! the id do: `match method { "a" => .., other => .. }` becomes `match (method, ()) { ("a", _)
 //! => .., (other, _) => .. }`. Each arm keeps its line.
 
-use syn::visit::Visit;
-use syn::{ExprMatch, Lit, Pat};
+use syn::{Lit, Pat};
 
 use crate::edit::Edits;
 use crate::Input;
-
-struct Matches<'a> {
-    found: Vec<&'a ExprMatch>,
-}
-
-impl<'a> Visit<'a> for Matches<'a> {
-    fn visit_expr_match(&mut self, m: &'a ExprMatch) {
-        self.found.push(m);
-        syn::visit::visit_expr_match(self, m);
-    }
-}
 
 /// An arm pattern of string literals (`"a"`, `"a" | "b"`).
 fn is_strings(pat: &Pat) -> bool {
@@ -30,9 +18,7 @@ fn is_strings(pat: &Pat) -> bool {
 
 pub fn rewrite(input: &Input<'_>) -> Edits {
     let mut edits = Edits::default();
-    let mut matches = Matches { found: Vec::new() };
-    matches.visit_file(input.syntax);
-    for m in matches.found {
+    for m in crate::edit::matches(input.syntax) {
         let Some((last, arms)) = m.arms.split_last() else {
             continue;
         };

@@ -593,16 +593,7 @@ impl Collector {
     /// Err(e) => writeln!(out, "{}", json!({"jsonrpc": "2.0", "error": ..})) }`): the called
     /// function's simple name.
     fn err_answered_call(&self, expr: &syn::ExprMatch) -> Option<String> {
-        let mut scrutinee = &*expr.expr;
-        loop {
-            scrutinee = match scrutinee {
-                Expr::Await(a) => &a.base,
-                Expr::Paren(p) => &p.expr,
-                Expr::Group(g) => &g.expr,
-                _ => break,
-            };
-        }
-        let name = match scrutinee {
+        let name = match super::syntax::peel(&expr.expr) {
             Expr::Call(call) => match &*call.func {
                 Expr::Path(p) => super::syntax::last_segment(&p.path),
                 _ => return None,

@@ -474,6 +474,13 @@ impl<'a> CrateGraph<'a> {
             .map_or(self.files.len(), |layer| layer.files)
     }
 
+    /// The files of the unit itself: for a target over its library, the target's files, not
+    /// the library's (which follow them).
+    pub fn unit_files(&self) -> &[(FileId, &'a FileFacts)] {
+        let end = self.library_from.unwrap_or(self.files.len());
+        self.files.get(..end).unwrap_or(&self.files)
+    }
+
     /// The functions of the graph's own files.
     pub fn own_functions(&self) -> impl Iterator<Item = FunctionRef> + '_ {
         self.all_functions()

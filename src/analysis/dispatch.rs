@@ -200,6 +200,7 @@ impl Collector {
                     constants,
                     body: self.span(&arm.body),
                     responds: self.responds(&arm.body),
+                    responds_by_value: self.responds_visibly(&arm.body).is_none(),
                     calls: called_names(&arm.body),
                     result_template: self.result_template(&arm.body),
                 });
@@ -305,6 +306,7 @@ impl Collector {
                         block.brace_token.span.close(),
                     ),
                     responds: self.responds(&body),
+                    responds_by_value: self.responds_visibly(&body).is_none(),
                     calls: called_names(&body),
                     result_template: None,
                 }
@@ -328,13 +330,8 @@ impl Collector {
 
     /// Where an arm's body answers, if it visibly does.
     fn responds(&self, body: &Expr) -> Option<ByteSpan> {
-        let mut finder = ResponseFinder {
-            collector: self,
-            found: None,
-        };
-        finder.visit_expr(body);
-        if finder.found.is_some() {
-            return finder.found;
+        if let Some(found) = self.responds_visibly(body) {
+            return Some(found);
         }
         // A value for the caller to send: the arm's value is something, not nothing.
         let tail = tail_expr(body);
@@ -345,6 +342,17 @@ impl Collector {
         } else {
             None
         }
+    }
+
+    /// Where an arm's body visibly answers: a response built or sent (not only a value returned
+    /// for the caller).
+    fn responds_visibly(&self, body: &Expr) -> Option<ByteSpan> {
+        let mut finder = ResponseFinder {
+            collector: self,
+            found: None,
+        };
+        finder.visit_expr(body);
+        finder.found
     }
 
     /// The catch-all of an `if` chain that starts at `first`: its final `else` block, or the

@@ -17,6 +17,10 @@ pub struct MethodArm {
     /// Where the arm answers the message, if it visibly does: a response built or sent, or a
     /// value returned for the caller to send.
     pub responds: Option<ByteSpan>,
+    /// Whether the arm answers (when it does) only by the value it gives its caller: nothing
+    /// in it builds or sends a response itself.
+    #[serde(default)]
+    pub responds_by_value: bool,
     /// The simple names of the functions the arm's body calls.
     pub calls: Vec<String>,
     /// A `json!({..})` object in a body that is one expression with no other `json!`: the arm's

@@ -163,6 +163,13 @@ fn check_dispatcher(
             )
             .collect()
     };
+    // A dispatcher of notifications alone (a parser into a notification type, a router of
+    // notifications to their handlers) answers no request: a value one of its arms gives its
+    // caller is shown to be a response only by a response built or sent in the arm.
+    let notifications_only = dispatcher.arms.iter().all(|arm| {
+        let names = methods(arm);
+        !names.is_empty() && names.iter().all(|m| is_notification_method(m))
+    });
     for arm in &dispatcher.arms {
         let names = methods(arm);
         let Some(notification) = names.iter().find(|m| is_notification_method(m)) else {
@@ -178,6 +185,9 @@ fn check_dispatcher(
         let Some(span) = arm.responds else {
             continue;
         };
+        if notifications_only && arm.responds_by_value {
+            continue;
+        }
         if calls.any_checks_id(&arm.calls)
             || own_test_protects(calls, (facts, tests), dispatcher, arm.body)
         {

@@ -113,12 +113,20 @@ pub struct ServingFacts {
     /// [`crate::analysis::facts::FileFacts::serves_stdio`]).
     pub serve_sites: Vec<ByteSpan>,
     /// Sets of code that exclude each other, in function bodies: the arms of a `match`, the
-    /// branches of an `if` chain with an `else`, and an `if` that leaves (`return`, `exit`,
-    /// `bail!`) against the rest of its block.
+    /// branches of an `if` chain with an `else`, code under a `cfg` and its negation, and an
+    /// `if` or arm of the block's own statement that leaves (`return`, `exit`, `bail!`)
+    /// against the rest of its block.
     pub branches: Vec<Vec<ByteSpan>>,
+    /// A branch nested a few `if`/`match` levels down in a statement that leaves the function
+    /// (`return`, `exit(..)`, `bail!`), and the rest of the block after that statement: they
+    /// exclude each other. Unlike [`ServingFacts::branches`], the rest is not a branch of
+    /// its own: it runs on every way that does not leave, serving or not.
+    #[serde(default)]
+    pub leaving: Vec<(ByteSpan, ByteSpan)>,
     /// Types that implement a handler trait (`impl ServerHandler for X`, any trait named
-    /// `*Handler`): the SDK calls their methods while it serves.
-    pub handler_types: Vec<String>,
+    /// `*Handler`), with the trait: an SDK's (a trait the crate does not define) calls their
+    /// methods while it serves.
+    pub handler_types: Vec<(String, String)>,
     /// `if matches!(cli.command, Command::Index { .. }) && .. { .. }`: the block, the scrutinee
     /// (its tokens without spaces) and the variants the test admits.
     pub variant_guards: Vec<(ByteSpan, String, Vec<String>)>,
@@ -131,6 +139,10 @@ pub struct ServingFacts {
     /// Calls in function bodies with a `true` or `false` argument: the call's span, and each
     /// argument's value when it is one (a method call's receiver is not an argument).
     pub bool_args: Vec<(ByteSpan, Vec<Option<bool>>)>,
+    /// Functions of one name under a `cfg` and its negation (`#[cfg(feature = "stdio")]` and
+    /// `#[cfg(not(feature = "stdio"))]`): their items. One build compiles one of the two.
+    #[serde(default)]
+    pub cfg_twins: Vec<(ByteSpan, ByteSpan)>,
 }
 
 /// An arm of a `match` over an enum: its body, and the variants its pattern names (None for a

@@ -5,7 +5,7 @@
 //! the way (`main`, a sub-command's runner), and, from those, everything they call on the path
 //! that serves, minus the branches that never serve: in a function on the way to serving, the
 //! arms of a `match`, the branches of an `if` and the early exits that exclude the branch that
-//! serves. The SDK's request handlers (methods of a type that implements a `*Handler` trait)
+//! serves. The SDK's request handlers (methods of a type that implements an SDK's `*Handler` trait)
 //! run while serving too. A write to stdout matters to the protocol only there.
 
 use std::collections::VecDeque;
@@ -64,19 +64,7 @@ impl ServingPath {
             return ServingPath::default();
         }
         let (off, serving_arms) = excluded_branches(graph, &facts, &toward);
-        // The SDK calls the handlers of the type it serves.
-        let handler_types: HashSet<&str> = facts
-            .iter()
-            .flat_map(|f| &f.handler_types)
-            .map(String::as_str)
-            .collect();
-        let handlers = functions.iter().copied().filter(|f| {
-            graph
-                .function(*f)
-                .self_ty
-                .as_deref()
-                .is_some_and(|t| handler_types.contains(t))
-        });
+        let handlers = sdk_handlers(graph, &facts, &functions);
         let exits = |f: FunctionRef| exit_arms(graph, &facts[f.file], f, &toward);
         // Everything reached from there, except through calls in excluded branches.
         let mut on_path: HashMap<FunctionRef, Vec<ByteSpan>> = HashMap::new();
@@ -92,11 +80,14 @@ impl ServingPath {
         while let Some(f) = queue.pop_front() {
             let mut excluded = on_path.get(&f).cloned().unwrap_or_default();
             excluded.extend(exiting.get(&f).into_iter().flatten().copied());
-            for (span, targets) in calls_of(graph, f) {
+            for (span, targets) in reached_by_calls_of(graph, f) {
                 if excluded.iter().any(|arm| within(span, *arm)) {
                     continue;
                 }
-                for t in targets.into_iter().filter(|t| !tests.contains(t)) {
+                for t in targets.into_iter().filter(|t| {
+                    !tests.contains(t)
+                        && (toward.contains(t) || !twin_serves(graph, &facts, &toward, *t))
+                }) {
                     if let std::collections::hash_map::Entry::Vacant(entry) = on_path.entry(t) {
                         entry.insert(Vec::new());
                         exiting.insert(t, exits(t));
@@ -163,6 +154,78 @@ impl ServingPath {
     }
 }
 
+/// The methods the SDK calls while it serves: those of a type that implements a handler trait
+/// the crate does not define (see [`ServingFacts::handler_types`]). A handler trait the crate
+/// defines is called by the crate's own code, and its methods run while serving only where such
+/// a call does (a client's `ClientRequestHandler` answers its server's requests, prompting a
+/// person on the client's own terminal). A trait of the library an example links is the
+/// example's SDK: for an implementation in the unit's own files, only their traits are the
+/// crate's; for one in its library's, every trait of the graph is.
+fn sdk_handlers(
+    graph: &CrateGraph<'_>,
+    facts: &[ServingFacts],
+    functions: &[FunctionRef],
+) -> Vec<FunctionRef> {
+    let traits_of = |files: &[(FileId, &crate::analysis::facts::FileFacts)]| -> HashSet<String> {
+        files
+            .iter()
+            .flat_map(|(_, f)| f.traits.iter().cloned())
+            .collect()
+    };
+    let unit_files = graph.unit_files().len();
+    let (unit_traits, all_traits) = (traits_of(graph.unit_files()), traits_of(graph.files()));
+    let handler_types: HashSet<&str> = facts
+        .iter()
+        .enumerate()
+        .flat_map(|(index, f)| {
+            let own = if index < unit_files {
+                &unit_traits
+            } else {
+                &all_traits
+            };
+            f.handler_types
+                .iter()
+                .filter(move |(_, handler)| !own.contains(handler))
+        })
+        .map(|(ty, _)| ty.as_str())
+        .collect();
+    functions
+        .iter()
+        .copied()
+        .filter(|f| {
+            graph
+                .function(*f)
+                .self_ty
+                .as_deref()
+                .is_some_and(|t| handler_types.contains(t))
+        })
+        .collect()
+}
+
+/// Whether `f`'s twin under the negated `cfg` serves (is on the way to serving): then `f` is
+/// compiled only in the builds that do not serve (`#[cfg(not(feature = "stdio"))] fn
+/// run_stdio() { println!("not enabled") }`).
+fn twin_serves(
+    graph: &CrateGraph<'_>,
+    facts: &[ServingFacts],
+    toward: &HashSet<FunctionRef>,
+    f: FunctionRef,
+) -> bool {
+    let item = graph.function(f).item_span;
+    facts[f.file].cfg_twins.iter().any(|&(a, b)| {
+        let twin = if a == item {
+            b
+        } else if b == item {
+            a
+        } else {
+            return false;
+        };
+        toward
+            .iter()
+            .any(|t| t.file == f.file && *t != f && graph.function(*t).item_span == twin)
+    })
+}
+
 /// Each call of `f`: its span and the crate functions it may reach.
 fn calls_of<'g>(
     graph: &'g CrateGraph<'_>,
@@ -173,6 +236,27 @@ fn calls_of<'g>(
         .calls
         .iter()
         .map(move |call| (call.span, graph.callees(f, call)))
+}
+
+/// Each call of `f` and the crate functions it runs: those it may reach (see [`calls_of`]),
+/// and for a call through a trait object of a trait the crate defines (`tool.call(..)` on
+/// `&dyn ToolHandler`), the implementation when the crate has only one (with several, which one
+/// runs is the caller's choice, unknown here).
+fn reached_by_calls_of<'g>(
+    graph: &'g CrateGraph<'_>,
+    f: FunctionRef,
+) -> impl Iterator<Item = (ByteSpan, Vec<FunctionRef>)> + 'g {
+    graph.function(f).calls.iter().map(move |call| {
+        let mut targets = graph.callees(f, call);
+        if targets.is_empty() {
+            if let Some(implementations) = graph.implementations(f, &call.callee) {
+                if let [only] = implementations.as_slice() {
+                    targets.push(*only);
+                }
+            }
+        }
+        (call.span, targets)
+    })
 }
 
 /// Whether code at `arm` of a function serves: it holds a serve site, or a call (of the
@@ -295,6 +379,22 @@ fn excluded_branches(
                     let side = if serves { &mut serving } else { &mut off };
                     side.entry(f).or_default().push(*arm);
                 }
+            }
+        }
+        // A branch that leaves and the rest of its block: when the branch serves, the rest is
+        // off; when the rest serves, the branch is. The rest is never a serving branch: it
+        // also runs for what does not serve.
+        for &(arm, rest) in &facts.leaving {
+            if !within(arm, item) || !within(rest, item) {
+                continue;
+            }
+            match (serves(arm), serves(rest)) {
+                (true, false) => {
+                    off.entry(f).or_default().push(rest);
+                    serving.entry(f).or_default().push(arm);
+                }
+                (false, true) => off.entry(f).or_default().push(arm),
+                _ => {}
             }
         }
         // `if matches!(cli.command, Command::Index { .. }) { .. }` where the function serves

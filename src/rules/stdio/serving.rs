@@ -31,6 +31,7 @@ impl Collects for ServingCollector {
             json: text.contains("json") || text.contains("Json") || text.contains("JSON"),
             facts: ServingFacts::default(),
             functions: Vec::new(),
+            cfg_functions: Vec::new(),
         }))
     }
 }
@@ -43,6 +44,8 @@ struct Serving {
     facts: ServingFacts,
     /// Per enclosing function, its reads of stdin and what decides whether they serve.
     functions: Vec<StdinReads>,
+    /// Functions and methods under a `#[cfg(..)]`: name, predicate, item.
+    cfg_functions: Vec<(String, String, ByteSpan)>,
 }
 
 /// `true` or `false`, as a literal.
@@ -151,23 +154,42 @@ impl Serving {
         }
     }
 
+    /// A function or method compiled under a `cfg`: a pair for a predicate and its negation is
+    /// one function in two builds.
+    fn note_cfg_function(&mut self, node: Node<'_>, scope: &Scope<'_>) {
+        let cfg_fn = match node {
+            Node::Item(syn::Item::Fn(f)) => Some((&f.attrs, &f.sig.ident, scope.span(f))),
+            Node::ImplItem(syn::ImplItem::Fn(f)) => Some((&f.attrs, &f.sig.ident, scope.span(f))),
+            _ => None,
+        };
+        if let Some((attrs, name, span)) = cfg_fn {
+            if let Some(predicate) = attrs_cfg_predicate(attrs) {
+                self.cfg_functions.push((name.to_string(), predicate, span));
+            }
+        }
+    }
+
     /// `impl ServerHandler for X` (any trait named `*Handler`): the SDK calls `X`'s methods
-    /// while it serves.
+    /// while it serves, when the trait is an SDK's (see [`super::server_model`]).
     fn note_handler_impl(&mut self, item: &syn::ItemImpl) {
         let Some((_, path, _)) = &item.trait_ else {
             return;
         };
-        let handler = path
+        let Some(handler) = path
             .segments
             .last()
-            .is_some_and(|s| s.ident.to_string().ends_with("Handler"));
+            .map(|s| s.ident.to_string())
+            .filter(|t| t.ends_with("Handler"))
+        else {
+            return;
+        };
         let syn::Type::Path(ty) = &*item.self_ty else {
             return;
         };
-        if let (true, Some(name)) = (handler, ty.path.segments.last()) {
-            let name = name.ident.to_string();
-            if !self.facts.handler_types.contains(&name) {
-                self.facts.handler_types.push(name);
+        if let Some(name) = ty.path.segments.last() {
+            let entry = (name.ident.to_string(), handler);
+            if !self.facts.handler_types.contains(&entry) {
+                self.facts.handler_types.push(entry);
             }
         }
     }
@@ -322,6 +344,20 @@ impl Serving {
                 _ => {}
             }
         }
+        // `if let Some(first) = args.first() { match first { "mcp" => return serve(), .. } }`
+        // then the rest of `main`: an arm nested in the statement (a few `if`/`match` levels
+        // down) that leaves the function excludes the rest of this block too.
+        for (index, stmt) in block.stmts.iter().enumerate() {
+            let (Some(next), Some(last)) = (block.stmts.get(index + 1), block.stmts.last()) else {
+                continue;
+            };
+            let rest = ByteSpan::new(scope.span(next).start, scope.span(last).end);
+            let mut leaving = Vec::new();
+            nested_leaving_arms(stmt, NESTED_ARM_DEPTH, scope, &mut leaving);
+            for arm in leaving {
+                self.facts.leaving.push((arm, rest));
+            }
+        }
         for (index, stmt) in block.stmts.iter().enumerate() {
             let Stmt::Expr(Expr::If(expr), _) = stmt else {
                 continue;
@@ -340,6 +376,124 @@ impl Serving {
     }
 }
 
+/// How many `if`/`match` levels down a statement [`nested_leaving_arms`] looks: a bound, so
+/// that each block's look costs a constant share of its statements (deep nesting stays linear).
+const NESTED_ARM_DEPTH: usize = 3;
+
+/// The arms and branches inside `stmt`, below its own `if`/`match` (whose arms the block's
+/// other passes take), within `depth` levels of `if`/`match` nesting, whose body leaves the
+/// function (`return`, `exit(..)`, `bail!`): not `break`/`continue`, which stay in it.
+fn nested_leaving_arms(stmt: &Stmt, depth: usize, scope: &Scope<'_>, out: &mut Vec<ByteSpan>) {
+    let expr = match stmt {
+        Stmt::Expr(expr, _) => expr,
+        Stmt::Local(local) => match &local.init {
+            Some(init) => &*init.expr,
+            None => return,
+        },
+        _ => return,
+    };
+    // The statement's own arms: their nested statements are looked into.
+    let bodies: Vec<&Expr> = match expr {
+        Expr::Match(m) => m.arms.iter().map(|arm| &*arm.body).collect(),
+        Expr::If(_) => {
+            let mut bodies = Vec::new();
+            let mut current = expr;
+            while let Expr::If(i) = current {
+                for stmt in &i.then_branch.stmts {
+                    inner_leaving_arms(stmt, depth, scope, out);
+                }
+                match &i.else_branch {
+                    Some((_, other)) => current = other,
+                    None => break,
+                }
+            }
+            if !matches!(current, Expr::If(_)) {
+                bodies.push(current);
+            }
+            bodies
+        }
+        _ => return,
+    };
+    for body in bodies {
+        if let Expr::Block(b) = body {
+            for stmt in &b.block.stmts {
+                inner_leaving_arms(stmt, depth, scope, out);
+            }
+        }
+    }
+}
+
+/// [`nested_leaving_arms`] one level down: this statement's own arms count.
+fn inner_leaving_arms(stmt: &Stmt, depth: usize, scope: &Scope<'_>, out: &mut Vec<ByteSpan>) {
+    let Some(depth) = depth.checked_sub(1) else {
+        return;
+    };
+    let expr = match stmt {
+        Stmt::Expr(expr, _) => expr,
+        Stmt::Local(local) => match &local.init {
+            Some(init) => &*init.expr,
+            None => return,
+        },
+        _ => return,
+    };
+    match expr {
+        Expr::Match(m) => {
+            out.extend(
+                m.arms
+                    .iter()
+                    .filter(|arm| leaves_function(&arm.body))
+                    .map(|arm| scope.span(&*arm.body)),
+            );
+        }
+        Expr::If(_) => {
+            // Each link's branch, and the final `else`, that leaves.
+            let mut current = expr;
+            while let Expr::If(i) = current {
+                if leaves_function_block(&i.then_branch) {
+                    out.push(block_span(&i.then_branch, scope));
+                }
+                match &i.else_branch {
+                    Some((_, other)) => current = other,
+                    None => break,
+                }
+            }
+            if !matches!(current, Expr::If(_)) && leaves_function(current) {
+                out.push(scope.span(current));
+            }
+        }
+        _ => {}
+    }
+    nested_leaving_arms(stmt, depth, scope, out);
+}
+
+/// Whether an expression leaves the function: `return`, `exit(..)`, a diverging macro
+/// (`bail!`), or a block, `match` or `if` whose every way does.
+fn leaves_function(expr: &Expr) -> bool {
+    match expr {
+        Expr::Return(_) => true,
+        Expr::Block(b) => leaves_function_block(&b.block),
+        Expr::Match(m) => !m.arms.is_empty() && m.arms.iter().all(|arm| leaves_function(&arm.body)),
+        Expr::If(i) => {
+            leaves_function_block(&i.then_branch)
+                && i.else_branch
+                    .as_ref()
+                    .is_some_and(|(_, other)| leaves_function(other))
+        }
+        Expr::Call(call) => matches!(&*call.func, Expr::Path(p)
+            if p.path.segments.last().is_some_and(|s| s.ident == "exit")),
+        Expr::Macro(mac) => diverging_macro(&mac.mac),
+        _ => false,
+    }
+}
+
+fn leaves_function_block(block: &syn::Block) -> bool {
+    match block.stmts.last() {
+        Some(Stmt::Expr(expr, _)) => leaves_function(expr),
+        Some(Stmt::Macro(mac)) => diverging_macro(&mac.mac),
+        _ => false,
+    }
+}
+
 /// The predicate of a statement's `#[cfg(..)]`, as its tokens' text without spaces.
 fn cfg_predicate(stmt: &Stmt) -> Option<String> {
     let attrs = match stmt {
@@ -351,6 +505,11 @@ fn cfg_predicate(stmt: &Stmt) -> Option<String> {
         Stmt::Macro(mac) => &mac.attrs,
         _ => return None,
     };
+    attrs_cfg_predicate(attrs)
+}
+
+/// The predicate of the first `#[cfg(..)]` among `attrs`, as its tokens' text without spaces.
+fn attrs_cfg_predicate(attrs: &[syn::Attribute]) -> Option<String> {
     attrs.iter().find_map(|attr| {
         if !attr.path().is_ident("cfg") {
             return None;
@@ -504,6 +663,44 @@ fn note_transport_local(function: &mut StdinReads, local: &syn::Local, scope: &S
     }
 }
 
+/// A call that parses JSON from what the function reads (`serde_json::from_str(&line)`), or
+/// serialises JSON on one line (`serde_json::to_string(..)`).
+fn note_json_call(function: &mut StdinReads, call: &syn::ExprCall) {
+    let Expr::Path(p) = &*call.func else {
+        return;
+    };
+    let segments = path_segments(&p.path);
+    let last = segments.last().map(String::as_str).unwrap_or("");
+    // `serde_json::from_str(..)`, `serde_json::Deserializer::from_reader(..)`; not a value's
+    // constructor (`serde_json::Number::from_f64(..)`). A message is the whole input read; a
+    // piece of a split line (`from_str(parts[2])`) is a command's argument, as a REPL reads it.
+    let owner = segments.len().checked_sub(2).and_then(|i| segments.get(i));
+    if segments.iter().any(|s| s == "serde_json")
+        && last.starts_with("from_")
+        && owner.is_some_and(|o| o == "serde_json" || o == "Deserializer")
+        && !call.args.first().is_some_and(is_piece)
+    {
+        function.parses_json = true;
+    }
+    if segments.iter().any(|s| s == "serde_json")
+        && matches!(last, "to_string" | "to_vec" | "to_writer")
+    {
+        function.writes_json_lines = true;
+    }
+}
+
+/// A piece of a value, by index (`parts[2]`, `&words[1..]`): not a whole message.
+fn is_piece(expr: &Expr) -> bool {
+    match expr {
+        Expr::Index(_) => true,
+        Expr::Reference(r) => is_piece(&r.expr),
+        Expr::Paren(p) => is_piece(&p.expr),
+        Expr::Group(g) => is_piece(&g.expr),
+        Expr::MethodCall(call) if call.args.is_empty() => is_piece(&call.receiver),
+        _ => false,
+    }
+}
+
 /// `stdin()`, `io::stdin()`, `tokio::io::stdin()`.
 fn is_stdin_call(expr: &Expr) -> bool {
     matches!(expr, Expr::Call(call) if call.args.is_empty()
@@ -579,6 +776,7 @@ impl Hook for Serving {
         if let Node::Item(syn::Item::Impl(item)) = node {
             self.note_handler_impl(item);
         }
+        self.note_cfg_function(node, scope);
         if !scope.in_function_body() {
             return;
         }
@@ -612,20 +810,7 @@ impl Hook for Serving {
                 {
                     function.whole = true
                 }
-                Node::Expr(Expr::Call(call)) => {
-                    if let Expr::Path(p) = &*call.func {
-                        let segments = path_segments(&p.path);
-                        let last = segments.last().map(String::as_str).unwrap_or("");
-                        if segments.iter().any(|s| s == "serde_json") && last.starts_with("from_") {
-                            function.parses_json = true;
-                        }
-                        if segments.iter().any(|s| s == "serde_json")
-                            && matches!(last, "to_string" | "to_vec" | "to_writer")
-                        {
-                            function.writes_json_lines = true;
-                        }
-                    }
-                }
+                Node::Expr(Expr::Call(call)) => note_json_call(function, call),
                 Node::Expr(Expr::Tuple(tuple)) => {
                     function.paired |= tuple.elems.iter().any(is_stdin_call);
                 }
@@ -688,7 +873,16 @@ impl Hook for Serving {
         }
     }
 
-    fn finish(self: Box<Self>, facts: &mut FileFacts) {
+    fn finish(mut self: Box<Self>, facts: &mut FileFacts) {
+        for (i, (name, predicate, span)) in self.cfg_functions.iter().enumerate() {
+            for (other_name, other, other_span) in self.cfg_functions.iter().skip(i + 1) {
+                let negated =
+                    *other == format!("not({predicate})") || *predicate == format!("not({other})");
+                if name == other_name && negated {
+                    self.facts.cfg_twins.push((*span, *other_span));
+                }
+            }
+        }
         if self.facts != ServingFacts::default() {
             facts.rules.put(&SERVING, &self.facts);
         }

@@ -4,7 +4,8 @@
 //! well have written: the crate's own names changed, the receiver bound through a clone, an
 //! `Arc` or an `Option` local, the send moved into a new function or wrapped in a local
 //! `macro_rules!`, the cancel future written as an `async` block, a `match` on the method written
-//! as an `if`/`else if` chain. Each rewrite edits the fixture's text in place and keeps every line
+//! as an `if`/`else if` chain, the code moved into a module's own file (also behind `#[path]`,
+//! see [`module`]). Each rewrite edits the fixture's text in place and keeps every line
 //! where it was, so the rewritten fixture must give the same findings on the same lines (the
 //! codes of the fixture's rule, as the fixture tests compare them; messages may name other
 //! names); a statement moved into a new function is reported where it now is, so that rewrite's
@@ -32,6 +33,7 @@ mod cancel_future;
 mod edit;
 mod helper;
 mod if_chain;
+mod module;
 mod receiver;
 mod rename;
 #[path = "../support/mod.rs"]
@@ -66,6 +68,14 @@ struct Rewrite {
     /// Why a fixture is skipped when the rewrite finds nothing to rewrite in it.
     nothing: &'static str,
     rewrite: fn(&Input<'_>) -> Edits,
+    /// Instead of editing the text in place: the fixture's code moved into a module's file
+    /// (see [`module`]).
+    module: Option<module::Placement>,
+}
+
+/// The text rewrite of a rewrite that moves files instead.
+fn no_edits(_: &Input<'_>) -> Edits {
+    Edits::default()
 }
 
 const REWRITES: &[Rewrite] = &[
@@ -74,54 +84,77 @@ const REWRITES: &[Rewrite] = &[
         by_line: true,
         nothing: "defines no name that can be renamed",
         rewrite: rename::rewrite,
+        module: None,
     },
     Rewrite {
         name: "receiver_clone",
         by_line: true,
         nothing: "no finding on a method call whose receiver is a field or a path",
         rewrite: receiver::clone,
+        module: None,
     },
     Rewrite {
         name: "receiver_arc",
         by_line: true,
         nothing: "no finding on a method call whose receiver is a field or a path",
         rewrite: receiver::arc,
+        module: None,
     },
     Rewrite {
         name: "receiver_option",
         by_line: true,
         nothing: "no finding on a method call whose receiver is a field or a path",
         rewrite: receiver::option,
+        module: None,
     },
     Rewrite {
         name: "helper",
         by_line: false,
         nothing: "no finding in a one-line statement a new function can take",
         rewrite: helper::rewrite,
+        module: None,
     },
     Rewrite {
         name: "macro_wrap",
         by_line: true,
         nothing: "no finding in a statement, an arm's value or a closure's body",
         rewrite: wrap::rewrite,
+        module: None,
     },
     Rewrite {
         name: "async_cancel_future",
         by_line: true,
         nothing: "no `select!` branch on `.cancelled()`",
         rewrite: cancel_future::rewrite,
+        module: None,
     },
     Rewrite {
         name: "tuple_match",
         by_line: true,
         nothing: "no `match` on string literals with a catch-all",
         rewrite: tuple_match::rewrite,
+        module: None,
     },
     Rewrite {
         name: "if_chain",
         by_line: true,
         nothing: "no `match` on string literals with a catch-all",
         rewrite: if_chain::rewrite,
+        module: None,
+    },
+    Rewrite {
+        name: "module_file",
+        by_line: true,
+        nothing: "",
+        rewrite: no_edits,
+        module: Some(module::Placement::File),
+    },
+    Rewrite {
+        name: "module_path",
+        by_line: true,
+        nothing: "",
+        rewrite: no_edits,
+        module: Some(module::Placement::Path),
     },
 ];
 
@@ -276,6 +309,9 @@ fn rewritten(fixture: &Fixture, rewrite: &Rewrite) -> Result<Overlay, &'static s
 }
 
 fn run_pair(fixture: &Fixture, rewrite: &Rewrite) -> Outcome {
+    if let Some(placement) = rewrite.module {
+        return module::run(fixture, placement);
+    }
     let overlay = match rewritten(fixture, rewrite) {
         Ok(overlay) => overlay,
         Err(reason) => return Outcome::Skipped(reason),
@@ -434,6 +470,14 @@ fn show(rewrite: &str, key: &str, fixtures: &[Fixture]) {
         println!("no fixture {key}");
         return;
     };
+    if rewrite.module.is_some() {
+        match run_pair(fixture, rewrite) {
+            Outcome::Same => println!("the same findings"),
+            Outcome::Differs(report) => println!("the findings differ:\n{report}"),
+            Outcome::Skipped(reason) => println!("skipped: {reason}"),
+        }
+        return;
+    }
     match rewritten(fixture, rewrite) {
         Ok(overlay) => {
             for (path, text) in &overlay {
@@ -471,6 +515,7 @@ fn a_rewrite_that_changes_behaviour_is_caught(fixtures: &[Fixture]) -> Result<()
         by_line: true,
         nothing: "no finding",
         rewrite: blank,
+        module: None,
     };
     let mut caught = 0;
     for fixture in fixtures.iter().filter(|f| f.rule_dir == "mcp001") {

@@ -1,4 +1,5 @@
-//! The reported statement moved into a new function of its own, called where it was: a method
+//! The reported statement moved into a new function of its own (or into a helper of that
+//! function, `rewrite_twice`), called where it was: a method
 //! of the same `impl` (`self.zz_h0(id.clone());`) or a free function beside the enclosing one,
 //! taking the enclosing function's parameters it uses (cloned, or as they are when they are
 //! references). The new function goes on the line where the enclosing one ends, so every line
@@ -19,6 +20,9 @@ struct Functions<'a, 'i> {
     input: &'a Input<'i>,
     edits: Edits,
     count: usize,
+    /// How many functions deep the statement goes: 1, a helper; 2, a helper that calls a
+    /// helper of its own with what it was given.
+    depth: usize,
     /// The new functions of the enclosing function being read.
     pending: Vec<String>,
 }
@@ -227,21 +231,50 @@ impl Functions<'_, '_> {
             head.push(r.to_string());
         }
         head.extend(taken.iter().map(|(n, ty, _)| format!("{n}: {ty}")));
-        let definition = format!(
-            " {}fn {name}({}) {{ {text} }}",
-            if is_async { "async " } else { "" },
-            head.join(", ")
-        );
+        let asyncness = if is_async { "async " } else { "" };
+        let head = head.join(", ");
+        let mut body = text.to_string();
+        let mut definition = String::new();
+        // The innermost function holds the statement; each one out calls the next with what it
+        // was given.
+        for level in (1..self.depth).rev() {
+            let inner = format!("{name}_{level}");
+            definition += &format!(" {asyncness}fn {inner}({head}) {{ {body} }}");
+            let target = match receiver {
+                Some(_) => format!("self.{inner}"),
+                None => inner.clone(),
+            };
+            let passed = taken
+                .iter()
+                .map(|(n, _, _)| n.clone())
+                .collect::<Vec<_>>()
+                .join(", ");
+            body = format!(
+                "{target}({passed}){};",
+                if is_async { ".await" } else { "" }
+            );
+        }
+        definition += &format!(" {asyncness}fn {name}({head}) {{ {body} }}");
         self.edits.replace(range, call);
         self.pending.push(definition);
     }
 }
 
 pub fn rewrite(input: &Input<'_>) -> Edits {
+    helpers(input, 1)
+}
+
+/// The statement moved into a helper of a helper.
+pub fn rewrite_twice(input: &Input<'_>) -> Edits {
+    helpers(input, 2)
+}
+
+fn helpers(input: &Input<'_>, depth: usize) -> Edits {
     let mut functions = Functions {
         input,
         edits: Edits::default(),
         count: 0,
+        depth,
         pending: Vec::new(),
     };
     functions.visit_file(input.syntax);

@@ -115,6 +115,13 @@ const REWRITES: &[Rewrite] = &[
         module: None,
     },
     Rewrite {
+        name: "helper_of_helper",
+        by_line: false,
+        nothing: "no finding in a one-line statement a new function can take",
+        rewrite: helper::rewrite_twice,
+        module: None,
+    },
+    Rewrite {
         name: "macro_wrap",
         by_line: true,
         nothing: "no finding in a statement, an arm's value or a closure's body",

@@ -879,15 +879,16 @@ fn a_suppression_of_a_preview_rule_is_not_unused_without_preview_mode() {
 }
 
 /// New shapes of stable rules start in preview (issue 13): MCP001's shape B through helpers and
-/// shape C through a token registry or a helper's write, MCP002's writer chosen by a branch; and
-/// a finding whose premise is not shown (issue 32): MCP001's returned reply written in a branch
-/// that tests something else.
+/// shape C through a token registry or a helper's write, MCP002's writer chosen by a branch; a
+/// finding whose premise is not shown (issue 32): MCP001's returned reply written in a branch
+/// that tests something else; and shapes whose first contact was under 95% (issue 32): MCP002's
+/// print in a function called before serving starts, MCP003's notification arms and catch-alls.
 /// Each fixture, copied out of this package (whose `tests/` would make it test code), reports
 /// its finding in preview mode only.
 #[test]
 fn new_shapes_of_stable_rules_run_only_in_preview_mode() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    let cases: [(&[&str], &[&str], &str); 4] = [
+    let cases: [(&[&str], &[&str], &str); 6] = [
         (
             &[
                 "mcp001/shape_b_rmcp_2_1/helpers.rs",
@@ -910,6 +911,18 @@ fn new_shapes_of_stable_rules_run_only_in_preview_mode() {
             &["mcp002/match_bound_writer.rs"],
             &["match_bound_writer.rs"],
             "match_bound_writer.rs:18:5: error[MCP002]",
+        ),
+        // By first contact (docs/ecosystem.md, batches 6 and 7): a print before the program
+        // starts serving, and MCP003's dispatcher arms.
+        (
+            &["mcp002/banner_printed_by_a_helper_before_serving.rs"],
+            &["banner_printed_by_a_helper_before_serving.rs"],
+            "banner_printed_by_a_helper_before_serving.rs:8:5: error[MCP002]",
+        ),
+        (
+            &["mcp003/notification_arm_answers.rs"],
+            &["notification_arm_answers.rs"],
+            "notification_arm_answers.rs:11:45: error[MCP003]",
         ),
     ];
     for (files, args, expected) in cases {

@@ -45,13 +45,9 @@ impl rmcp::ServerHandler for Server {}
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    banner();
+    println!("server ready");
     Server.serve(stdio()).await?.waiting().await?;
     Ok(())
-}
-
-fn banner() {
-    println!("server ready");
 }
 "#,
     );
@@ -130,7 +126,7 @@ fn of_package(findings: &Findings, package: &str) -> Findings {
 fn a_packages_findings_are_the_same_alone_in_its_workspace_and_from_above_in_both_modes() {
     let parent = tempfile::tempdir().expect("a temporary directory");
     let ws = workspace(parent.path());
-    let expected: Findings = [("server/src/main.rs".to_string(), 16, "MCP002".to_string())]
+    let expected: Findings = [("server/src/main.rs".to_string(), 10, "MCP002".to_string())]
         .into_iter()
         .collect();
 

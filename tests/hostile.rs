@@ -1025,7 +1025,17 @@ fn tree_text_never_forges_a_line_in_any_report() {
         let output = Command::cargo_bin("cargo-mcp-lint")
             .expect("binary")
             .current_dir(dir.path())
-            .args([".", "--no-cache", "--color", "never", "--format", format])
+            // `--preview`: the notification arm that quotes the forged method is a preview
+            // shape of MCP003.
+            .args([
+                ".",
+                "--no-cache",
+                "--preview",
+                "--color",
+                "never",
+                "--format",
+                format,
+            ])
             .env("GITHUB_ACTIONS", "true")
             .output()
             .expect("runs");

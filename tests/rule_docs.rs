@@ -68,10 +68,17 @@ fn codes_found(text: &str, meta: &RuleMeta) -> Vec<&'static str> {
 /// The settings a rule's "Example" is linted with: [`rule_settings`], and for MCP999, which no
 /// code triggers, the test hook that makes the analysis of the file panic, to show what the tool
 /// reports then.
+/// What a rule page says when its Example is of a shape in preview.
+const PREVIEW_EXAMPLE: &str = "This example is of a shape in preview: run with `--preview`.";
+
 fn example_settings(meta: &RuleMeta) -> Settings {
     let mut settings = rule_settings(meta);
     if meta.code == internal_error::META.code {
         settings.panic_on_file = Some("example.rs".into());
+    }
+    // A stable rule whose page shows a preview shape says so.
+    if meta.docs.contains(PREVIEW_EXAMPLE) {
+        settings.preview = true;
     }
     settings
 }

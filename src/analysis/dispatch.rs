@@ -90,6 +90,9 @@ struct FunctionScope {
     name: String,
     span: ByteSpan,
     params: Vec<(String, String)>,
+    /// Locals bound from a call's result (`let response = self.handle(req).await;`): the
+    /// local's name and the called function's simple name.
+    call_locals: Vec<(String, String)>,
 }
 
 struct Collector {
@@ -139,7 +142,12 @@ impl Collector {
                 syn::FnArg::Receiver(_) => None,
             })
             .collect();
-        self.functions.push(FunctionScope { name, span, params });
+        self.functions.push(FunctionScope {
+            name,
+            span,
+            params,
+            call_locals: Vec::new(),
+        });
     }
 
     fn leave_function(&mut self) {
@@ -537,6 +545,7 @@ impl Hook for Collector {
             }
             Node::LitStr(lit) => self.note_literal(&lit.value()),
             Node::Expr(expr) => self.enter_expr(expr),
+            Node::Local(local) => self.note_call_local(local),
             Node::Macro(mac) => self.enter_macro(mac),
             Node::Block(block) => self.note_fall_through(&block.stmts),
             _ => {}
@@ -602,12 +611,18 @@ impl Collector {
     /// function's simple name.
     fn err_answered_call(&self, expr: &syn::ExprMatch) -> Option<String> {
         let name = match super::syntax::peel(&expr.expr) {
-            Expr::Call(call) => match &*call.func {
-                Expr::Path(p) => super::syntax::last_segment(&p.path),
-                _ => return None,
-            },
-            Expr::MethodCall(m) => m.method.to_string(),
-            _ => return None,
+            // `let response = self.handle_request(req).await; match response { .. }`
+            Expr::Path(p) => {
+                let local = p.path.get_ident()?.to_string();
+                let function = self.functions.last()?;
+                function
+                    .call_locals
+                    .iter()
+                    .rev()
+                    .find(|(name, _)| *name == local)
+                    .map(|(_, callee)| callee.clone())?
+            }
+            other => called_name(other)?,
         };
         let is_err = |pat: &syn::Pat| match pat {
             syn::Pat::TupleStruct(ts) => ts.path.segments.last().is_some_and(|s| s.ident == "Err"),
@@ -619,9 +634,34 @@ impl Collector {
             .then_some(name)
     }
 
+    /// `let response = self.handle_request(req).await;`: a local bound from a call's result.
+    fn note_call_local(&mut self, local: &syn::Local) {
+        let (syn::Pat::Ident(pat), Some(init)) = (&local.pat, &local.init) else {
+            return;
+        };
+        let Some(callee) = called_name(super::syntax::peel(&init.expr)) else {
+            return;
+        };
+        if let Some(function) = self.functions.last_mut() {
+            function.call_locals.push((pat.ident.to_string(), callee));
+        }
+    }
+
     fn enter_macro(&mut self, mac: &syn::Macro) {
         // Code inside macros (`json!`, `format!`) is read only for its string literals.
         self.note_token_literals(&mac.tokens);
+    }
+}
+
+/// The simple name of the function a call calls: `process(line)`, `self.handle(req)`.
+fn called_name(expr: &Expr) -> Option<String> {
+    match expr {
+        Expr::Call(call) => match &*call.func {
+            Expr::Path(p) => Some(super::syntax::last_segment(&p.path)),
+            _ => None,
+        },
+        Expr::MethodCall(m) => Some(m.method.to_string()),
+        _ => None,
     }
 }
 

@@ -336,6 +336,10 @@ pub struct FileFacts {
     pub registry_users: Vec<usize>,
     /// Field types of the file's structs: (struct, field, type's last path segment).
     pub struct_fields: Vec<(String, String, String)>,
+    /// Fields a missing key deserialises to their default (`#[serde(default)]` on the field or
+    /// its struct): (struct, field).
+    #[serde(default)]
+    pub defaulted_fields: Vec<(String, String)>,
     /// The traits the file defines: a call through one of them as a trait object reaches the
     /// crate's implementations only when the crate defines it (another crate's trait may be
     /// implemented anywhere).

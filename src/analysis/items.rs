@@ -7,12 +7,25 @@ use super::walk::{path_attribute, Hook, Node, Scope};
 use crate::source::ByteSpan;
 use crate::unit::ModDecl;
 
+/// `#[serde(default)]` or `#[serde(default = "..")]` among the attributes.
+fn serde_default(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|attr| {
+        attr.path().is_ident("serde")
+            && attr.meta.require_list().is_ok_and(|list| {
+                list.tokens.clone().into_iter().any(
+                    |t| matches!(t, proc_macro2::TokenTree::Ident(ident) if ident == "default"),
+                )
+            })
+    })
+}
+
 /// The hook that collects a file's items.
 #[derive(Default)]
 pub struct Items {
     spans: Vec<ByteSpan>,
     string_consts: Vec<(String, String)>,
     struct_fields: Vec<(String, String, String)>,
+    defaulted_fields: Vec<(String, String)>,
     traits: Vec<String>,
     mod_decls: Vec<ModDecl>,
 }
@@ -74,8 +87,14 @@ impl Hook for Items {
             Node::Item(syn::Item::Static(s)) => self.string_const(&s.ident, &s.expr),
             Node::Item(syn::Item::Struct(s)) => {
                 let owner = s.ident.to_string();
+                let all_defaulted = serde_default(&s.attrs);
                 for field in &s.fields {
-                    if let (Some(ident), Some(ty)) = (&field.ident, type_name(&field.ty)) {
+                    let Some(ident) = &field.ident else { continue };
+                    if all_defaulted || serde_default(&field.attrs) {
+                        self.defaulted_fields
+                            .push((owner.clone(), ident.to_string()));
+                    }
+                    if let Some(ty) = type_name(&field.ty) {
                         let field = (owner.clone(), ident.to_string(), ty);
                         self.struct_fields.push(field);
                     }
@@ -94,6 +113,7 @@ impl Hook for Items {
         facts.items = self.spans;
         facts.string_consts = self.string_consts;
         facts.struct_fields = self.struct_fields;
+        facts.defaulted_fields = self.defaulted_fields;
         facts.traits = self.traits;
         facts.mod_decls = self.mod_decls;
     }

@@ -113,6 +113,13 @@ pub fn stdout_is_protocol_at(
         && serving_path(context).runs_while_serving(file, function, span)
 }
 
+/// Whether the function whose whole item is `function` runs only before the unit starts serving
+/// stdio, called on the way to it (a help printer `main` calls first, whose value decides whether
+/// `main` goes on to serve), not while it serves.
+pub fn called_before_serving(context: &RuleContext<'_>, file: FileId, function: ByteSpan) -> bool {
+    serving_path(context).called_before_serving(file, function)
+}
+
 /// Whether code at `span`, in the function whose whole item is `function`, runs only while the
 /// unit serves stdio: a fix that changes its stdout writes changes nothing else the program does.
 pub fn runs_only_while_serving(

@@ -27,6 +27,10 @@ pub struct ServingPath {
     /// otherwise, and they do not themselves branch between serving and not.
     /// With, for a function that branches between serving and not, its serving branches.
     only_serving: HashMap<(FileId, ByteSpan), Option<Vec<ByteSpan>>>,
+    /// The functions on the path reached only from calls that a function on the way makes
+    /// before it starts serving (a help printer `main` calls first): what they do may decide,
+    /// through the value they return, whether the caller goes on to serve.
+    prelude: HashSet<(FileId, ByteSpan)>,
 }
 
 fn within(inner: ByteSpan, outer: ByteSpan) -> bool {
@@ -65,12 +69,13 @@ impl ServingPath {
         }
         let (off, serving_arms) = excluded_branches(graph, &facts, &toward);
         let handlers = sdk_handlers(graph, &facts, &functions);
+        let handlers: Vec<FunctionRef> = handlers;
         let exits = |f: FunctionRef| exit_arms(graph, &facts[f.file], f, &toward);
         // Everything reached from there, except through calls in excluded branches.
         let mut on_path: HashMap<FunctionRef, Vec<ByteSpan>> = HashMap::new();
         let mut exiting: HashMap<FunctionRef, Vec<ByteSpan>> = HashMap::new();
         let mut queue: VecDeque<FunctionRef> = VecDeque::new();
-        for f in toward.iter().copied().chain(handlers) {
+        for f in toward.iter().copied().chain(handlers.iter().copied()) {
             if let std::collections::hash_map::Entry::Vacant(entry) = on_path.entry(f) {
                 entry.insert(off.get(&f).cloned().unwrap_or_default());
                 exiting.insert(f, exits(f));
@@ -98,6 +103,10 @@ impl ServingPath {
         }
         let shared = shared_functions(graph, &by_name, &on_path, &serving_arms);
         let key = |f: &FunctionRef| (files[f.file].0, graph.function(*f).item_span);
+        let prelude = called_before_serving(graph, &facts, &toward, &on_path, &handlers)
+            .iter()
+            .map(key)
+            .collect();
         let only_serving = on_path
             .keys()
             .filter(|f| !shared.contains(f))
@@ -122,7 +131,14 @@ impl ServingPath {
         ServingPath {
             on_path,
             only_serving,
+            prelude,
         }
+    }
+
+    /// Whether the function whose whole item is `function_span` in `file` runs only before the
+    /// unit starts serving, called from the way to it (see [`ServingPath::prelude`]).
+    pub fn called_before_serving(&self, file: FileId, function_span: ByteSpan) -> bool {
+        self.prelude.contains(&(file, function_span))
     }
 
     /// Whether code at `span` of `file`, inside the function whose whole item is
@@ -152,6 +168,70 @@ impl ServingPath {
             .get(&(file, function_span))
             .is_some_and(|excluded| !excluded.iter().any(|arm| within(span, *arm)))
     }
+}
+
+/// The functions on the path reached only from calls that a function on the way makes before
+/// it starts serving (before its first serve site or call on the way); never from a handler, a
+/// call after that point, or what those call.
+fn called_before_serving(
+    graph: &CrateGraph<'_>,
+    facts: &[ServingFacts],
+    toward: &HashSet<FunctionRef>,
+    on_path: &HashMap<FunctionRef, Vec<ByteSpan>>,
+    handlers: &[FunctionRef],
+) -> HashSet<FunctionRef> {
+    let mut points: HashMap<FunctionRef, usize> = HashMap::new();
+    for &f in toward {
+        let item = graph.function(f).item_span;
+        let sites = facts[f.file]
+            .serve_sites
+            .iter()
+            .filter(|site| within(**site, item))
+            .map(|site| site.start);
+        let calls = reached_by_calls_of(graph, f)
+            .filter(|(_, targets)| targets.iter().any(|t| toward.contains(t)))
+            .map(|(span, _)| span.start);
+        if let Some(at) = sites.chain(calls).min() {
+            points.insert(f, at);
+        }
+    }
+    // What runs while serving: the handlers, and everything called after a serving point or
+    // from what runs while serving.
+    let mut serving: HashSet<FunctionRef> = handlers.iter().copied().collect();
+    let mut queue: VecDeque<FunctionRef> = serving.iter().copied().collect();
+    let mut early: HashSet<FunctionRef> = HashSet::new();
+    for (&f, &at) in &points {
+        for (span, targets) in reached_by_calls_of(graph, f) {
+            for t in targets.into_iter().filter(|t| !toward.contains(t)) {
+                if span.start < at {
+                    early.insert(t);
+                } else if serving.insert(t) {
+                    queue.push_back(t);
+                }
+            }
+        }
+    }
+    while let Some(f) = queue.pop_front() {
+        for (_, targets) in reached_by_calls_of(graph, f) {
+            for t in targets {
+                if !toward.contains(&t) && serving.insert(t) {
+                    queue.push_back(t);
+                }
+            }
+        }
+    }
+    // What the early calls reach, short of what runs while serving.
+    let mut prelude: HashSet<FunctionRef> = HashSet::new();
+    let mut queue: VecDeque<FunctionRef> = early.into_iter().collect();
+    while let Some(f) = queue.pop_front() {
+        if serving.contains(&f) || !on_path.contains_key(&f) || !prelude.insert(f) {
+            continue;
+        }
+        for (_, targets) in reached_by_calls_of(graph, f) {
+            queue.extend(targets.into_iter().filter(|t| !toward.contains(t)));
+        }
+    }
+    prelude
 }
 
 /// The methods the SDK calls while it serves: those of a type that implements a handler trait

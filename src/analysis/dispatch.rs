@@ -342,7 +342,7 @@ impl Collector {
             return Some(found);
         }
         // A value for the caller to send: the arm's value is something, not nothing.
-        let tail = tail_expr(body);
+        let tail = super::syntax::tail_value(body);
         if is_quiet(tail) {
             None
         } else if value_producing(tail) {
@@ -780,18 +780,6 @@ pub fn responding_name(name: &str) -> bool {
         || lower == "result_msg"
 }
 
-/// The expression a block-bodied arm ends with.
-fn tail_expr(expr: &Expr) -> &Expr {
-    match expr {
-        Expr::Block(b) => match b.block.stmts.last() {
-            Some(syn::Stmt::Expr(tail, None)) => tail_expr(tail),
-            _ => expr,
-        },
-        Expr::Paren(p) => tail_expr(&p.expr),
-        _ => expr,
-    }
-}
-
 /// An arm value that answers nothing: `None`, `()`, `{}`, `Ok(())`, `Ok(None)`, `continue`,
 /// `return`, a block ending in a statement.
 fn is_quiet(expr: &Expr) -> bool {
@@ -1031,7 +1019,7 @@ fn extracted(pat: &Pat, ty: &syn::Type) -> Option<(String, String)> {
 /// code, a `METHOD_NOT_FOUND`-like name, or the words in a string: the caller's reply carries
 /// them).
 fn err_method_not_found(body: &Expr) -> bool {
-    let value = match tail_expr(body) {
+    let value = match super::syntax::tail_value(body) {
         Expr::Return(r) => match r.expr.as_deref() {
             Some(e) => e,
             None => return false,

@@ -292,6 +292,18 @@ pub fn peel(expr: &Expr) -> &Expr {
     }
 }
 
+/// The value of an expression: a block's tail, looked through (and parentheses).
+pub fn tail_value(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Block(b) => match b.block.stmts.last() {
+            Some(syn::Stmt::Expr(tail, None)) => tail_value(tail),
+            _ => expr,
+        },
+        Expr::Paren(p) => tail_value(&p.expr),
+        _ => expr,
+    }
+}
+
 /// The expressions whose value an expression takes: a block's tail, both branches of an `if`,
 /// every arm of a `match`.
 pub fn tail_values(expr: &Expr) -> Vec<&Expr> {

@@ -82,6 +82,11 @@ pub struct StdoutWrite {
     /// (the parameter's position among the typed parameters, its value), from the `if`s on a
     /// parameter around it (`if to_stderr { .. } else { write }` is `[(0, false)]`).
     pub runs_if: Vec<(usize, bool)>,
+    /// The write runs only on ways that make the enclosing function return `true`: it lies in
+    /// an arm of the `match` that is the body's value, whose own value is `true` (a help
+    /// printer: `HelpRequest::TopLevel => { print!(..); true }`).
+    #[serde(default)]
+    pub then_returns_true: bool,
 }
 
 /// What one function (or method) writes to stdout, for a function that names stdout or
@@ -143,6 +148,14 @@ pub struct ServingFacts {
     /// `#[cfg(not(feature = "stdio"))]`): their items. One build compiles one of the two.
     #[serde(default)]
     pub cfg_twins: Vec<(ByteSpan, ByteSpan)>,
+    /// Calls that are the whole condition of an `if` with no `else` whose branch leaves the
+    /// function (`if cli::maybe_handle_help(&args) { return Ok(()) }`): where the callee
+    /// returns `true`, the caller goes no further.
+    #[serde(default)]
+    pub leaving_tests: Vec<ByteSpan>,
+    /// Calls whose value is the enclosing function's (the body's tail expression).
+    #[serde(default)]
+    pub returned_calls: Vec<ByteSpan>,
 }
 
 /// An arm of a `match` over an enum: its body, and the variants its pattern names (None for a

@@ -9,6 +9,8 @@
 
 use std::collections::BTreeSet;
 
+use foldhash::{HashMap, HashMapExt};
+
 use crate::analysis::crate_graph::FunctionRef;
 use crate::analysis::facts::FileFacts;
 use crate::analysis::walk::Collects;
@@ -131,65 +133,141 @@ pub fn runs_only_while_serving(
     serving_path(context).runs_only_while_serving(file, function, span)
 }
 
+/// The calls on the serving path, by the function they reach: (caller, the call's index among
+/// its calls). Built once per unit, for the questions asked of a function's callers.
+struct PathCalls {
+    by_target: HashMap<FunctionRef, Vec<(FunctionRef, usize)>>,
+    /// [`leaves_when_true`]'s answers, by function.
+    leaves: std::cell::RefCell<HashMap<FunctionRef, bool>>,
+}
+
+fn path_calls(context: &RuleContext<'_>) -> std::rc::Rc<PathCalls> {
+    context.memo.get_or_init(|| {
+        let graph = context.graph;
+        let path = serving_path(context);
+        let mut by_target: HashMap<FunctionRef, Vec<(FunctionRef, usize)>> = HashMap::new();
+        for caller in graph.all_functions() {
+            let facts = graph.function(caller);
+            let file_id = graph.file_id(caller);
+            for (index, call) in facts.calls.iter().enumerate() {
+                if !path.runs_while_serving(file_id, facts.item_span, call.span) {
+                    continue;
+                }
+                for target in graph.callees(caller, call) {
+                    by_target.entry(target).or_default().push((caller, index));
+                }
+            }
+        }
+        PathCalls {
+            by_target,
+            leaves: std::cell::RefCell::new(HashMap::new()),
+        }
+    })
+}
+
+/// The function whose whole item is `function` in the graph's file `file`.
+fn function_ref(context: &RuleContext<'_>, file: usize, function: ByteSpan) -> Option<FunctionRef> {
+    let (_, own) = context.graph.files().get(file)?;
+    let index = own.functions.iter().position(|f| f.item_span == function)?;
+    Some(FunctionRef {
+        file,
+        function: index,
+    })
+}
+
 /// Whether a write that runs only for some values of its function's `bool` parameters (see
-/// [`facts::StdoutWrite::runs_if`]) runs while the unit serves stdio: a call of the function on
-/// the serving path passes values that take its branch, or values that are not literals. A
-/// function on the path that no call on it reaches (an SDK's handler) is taken.
-/// `init_tracing(true)` from the stdio runner never takes `if to_stderr { .. } else { write }`.
+/// [`facts::StdoutWrite::runs_if`]), or only on the ways that make it return `true` (see
+/// [`facts::StdoutWrite::then_returns_true`]), runs while the unit serves stdio: a call of the
+/// function on the serving path passes values that take its branch, or values that are not
+/// literals; or a call on the path goes on after the function returns `true`. A function on the
+/// path that no call on it reaches (an SDK's handler) is taken.
+/// `init_tracing(true)` from the stdio runner never takes `if to_stderr { .. } else { write }`;
+/// `if maybe_handle_help(&args) { return Ok(()) }` never serves after the help is printed.
 pub fn taken_while_serving(
     context: &RuleContext<'_>,
     file: usize,
     function: ByteSpan,
     write: &facts::StdoutWrite,
 ) -> bool {
+    if write.runs_if.is_empty() && !write.then_returns_true {
+        return true;
+    }
+    let Some(target) = function_ref(context, file, function) else {
+        return true;
+    };
+    if write.then_returns_true && leaves_when_true(context, target, LEAVING_DEPTH) {
+        return false;
+    }
     if write.runs_if.is_empty() {
         return true;
     }
     let graph = context.graph;
-    let Some((_, own)) = graph.files().get(file) else {
-        return true;
-    };
-    let Some(index) = own.functions.iter().position(|f| f.item_span == function) else {
-        return true;
-    };
-    let target = FunctionRef {
-        file,
-        function: index,
-    };
-    let path = serving_path(context);
-    let mut calls_on_path = 0;
-    for caller in graph.all_functions() {
-        let facts = graph.function(caller);
-        let file_id = graph.file_id(caller);
-        for call in &facts.calls {
-            if !graph.callees(caller, call).contains(&target)
-                || !path.runs_while_serving(file_id, facts.item_span, call.span)
-            {
-                continue;
-            }
-            calls_on_path += 1;
-            // `Type::method(receiver, ..)`: its arguments count the receiver, its parameters
-            // do not.
-            let by_path = matches!(call.callee, crate::analysis::facts::Callee::Path(_));
-            if by_path && graph.function(target).has_receiver {
-                return true;
-            }
-            let serving = facts::serving(graph.files()[caller.file].1);
-            let args = serving
-                .bool_args
-                .iter()
-                .find(|(span, _)| *span == call.span)
-                .map(|(_, args)| args.as_slice())
-                .unwrap_or_default();
-            // Taken unless an argument is the literal that leaves the branch.
-            let taken = write
-                .runs_if
-                .iter()
-                .all(|&(param, value)| args.get(param).copied().flatten() != Some(!value));
-            if taken {
-                return true;
-            }
+    let calls = path_calls(context);
+    let on_path = calls
+        .by_target
+        .get(&target)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    for &(caller, index) in on_path {
+        let Some(call) = graph.function(caller).calls.get(index) else {
+            continue;
+        };
+        // `Type::method(receiver, ..)`: its arguments count the receiver, its parameters
+        // do not.
+        let by_path = matches!(call.callee, crate::analysis::facts::Callee::Path(_));
+        if by_path && graph.function(target).has_receiver {
+            return true;
+        }
+        let serving = facts::serving(graph.files()[caller.file].1);
+        let args = serving
+            .bool_args
+            .iter()
+            .find(|(span, _)| *span == call.span)
+            .map(|(_, args)| args.as_slice())
+            .unwrap_or_default();
+        // Taken unless an argument is the literal that leaves the branch.
+        let taken = write
+            .runs_if
+            .iter()
+            .all(|&(param, value)| args.get(param).copied().flatten() != Some(!value));
+        if taken {
+            return true;
         }
     }
-    calls_on_path == 0
+    on_path.is_empty()
+}
+
+/// How many wrappers up [`leaves_when_true`] follows a returned value.
+const LEAVING_DEPTH: usize = 3;
+
+/// Whether every call on the serving path of `target` makes its caller leave when it returns
+/// `true`: the call is the test of `if f(..) { return .. }`, or the value of a function of which
+/// the same holds (a wrapper, `fn maybe_handle_help(args) -> bool { help::maybe_handle_help(args)
+/// }`), up to `depth` wrappers. At least one such call is needed. Each function's answer is
+/// worked out once per unit.
+fn leaves_when_true(context: &RuleContext<'_>, target: FunctionRef, depth: usize) -> bool {
+    let calls = path_calls(context);
+    if let Some(&known) = calls.leaves.borrow().get(&target) {
+        return known;
+    }
+    let graph = context.graph;
+    let on_path = calls
+        .by_target
+        .get(&target)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let leaves = !on_path.is_empty()
+        && on_path.iter().all(|&(caller, index)| {
+            let Some(call) = graph.function(caller).calls.get(index) else {
+                return false;
+            };
+            let serving = facts::serving(graph.files()[caller.file].1);
+            serving.leaving_tests.contains(&call.span)
+                || (depth > 0
+                    && caller != target
+                    && serving.returned_calls.contains(&call.span)
+                    && leaves_when_true(context, caller, depth - 1))
+        });
+    calls.leaves.borrow_mut().insert(target, leaves);
+    leaves
 }

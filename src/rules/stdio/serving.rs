@@ -154,6 +154,18 @@ impl Serving {
         }
     }
 
+    /// `if f(..) { return .. }` with no `else`: the call decides whether the function goes on.
+    fn note_leaving_test(&mut self, expr: &syn::ExprIf, scope: &Scope<'_>) {
+        if expr.else_branch.is_some() || !leaves_function_block(&expr.then_branch) {
+            return;
+        }
+        if let call @ (Expr::Call(_) | Expr::MethodCall(_)) =
+            crate::analysis::syntax::peel(&expr.cond)
+        {
+            self.facts.leaving_tests.push(scope.span(call));
+        }
+    }
+
     /// A function or method compiled under a `cfg`: a pair for a predicate and its negation is
     /// one function in two builds.
     fn note_cfg_function(&mut self, node: Node<'_>, scope: &Scope<'_>) {
@@ -467,31 +479,13 @@ fn inner_leaving_arms(stmt: &Stmt, depth: usize, scope: &Scope<'_>, out: &mut Ve
 }
 
 /// Whether an expression leaves the function: `return`, `exit(..)`, a diverging macro
-/// (`bail!`), or a block, `match` or `if` whose every way does.
+/// (`bail!`), or a block, `match` or `if` whose every way does; not `break`/`continue`.
 fn leaves_function(expr: &Expr) -> bool {
-    match expr {
-        Expr::Return(_) => true,
-        Expr::Block(b) => leaves_function_block(&b.block),
-        Expr::Match(m) => !m.arms.is_empty() && m.arms.iter().all(|arm| leaves_function(&arm.body)),
-        Expr::If(i) => {
-            leaves_function_block(&i.then_branch)
-                && i.else_branch
-                    .as_ref()
-                    .is_some_and(|(_, other)| leaves_function(other))
-        }
-        Expr::Call(call) => matches!(&*call.func, Expr::Path(p)
-            if p.path.segments.last().is_some_and(|s| s.ident == "exit")),
-        Expr::Macro(mac) => diverging_macro(&mac.mac),
-        _ => false,
-    }
+    ends(expr, false)
 }
 
 fn leaves_function_block(block: &syn::Block) -> bool {
-    match block.stmts.last() {
-        Some(Stmt::Expr(expr, _)) => leaves_function(expr),
-        Some(Stmt::Macro(mac)) => diverging_macro(&mac.mac),
-        _ => false,
-    }
+    ends_block(block, false)
 }
 
 /// The predicate of a statement's `#[cfg(..)]`, as its tokens' text without spaces.
@@ -716,24 +710,36 @@ fn block_span(block: &syn::Block, scope: &Scope<'_>) -> ByteSpan {
 /// Whether a block ends by leaving: `return`, `continue`, `break`, `exit(..)`, or a macro that
 /// does not come back (`bail!`, `panic!`, `unreachable!`).
 fn diverges(block: &syn::Block) -> bool {
+    ends_block(block, true)
+}
+
+fn diverges_expr(expr: &Expr) -> bool {
+    ends(expr, true)
+}
+
+/// Whether a block's last statement [`ends`] its way.
+fn ends_block(block: &syn::Block, loops: bool) -> bool {
     match block.stmts.last() {
-        Some(Stmt::Expr(expr, _)) => diverges_expr(expr),
+        Some(Stmt::Expr(expr, _)) => ends(expr, loops),
         Some(Stmt::Macro(mac)) => diverging_macro(&mac.mac),
         _ => false,
     }
 }
 
-fn diverges_expr(expr: &Expr) -> bool {
+/// Whether an expression goes no further: `return`, `exit(..)`, a diverging macro (`bail!`),
+/// with `loops` also `break` and `continue`; or a block, `match` or `if` whose every way does.
+fn ends(expr: &Expr, loops: bool) -> bool {
     match expr {
-        Expr::Return(_) | Expr::Continue(_) | Expr::Break(_) => true,
-        Expr::Block(b) => diverges(&b.block),
+        Expr::Return(_) => true,
+        Expr::Continue(_) | Expr::Break(_) => loops,
+        Expr::Block(b) => ends_block(&b.block, loops),
         // `match run() { Ok(()) => return .., Err(e) => { ..; return .. } }`
-        Expr::Match(m) => !m.arms.is_empty() && m.arms.iter().all(|arm| diverges_expr(&arm.body)),
+        Expr::Match(m) => !m.arms.is_empty() && m.arms.iter().all(|arm| ends(&arm.body, loops)),
         Expr::If(i) => {
-            diverges(&i.then_branch)
+            ends_block(&i.then_branch, loops)
                 && i.else_branch
                     .as_ref()
-                    .is_some_and(|(_, other)| diverges_expr(other))
+                    .is_some_and(|(_, other)| ends(other, loops))
         }
         Expr::Call(call) => matches!(&*call.func, Expr::Path(p)
             if p.path.segments.last().is_some_and(|s| s.ident == "exit")),
@@ -782,6 +788,17 @@ impl Hook for Serving {
         }
         if is_function_body(node, scope.parent()) {
             self.functions.push(StdinReads::default());
+            // `fn maybe_handle_help(args) -> bool { help::maybe_handle_help(args) }`: the body's
+            // value is a call's.
+            if let Node::Block(block) = node {
+                if let Some(Stmt::Expr(tail, None)) = block.stmts.last() {
+                    if let call @ (Expr::Call(_) | Expr::MethodCall(_)) =
+                        crate::analysis::syntax::peel(tail)
+                    {
+                        self.facts.returned_calls.push(scope.span(call));
+                    }
+                }
+            }
         }
         // `init_tracing(true)`: what a `bool` parameter is given (see
         // [`super::facts::StdoutWrite::runs_if`]).
@@ -845,7 +862,10 @@ impl Hook for Serving {
                 self.site(Some(Site::Transport), scope.span(call));
             }
             Node::Expr(Expr::Match(expr)) if expr.arms.len() > 1 => self.note_match(expr, scope),
-            Node::Expr(whole @ Expr::If(expr)) => self.note_if_node(whole, expr, scope),
+            Node::Expr(whole @ Expr::If(expr)) => {
+                self.note_leaving_test(expr, scope);
+                self.note_if_node(whole, expr, scope)
+            }
             Node::Block(block) => {
                 self.note_early_exits(block, scope);
                 self.note_session_end(block, scope);

@@ -65,6 +65,9 @@ pub struct Stdio {
     /// Branches taken by a `bool` parameter's value: the branch, the parameter's position, and
     /// the value that takes it (see [`StdoutWrite::runs_if`]).
     param_branches: Vec<(ByteSpan, usize, bool)>,
+    /// Arms whose value is `true`, of the `match` that is the value of a function returning
+    /// `bool` (see [`StdoutWrite::then_returns_true`]).
+    true_arms: Vec<ByteSpan>,
     /// The file's `use .. as ..` renames (`use tracing_subscriber::fmt as trace_fmt;`): the
     /// alias, and the path it names.
     renames: HashMap<String, Vec<String>>,
@@ -163,6 +166,35 @@ fn body_of_function(node: Node<'_>, scope: &Scope<'_>) -> Option<ByteSpan> {
         .flatten()
 }
 
+impl Stdio {
+    /// In a function returning `bool` whose body's value is a `match`, the arms whose value is
+    /// the literal `true`.
+    fn note_true_arms(&mut self, node: Node<'_>, scope: &Scope<'_>) {
+        let Some(function) = scope.function() else {
+            return;
+        };
+        let returns_bool = matches!(&function.sig.output,
+            syn::ReturnType::Type(_, ty) if matches!(&**ty, syn::Type::Path(p) if p.path.is_ident("bool")));
+        let Node::Block(block) = node else {
+            return;
+        };
+        let (true, Some(syn::Stmt::Expr(Expr::Match(m), None))) =
+            (returns_bool, block.stmts.last())
+        else {
+            return;
+        };
+        for arm in &m.arms {
+            if is_true(crate::analysis::syntax::tail_value(&arm.body)) {
+                self.true_arms.push(scope.span(&*arm.body));
+            }
+        }
+    }
+}
+
+fn is_true(expr: &Expr) -> bool {
+    matches!(expr, Expr::Lit(syn::ExprLit { lit: syn::Lit::Bool(b), .. }) if b.value)
+}
+
 impl Hook for Stdio {
     fn reads_macro_body(&self, name: &str) -> bool {
         vocab::WRITE_MACROS.contains(&name)
@@ -187,6 +219,7 @@ impl Hook for Stdio {
                 logger_locals: HashMap::new(),
                 bool_params: bool_params(scope.parent()),
             });
+            self.note_true_arms(node, scope);
         }
         match node {
             Node::Expr(Expr::If(expr)) => self.note_off_path_if(expr, scope),
@@ -288,6 +321,10 @@ impl Stdio {
             .filter(|(b, _, _)| b.start <= span.start && span.end <= b.end)
             .map(|&(_, param, value)| (param, value))
             .collect();
+        let then_returns_true = self
+            .true_arms
+            .iter()
+            .any(|b| b.start <= span.start && span.end <= b.end);
         if let Some(function) = self.current() {
             function.facts.writes.push(StdoutWrite {
                 kind,
@@ -297,6 +334,7 @@ impl Stdio {
                 off_path,
                 content,
                 runs_if,
+                then_returns_true,
             });
         }
     }

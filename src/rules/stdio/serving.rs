@@ -388,6 +388,15 @@ impl Serving {
     }
 }
 
+/// The expression a statement evaluates: an expression statement's, or a `let`'s initialiser.
+fn stmt_value(stmt: &Stmt) -> Option<&Expr> {
+    match stmt {
+        Stmt::Expr(expr, _) => Some(expr),
+        Stmt::Local(local) => local.init.as_ref().map(|init| &*init.expr),
+        _ => None,
+    }
+}
+
 /// How many `if`/`match` levels down a statement [`nested_leaving_arms`] looks: a bound, so
 /// that each block's look costs a constant share of its statements (deep nesting stays linear).
 const NESTED_ARM_DEPTH: usize = 3;
@@ -396,13 +405,8 @@ const NESTED_ARM_DEPTH: usize = 3;
 /// other passes take), within `depth` levels of `if`/`match` nesting, whose body leaves the
 /// function (`return`, `exit(..)`, `bail!`): not `break`/`continue`, which stay in it.
 fn nested_leaving_arms(stmt: &Stmt, depth: usize, scope: &Scope<'_>, out: &mut Vec<ByteSpan>) {
-    let expr = match stmt {
-        Stmt::Expr(expr, _) => expr,
-        Stmt::Local(local) => match &local.init {
-            Some(init) => &*init.expr,
-            None => return,
-        },
-        _ => return,
+    let Some(expr) = stmt_value(stmt) else {
+        return;
     };
     // The statement's own arms: their nested statements are looked into.
     let bodies: Vec<&Expr> = match expr {
@@ -440,13 +444,8 @@ fn inner_leaving_arms(stmt: &Stmt, depth: usize, scope: &Scope<'_>, out: &mut Ve
     let Some(depth) = depth.checked_sub(1) else {
         return;
     };
-    let expr = match stmt {
-        Stmt::Expr(expr, _) => expr,
-        Stmt::Local(local) => match &local.init {
-            Some(init) => &*init.expr,
-            None => return,
-        },
-        _ => return,
+    let Some(expr) = stmt_value(stmt) else {
+        return;
     };
     match expr {
         Expr::Match(m) => {

@@ -137,6 +137,8 @@ pub fn runs_only_while_serving(
 /// its calls). Built once per unit, for the questions asked of a function's callers.
 struct PathCalls {
     by_target: HashMap<FunctionRef, Vec<(FunctionRef, usize)>>,
+    /// Each file's serving facts, decoded once (see [`facts::serving`]).
+    serving: Vec<facts::ServingFacts>,
     /// [`leaves_when_true`]'s answers, by function.
     leaves: std::cell::RefCell<HashMap<FunctionRef, bool>>,
 }
@@ -160,6 +162,11 @@ fn path_calls(context: &RuleContext<'_>) -> std::rc::Rc<PathCalls> {
         }
         PathCalls {
             by_target,
+            serving: graph
+                .files()
+                .iter()
+                .map(|(_, f)| facts::serving(f))
+                .collect(),
             leaves: std::cell::RefCell::new(HashMap::new()),
         }
     })
@@ -218,7 +225,9 @@ pub fn taken_while_serving(
         if by_path && graph.function(target).has_receiver {
             return true;
         }
-        let serving = facts::serving(graph.files()[caller.file].1);
+        let Some(serving) = calls.serving.get(caller.file) else {
+            continue;
+        };
         let args = serving
             .bool_args
             .iter()
@@ -261,7 +270,9 @@ fn leaves_when_true(context: &RuleContext<'_>, target: FunctionRef, depth: usize
             let Some(call) = graph.function(caller).calls.get(index) else {
                 return false;
             };
-            let serving = facts::serving(graph.files()[caller.file].1);
+            let Some(serving) = calls.serving.get(caller.file) else {
+                return false;
+            };
             serving.leaving_tests.contains(&call.span)
                 || (depth > 0
                     && caller != target

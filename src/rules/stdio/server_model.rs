@@ -69,7 +69,6 @@ impl ServingPath {
         }
         let (off, serving_arms) = excluded_branches(graph, &facts, &toward);
         let handlers = sdk_handlers(graph, &facts, &functions);
-        let handlers: Vec<FunctionRef> = handlers;
         let exits = |f: FunctionRef| exit_arms(graph, &facts[f.file], f, &toward);
         // Everything reached from there, except through calls in excluded branches.
         let mut on_path: HashMap<FunctionRef, Vec<ByteSpan>> = HashMap::new();

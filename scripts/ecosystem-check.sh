@@ -97,11 +97,11 @@ crates=(
   "syn syn =2.0.119 control"
 )
 
-echo "building cargo-mcp-lint (release)"
 if [[ -n "${MCP_LINT_BIN:-}" ]]; then
   # A binary built earlier (to compare builds, or to keep working while this runs).
   lint=$MCP_LINT_BIN
 else
+  echo "building cargo-mcp-lint (release)"
   cargo build --release --quiet --manifest-path "$root/Cargo.toml"
   lint="$root/target/release/cargo-mcp-lint"
 fi

@@ -7,7 +7,9 @@
 #
 #   scripts/real-servers-check.sh CHECKOUTS [OUTPUT_DIR]     (default: target/real-servers/out)
 #
-# CHECKOUTS holds one directory per repository, named like its repos.txt key (`owner+name`),
+# CHECKOUTS holds one directory per repository, named like its repos.txt key (`owner+name`)
+# (a line may add `cwd=DIR`, where cargo mode runs, or `paths=a,b` for a repository with no
+# manifest, linted in path mode),
 # with the pinned commit's files. To make one from a clone or a mirror of the repository:
 #
 #   scripts/export-checkout.py <git dir> <commit> CHECKOUTS/<owner+name>
@@ -37,13 +39,26 @@ missing=0
 while read -r key commit rest; do
   [[ -z "$key" || "$key" == \#* ]] && continue
   cwd=""
+  paths=""
   for field in $rest; do
-    case "$field" in cwd=*) cwd=${field#cwd=} ;; esac
+    case "$field" in
+      cwd=*) cwd=${field#cwd=} ;;
+      # A repository with no manifest at all: its files are linted in path mode, as its users
+      # must (`paths=src,examples`).
+      paths=*) paths=${field#paths=} ;;
+    esac
   done
   dir="$checkouts/$key"
   if [[ ! -d "$dir" ]]; then
     echo "missing checkout: $dir (commit $commit)" >&2
     missing=$((missing + 1))
+    continue
+  fi
+  if [[ -n "$paths" ]]; then
+    echo "linting $key (path mode: $paths)"
+    IFS=, read -r -a named <<< "$paths"
+    (cd "$dir/$cwd" && "$lint" --format json --exit-zero --no-cache "${named[@]}" > "$out/$key.json")
+    (cd "$dir/$cwd" && "$lint" --format json --exit-zero --no-cache --preview "${named[@]}" > "$out/$key.preview.json")
     continue
   fi
   if [[ ! -f "$dir/$cwd/Cargo.toml" ]]; then

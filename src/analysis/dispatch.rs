@@ -73,6 +73,9 @@ pub fn hook(base: usize, unread: Vec<super::items::UnreadConst>) -> Box<dyn Hook
         fall_through: std::collections::HashMap::new(),
         unread,
         in_unread: 0,
+        in_expansion: false,
+        macros: super::macros::LocalMacros::default(),
+        expansion_budget: std::cell::Cell::new(super::macros::MAX_EXPANSIONS),
     })
 }
 
@@ -93,6 +96,16 @@ struct FunctionScope {
     /// Locals bound from a call's result (`let response = self.handle(req).await;`): the
     /// local's name and the called function's simple name.
     call_locals: Vec<(String, String)>,
+    /// Locals bound from a `match` or an `if` (`let result = match method { .. };`): the
+    /// local's name and where the expression starts, which is where a dispatcher read from it
+    /// starts.
+    dispatch_locals: Vec<(String, usize)>,
+    /// Locals whose type the code names (`let request: Request = ..`, `let request =
+    /// serde_json::from_str::<Request>(..)`): the local's name and the type's last segment.
+    typed_locals: Vec<(String, String)>,
+    /// Locals bound from a read of another local or parameter (`let method =
+    /// request.method.as_str();`): the local's name and that root's.
+    aliases: Vec<(String, String)>,
 }
 
 struct Collector {
@@ -110,6 +123,13 @@ struct Collector {
     unread: Vec<super::items::UnreadConst>,
     /// How many of them enclose the current node.
     in_unread: usize,
+    /// The current node is code one of the file's own macros stands for: its spans may be the
+    /// invocation's.
+    in_expansion: bool,
+    /// The file's own `macro_rules!` macros defined so far, expanded in a dispatcher's arms.
+    macros: super::macros::LocalMacros,
+    /// How many more expansions the arms may take (see [`super::macros::MAX_EXPANSIONS`]).
+    expansion_budget: std::cell::Cell<usize>,
 }
 
 impl Collector {
@@ -147,6 +167,9 @@ impl Collector {
             span,
             params,
             call_locals: Vec::new(),
+            dispatch_locals: Vec::new(),
+            typed_locals: Vec::new(),
+            aliases: Vec::new(),
         });
     }
 
@@ -203,38 +226,48 @@ impl Collector {
                 if arm.guard.is_some() {
                     continue;
                 }
+                // An arm's value written through one of the file's own macros is read as the
+                // code the macro stands for.
+                let expanded = self.expanded(&arm.body);
+                let body = expanded.as_ref().unwrap_or(&arm.body);
                 arms.push(MethodArm {
                     methods,
                     constants,
                     body: self.span(&arm.body),
-                    responds: self.responds(&arm.body),
-                    responds_by_value: self.responds_visibly(&arm.body).is_none(),
-                    calls: called_names(&arm.body),
-                    result_template: self.result_template(&arm.body),
+                    responds: self.responds(body),
+                    responds_by_value: self.responds_visibly(body).is_none(),
+                    calls: called_names(body),
+                    result_template: self.result_template(body, expanded.is_some()),
                 });
             } else if index + 1 == count && arm.guard.is_none() && is_catch_all(&arm.pat) {
-                let tokens = arm.body.to_token_stream();
+                let expanded = self.expanded(&arm.body);
+                let body = expanded.as_ref().unwrap_or(&arm.body);
                 catch_all = Some(CatchAllArm {
                     span: ByteSpan::new(self.span(&arm.pat).start, self.span(&arm.body).end),
                     body: self.span(&arm.body),
                     method_not_found: names_method_not_found(
-                        tokens,
-                        self.responds(&arm.body).is_some(),
+                        body.to_token_stream(),
+                        self.responds(body).is_some(),
                     ),
-                    err_method_not_found: err_method_not_found(&arm.body),
-                    calls: called_names(&arm.body),
+                    err_method_not_found: err_method_not_found(body),
+                    err_answered_here: false,
+                    calls: called_names(body),
                 });
             }
         }
         let scope = self.functions.last();
+        let (subject, subject_type) = self.subject(&expr.expr);
         Some(MethodDispatcher {
             span: self.raw_span(expr.match_token.span, expr.brace_token.span.close()),
             chain: false,
             function: scope.map(|f| (f.name.clone(), f.span)),
             params: scope.map(|f| f.params.clone()).unwrap_or_default(),
+            subject,
+            subject_type,
             arms,
             catch_all,
             by_constants,
+            in_macro: self.in_expansion,
         })
     }
 
@@ -306,6 +339,7 @@ impl Collector {
             .into_iter()
             .map(|(methods, block)| {
                 let body = block_expr(block);
+                let body = self.expanded(&body).unwrap_or(body);
                 MethodArm {
                     methods,
                     constants: Vec::new(),
@@ -321,8 +355,13 @@ impl Collector {
             })
             .collect();
         let catch_all = self.chain_catch_all(first, catch_all_block);
+        let (subject, subject_type) = chain_subject(&first.cond)
+            .map(|e| self.subject(e))
+            .unwrap_or_default();
         let scope = self.functions.last();
         Some(MethodDispatcher {
+            subject,
+            subject_type,
             span: self.raw_span(
                 first.if_token.span,
                 first.then_branch.brace_token.span.close(),
@@ -333,6 +372,7 @@ impl Collector {
             arms,
             catch_all,
             by_constants: false,
+            in_macro: self.in_expansion,
         })
     }
 
@@ -406,6 +446,8 @@ impl Collector {
 
     /// The catch-all arm whose body is `body`, at `span`.
     fn catch_all_arm(&self, body: &Expr, span: ByteSpan) -> CatchAllArm {
+        let expanded = self.expanded(body);
+        let body = expanded.as_ref().unwrap_or(body);
         CatchAllArm {
             span,
             body: span,
@@ -414,11 +456,46 @@ impl Collector {
                 self.responds(body).is_some(),
             ),
             err_method_not_found: err_method_not_found(body),
+            err_answered_here: false,
             calls: called_names(body),
         }
     }
 
-    fn result_template(&self, body: &Expr) -> Option<ResultTemplate> {
+    /// What a dispatcher reads the method from: the local or parameter at the root of `expr`
+    /// (`request` in `request.method.as_str()`), and the type the code names for it when it is a
+    /// local (a parameter's is in the dispatcher's `params`).
+    fn subject(&self, expr: &Expr) -> (Option<String>, Option<String>) {
+        let Some(mut root) = root_ident(expr) else {
+            return (None, None);
+        };
+        // Through the locals it was read into (a few, as code writes them).
+        if let Some(function) = self.functions.last() {
+            for _ in 0..4 {
+                let Some((_, next)) = function.aliases.iter().rev().find(|(n, _)| *n == root)
+                else {
+                    break;
+                };
+                root = next.clone();
+            }
+        }
+        let ty = self.functions.last().and_then(|f| {
+            f.typed_locals
+                .iter()
+                .rev()
+                .find(|(name, _)| *name == root)
+                .map(|(_, ty)| ty.clone())
+        });
+        (Some(root), ty)
+    }
+
+    /// A copy of `expr` with the file's own macros expanded, if it invokes any.
+    fn expanded(&self, expr: &Expr) -> Option<Expr> {
+        super::macros::expanded_expr(&self.macros, expr, &self.expansion_budget)
+    }
+
+    /// The arm's one `json!` object; `through_macro` when `body` is code one of the file's own
+    /// macros stands for.
+    fn result_template(&self, body: &Expr, through_macro: bool) -> Option<ResultTemplate> {
         let expr = match body {
             Expr::Block(b) if b.block.stmts.len() == 1 => match &b.block.stmts[0] {
                 syn::Stmt::Expr(e, None) => e,
@@ -457,10 +534,19 @@ impl Collector {
                 )
             }
         };
+        // In a macro's expansion the value's span may be the invocation's: what it is is read
+        // from its tokens.
+        let value = (self.in_expansion || through_macro).then(|| {
+            match value_of_key(&object.stream(), "result") {
+                Some(value) => value.into_iter().collect::<TokenStream>().to_string(),
+                None => mac.to_token_stream().to_string(),
+            }
+        });
         Some(ResultTemplate {
             body: self.span(expr),
             replace,
             replacement,
+            value,
         })
     }
 
@@ -514,9 +600,15 @@ pub fn is_function(node: Node<'_>) -> bool {
 }
 
 impl Hook for Collector {
+    /// The file's own macros are read as the code they stand for.
+    fn reads_expansions(&self) -> bool {
+        true
+    }
+
     fn enter(&mut self, node: Node<'_>, scope: &Scope<'_>) {
-        // Test code answers whatever it likes; macro bodies are read for their literals only.
-        if scope.in_test() || scope.in_macro_body() {
+        // Test code answers whatever it likes; macro bodies are read for their literals only
+        // (the expansions of the file's own macros are code).
+        if scope.in_test() || scope.in_foreign_macro_body() {
             return;
         }
         if is_function(node) {
@@ -527,6 +619,7 @@ impl Hook for Collector {
         if self.is_unread(node) {
             self.in_unread += 1;
         }
+        self.in_expansion = scope.in_expansion();
         match node {
             Node::Path(path) => {
                 // A macro's own path is not read (`rmcp::tool!` names the SDK through its
@@ -543,6 +636,7 @@ impl Hook for Collector {
             Node::UsePath(path) if SDK_CRATES.iter().any(|c| path.ident == c) => {
                 self.facts.names_sdk = true;
             }
+            Node::Item(syn::Item::Macro(item)) => self.macros.define(item),
             Node::LitStr(lit) => self.note_literal(&lit.value()),
             Node::Expr(expr) => self.enter_expr(expr),
             Node::Local(local) => self.note_call_local(local),
@@ -553,7 +647,7 @@ impl Hook for Collector {
     }
 
     fn leave(&mut self, node: Node<'_>, scope: &Scope<'_>) {
-        if scope.in_test() || scope.in_macro_body() {
+        if scope.in_test() || scope.in_foreign_macro_body() {
             return;
         }
         if is_function(node) {
@@ -596,6 +690,7 @@ impl Collector {
     }
 
     fn enter_match(&mut self, expr: &syn::ExprMatch) {
+        self.note_err_answered_here(expr);
         if let Some(name) = self.err_answered_call(expr) {
             if let Err(at) = self.facts.err_answered.binary_search(&name) {
                 self.facts.err_answered.insert(at, name);
@@ -634,11 +729,67 @@ impl Collector {
             .then_some(name)
     }
 
+    /// `let result = match method { .., _ => Err(..) }; match result { .., Err(e) => reply }`:
+    /// the dispatcher the local was bound from answers its catch-all's `Err` here.
+    fn note_err_answered_here(&mut self, expr: &syn::ExprMatch) {
+        let Expr::Path(p) = super::syntax::peel(&expr.expr) else {
+            return;
+        };
+        let Some(local) = p.path.get_ident().map(ToString::to_string) else {
+            return;
+        };
+        let Some(start) = self.functions.last().and_then(|f| {
+            f.dispatch_locals
+                .iter()
+                .rev()
+                .find(|(name, _)| *name == local)
+                .map(|(_, start)| *start)
+        }) else {
+            return;
+        };
+        let answers_err = expr.arms.iter().any(|arm| {
+            matches!(&arm.pat, syn::Pat::TupleStruct(ts)
+                if ts.path.segments.last().is_some_and(|s| s.ident == "Err"))
+                && self.responds(&arm.body).is_some()
+        });
+        if !answers_err {
+            return;
+        }
+        for dispatcher in self.facts.dispatchers.iter_mut().rev() {
+            if dispatcher.span.start == start {
+                if let Some(catch_all) = &mut dispatcher.catch_all {
+                    catch_all.err_answered_here = true;
+                }
+                break;
+            }
+        }
+    }
+
     /// `let response = self.handle_request(req).await;`: a local bound from a call's result.
+    /// `let result = match method { .. };`: a local bound from what may be a dispatcher.
     fn note_call_local(&mut self, local: &syn::Local) {
+        if let Some(typed) = typed_local(local) {
+            if let Some(function) = self.functions.last_mut() {
+                function.typed_locals.push(typed);
+            }
+        }
         let (syn::Pat::Ident(pat), Some(init)) = (&local.pat, &local.init) else {
             return;
         };
+        if let (Some(root), Some(function)) = (root_ident(&init.expr), self.functions.last_mut()) {
+            function.aliases.push((pat.ident.to_string(), root));
+        }
+        let start = match super::syntax::tail_value(super::syntax::peel(&init.expr)) {
+            Expr::Match(m) => Some(self.raw_span(m.match_token.span, m.match_token.span).start),
+            Expr::If(i) => Some(self.raw_span(i.if_token.span, i.if_token.span).start),
+            _ => None,
+        };
+        if let (Some(start), Some(function)) = (start, self.functions.last_mut()) {
+            function
+                .dispatch_locals
+                .push((pat.ident.to_string(), start));
+            return;
+        }
         let Some(callee) = called_name(super::syntax::peel(&init.expr)) else {
             return;
         };
@@ -681,13 +832,16 @@ impl<'ast> Visit<'ast> for ResponseFinder<'_> {
             Expr::Call(call) => {
                 if let Expr::Path(p) = &*call.func {
                     let name = super::syntax::last_segment(&p.path);
-                    if responding_name(&name) {
+                    if responding_name(&name) || call.args.iter().any(is_jsonrpc_error_code) {
                         self.found = Some(self.collector.span(call));
                         return;
                     }
                 }
             }
-            Expr::MethodCall(call) if responding_name(&call.method.to_string()) => {
+            Expr::MethodCall(call)
+                if responding_name(&call.method.to_string())
+                    || call.args.iter().any(is_jsonrpc_error_code) =>
+            {
                 self.found = Some(self.collector.span(call));
                 return;
             }
@@ -1013,6 +1167,98 @@ fn extracted(pat: &Pat, ty: &syn::Type) -> Option<(String, String)> {
         return None;
     };
     Some((binding.ident.to_string(), type_name(inner)?))
+}
+
+/// A JSON-RPC error code written as a literal (`-32603`, `-32000`: -32768 to -32000, the range
+/// JSON-RPC reserves): a call handed one builds an error answer, whatever it is called.
+fn is_jsonrpc_error_code(expr: &Expr) -> bool {
+    let Expr::Unary(u) = expr else {
+        return false;
+    };
+    if !matches!(u.op, syn::UnOp::Neg(_)) {
+        return false;
+    }
+    match &*u.expr {
+        Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(int),
+            ..
+        }) => int
+            .base10_parse::<u32>()
+            .is_ok_and(|v| (32000..=32768).contains(&v)),
+        _ => false,
+    }
+}
+
+/// The local or parameter an expression reads from: `request` in `request.method.as_str()`,
+/// `msg["method"].as_str()`, `&req.method`, `method`.
+fn root_ident(expr: &Expr) -> Option<String> {
+    match expr {
+        Expr::Path(p) => p.path.get_ident().map(ToString::to_string),
+        Expr::MethodCall(m) => root_ident(&m.receiver),
+        Expr::Field(f) => root_ident(&f.base),
+        Expr::Index(i) => root_ident(&i.expr),
+        Expr::Reference(r) => root_ident(&r.expr),
+        Expr::Paren(p) => root_ident(&p.expr),
+        Expr::Group(g) => root_ident(&g.expr),
+        Expr::Try(t) => root_ident(&t.expr),
+        Expr::Await(a) => root_ident(&a.base),
+        Expr::Unary(u) => root_ident(&u.expr),
+        // `match (request.method.as_str(), &request.id)`: the first element that reads one.
+        Expr::Tuple(t) => t.elems.iter().find_map(root_ident),
+        _ => None,
+    }
+}
+
+/// The side of an `if` chain's first condition that is not the method literal:
+/// `request.method` in `request.method == "initialize"`.
+fn chain_subject(cond: &Expr) -> Option<&Expr> {
+    match cond {
+        Expr::Binary(b) => {
+            if str_literal(&b.right).is_some() {
+                Some(&b.left)
+            } else if str_literal(&b.left).is_some() {
+                Some(&b.right)
+            } else {
+                chain_subject(&b.left)
+            }
+        }
+        Expr::Paren(p) => chain_subject(&p.expr),
+        _ => None,
+    }
+}
+
+/// A local whose type the code names: `let request: Request = ..`, or `let request =
+/// serde_json::from_str::<Request>(..)?` (also `from_slice`, `from_value`, `from_reader`).
+fn typed_local(local: &syn::Local) -> Option<(String, String)> {
+    if let Pat::Type(t) = &local.pat {
+        if let Pat::Ident(ident) = &*t.pat {
+            return Some((ident.ident.to_string(), type_name(&t.ty)?));
+        }
+    }
+    let Pat::Ident(ident) = &local.pat else {
+        return None;
+    };
+    let init = local.init.as_ref()?;
+    let Expr::Call(call) = super::syntax::peel(&init.expr) else {
+        return None;
+    };
+    let Expr::Path(func) = &*call.func else {
+        return None;
+    };
+    let last = func.path.segments.last()?;
+    if !matches!(
+        last.ident.to_string().as_str(),
+        "from_str" | "from_slice" | "from_value" | "from_reader"
+    ) {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    let Some(syn::GenericArgument::Type(ty)) = args.args.first() else {
+        return None;
+    };
+    Some((ident.ident.to_string(), type_name(ty)?))
 }
 
 /// Whether a catch-all's value is an `Err(..)` for its caller that names method-not-found (its

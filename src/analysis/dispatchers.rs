@@ -36,6 +36,11 @@ pub struct ResultTemplate {
     pub body: ByteSpan,
     pub replace: ByteSpan,
     pub replacement: String,
+    /// The replaced value's tokens, printed, when the arm is code one of the file's own macros
+    /// stands for (whose spans may be the invocation's, not the value's): what the value is
+    /// is read from them, and no fix is offered.
+    #[serde(default)]
+    pub value: Option<String>,
 }
 
 /// The last arm of a dispatcher when it takes every other method (`_ =>`, `other =>`).
@@ -50,6 +55,11 @@ pub struct CatchAllArm {
     /// names method-not-found: it answers when a caller of the dispatcher's function turns the
     /// `Err` into a reply ([`DispatchFacts::err_answered`]).
     pub err_method_not_found: bool,
+    /// That `Err` is answered in the dispatcher's own function: the dispatcher's value is bound
+    /// to a local whose `match` turns the `Err` into a reply (`let result = match method { ..
+    /// }; match result { .., Err(e) => Response { .. } }`).
+    #[serde(default)]
+    pub err_answered_here: bool,
     /// The simple names of the functions the arm's body calls.
     pub calls: Vec<String>,
 }
@@ -66,12 +76,23 @@ pub struct MethodDispatcher {
     pub function: Option<(String, ByteSpan)>,
     /// The enclosing function's parameters: (name, type's last path segment).
     pub params: Vec<(String, String)>,
+    /// The local or parameter the method is read from (`request` in `match
+    /// request.method.as_str()`), if the code shows one.
+    #[serde(default)]
+    pub subject: Option<String>,
+    /// The type the code names for that local (`let request: Request = ..`), if it is one.
+    #[serde(default)]
+    pub subject_type: Option<String>,
     pub arms: Vec<MethodArm>,
     pub catch_all: Option<CatchAllArm>,
     /// Its arms name methods by constants only (`methods::INITIALIZE =>`): a dispatcher only if
     /// the constants' values (read across the unit, see
     /// [`crate::rules::RuleContext::string_const`]) are MCP methods.
     pub by_constants: bool,
+    /// The dispatcher is code one of the file's own macros stands for: its spans may be the
+    /// invocation's, so no fix edits it.
+    #[serde(default)]
+    pub in_macro: bool,
 }
 
 impl MethodDispatcher {
@@ -114,10 +135,11 @@ impl MethodDispatcher {
         };
         catch_all.method_not_found
             || (catch_all.err_method_not_found
-                && self
-                    .function
-                    .as_ref()
-                    .is_some_and(|(name, _)| err_answered(name)))
+                && (catch_all.err_answered_here
+                    || self
+                        .function
+                        .as_ref()
+                        .is_some_and(|(name, _)| err_answered(name))))
     }
 }
 

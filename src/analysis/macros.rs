@@ -92,6 +92,119 @@ impl LocalMacros {
     }
 }
 
+/// A copy of `expr` in which the invocations of the file's own macros (`macros`) are replaced by
+/// the code they stand for, for the analyses that read a piece of code on its own rather than
+/// through the walk (a dispatcher's arms): `None` when it invokes none of them. Expansions nest up
+/// to [`MAX_DEPTH`] deep and take from `budget` (the file's share of [`MAX_EXPANSIONS`]); an
+/// invocation past either, or that no rule matches, stays as it is.
+pub fn expanded_expr(
+    macros: &LocalMacros,
+    expr: &syn::Expr,
+    budget: &std::cell::Cell<usize>,
+) -> Option<syn::Expr> {
+    if macros.is_empty() || !invokes_any(macros, expr) {
+        return None;
+    }
+    let mut copy = expr.clone();
+    let mut expander = Expander {
+        macros,
+        budget,
+        depth: 0,
+        changed: false,
+    };
+    syn::visit_mut::VisitMut::visit_expr_mut(&mut expander, &mut copy);
+    expander.changed.then_some(copy)
+}
+
+/// Whether `expr` holds an invocation of one of `macros`.
+fn invokes_any(macros: &LocalMacros, expr: &syn::Expr) -> bool {
+    struct Finder<'m> {
+        macros: &'m LocalMacros,
+        found: bool,
+    }
+    impl<'ast> syn::visit::Visit<'ast> for Finder<'_> {
+        fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+            if let Some(ident) = mac.path.get_ident() {
+                self.found |= self.macros.defines(&ident.to_string());
+            }
+        }
+    }
+    let mut finder = Finder {
+        macros,
+        found: false,
+    };
+    syn::visit::Visit::visit_expr(&mut finder, expr);
+    finder.found
+}
+
+struct Expander<'m> {
+    macros: &'m LocalMacros,
+    budget: &'m std::cell::Cell<usize>,
+    depth: usize,
+    changed: bool,
+}
+
+impl Expander<'_> {
+    /// The code an invocation stands for, as one expression (statements become a block).
+    fn expand(&mut self, mac: &syn::Macro) -> Option<syn::Expr> {
+        let name = mac.path.get_ident()?.to_string();
+        if self.depth >= MAX_DEPTH || self.budget.get() == 0 || !self.macros.defines(&name) {
+            return None;
+        }
+        self.budget.set(self.budget.get() - 1);
+        let tokens = self.macros.expand(mac)?;
+        let site = invocation_span(mac);
+        let stmts = match super::syntax::parse_macro_body(&tokens)? {
+            super::syntax::MacroBody::Exprs(mut exprs) if exprs.len() == 1 => return exprs.pop(),
+            super::syntax::MacroBody::Exprs(exprs) => exprs
+                .into_iter()
+                .map(|e| syn::Stmt::Expr(e, Some(syn::Token![;](site))))
+                .collect(),
+            super::syntax::MacroBody::Stmts(stmts) => stmts,
+        };
+        Some(syn::Expr::Block(syn::ExprBlock {
+            attrs: Vec::new(),
+            label: None,
+            block: syn::Block {
+                brace_token: syn::token::Brace(site),
+                stmts,
+            },
+        }))
+    }
+
+    /// Visit the code an expansion stood in for, one level deeper.
+    fn deeper(&mut self, visit: impl FnOnce(&mut Self)) {
+        self.changed = true;
+        self.depth += 1;
+        visit(self);
+        self.depth -= 1;
+    }
+}
+
+impl syn::visit_mut::VisitMut for Expander<'_> {
+    fn visit_expr_mut(&mut self, expr: &mut syn::Expr) {
+        if let syn::Expr::Macro(m) = expr {
+            if let Some(replacement) = self.expand(&m.mac) {
+                *expr = replacement;
+                self.deeper(|e| syn::visit_mut::visit_expr_mut(e, expr));
+                return;
+            }
+        }
+        syn::visit_mut::visit_expr_mut(self, expr);
+    }
+
+    fn visit_stmt_mut(&mut self, stmt: &mut syn::Stmt) {
+        if let syn::Stmt::Macro(m) = stmt {
+            if let Some(replacement) = self.expand(&m.mac) {
+                *stmt = syn::Stmt::Expr(replacement, m.semi_token);
+                self.deeper(|e| syn::visit_mut::visit_stmt_mut(e, stmt));
+                return;
+            }
+        }
+        syn::visit_mut::visit_stmt_mut(self, stmt);
+    }
+}
+
 /// The span of an invocation, from its path to its closing delimiter.
 fn invocation_span(mac: &syn::Macro) -> Span {
     let start = mac

@@ -598,6 +598,27 @@ pub fn use_renames(
     }
 }
 
+/// Whether code in `block` can leave it other than by its value: a `return`, `break`,
+/// `continue` or `?` anywhere in it (closures and nested functions aside).
+pub fn leaves(block: &syn::Block) -> bool {
+    struct Finder(bool);
+    impl<'ast> Visit<'ast> for Finder {
+        fn visit_expr(&mut self, expr: &'ast Expr) {
+            match expr {
+                Expr::Return(_) | Expr::Break(_) | Expr::Continue(_) | Expr::Try(_) => {
+                    self.0 = true
+                }
+                Expr::Closure(_) | Expr::Async(_) => {}
+                _ => syn::visit::visit_expr(self, expr),
+            }
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut finder = Finder(false);
+    finder.visit_block(block);
+    finder.0
+}
+
 #[cfg(test)]
 mod cfg_tests {
     use super::*;

@@ -131,6 +131,13 @@ impl<'ast> Scope<'ast> {
         self.macro_depth > 0
     }
 
+    /// Whether the current node lies in the body of a macro that is not one of the file's own
+    /// (`println!`, `select!`, a crate's macro), read as code: inside expansions of the file's
+    /// own macros alone, the node is code as the compiler sees it.
+    pub fn in_foreign_macro_body(&self) -> bool {
+        self.macro_depth > self.expansion_depth
+    }
+
     /// Whether the current node is code a macro of the file stands for (its expansion, see
     /// [`super::macros`]): removing it means removing the invocation, whatever else it does.
     pub fn in_expansion(&self) -> bool {
@@ -156,6 +163,13 @@ impl<'ast> Scope<'ast> {
             Node::Expr(expr @ syn::Expr::Macro(_)) => Some(self.span(expr)),
             _ => None,
         }
+    }
+
+    /// The node `n` levels above the current one (`0` is its parent).
+    pub fn ancestor(&self, n: usize) -> Option<Node<'ast>> {
+        let len = self.parents.len();
+        len.checked_sub(n + 1)
+            .and_then(|i| self.parents.get(i).copied())
     }
 
     /// The node that holds the current one.
@@ -188,6 +202,12 @@ pub trait Hook {
     /// wants a body, all hooks are shown it ([`Scope::in_macro_body`] tells them apart).
     fn reads_macro_body(&self, name: &str) -> bool {
         let _ = name;
+        false
+    }
+
+    /// Whether the walk must expand the file's own `macro_rules!` macros where they are invoked
+    /// for this hook, whatever their names (see [`super::macros`]).
+    fn reads_expansions(&self) -> bool {
         false
     }
 
@@ -312,7 +332,12 @@ impl<'ast, 'h> Walker<'ast, 'h> {
             return None;
         }
         let name = mac.path.get_ident()?.to_string();
-        if !self.macros.defines(&name) || !self.hooks.iter().any(|h| h.reads_macro_body(&name)) {
+        if !self.macros.defines(&name)
+            || !self
+                .hooks
+                .iter()
+                .any(|h| h.reads_expansions() || h.reads_macro_body(&name))
+        {
             return None;
         }
         self.expansions += 1;

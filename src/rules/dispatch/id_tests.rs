@@ -94,9 +94,15 @@ struct Collector {
 }
 
 impl Hook for Collector {
+    /// The file's own macros are read as the code they stand for.
+    fn reads_expansions(&self) -> bool {
+        true
+    }
+
     fn enter(&mut self, node: Node<'_>, scope: &Scope<'_>) {
-        // Test code answers whatever it likes; macro bodies are read for their tokens only.
-        if scope.in_test() || scope.in_macro_body() {
+        // Test code answers whatever it likes; macro bodies are read for their tokens only
+        // (the expansions of the file's own macros are code).
+        if scope.in_test() || scope.in_foreign_macro_body() {
             return;
         }
         if handles_parse_error(node, scope.parent()) {
@@ -130,7 +136,7 @@ impl Hook for Collector {
     }
 
     fn leave(&mut self, node: Node<'_>, scope: &Scope<'_>) {
-        if scope.in_test() || scope.in_macro_body() {
+        if scope.in_test() || scope.in_foreign_macro_body() {
             return;
         }
         if handles_parse_error(node, scope.parent()) {
@@ -330,7 +336,9 @@ impl Collector {
     fn enter_method_call(&mut self, call: &syn::ExprMethodCall, scope: &Scope<'_>) {
         let method = call.method.to_string();
         match method.as_str() {
-            "is_none" | "is_some" | "is_null" if self.reads_id(&call.receiver) => {
+            "is_none" | "is_some" | "is_null"
+                if self.reads_id(&call.receiver) && !normalises(call, scope) =>
+            {
                 self.push_id_check(scope.span(call));
             }
             // `obj.contains_key("id")`: the member's presence, which is what tells a request
@@ -394,6 +402,27 @@ impl Collector {
             self.push_id_check(scope.span(mac));
         }
     }
+}
+
+/// Whether an `id` test only chooses a value: `let id = if value["id"].is_null() { None } else {
+/// Some(value["id"].clone()) };` turns a missing id into `None` whichever way it goes, and what
+/// happens to a message without one is decided later, by a test of that value. The test is the
+/// condition of an `if` that is a `let`'s initialiser, and neither branch leaves.
+fn normalises(call: &syn::ExprMethodCall, scope: &Scope<'_>) -> bool {
+    let Some(Node::Expr(Expr::If(expr_if))) = scope.parent() else {
+        return false;
+    };
+    let is_condition = matches!(&*expr_if.cond, Expr::MethodCall(c) if std::ptr::eq(c, call));
+    let initialises = matches!(scope.ancestor(1), Some(Node::Local(local))
+        if local.init.as_ref().is_some_and(|init| matches!(&*init.expr, Expr::If(i) if std::ptr::eq(i, expr_if))));
+    let stays = |block: &syn::Block| !crate::analysis::syntax::leaves(block);
+    is_condition
+        && initialises
+        && stays(&expr_if.then_branch)
+        && match expr_if.else_branch.as_ref().map(|(_, e)| &**e) {
+            Some(Expr::Block(b)) => stays(&b.block),
+            _ => false,
+        }
 }
 
 /// Whether entering `node` (a child of `parent`) enters code that handles a message that did

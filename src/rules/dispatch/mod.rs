@@ -55,7 +55,8 @@ fn own_function(name: &str) -> bool {
 /// `id` may be tested.
 /// Only names of the crate's own functions are worth a search.
 fn one_dispatcher(dispatcher: &MethodDispatcher, needles: &mut BTreeSet<String>) {
-    let catch_all = dispatcher.catch_all.as_ref().filter(|c| c.method_not_found);
+    let catch_all =
+        (dispatcher.catch_all.as_ref()).filter(|c| c.method_not_found || c.err_method_not_found);
     let answers_notification = dispatcher.arms.iter().any(|a| {
         a.responds.is_some()
             && a.methods
@@ -71,6 +72,21 @@ fn one_dispatcher(dispatcher: &MethodDispatcher, needles: &mut BTreeSet<String>)
         .filter(|(n, _)| own_function(n))
     {
         needles.insert(format!("{STANDALONE}{name}("));
+    }
+    // The request type the dispatcher reads the method from, wherever the crate defines it:
+    // whether its `id` is optional decides whether notifications reach the arms.
+    let subject_param = dispatcher.subject.as_ref().and_then(|subject| {
+        dispatcher
+            .params
+            .iter()
+            .find(|(name, _)| name == subject)
+            .map(|(_, ty)| ty)
+    });
+    if let Some(ty) = dispatcher.subject_type.as_ref().or(subject_param) {
+        if ty.starts_with(|c: char| c.is_ascii_uppercase()) {
+            needles.insert(format!("{STANDALONE}struct {ty} "));
+            needles.insert(format!("{STANDALONE}struct {ty}<"));
+        }
     }
     let notification_arms = dispatcher.arms.iter().filter(|a| {
         a.responds.is_some()

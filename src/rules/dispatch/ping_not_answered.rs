@@ -136,13 +136,27 @@ fn non_empty_answer(
 ) -> Option<Diagnostic> {
     let template = arm.result_template.as_ref()?;
     let source = context.sources.get(file)?;
-    let current = source
-        .text()
-        .get(template.replace.start..template.replace.end)?;
+    // In a macro's expansion, what the value is is read from its tokens: its span may be the
+    // invocation's, which no fix may edit.
+    let current = match &template.value {
+        Some(value) => value.as_str(),
+        None => source
+            .text()
+            .get(template.replace.start..template.replace.end)?,
+    };
     let squeeze = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
     if squeeze(current) == squeeze(&template.replacement) {
         return None;
     }
+    let fix = template.value.is_none().then(|| Fix {
+        applicability: Applicability::Safe,
+        message: format!("answer with `{}`", template.replacement),
+        edits: vec![Edit {
+            file,
+            span: template.replace,
+            replacement: template.replacement.clone(),
+        }],
+    });
     Some(
         Diagnostic::new(
             &META,
@@ -153,15 +167,7 @@ fn non_empty_answer(
         .with_severity(Severity::Warning)
         .with_note(SPEC)
         .with_help("answer `ping` with an empty result: `{}`")
-        .with_fix(Fix {
-            applicability: Applicability::Safe,
-            message: format!("answer with `{}`", template.replacement),
-            edits: vec![Edit {
-                file,
-                span: template.replace,
-                replacement: template.replacement.clone(),
-            }],
-        }),
+        .with_fix(fix),
     )
 }
 
@@ -212,6 +218,10 @@ fn ping_arm_fix(
     catch_all: ByteSpan,
     source: &SourceFile,
 ) -> Option<Fix> {
+    // A dispatcher in a macro's expansion: its spans may be the invocation's.
+    if dispatcher.in_macro {
+        return None;
+    }
     let template = dispatcher
         .arms
         .iter()

@@ -207,6 +207,8 @@ fn check_dispatcher(
             .arms
             .iter()
             .find(|a| a.responds.is_none() && methods(a).iter().any(|m| is_notification_method(m)));
+        // A dispatcher in a macro's expansion: its spans may be the invocation's.
+        let quiet = quiet.filter(|_| !dispatcher.in_macro);
         let fix = quiet.and_then(|q| {
             let source = context.sources.get(file)?;
             let text = source.text().get(q.body.start..q.body.end)?;
@@ -269,32 +271,56 @@ fn check_catch_all(
 /// `Option` and has no `#[serde(default)]` (serde rejects a message that lacks it, a
 /// `serde_json::Value` field too). A notification never deserialises into such a request, so
 /// it never reaches the catch-all.
+///
+/// The request is the dispatcher's subject (what it reads the method from) when the code shows
+/// it: a parameter, or a local whose type it names (`let request: Request = ..`). Another
+/// parameter (an HTTP framework's `HttpRequest` beside it) says nothing about the message.
 fn takes_typed_request(context: &RuleContext<'_>, dispatcher: &MethodDispatcher) -> bool {
     let optional = |ty: &str| matches!(ty, "Option" | "Value");
+    if dispatcher
+        .params
+        .iter()
+        .any(|(name, ty)| name == "id" && !optional(ty))
+    {
+        return true;
+    }
+    if let Some(ty) = &dispatcher.subject_type {
+        return requires_id(context, ty);
+    }
+    let subject_param = dispatcher
+        .subject
+        .as_ref()
+        .filter(|s| dispatcher.params.iter().any(|(name, _)| name == *s));
+    dispatcher
+        .params
+        .iter()
+        .filter(|(name, _)| subject_param.is_none_or(|s| s == name))
+        .any(|(name, ty)| name != "id" && requires_id(context, ty))
+}
+
+/// Whether a request of type `ty` (its last path segment) cannot hold a message without an
+/// `id`: a struct of the unit whose `id` field is not an `Option` and has no
+/// `#[serde(default)]`, or a type from another crate named like a request.
+fn requires_id(context: &RuleContext<'_>, ty: &str) -> bool {
     let files = context.graph.files();
-    dispatcher.params.iter().any(|(name, ty)| {
-        if name == "id" {
-            return !optional(ty);
-        }
-        let field = files.iter().find_map(|(_, f)| {
-            f.struct_fields
+    let field = files.iter().find_map(|(_, f)| {
+        f.struct_fields
+            .iter()
+            .find(|(owner, field, _)| owner == ty && field == "id")
+            .map(|(_, _, field_ty)| field_ty.as_str())
+    });
+    let defaulted = || {
+        files.iter().any(|(_, f)| {
+            f.defaulted_fields
                 .iter()
-                .find(|(owner, field, _)| owner == ty && field == "id")
-                .map(|(_, _, field_ty)| field_ty.as_str())
-        });
-        let defaulted = || {
-            files.iter().any(|(_, f)| {
-                f.defaulted_fields
-                    .iter()
-                    .any(|(owner, field)| owner == ty && field == "id")
-            })
-        };
-        match field {
-            Some(field_ty) => field_ty != "Option" && !defaulted(),
-            // A request type from another crate: its `id` is taken to be required.
-            None => ty.ends_with("Request") && ty != "Request",
-        }
-    })
+                .any(|(owner, field)| owner == ty && field == "id")
+        })
+    };
+    match field {
+        Some(field_ty) => field_ty != "Option" && !defaulted(),
+        // A request type from another crate: its `id` is taken to be required.
+        None => ty.ends_with("Request") && ty != "Request",
+    }
 }
 
 fn prefix_diagnostic(file: FileId, span: ByteSpan) -> Diagnostic {

@@ -528,9 +528,15 @@ fn is_call(node: Node<'_>) -> bool {
 }
 
 impl Hook for Collector<'_> {
+    /// The file's own macros are read as the code they stand for.
+    fn reads_expansions(&self) -> bool {
+        true
+    }
+
     fn enter(&mut self, node: Node<'_>, scope: &Scope<'_>) {
-        // Macro bodies are not read (a `json!` is read for its tokens).
-        if scope.in_macro_body() {
+        // Macro bodies are not read (a `json!` is read for its tokens), except the expansions
+        // of the file's own macros.
+        if scope.in_foreign_macro_body() {
             return;
         }
         self.in_test = scope.in_test();
@@ -555,7 +561,7 @@ impl Hook for Collector<'_> {
     }
 
     fn leave(&mut self, node: Node<'_>, scope: &Scope<'_>) {
-        if scope.in_macro_body() {
+        if scope.in_foreign_macro_body() {
             return;
         }
         self.in_test = scope.in_test();

@@ -245,6 +245,33 @@ impl Collector {
             },
             _ => None,
         };
+        // `let (ctx, new_session_id) = if .. { .. } else { .. };`: each name of a tuple pattern is
+        // the id only when the tuple built in place holds one there (a name `id` is left to be
+        // taken by its name, as a parameter's is).
+        if let Pat::Tuple(tuple) = &local.pat {
+            let elements = match &*init.expr {
+                Expr::Tuple(t) => Some(&t.elems),
+                _ => None,
+            };
+            let bound: Vec<(String, bool)> = tuple
+                .elems
+                .iter()
+                .enumerate()
+                .filter_map(|(index, pat)| match pat {
+                    Pat::Ident(p) if p.ident != "id" => {
+                        let reads = elements
+                            .and_then(|e| e.iter().nth(index))
+                            .is_some_and(|e| self.reads_id(e));
+                        Some((p.ident.to_string(), reads))
+                    }
+                    _ => None,
+                })
+                .collect();
+            if let Some(function) = self.functions.last_mut() {
+                function.locals.extend(bound);
+            }
+            return;
+        }
         let reads_id = self.reads_id(&init.expr);
         if let (Some(name), Some(function)) = (bound, self.functions.last_mut()) {
             function.locals.insert(name.to_string(), reads_id);

@@ -113,16 +113,23 @@ impl Rule for PingNotAnswered {
                                 .any(wanted)
                     })
                 };
-                let is_server_dispatcher =
-                    handles(&|m| m == "initialize") && handles(&|m| m.starts_with("tools/"));
+                let tools = handles(&|m| m.starts_with("tools/"));
+                // `initialize` answered here, or by a dispatcher whose catch-all hands every
+                // other method to this one's function: the two serve as one.
+                let front = if handles(&|m| m == "initialize") {
+                    None
+                } else {
+                    match forwarding_dispatcher(context, dispatcher) {
+                        Some(front) => Some(front),
+                        None => continue,
+                    }
+                };
                 let err_answered = |name: &str| super::err_answered(context.graph.files(), name);
-                if !is_server_dispatcher
-                    || !dispatcher.catch_all_answers_method_not_found(&err_answered)
-                {
+                if !tools || !dispatcher.catch_all_answers_method_not_found(&err_answered) {
                     continue;
                 }
                 let source = context.sources.get(*file);
-                out.push(diagnostic(*file, dispatcher, catch_all, source));
+                out.push(diagnostic(*file, dispatcher, catch_all, source, front));
             }
         }
     }
@@ -171,11 +178,46 @@ fn non_empty_answer(
     )
 }
 
+/// A dispatcher of the unit that answers `initialize` and whose catch-all calls `dispatcher`'s
+/// function (`_ => handle_other(request).await`): where it is (its file, its `match` or `if`).
+fn forwarding_dispatcher(
+    context: &RuleContext<'_>,
+    dispatcher: &MethodDispatcher,
+) -> Option<(FileId, ByteSpan)> {
+    let (name, _) = dispatcher.function.as_ref()?;
+    context.graph.files().iter().find_map(|(file, facts)| {
+        if context.is_test_file(*file) {
+            return None;
+        }
+        facts.dispatch.dispatchers.iter().find_map(|front| {
+            let answers_initialize = front.arms.iter().any(|arm| {
+                arm.methods.iter().any(|m| m == "initialize")
+                    || arm
+                        .constants
+                        .iter()
+                        .any(|c| context.string_const(c) == Some("initialize"))
+            });
+            let forwards = front
+                .catch_all
+                .as_ref()
+                .is_some_and(|c| c.calls.iter().any(|call| call == name));
+            (answers_initialize && forwards).then_some((*file, keyword_span(front)))
+        })
+    })
+}
+
+/// The `match` (or first `if`) keyword of a dispatcher.
+fn keyword_span(dispatcher: &MethodDispatcher) -> ByteSpan {
+    let keyword = if dispatcher.chain { "if" } else { "match" };
+    ByteSpan::new(dispatcher.span.start, dispatcher.span.start + keyword.len())
+}
+
 fn diagnostic(
     file: FileId,
     dispatcher: &MethodDispatcher,
     catch_all: &CatchAllArm,
     source: Option<&SourceFile>,
+    front: Option<(FileId, ByteSpan)>,
 ) -> Diagnostic {
     let fix = source
         .filter(|_| !dispatcher.chain)
@@ -192,19 +234,27 @@ fn diagnostic(
         catch_all.span,
         "`ping` falls into this method-not-found arm: the dispatcher never answers it",
     )
-    .with_labels(vec![Label {
-        file,
-        span: ByteSpan::new(
-            dispatcher.span.start,
-            dispatcher.span.start
-                + if dispatcher.chain {
-                    "if".len()
-                } else {
-                    "match".len()
-                },
-        ),
-        message: "this dispatcher answers `initialize` and `tools/*` but has no `ping` arm".into(),
-    }])
+    .with_labels(match front {
+        None => vec![Label {
+            file,
+            span: keyword_span(dispatcher),
+            message: "this dispatcher answers `initialize` and `tools/*` but has no `ping` arm"
+                .into(),
+        }],
+        Some((front_file, front_span)) => vec![
+            Label {
+                file: front_file,
+                span: front_span,
+                message: "this dispatcher answers `initialize` and hands every other method on"
+                    .into(),
+            },
+            Label {
+                file,
+                span: keyword_span(dispatcher),
+                message: "to this one, which answers `tools/*` but has no `ping` arm".into(),
+            },
+        ],
+    })
     .with_note(SPEC)
     .with_help(help)
     .with_fix(fix)

@@ -63,7 +63,9 @@ impl Rule for ResponseToNotification {
         let tests: Vec<IdTests> = files.iter().map(|(_, f)| id_tests::of(f)).collect();
         let calls = || index.get_or_init(|| CallIndex::new(files, &tests));
         // rmcp's service loop never answers a notification: only hand-built messages count.
-        let sdk_dispatches = context.sdk.is_some_and(|s| s.name == SdkName::Rmcp);
+        // A crate that depends on rmcp but whose code never names it serves by hand.
+        let sdk_dispatches = context.sdk.is_some_and(|s| s.name == SdkName::Rmcp)
+            && files.iter().any(|(_, f)| f.dispatch.names_sdk);
         for ((file, facts), tests) in files.iter().zip(&tests) {
             // Test code serves no client: a mock endpoint's answers are the test's business.
             if context.is_test_file(*file) {

@@ -157,7 +157,12 @@ impl Collector {
                         Pat::Ident(ident) => ident.ident.to_string(),
                         _ => String::new(),
                     };
-                    Some((name, type_name(&typed.ty)?))
+                    // `request: Json<JsonRpcRequest>` (axum's, actix's `web::Json`): the body
+                    // the framework parsed, of the wrapped type.
+                    Some((
+                        name,
+                        extractor_inner(&typed.ty).or_else(|| type_name(&typed.ty))?,
+                    ))
                 }
                 syn::FnArg::Receiver(_) => None,
             })
@@ -554,6 +559,9 @@ impl Collector {
     fn note_literal(&mut self, value: &str) {
         if self.in_unread > 0 {
             return;
+        }
+        if value == "ping" {
+            self.facts.ping_literals = self.facts.ping_literals.saturating_add(1);
         }
         if is_mcp_method(value) {
             if let Err(at) = self
@@ -1153,6 +1161,12 @@ fn extracted(pat: &Pat, ty: &syn::Type) -> Option<(String, String)> {
     let [Pat::Ident(binding)] = ts.elems.iter().collect::<Vec<_>>().as_slice() else {
         return None;
     };
+    Some((binding.ident.to_string(), extractor_inner(ty)?))
+}
+
+/// The type a web framework's body extractor wraps: `JsonRpcRequest` in `Json<JsonRpcRequest>`,
+/// `web::Json<..>`, `Form<..>`.
+fn extractor_inner(ty: &syn::Type) -> Option<String> {
     let syn::Type::Path(path) = ty else {
         return None;
     };
@@ -1166,7 +1180,7 @@ fn extracted(pat: &Pat, ty: &syn::Type) -> Option<(String, String)> {
     let Some(syn::GenericArgument::Type(inner)) = args.args.first() else {
         return None;
     };
-    Some((binding.ident.to_string(), type_name(inner)?))
+    type_name(inner)
 }
 
 /// A JSON-RPC error code written as a literal (`-32603`, `-32000`: -32768 to -32000, the range

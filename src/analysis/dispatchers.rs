@@ -119,6 +119,11 @@ pub struct DispatchFacts {
     pub mcp_method_literals: bool,
     /// The file's code names an MCP SDK crate (`use rmcp::..`, `pmcp::Server`).
     pub names_sdk: bool,
+    /// How many times the file's code spells the string literal `"ping"` (patterns and
+    /// conditions of dispatchers included): against the dispatchers' `ping` arms, whether
+    /// `ping` is named anywhere else.
+    #[serde(default)]
+    pub ping_literals: u32,
     /// The simple names of the functions whose `Err` a caller in this file turns into a reply:
     /// `match process(line) { .., Err(e) => { let reply = json!({"jsonrpc": "2.0", "error":
     /// ..}); writeln!(out, "{reply}")?; } }`. Sorted, each once.

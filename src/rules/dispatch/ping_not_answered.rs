@@ -89,9 +89,10 @@ impl Rule for PingNotAnswered {
                 }
             }
         }
-        // `"ping"` anywhere in the unit: answered before the dispatcher, or by a layer around it.
-        let names_ping = |f: &FileFacts| f.dispatch.method_literals.iter().any(|m| m == "ping");
-        if files.iter().any(|(_, f)| names_ping(f)) {
+        // `"ping"` in the unit outside the dispatchers' arms: answered before a dispatcher, or by
+        // a layer around it. A `ping` arm answers only for its own dispatcher (and those it
+        // hands methods on to).
+        if names_ping_outside_arms(context) {
             return;
         }
         for (file, facts) in files {
@@ -113,6 +114,9 @@ impl Rule for PingNotAnswered {
                                 .any(wanted)
                     })
                 };
+                if handles(&|m| m == "ping") || front_answers_ping(context, dispatcher) {
+                    continue;
+                }
                 let tools = handles(&|m| m.starts_with("tools/"));
                 // `initialize` answered here, or by a dispatcher whose catch-all hands every
                 // other method to this one's function: the two serve as one.
@@ -176,6 +180,54 @@ fn non_empty_answer(
         .with_help("answer `ping` with an empty result: `{}`")
         .with_fix(fix),
     )
+}
+
+/// Whether the unit's code spells `"ping"` anywhere but in its dispatchers' arms (a
+/// constant's value counts where an arm names the constant).
+fn names_ping_outside_arms(context: &RuleContext<'_>) -> bool {
+    let files = context.graph.files();
+    let literals: u64 = files
+        .iter()
+        .map(|(_, f)| u64::from(f.dispatch.ping_literals))
+        .sum();
+    let arms: u64 = files
+        .iter()
+        .flat_map(|(_, f)| &f.dispatch.dispatchers)
+        .flat_map(|d| &d.arms)
+        .map(|arm| {
+            let literal = arm.methods.iter().filter(|m| *m == "ping").count();
+            let constant = arm
+                .constants
+                .iter()
+                .filter(|c| context.string_const(c) == Some("ping"))
+                .count();
+            (literal + constant) as u64
+        })
+        .sum();
+    literals > arms
+}
+
+/// Whether a dispatcher of the unit that hands every other method on to `dispatcher`'s function
+/// answers `ping` itself.
+fn front_answers_ping(context: &RuleContext<'_>, dispatcher: &MethodDispatcher) -> bool {
+    let Some((name, _)) = dispatcher.function.as_ref() else {
+        return false;
+    };
+    context.graph.files().iter().any(|(_, facts)| {
+        facts.dispatch.dispatchers.iter().any(|front| {
+            front
+                .catch_all
+                .as_ref()
+                .is_some_and(|c| c.calls.iter().any(|call| call == name))
+                && front.arms.iter().any(|arm| {
+                    arm.methods.iter().any(|m| m == "ping")
+                        || arm
+                            .constants
+                            .iter()
+                            .any(|c| context.string_const(c) == Some("ping"))
+                })
+        })
+    })
 }
 
 /// A dispatcher of the unit that answers `initialize` and whose catch-all calls `dispatcher`'s

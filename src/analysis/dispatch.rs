@@ -1443,4 +1443,26 @@ mod tests {
         let file = syn::parse_file("// rmcp::x\nfn f() {}").expect("parses");
         assert!(!collect(&file, 0).names_sdk);
     }
+
+    /// A macro of the file that invokes itself fourfold, in every arm of a dispatcher: the arms
+    /// are read within the file's expansion budget (the first arm's expansion spends it; the
+    /// arms after it are read as written), and the dispatcher is still found.
+    #[test]
+    fn arms_through_macros_that_invoke_themselves_stop_at_the_budget() {
+        let arm = r#"again!(json!({"jsonrpc": "2.0", "id": id, "result": {}}))"#;
+        let code = format!(
+            "macro_rules! again {{ ($e:expr) => {{ {{ again!($e); again!($e); again!($e); again!($e); $e }} }}; }}\n\
+             fn handle(method: &str, id: Option<Value>) -> Value {{\n\
+                 match method {{ \"initialize\" => {arm}, \"tools/list\" => {arm}, \"ping\" => {arm}, _ => {arm} }}\n\
+             }}\n"
+        );
+        let facts = facts(&code);
+        assert_eq!(facts.dispatchers.len(), 1, "{facts:?}");
+        assert!(facts.dispatchers[0].catch_all.is_some());
+        assert!(
+            facts.dispatchers[0].arms[0].responds.is_some(),
+            "the first arm answers through the macro: {facts:?}"
+        );
+    }
+
 }

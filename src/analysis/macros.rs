@@ -102,7 +102,7 @@ pub fn expanded_expr(
     expr: &syn::Expr,
     budget: &std::cell::Cell<usize>,
 ) -> Option<syn::Expr> {
-    if macros.is_empty() || !invokes_any(macros, expr) {
+    if macros.is_empty() || budget.get() == 0 || !invokes_any(macros, expr) {
         return None;
     }
     let mut copy = expr.clone();

@@ -1464,5 +1464,4 @@ mod tests {
             "the first arm answers through the macro: {facts:?}"
         );
     }
-
 }

@@ -30,6 +30,11 @@ pub struct IdTests {
     /// what that function does, never what its callers answer.
     pub prefix_checks_in_unit_functions: Vec<ByteSpan>,
     pub null_id_responses: Vec<NullIdResponse>,
+    /// Of the `id` tests, those of a value a call returned (`let resp = handle(req); ..
+    /// resp.get("id").is_some()`), with the called function's simple name: when that function
+    /// answers messages, the test is of its answer, not of the message.
+    #[serde(default)]
+    pub tests_of_call_values: Vec<(ByteSpan, String)>,
 }
 
 /// A file's `id` tests and null-`id` answers.
@@ -84,6 +89,9 @@ struct FunctionScope {
     /// msg.get("id").cloned()`) or from something else (`let session_id =
     /// extract_session_id(&req)`). A local's name decides nothing.
     locals: std::collections::HashMap<String, bool>,
+    /// Its locals bound from a call's value (`let resp = handle(req)`, also through `if let
+    /// Some(resp) = resp_opt`), by name: the called function's simple name.
+    call_values: std::collections::HashMap<String, String>,
 }
 
 struct Collector {
@@ -183,6 +191,7 @@ impl Collector {
             builds_status: false,
             returns_unit,
             locals: std::collections::HashMap::new(),
+            call_values: std::collections::HashMap::new(),
         });
         if parse {
             self.parse_error_depth += 1;
@@ -216,6 +225,21 @@ impl Collector {
     fn push_id_check(&mut self, span: ByteSpan) {
         let function = self.function_span();
         self.facts.id_checks.push((span, function));
+    }
+
+    /// An `id` test of `subject`: also noted as a test of a call's value when `subject` is read
+    /// from a local bound from one.
+    fn push_id_check_of(&mut self, span: ByteSpan, subject: &Expr) {
+        self.push_id_check(span);
+        let callee = root_local(subject).and_then(|root| {
+            self.functions
+                .last()
+                .and_then(|f| f.call_values.get(&root))
+                .cloned()
+        });
+        if let Some(callee) = callee {
+            self.facts.tests_of_call_values.push((span, callee));
+        }
     }
 
     fn enter_local(&mut self, local: &syn::Local, scope: &Scope<'_>) {
@@ -273,8 +297,29 @@ impl Collector {
             return;
         }
         let reads_id = self.reads_id(&init.expr);
+        let callee = called(&init.expr);
         if let (Some(name), Some(function)) = (bound, self.functions.last_mut()) {
             function.locals.insert(name.to_string(), reads_id);
+            match callee {
+                Some(callee) => function.call_values.insert(name.to_string(), callee),
+                None => function.call_values.remove(&name.to_string()),
+            };
+        }
+    }
+
+    /// `if let Some(resp) = resp_opt`: the binding holds what the local held, a call's value.
+    fn bind_let(&mut self, expr_let: &syn::ExprLet) {
+        let Some(binding) = option_binding(&expr_let.pat) else {
+            return;
+        };
+        let Some(function) = self.functions.last_mut() else {
+            return;
+        };
+        let from = root_local(&expr_let.expr)
+            .and_then(|root| function.call_values.get(&root).cloned())
+            .or_else(|| called(&expr_let.expr));
+        if let Some(callee) = from {
+            function.call_values.insert(binding, callee);
         }
     }
 
@@ -325,20 +370,23 @@ impl Collector {
     }
 
     fn enter_expr(&mut self, expr: &Expr, scope: &Scope<'_>) {
+        if let Expr::Let(expr_let) = expr {
+            self.bind_let(expr_let);
+        }
         match expr {
             Expr::Match(m) => {
                 let on_id = self.reads_id(&m.expr);
                 if (on_id && m.arms.iter().any(|a| option_pattern(&a.pat).is_some()))
                     || m.arms.iter().any(|a| names_notification_variant(&a.pat))
                 {
-                    self.push_id_check(scope.span(&*m.expr));
+                    self.push_id_check_of(scope.span(&*m.expr), &m.expr);
                 }
             }
             Expr::Let(expr_let)
                 if (option_pattern(&expr_let.pat).is_some() && self.reads_id(&expr_let.expr))
                     || names_notification_variant(&expr_let.pat) =>
             {
-                self.push_id_check(scope.span(&*expr_let.expr));
+                self.push_id_check_of(scope.span(&*expr_let.expr), &expr_let.expr);
             }
             // `msg.get("id")?`: a message without an id goes no further.
             Expr::Try(expr_try) if self.reads_id(&expr_try.expr) => {
@@ -366,7 +414,7 @@ impl Collector {
             "is_none" | "is_some" | "is_null"
                 if self.reads_id(&call.receiver) && !normalises(call, scope) =>
             {
-                self.push_id_check(scope.span(call));
+                self.push_id_check_of(scope.span(call), &call.receiver);
             }
             // `obj.contains_key("id")`: the member's presence, which is what tells a request
             // from a notification.
@@ -428,6 +476,46 @@ impl Collector {
         if tokens_try_id(&mac.tokens) {
             self.push_id_check(scope.span(mac));
         }
+    }
+}
+
+/// The local an expression reads from: `resp` in `resp.get("id")`, `resp["id"]`, `&resp.id`.
+fn root_local(expr: &Expr) -> Option<String> {
+    match expr {
+        Expr::Path(p) => p.path.get_ident().map(ToString::to_string),
+        Expr::MethodCall(m) => root_local(&m.receiver),
+        Expr::Field(f) => root_local(&f.base),
+        Expr::Index(i) => root_local(&i.expr),
+        Expr::Reference(r) => root_local(&r.expr),
+        Expr::Paren(p) => root_local(&p.expr),
+        _ => None,
+    }
+}
+
+/// The simple name of the function whose value an expression is: `handle(req)`,
+/// `self.handle(req).await`, `dispatcher::handle_request(req)?`.
+fn called(expr: &Expr) -> Option<String> {
+    match crate::analysis::syntax::peel(expr) {
+        Expr::Call(call) => match &*call.func {
+            Expr::Path(p) => Some(crate::analysis::syntax::last_segment(&p.path)),
+            _ => None,
+        },
+        Expr::MethodCall(m) => Some(m.method.to_string()),
+        _ => None,
+    }
+}
+
+/// The name `Some(name)` binds.
+fn option_binding(pat: &Pat) -> Option<String> {
+    let Pat::TupleStruct(ts) = pat else {
+        return None;
+    };
+    if ts.path.segments.last().is_none_or(|s| s.ident != "Some") {
+        return None;
+    }
+    match ts.elems.first() {
+        Some(Pat::Ident(p)) if ts.elems.len() == 1 => Some(p.ident.to_string()),
+        _ => None,
     }
 }
 

@@ -366,6 +366,7 @@ impl<'a> CallIndex<'a> {
             callees: HashMap::new(),
             functions: HashMap::new(),
         };
+        let mut checks: Vec<(&'a str, Option<String>)> = Vec::new();
         for ((file, facts), tests) in files.iter().zip(tests) {
             let functions: Vec<(ByteSpan, &str)> = facts
                 .functions
@@ -406,10 +407,22 @@ impl<'a> CallIndex<'a> {
             }
             for (check, _) in &tests.id_checks {
                 if let Some(name) = innermost(&functions, *check) {
-                    index.checks_id.insert(name);
+                    let of_call = tests
+                        .tests_of_call_values
+                        .iter()
+                        .find(|(span, _)| span == check)
+                        .map(|(_, callee)| callee.clone());
+                    checks.push((name, of_call));
                 }
             }
             index.functions.insert(*file, functions);
+        }
+        // A test of the value a function that answers returned is a test of its answer (the
+        // response written already), not of the message.
+        for (name, of_call) in checks {
+            if !of_call.is_some_and(|callee| index.answers.contains(callee.as_str())) {
+                index.checks_id.insert(name);
+            }
         }
         index.tests_id = index
             .callees

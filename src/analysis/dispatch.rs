@@ -1300,6 +1300,11 @@ fn err_method_not_found(body: &Expr) -> bool {
 /// visibly answers (`responds`). A message in a string alone decides nothing: `_ => "method not
 /// found"` is a value its caller may never send.
 fn names_method_not_found(tokens: TokenStream, responds: bool) -> bool {
+    // An arm that visibly answers with an error refuses the methods it takes, whatever the code
+    // and the words (`-32603 "Unknown method"`, `INVALID_REQUEST`).
+    if responds && answers_error(&tokens) {
+        return true;
+    }
     let trees: Vec<TokenTree> = tokens.into_iter().collect();
     trees.iter().enumerate().any(|(i, tree)| match tree {
         TokenTree::Literal(l) => {
@@ -1321,6 +1326,45 @@ fn names_method_not_found(tokens: TokenStream, responds: bool) -> bool {
             name.contains("method_not_found") || name.contains("methodnotfound")
         }
         TokenTree::Group(g) => names_method_not_found(g.stream(), responds),
+        _ => false,
+    })
+}
+
+/// Whether tokens build an error answer: an `error` member given a value (`"error": {..}` in a
+/// `json!`, `error: Some(..)` in a struct, `response.error = Some(..)`), or a JSON-RPC error code
+/// (-32768 to -32000).
+fn answers_error(tokens: &TokenStream) -> bool {
+    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    let no_value = |tree: Option<&TokenTree>| match tree {
+        Some(TokenTree::Ident(i)) => i == "None" || i == "null",
+        None => true,
+        _ => false,
+    };
+    trees.iter().enumerate().any(|(i, tree)| match tree {
+        TokenTree::Literal(l) if l.to_string() == "\"error\"" => {
+            matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':')
+                && !no_value(trees.get(i + 2))
+        }
+        TokenTree::Ident(ident) if ident == "error" => {
+            let assigns = matches!(trees.get(i + 1), Some(TokenTree::Punct(p))
+                if (p.as_char() == ':' || p.as_char() == '=') && p.spacing() == proc_macro2::Spacing::Alone);
+            // A struct's field (`{ error: .. }`, `, error: ..`) or a field assigned
+            // (`response.error = ..`); not `let error: T` nor a path (`log::error`).
+            let member = match i.checked_sub(1).and_then(|j| trees.get(j)) {
+                None => true,
+                Some(TokenTree::Punct(p)) => p.as_char() == ',' || p.as_char() == '.',
+                Some(_) => false,
+            };
+            assigns && member && !no_value(trees.get(i + 2))
+        }
+        TokenTree::Literal(l) => {
+            i > 0
+                && matches!(&trees[i - 1], TokenTree::Punct(p) if p.as_char() == '-')
+                && l.to_string()
+                    .parse::<u32>()
+                    .is_ok_and(|v| (32000..=32768).contains(&v))
+        }
+        TokenTree::Group(g) => answers_error(&g.stream()),
         _ => false,
     })
 }

@@ -470,7 +470,7 @@ impl Collector {
     /// (`request` in `request.method.as_str()`), and the type the code names for it when it is a
     /// local (a parameter's is in the dispatcher's `params`).
     fn subject(&self, expr: &Expr) -> (Option<String>, Option<String>) {
-        let Some(mut root) = root_ident(expr) else {
+        let Some(mut root) = super::syntax::root_local(expr) else {
             return (None, None);
         };
         // Through the locals it was read into (a few, as code writes them).
@@ -784,7 +784,10 @@ impl Collector {
         let (syn::Pat::Ident(pat), Some(init)) = (&local.pat, &local.init) else {
             return;
         };
-        if let (Some(root), Some(function)) = (root_ident(&init.expr), self.functions.last_mut()) {
+        if let (Some(root), Some(function)) = (
+            super::syntax::root_local(&init.expr),
+            self.functions.last_mut(),
+        ) {
             function.aliases.push((pat.ident.to_string(), root));
         }
         let start = match super::syntax::tail_value(super::syntax::peel(&init.expr)) {
@@ -1200,26 +1203,6 @@ fn is_jsonrpc_error_code(expr: &Expr) -> bool {
             .base10_parse::<u32>()
             .is_ok_and(|v| (32000..=32768).contains(&v)),
         _ => false,
-    }
-}
-
-/// The local or parameter an expression reads from: `request` in `request.method.as_str()`,
-/// `msg["method"].as_str()`, `&req.method`, `method`.
-fn root_ident(expr: &Expr) -> Option<String> {
-    match expr {
-        Expr::Path(p) => p.path.get_ident().map(ToString::to_string),
-        Expr::MethodCall(m) => root_ident(&m.receiver),
-        Expr::Field(f) => root_ident(&f.base),
-        Expr::Index(i) => root_ident(&i.expr),
-        Expr::Reference(r) => root_ident(&r.expr),
-        Expr::Paren(p) => root_ident(&p.expr),
-        Expr::Group(g) => root_ident(&g.expr),
-        Expr::Try(t) => root_ident(&t.expr),
-        Expr::Await(a) => root_ident(&a.base),
-        Expr::Unary(u) => root_ident(&u.expr),
-        // `match (request.method.as_str(), &request.id)`: the first element that reads one.
-        Expr::Tuple(t) => t.elems.iter().find_map(root_ident),
-        _ => None,
     }
 }
 

@@ -598,6 +598,26 @@ pub fn use_renames(
     }
 }
 
+/// The local or parameter an expression reads from: `request` in `request.method.as_str()`,
+/// `msg["method"].as_str()`, `&req.method`, `method`.
+pub fn root_local(expr: &Expr) -> Option<String> {
+    match expr {
+        Expr::Path(p) => p.path.get_ident().map(ToString::to_string),
+        Expr::MethodCall(m) => root_local(&m.receiver),
+        Expr::Field(f) => root_local(&f.base),
+        Expr::Index(i) => root_local(&i.expr),
+        Expr::Reference(r) => root_local(&r.expr),
+        Expr::Paren(p) => root_local(&p.expr),
+        Expr::Group(g) => root_local(&g.expr),
+        Expr::Try(t) => root_local(&t.expr),
+        Expr::Await(a) => root_local(&a.base),
+        Expr::Unary(u) => root_local(&u.expr),
+        // `match (request.method.as_str(), &request.id)`: the first element that reads one.
+        Expr::Tuple(t) => t.elems.iter().find_map(root_local),
+        _ => None,
+    }
+}
+
 /// Whether code in `block` can leave it other than by its value: a `return`, `break`,
 /// `continue` or `?` anywhere in it (closures and nested functions aside).
 pub fn leaves(block: &syn::Block) -> bool {

@@ -231,7 +231,7 @@ impl Collector {
     /// from a local bound from one.
     fn push_id_check_of(&mut self, span: ByteSpan, subject: &Expr) {
         self.push_id_check(span);
-        let callee = root_local(subject).and_then(|root| {
+        let callee = crate::analysis::syntax::root_local(subject).and_then(|root| {
             self.functions
                 .last()
                 .and_then(|f| f.call_values.get(&root))
@@ -315,7 +315,7 @@ impl Collector {
         let Some(function) = self.functions.last_mut() else {
             return;
         };
-        let from = root_local(&expr_let.expr)
+        let from = crate::analysis::syntax::root_local(&expr_let.expr)
             .and_then(|root| function.call_values.get(&root).cloned())
             .or_else(|| called(&expr_let.expr));
         if let Some(callee) = from {
@@ -476,19 +476,6 @@ impl Collector {
         if tokens_try_id(&mac.tokens) {
             self.push_id_check(scope.span(mac));
         }
-    }
-}
-
-/// The local an expression reads from: `resp` in `resp.get("id")`, `resp["id"]`, `&resp.id`.
-fn root_local(expr: &Expr) -> Option<String> {
-    match expr {
-        Expr::Path(p) => p.path.get_ident().map(ToString::to_string),
-        Expr::MethodCall(m) => root_local(&m.receiver),
-        Expr::Field(f) => root_local(&f.base),
-        Expr::Index(i) => root_local(&i.expr),
-        Expr::Reference(r) => root_local(&r.expr),
-        Expr::Paren(p) => root_local(&p.expr),
-        _ => None,
     }
 }
 

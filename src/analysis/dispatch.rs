@@ -344,7 +344,9 @@ impl Collector {
             .into_iter()
             .map(|(methods, block)| {
                 let body = block_expr(block);
-                let body = self.expanded(&body).unwrap_or(body);
+                let expanded = self.expanded(&body);
+                let through_macro = expanded.is_some();
+                let body = expanded.unwrap_or(body);
                 MethodArm {
                     methods,
                     constants: Vec::new(),
@@ -355,7 +357,7 @@ impl Collector {
                     responds: self.responds(&body),
                     responds_by_value: self.responds_visibly(&body).is_none(),
                     calls: called_names(&body),
-                    result_template: None,
+                    result_template: self.result_template(&body, through_macro),
                 }
             })
             .collect();
@@ -367,10 +369,7 @@ impl Collector {
         Some(MethodDispatcher {
             subject,
             subject_type,
-            span: self.raw_span(
-                first.if_token.span,
-                first.then_branch.brace_token.span.close(),
-            ),
+            span: self.raw_span(first.if_token.span, chain_end(first)),
             chain: true,
             function: scope.map(|f| (f.name.clone(), f.span)),
             params: scope.map(|f| f.params.clone()).unwrap_or_default(),
@@ -1203,6 +1202,18 @@ fn is_jsonrpc_error_code(expr: &Expr) -> bool {
             .base10_parse::<u32>()
             .is_ok_and(|v| (32000..=32768).contains(&v)),
         _ => false,
+    }
+}
+
+/// Where an `if`/`else if` chain ends: its last block's closing brace.
+fn chain_end(first: &syn::ExprIf) -> proc_macro2::Span {
+    let mut current = first;
+    loop {
+        match current.else_branch.as_ref().map(|(_, e)| &**e) {
+            Some(Expr::If(next)) => current = next,
+            Some(Expr::Block(block)) => return block.block.brace_token.span.close(),
+            _ => return current.then_branch.brace_token.span.close(),
+        }
     }
 }
 

@@ -67,7 +67,7 @@ pub struct CatchAllArm {
 /// A `match` over method names.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MethodDispatcher {
-    /// The `match` expression, or the first `if` of an `if`/`else if` chain.
+    /// The `match` expression, or the `if`/`else if` chain (its first `if` to its last block).
     pub span: ByteSpan,
     /// An `if method == ".." {..} else if ..` chain rather than a `match`: its last `else` is
     /// the catch-all, and no arm can be inserted before it.

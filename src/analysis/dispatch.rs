@@ -76,6 +76,7 @@ pub fn hook(base: usize, unread: Vec<super::items::UnreadConst>) -> Box<dyn Hook
         in_expansion: false,
         macros: super::macros::LocalMacros::default(),
         expansion_budget: std::cell::Cell::new(super::macros::MAX_EXPANSIONS),
+        code_consts: std::collections::HashMap::new(),
     })
 }
 
@@ -130,6 +131,9 @@ struct Collector {
     macros: super::macros::LocalMacros,
     /// How many more expansions the arms may take (see [`super::macros::MAX_EXPANSIONS`]).
     expansion_budget: std::cell::Cell<usize>,
+    /// The file's integer constants so far whose value is a JSON-RPC error code (-32768 to
+    /// -32000), by name: `const NOT_FOUND: i64 = -32601;`.
+    code_consts: std::collections::HashMap<String, i64>,
 }
 
 impl Collector {
@@ -253,8 +257,9 @@ impl Collector {
                     method_not_found: names_method_not_found(
                         body.to_token_stream(),
                         self.responds(body).is_some(),
+                        &self.code_consts,
                     ),
-                    err_method_not_found: err_method_not_found(body),
+                    err_method_not_found: err_method_not_found(body, &self.code_consts),
                     err_answered_here: false,
                     calls: called_names(body),
                 });
@@ -458,8 +463,9 @@ impl Collector {
             method_not_found: names_method_not_found(
                 body.to_token_stream(),
                 self.responds(body).is_some(),
+                &self.code_consts,
             ),
-            err_method_not_found: err_method_not_found(body),
+            err_method_not_found: err_method_not_found(body, &self.code_consts),
             err_answered_here: false,
             calls: called_names(body),
         }
@@ -490,6 +496,28 @@ impl Collector {
                 .map(|(_, ty)| ty.clone())
         });
         (Some(root), ty)
+    }
+
+    /// `const NOT_FOUND: i64 = -32601;`: an integer constant whose value is a JSON-RPC error code.
+    fn note_code_const(&mut self, ident: &syn::Ident, expr: &Expr) {
+        let Expr::Unary(u) = expr else {
+            return;
+        };
+        if !matches!(u.op, syn::UnOp::Neg(_)) {
+            return;
+        }
+        let Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(int),
+            ..
+        }) = &*u.expr
+        else {
+            return;
+        };
+        if let Ok(value) = int.base10_parse::<i64>() {
+            if (32000..=32768).contains(&value) {
+                self.code_consts.insert(ident.to_string(), -value);
+            }
+        }
     }
 
     /// A copy of `expr` with the file's own macros expanded, if it invokes any.
@@ -644,6 +672,8 @@ impl Hook for Collector {
                 self.facts.names_sdk = true;
             }
             Node::Item(syn::Item::Macro(item)) => self.macros.define(item),
+            Node::Item(syn::Item::Const(c)) => self.note_code_const(&c.ident, &c.expr),
+            Node::ImplItem(syn::ImplItem::Const(c)) => self.note_code_const(&c.ident, &c.expr),
             Node::LitStr(lit) => self.note_literal(&lit.value()),
             Node::Expr(expr) => self.enter_expr(expr),
             Node::Local(local) => self.note_call_local(local),
@@ -833,6 +863,15 @@ struct ResponseFinder<'c> {
     found: Option<ByteSpan>,
 }
 
+impl ResponseFinder<'_> {
+    /// A JSON-RPC error code: a literal, or a constant of the file holding one.
+    fn is_code(&self, expr: &Expr) -> bool {
+        is_jsonrpc_error_code(expr)
+            || matches!(expr, Expr::Path(p) if p.path.get_ident()
+                .is_some_and(|i| self.collector.code_consts.contains_key(&i.to_string())))
+    }
+}
+
 impl<'ast> Visit<'ast> for ResponseFinder<'_> {
     fn visit_expr(&mut self, expr: &'ast Expr) {
         if self.found.is_some() {
@@ -842,7 +881,7 @@ impl<'ast> Visit<'ast> for ResponseFinder<'_> {
             Expr::Call(call) => {
                 if let Expr::Path(p) = &*call.func {
                     let name = super::syntax::last_segment(&p.path);
-                    if responding_name(&name) || call.args.iter().any(is_jsonrpc_error_code) {
+                    if responding_name(&name) || call.args.iter().any(|a| self.is_code(a)) {
                         self.found = Some(self.collector.span(call));
                         return;
                     }
@@ -850,7 +889,7 @@ impl<'ast> Visit<'ast> for ResponseFinder<'_> {
             }
             Expr::MethodCall(call)
                 if responding_name(&call.method.to_string())
-                    || call.args.iter().any(is_jsonrpc_error_code) =>
+                    || call.args.iter().any(|a| self.is_code(a)) =>
             {
                 self.found = Some(self.collector.span(call));
                 return;
@@ -1272,7 +1311,7 @@ fn typed_local(local: &syn::Local) -> Option<(String, String)> {
 /// Whether a catch-all's value is an `Err(..)` for its caller that names method-not-found (its
 /// code, a `METHOD_NOT_FOUND`-like name, or the words in a string: the caller's reply carries
 /// them).
-fn err_method_not_found(body: &Expr) -> bool {
+fn err_method_not_found(body: &Expr, codes: &CodeConsts) -> bool {
     let value = match super::syntax::tail_value(body) {
         Expr::Return(r) => match r.expr.as_deref() {
             Some(e) => e,
@@ -1283,7 +1322,7 @@ fn err_method_not_found(body: &Expr) -> bool {
     match value {
         Expr::Call(call) => {
             matches!(&*call.func, Expr::Path(p) if p.path.is_ident("Err"))
-                && names_method_not_found(call.args.to_token_stream(), true)
+                && names_method_not_found(call.args.to_token_stream(), true, codes)
         }
         _ => false,
     }
@@ -1293,10 +1332,10 @@ fn err_method_not_found(body: &Expr) -> bool {
 /// `METHOD_NOT_FOUND` name), or its message in a string (`"Method not found"`) while the arm
 /// visibly answers (`responds`). A message in a string alone decides nothing: `_ => "method not
 /// found"` is a value its caller may never send.
-fn names_method_not_found(tokens: TokenStream, responds: bool) -> bool {
+fn names_method_not_found(tokens: TokenStream, responds: bool, codes: &CodeConsts) -> bool {
     // An arm that visibly answers with an error refuses the methods it takes, whatever the code
     // and the words (`-32603 "Unknown method"`, `INVALID_REQUEST`).
-    if responds && answers_error(&tokens) {
+    if responds && answers_error(&tokens, codes) {
         return true;
     }
     let trees: Vec<TokenTree> = tokens.into_iter().collect();
@@ -1319,15 +1358,18 @@ fn names_method_not_found(tokens: TokenStream, responds: bool) -> bool {
             let name = ident.to_string().to_ascii_lowercase();
             name.contains("method_not_found") || name.contains("methodnotfound")
         }
-        TokenTree::Group(g) => names_method_not_found(g.stream(), responds),
+        TokenTree::Group(g) => names_method_not_found(g.stream(), responds, codes),
         _ => false,
     })
 }
 
+/// Integer constants whose value is a JSON-RPC error code, by name.
+type CodeConsts = std::collections::HashMap<String, i64>;
+
 /// Whether tokens build an error answer: an `error` member given a value (`"error": {..}` in a
 /// `json!`, `error: Some(..)` in a struct, `response.error = Some(..)`), or a JSON-RPC error code
 /// (-32768 to -32000).
-fn answers_error(tokens: &TokenStream) -> bool {
+fn answers_error(tokens: &TokenStream, codes: &CodeConsts) -> bool {
     let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
     let no_value = |tree: Option<&TokenTree>| match tree {
         Some(TokenTree::Ident(i)) => i == "None" || i == "null",
@@ -1358,7 +1400,9 @@ fn answers_error(tokens: &TokenStream) -> bool {
                     .parse::<u32>()
                     .is_ok_and(|v| (32000..=32768).contains(&v))
         }
-        TokenTree::Group(g) => answers_error(&g.stream()),
+        // A constant of the file whose value is such a code (`METHOD_NOT_FOUND`, however named).
+        TokenTree::Ident(ident) => codes.contains_key(&ident.to_string()),
+        TokenTree::Group(g) => answers_error(&g.stream(), codes),
         _ => false,
     })
 }

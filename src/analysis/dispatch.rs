@@ -249,20 +249,9 @@ impl Collector {
                     result_template: self.result_template(body, expanded.is_some()),
                 });
             } else if index + 1 == count && arm.guard.is_none() && is_catch_all(&arm.pat) {
-                let expanded = self.expanded(&arm.body);
-                let body = expanded.as_ref().unwrap_or(&arm.body);
-                catch_all = Some(CatchAllArm {
-                    span: ByteSpan::new(self.span(&arm.pat).start, self.span(&arm.body).end),
-                    body: self.span(&arm.body),
-                    method_not_found: names_method_not_found(
-                        body.to_token_stream(),
-                        self.responds(body).is_some(),
-                        &self.code_consts,
-                    ),
-                    err_method_not_found: err_method_not_found(body, &self.code_consts),
-                    err_answered_here: false,
-                    calls: called_names(body),
-                });
+                let body = self.span(&arm.body);
+                let whole = ByteSpan::new(self.span(&arm.pat).start, body.end);
+                catch_all = Some(self.catch_all_arm(&arm.body, whole, body));
             }
         }
         let scope = self.functions.last();
@@ -433,7 +422,7 @@ impl Collector {
                     block.block.brace_token.span.open(),
                     block.block.brace_token.span.close(),
                 );
-                Some(self.catch_all_arm(&body, span))
+                Some(self.catch_all_arm(&body, span, span))
             }
             // The statements the other methods fall through to.
             (None, Some(rest)) => {
@@ -447,19 +436,19 @@ impl Collector {
                     brace_token: Default::default(),
                     stmts: rest,
                 };
-                Some(self.catch_all_arm(&block_expr(&block), span))
+                Some(self.catch_all_arm(&block_expr(&block), span, span))
             }
             (None, None) => None,
         }
     }
 
-    /// The catch-all arm whose body is `body`, at `span`.
-    fn catch_all_arm(&self, body: &Expr, span: ByteSpan) -> CatchAllArm {
+    /// The catch-all arm whose body is `body`: the whole arm at `span`, its body at `body_span`.
+    fn catch_all_arm(&self, body: &Expr, span: ByteSpan, body_span: ByteSpan) -> CatchAllArm {
         let expanded = self.expanded(body);
         let body = expanded.as_ref().unwrap_or(body);
         CatchAllArm {
             span,
-            body: span,
+            body: body_span,
             method_not_found: names_method_not_found(
                 body.to_token_stream(),
                 self.responds(body).is_some(),

@@ -489,23 +489,8 @@ impl Collector {
 
     /// `const NOT_FOUND: i64 = -32601;`: an integer constant whose value is a JSON-RPC error code.
     fn note_code_const(&mut self, ident: &syn::Ident, expr: &Expr) {
-        let Expr::Unary(u) = expr else {
-            return;
-        };
-        if !matches!(u.op, syn::UnOp::Neg(_)) {
-            return;
-        }
-        let Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Int(int),
-            ..
-        }) = &*u.expr
-        else {
-            return;
-        };
-        if let Ok(value) = int.base10_parse::<i64>() {
-            if (32000..=32768).contains(&value) {
-                self.code_consts.insert(ident.to_string(), -value);
-            }
+        if let Some(code) = jsonrpc_error_code(expr) {
+            self.code_consts.insert(ident.to_string(), code);
         }
     }
 
@@ -834,7 +819,7 @@ impl Collector {
 }
 
 /// The simple name of the function a call calls: `process(line)`, `self.handle(req)`.
-fn called_name(expr: &Expr) -> Option<String> {
+pub fn called_name(expr: &Expr) -> Option<String> {
     match expr {
         Expr::Call(call) => match &*call.func {
             Expr::Path(p) => Some(super::syntax::last_segment(&p.path)),
@@ -1216,21 +1201,26 @@ fn extractor_inner(ty: &syn::Type) -> Option<String> {
 /// A JSON-RPC error code written as a literal (`-32603`, `-32000`: -32768 to -32000, the range
 /// JSON-RPC reserves): a call handed one builds an error answer, whatever it is called.
 fn is_jsonrpc_error_code(expr: &Expr) -> bool {
+    jsonrpc_error_code(expr).is_some()
+}
+
+/// The value of a JSON-RPC error code written as a literal: `-32603` gives -32603.
+fn jsonrpc_error_code(expr: &Expr) -> Option<i64> {
     let Expr::Unary(u) = expr else {
-        return false;
+        return None;
     };
     if !matches!(u.op, syn::UnOp::Neg(_)) {
-        return false;
+        return None;
     }
-    match &*u.expr {
-        Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Int(int),
-            ..
-        }) => int
-            .base10_parse::<u32>()
-            .is_ok_and(|v| (32000..=32768).contains(&v)),
-        _ => false,
-    }
+    let Expr::Lit(syn::ExprLit {
+        lit: syn::Lit::Int(int),
+        ..
+    }) = &*u.expr
+    else {
+        return None;
+    };
+    let value = int.base10_parse::<i64>().ok()?;
+    (32000..=32768).contains(&value).then_some(-value)
 }
 
 /// Where an `if`/`else if` chain ends: its last block's closing brace.

@@ -8,7 +8,9 @@ use quote::ToTokens;
 use serde::{Deserialize, Serialize};
 use syn::{Expr, Pat};
 
-use crate::analysis::dispatch::{called_names, is_function, responding_name, value_of_key};
+use crate::analysis::dispatch::{
+    called_name, called_names, is_function, responding_name, value_of_key,
+};
 use crate::analysis::facts::{FactKey, FileFacts};
 use crate::analysis::syntax::{macro_name, path_segments, str_literal, type_name};
 use crate::analysis::vocabulary::Vocabulary;
@@ -297,7 +299,7 @@ impl Collector {
             return;
         }
         let reads_id = self.reads_id(&init.expr);
-        let callee = called(&init.expr);
+        let callee = called_name(crate::analysis::syntax::peel(&init.expr));
         if let (Some(name), Some(function)) = (bound, self.functions.last_mut()) {
             function.locals.insert(name.to_string(), reads_id);
             match callee {
@@ -317,7 +319,7 @@ impl Collector {
         };
         let from = crate::analysis::syntax::root_local(&expr_let.expr)
             .and_then(|root| function.call_values.get(&root).cloned())
-            .or_else(|| called(&expr_let.expr));
+            .or_else(|| called_name(crate::analysis::syntax::peel(&expr_let.expr)));
         if let Some(callee) = from {
             function.call_values.insert(binding, callee);
         }
@@ -476,19 +478,6 @@ impl Collector {
         if tokens_try_id(&mac.tokens) {
             self.push_id_check(scope.span(mac));
         }
-    }
-}
-
-/// The simple name of the function whose value an expression is: `handle(req)`,
-/// `self.handle(req).await`, `dispatcher::handle_request(req)?`.
-fn called(expr: &Expr) -> Option<String> {
-    match crate::analysis::syntax::peel(expr) {
-        Expr::Call(call) => match &*call.func {
-            Expr::Path(p) => Some(crate::analysis::syntax::last_segment(&p.path)),
-            _ => None,
-        },
-        Expr::MethodCall(m) => Some(m.method.to_string()),
-        _ => None,
     }
 }
 

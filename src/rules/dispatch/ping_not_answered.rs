@@ -182,6 +182,33 @@ fn non_empty_answer(
     )
 }
 
+/// Whether an arm lists `method`, by literal or by a constant holding it.
+fn arm_lists(context: &RuleContext<'_>, arm: &MethodArm, method: &str) -> bool {
+    arm.methods.iter().any(|m| m == method)
+        || arm
+            .constants
+            .iter()
+            .any(|c| context.string_const(c) == Some(method))
+}
+
+/// The dispatchers of the unit whose catch-all calls `dispatcher`'s function (`_ =>
+/// handle_other(request).await`), with their files.
+fn fronts<'c>(
+    context: &'c RuleContext<'_>,
+    dispatcher: &'c MethodDispatcher,
+) -> impl Iterator<Item = (FileId, &'c MethodDispatcher)> + 'c {
+    let name = dispatcher.function.as_ref().map(|(name, _)| name.as_str());
+    context.graph.files().iter().flat_map(move |(file, facts)| {
+        facts.dispatch.dispatchers.iter().filter_map(move |front| {
+            let calls = front.catch_all.as_ref()?.calls.iter();
+            calls
+                .clone()
+                .any(|call| Some(call.as_str()) == name)
+                .then_some((*file, front))
+        })
+    })
+}
+
 /// Whether the unit's code spells `"ping"` anywhere but in its dispatchers' arms (a
 /// constant's value counts where an arm names the constant).
 fn names_ping_outside_arms(context: &RuleContext<'_>) -> bool {
@@ -210,52 +237,25 @@ fn names_ping_outside_arms(context: &RuleContext<'_>) -> bool {
 /// Whether a dispatcher of the unit that hands every other method on to `dispatcher`'s function
 /// answers `ping` itself.
 fn front_answers_ping(context: &RuleContext<'_>, dispatcher: &MethodDispatcher) -> bool {
-    let Some((name, _)) = dispatcher.function.as_ref() else {
-        return false;
-    };
-    context.graph.files().iter().any(|(_, facts)| {
-        facts.dispatch.dispatchers.iter().any(|front| {
-            front
-                .catch_all
-                .as_ref()
-                .is_some_and(|c| c.calls.iter().any(|call| call == name))
-                && front.arms.iter().any(|arm| {
-                    arm.methods.iter().any(|m| m == "ping")
-                        || arm
-                            .constants
-                            .iter()
-                            .any(|c| context.string_const(c) == Some("ping"))
-                })
-        })
-    })
+    fronts(context, dispatcher)
+        .any(|(_, front)| front.arms.iter().any(|arm| arm_lists(context, arm, "ping")))
 }
 
 /// A dispatcher of the unit that answers `initialize` and whose catch-all calls `dispatcher`'s
-/// function (`_ => handle_other(request).await`): where it is (its file, its `match` or `if`).
+/// function: where it is (its file, its `match` or `if`).
 fn forwarding_dispatcher(
     context: &RuleContext<'_>,
     dispatcher: &MethodDispatcher,
 ) -> Option<(FileId, ByteSpan)> {
-    let (name, _) = dispatcher.function.as_ref()?;
-    context.graph.files().iter().find_map(|(file, facts)| {
-        if context.is_test_file(*file) {
-            return None;
-        }
-        facts.dispatch.dispatchers.iter().find_map(|front| {
-            let answers_initialize = front.arms.iter().any(|arm| {
-                arm.methods.iter().any(|m| m == "initialize")
-                    || arm
-                        .constants
-                        .iter()
-                        .any(|c| context.string_const(c) == Some("initialize"))
-            });
-            let forwards = front
-                .catch_all
-                .as_ref()
-                .is_some_and(|c| c.calls.iter().any(|call| call == name));
-            (answers_initialize && forwards).then_some((*file, keyword_span(front)))
+    fronts(context, dispatcher)
+        .filter(|(file, _)| !context.is_test_file(*file))
+        .find(|(_, front)| {
+            front
+                .arms
+                .iter()
+                .any(|arm| arm_lists(context, arm, "initialize"))
         })
-    })
+        .map(|(file, front)| (file, keyword_span(front)))
 }
 
 /// The `match` (or first `if`) keyword of a dispatcher.

@@ -405,14 +405,14 @@ impl<'a> CallIndex<'a> {
                     index.answers.insert(name.as_str());
                 }
             }
+            let of_calls: HashMap<ByteSpan, &String> = tests
+                .tests_of_call_values
+                .iter()
+                .map(|(span, callee)| (*span, callee))
+                .collect();
             for (check, _) in &tests.id_checks {
                 if let Some(name) = innermost(&functions, *check) {
-                    let of_call = tests
-                        .tests_of_call_values
-                        .iter()
-                        .find(|(span, _)| span == check)
-                        .map(|(_, callee)| callee.clone());
-                    checks.push((name, of_call));
+                    checks.push((name, of_calls.get(check).map(|c| c.to_string())));
                 }
             }
             index.functions.insert(*file, functions);

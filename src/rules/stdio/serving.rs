@@ -145,7 +145,7 @@ impl Serving {
     fn site(&mut self, site: Option<Site>, span: ByteSpan) {
         match site {
             Some(Site::Transport) => self.facts.serve_sites.push(span),
-            Some(Site::Stdin) if self.json => {
+            Some(Site::Stdin) => {
                 if let Some(function) = self.functions.last_mut() {
                     function.sites.push(span);
                 }
@@ -877,7 +877,9 @@ impl Hook for Serving {
     fn leave(&mut self, node: Node<'_>, scope: &Scope<'_>) {
         if scope.in_function_body() && is_function_body(node, scope.parent()) {
             if let Some(function) = self.functions.pop() {
-                if function.serve() {
+                // Stdin handed to a transport with stdout serves, whatever else the file says;
+                // stdin read as a stream serves in a file that reads JSON.
+                if function.paired || (self.json && function.serve()) {
                     self.facts.serve_sites.extend(function.sites);
                 }
                 // A transport handed only to values nothing uses never carries a message.

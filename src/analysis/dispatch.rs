@@ -455,6 +455,7 @@ impl Collector {
                 &self.code_consts,
             ),
             err_method_not_found: err_method_not_found(body, &self.code_consts),
+            err_variant: arm_value(body).and_then(super::err_variants::err_variant),
             err_answered_here: false,
             calls: called_names(body),
         }
@@ -489,7 +490,7 @@ impl Collector {
 
     /// `const NOT_FOUND: i64 = -32601;`: an integer constant whose value is a JSON-RPC error code.
     fn note_code_const(&mut self, ident: &syn::Ident, expr: &Expr) {
-        if let Some(code) = jsonrpc_error_code(expr) {
+        if let Some(code) = super::err_variants::jsonrpc_error_code(expr) {
             self.code_consts.insert(ident.to_string(), code);
         }
     }
@@ -1201,26 +1202,7 @@ fn extractor_inner(ty: &syn::Type) -> Option<String> {
 /// A JSON-RPC error code written as a literal (`-32603`, `-32000`: -32768 to -32000, the range
 /// JSON-RPC reserves): a call handed one builds an error answer, whatever it is called.
 fn is_jsonrpc_error_code(expr: &Expr) -> bool {
-    jsonrpc_error_code(expr).is_some()
-}
-
-/// The value of a JSON-RPC error code written as a literal: `-32603` gives -32603.
-fn jsonrpc_error_code(expr: &Expr) -> Option<i64> {
-    let Expr::Unary(u) = expr else {
-        return None;
-    };
-    if !matches!(u.op, syn::UnOp::Neg(_)) {
-        return None;
-    }
-    let Expr::Lit(syn::ExprLit {
-        lit: syn::Lit::Int(int),
-        ..
-    }) = &*u.expr
-    else {
-        return None;
-    };
-    let value = int.base10_parse::<i64>().ok()?;
-    (32000..=32768).contains(&value).then_some(-value)
+    super::err_variants::jsonrpc_error_code(expr).is_some()
 }
 
 /// Where an `if`/`else if` chain ends: its last block's closing brace.
@@ -1291,12 +1273,8 @@ fn typed_local(local: &syn::Local) -> Option<(String, String)> {
 /// code, a `METHOD_NOT_FOUND`-like name, or the words in a string: the caller's reply carries
 /// them).
 fn err_method_not_found(body: &Expr, codes: &CodeConsts) -> bool {
-    let value = match super::syntax::tail_value(body) {
-        Expr::Return(r) => match r.expr.as_deref() {
-            Some(e) => e,
-            None => return false,
-        },
-        other => other,
+    let Some(value) = arm_value(body) else {
+        return false;
     };
     match value {
         Expr::Call(call) => {
@@ -1304,6 +1282,14 @@ fn err_method_not_found(body: &Expr, codes: &CodeConsts) -> bool {
                 && names_method_not_found(call.args.to_token_stream(), true, codes)
         }
         _ => false,
+    }
+}
+
+/// The value an arm's body gives: its tail, or what a `return` there returns.
+fn arm_value(body: &Expr) -> Option<&Expr> {
+    match super::syntax::tail_value(body) {
+        Expr::Return(r) => r.expr.as_deref(),
+        other => Some(other),
     }
 }
 

@@ -60,6 +60,12 @@ pub struct CatchAllArm {
     /// }; match result { .., Err(e) => Response { .. } }`).
     #[serde(default)]
     pub err_answered_here: bool,
+    /// The enum variant of the arm's `Err` value, as `Type::Variant`
+    /// (`Err(McpError::InvalidMethod(m))`): the catch-all answers method-not-found when a
+    /// caller answers that `Err` and the unit maps the variant to `-32601`
+    /// ([`crate::analysis::facts::FileFacts::not_found_variants`]).
+    #[serde(default)]
+    pub err_variant: Option<String>,
     /// The simple names of the functions the arm's body calls.
     pub calls: Vec<String>,
 }
@@ -132,20 +138,34 @@ pub struct DispatchFacts {
 
 impl MethodDispatcher {
     /// Whether the catch-all answers with method-not-found, itself or through the `Err` it
-    /// returns to a caller that answers it (`err_answered`: the unit's functions whose `Err` a
-    /// caller answers).
-    pub fn catch_all_answers_method_not_found(&self, err_answered: &dyn Fn(&str) -> bool) -> bool {
+    /// returns to a caller that answers it (what the unit's files say of such errors: `unit`).
+    pub fn catch_all_answers_method_not_found(&self, unit: &dyn UnitErrors) -> bool {
         let Some(catch_all) = &self.catch_all else {
             return false;
         };
+        let not_found = catch_all.err_method_not_found
+            || catch_all
+                .err_variant
+                .as_deref()
+                .is_some_and(|v| unit.means_method_not_found(v));
         catch_all.method_not_found
-            || (catch_all.err_method_not_found
+            || (not_found
                 && (catch_all.err_answered_here
                     || self
                         .function
                         .as_ref()
-                        .is_some_and(|(name, _)| err_answered(name))))
+                        .is_some_and(|(name, _)| unit.err_answered(name))))
     }
+}
+
+/// What the unit's files say about the errors a dispatcher's catch-all returns to its caller.
+pub trait UnitErrors {
+    /// Whether a caller somewhere in the unit turns the `Err` of a call of `function` into a
+    /// reply ([`DispatchFacts::err_answered`]).
+    fn err_answered(&self, function: &str) -> bool;
+    /// Whether the unit maps the enum variant (`Type::Variant`) to the method-not-found code
+    /// ([`crate::analysis::facts::FileFacts::not_found_variants`]).
+    fn means_method_not_found(&self, variant: &str) -> bool;
 }
 
 /// Whether a method name is a notification's (by MCP's naming; the test that matters at run

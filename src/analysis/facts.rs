@@ -355,6 +355,12 @@ pub struct FileFacts {
     pub serves_stdio: bool,
     /// Hand-written method dispatchers, and the signs that the file speaks MCP.
     pub dispatch: super::dispatchers::DispatchFacts,
+    /// The enum variants (`Type::Variant`) that a `match` arm of the file's product code turns
+    /// into the method-not-found code and no other (`McpError::InvalidMethod(m) =>
+    /// JsonRpcError { code: -32601, .. }`), whatever the file speaks of: sorted, each once (see
+    /// [`super::err_variants`]).
+    #[serde(default)]
+    pub not_found_variants: Vec<String>,
     /// What single rules collect for themselves, by rule code.
     pub rules: RuleFacts,
 }

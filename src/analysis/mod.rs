@@ -4,6 +4,7 @@ pub mod crate_graph;
 pub mod declared_modules;
 pub mod dispatch;
 pub mod dispatchers;
+pub mod err_variants;
 pub mod facts;
 pub mod items;
 pub mod macros;
@@ -98,6 +99,9 @@ pub fn analyse_text(
         facts.may_dispatch = dispatch::might_apply(facts.mentions_mcp, &said);
         if facts.may_dispatch {
             hooks.push(dispatch::hook(start, unread));
+        }
+        if err_variants::might_apply(code) {
+            hooks.push(Box::new(err_variants::NotFoundVariants::default()));
         }
         hooks.extend(
             collectors

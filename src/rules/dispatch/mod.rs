@@ -55,8 +55,17 @@ fn own_function(name: &str) -> bool {
 /// `id` may be tested.
 /// Only names of the crate's own functions are worth a search.
 fn one_dispatcher(dispatcher: &MethodDispatcher, needles: &mut BTreeSet<String>) {
-    let catch_all =
-        (dispatcher.catch_all.as_ref()).filter(|c| c.method_not_found || c.err_method_not_found);
+    let catch_all = (dispatcher.catch_all.as_ref())
+        .filter(|c| c.method_not_found || c.err_method_not_found || c.err_variant.is_some());
+    // `_ => Err(McpError::InvalidMethod(m))`: the `match` that turns the variant into a code,
+    // wherever the crate writes it (`McpError::InvalidMethod(m) => .. -32601`, or
+    // `Self::InvalidMethod` in the error's own impl).
+    if let Some(variant) = catch_all.and_then(|c| c.err_variant.as_deref()) {
+        needles.insert(format!("{STANDALONE}{variant}"));
+        if let Some((_, name)) = variant.rsplit_once("::") {
+            needles.insert(format!("{STANDALONE}Self::{name}"));
+        }
+    }
     let answers_notification = dispatcher.arms.iter().any(|a| {
         a.responds.is_some()
             && a.methods
@@ -154,14 +163,26 @@ pub fn dispatcher_needles(facts: &[&FileFacts]) -> BTreeSet<String> {
     needles
 }
 
-/// Whether a caller somewhere in the unit (`files`) turns the `Err` of a call of `function` into
-/// a reply (see [`crate::analysis::dispatchers::DispatchFacts::err_answered`]).
-fn err_answered(files: &[(crate::source::FileId, &FileFacts)], function: &str) -> bool {
-    files.iter().any(|(_, facts)| {
-        facts
-            .dispatch
-            .err_answered
-            .binary_search_by(|n| n.as_str().cmp(function))
-            .is_ok()
-    })
+/// What the unit's files (`files`) say about the errors dispatchers return to their callers.
+struct UnitErrs<'u, 'f>(&'u [(crate::source::FileId, &'f FileFacts)]);
+
+impl crate::analysis::dispatchers::UnitErrors for UnitErrs<'_, '_> {
+    fn err_answered(&self, function: &str) -> bool {
+        self.0.iter().any(|(_, facts)| {
+            facts
+                .dispatch
+                .err_answered
+                .binary_search_by(|n| n.as_str().cmp(function))
+                .is_ok()
+        })
+    }
+
+    fn means_method_not_found(&self, variant: &str) -> bool {
+        self.0.iter().any(|(_, facts)| {
+            facts
+                .not_found_variants
+                .binary_search_by(|n| n.as_str().cmp(variant))
+                .is_ok()
+        })
+    }
 }

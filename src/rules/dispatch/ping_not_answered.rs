@@ -128,8 +128,8 @@ impl Rule for PingNotAnswered {
                         None => continue,
                     }
                 };
-                let err_answered = |name: &str| super::err_answered(context.graph.files(), name);
-                if !tools || !dispatcher.catch_all_answers_method_not_found(&err_answered) {
+                let unit = super::UnitErrs(context.graph.files());
+                if !tools || !dispatcher.catch_all_answers_method_not_found(&unit) {
                     continue;
                 }
                 let source = context.sources.get(*file);

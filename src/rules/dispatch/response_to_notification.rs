@@ -253,8 +253,8 @@ fn check_catch_all(
     let Some(catch_all) = &dispatcher.catch_all else {
         return;
     };
-    let err_answered = |name: &str| super::err_answered(context.graph.files(), name);
-    if !dispatcher.catch_all_answers_method_not_found(&err_answered)
+    let unit = super::UnitErrs(context.graph.files());
+    if !dispatcher.catch_all_answers_method_not_found(&unit)
         || calls.any_checks_id(&catch_all.calls)
         || own_test_protects(calls, (facts, tests), dispatcher, catch_all.body)
     {

@@ -5,7 +5,10 @@
 //! * `const PARSE_ERROR: i64 = -32700;`: an integer constant named as an error code;
 //! * `ErrorCode(<literal>)`, `send_error(id, <literal>, ..)` and other calls named after errors;
 //! * `code: <literal>` in a struct literal whose type is named after an error;
-//! * rmcp's `ErrorCode::RESOURCE_NOT_FOUND` (the retired -32002).
+//! * rmcp's `ErrorCode::RESOURCE_NOT_FOUND` (the retired -32002);
+//! * the integer literals a function of the crate returns (`fn code(&self) -> i32 { match self
+//!   { .. => -32604 } }`) when its value is used as a code (`ErrorCode(err.code())`, `code:
+//!   err.code()` in an error's struct literal): the literal is the code.
 
 use crate::analysis::spans::{end_of, start_of};
 use proc_macro2::{TokenStream, TokenTree};
@@ -19,6 +22,14 @@ use crate::source::ByteSpan;
 
 /// The error codes of a file, where and their value (MCP006).
 pub static FACTS: FactKey<Vec<(ByteSpan, i64)>> = FactKey::new("MCP006");
+
+/// The functions of a file that return an integer (by their type) and the integer literals they
+/// return: name, and each literal's place and value.
+pub static RETURNED: FactKey<Vec<(String, Vec<(ByteSpan, i64)>)>> = FactKey::new("MCP006 returned");
+
+/// The calls of a file whose value is used as an error code (`ErrorCode(err.code())`): the
+/// called function's simple name, and where the call is.
+pub static USED: FactKey<Vec<(String, ByteSpan)>> = FactKey::new("MCP006 used");
 
 /// MCP006's collector.
 pub struct ErrorCodes;
@@ -43,6 +54,8 @@ impl Collects for ErrorCodes {
             Box::new(Collector {
                 base,
                 codes: Vec::new(),
+                returned: Vec::new(),
+                used: Vec::new(),
                 in_constant: 0,
             })
         })
@@ -54,9 +67,21 @@ pub fn error_codes(facts: &FileFacts) -> Vec<(ByteSpan, i64)> {
     facts.rules.get(&FACTS)
 }
 
+/// The functions of a file that return integer literals (see [`RETURNED`]).
+pub fn returned_codes(facts: &FileFacts) -> Vec<(String, Vec<(ByteSpan, i64)>)> {
+    facts.rules.get(&RETURNED)
+}
+
+/// The calls of a file whose value is an error code (see [`USED`]).
+pub fn used_as_codes(facts: &FileFacts) -> Vec<(String, ByteSpan)> {
+    facts.rules.get(&USED)
+}
+
 struct Collector {
     base: usize,
     codes: Vec<(ByteSpan, i64)>,
+    returned: Vec<(String, Vec<(ByteSpan, i64)>)>,
+    used: Vec<(String, ByteSpan)>,
     /// How many constant or static items enclose the node: their initialisers are read only as
     /// a whole (a constant named as an error code).
     in_constant: usize,
@@ -93,6 +118,8 @@ impl Hook for Collector {
                 self.json(mac.tokens.clone(), false);
             }
             Node::Expr(expr) => self.expr(expr, scope),
+            Node::Item(syn::Item::Fn(f)) => self.function(&f.sig, &f.block, scope),
+            Node::ImplItem(syn::ImplItem::Fn(f)) => self.function(&f.sig, &f.block, scope),
             _ => {}
         }
         if is_constant(node) {
@@ -110,10 +137,54 @@ impl Hook for Collector {
         if !self.codes.is_empty() {
             facts.rules.put(&FACTS, &self.codes);
         }
+        if !self.returned.is_empty() {
+            facts.rules.put(&RETURNED, &self.returned);
+        }
+        if !self.used.is_empty() {
+            facts.rules.put(&USED, &self.used);
+        }
     }
 }
 
 impl Collector {
+    /// A function that returns an integer (`-> i32`): the integer literals it returns, where its
+    /// body's value is one (its tail, through blocks, `if`s and `match` arms).
+    fn function(&mut self, sig: &syn::Signature, block: &syn::Block, scope: &Scope<'_>) {
+        let integer = match &sig.output {
+            syn::ReturnType::Type(_, ty) => matches!(
+                type_name(ty).as_deref(),
+                Some("i16" | "i32" | "i64" | "isize")
+            ),
+            syn::ReturnType::Default => false,
+        };
+        let Some(syn::Stmt::Expr(tail, None)) = block.stmts.last().filter(|_| integer) else {
+            return;
+        };
+        let literals: Vec<(ByteSpan, i64)> = crate::analysis::syntax::tail_values(tail)
+            .into_iter()
+            .filter_map(|value| Some((scope.span(value), int_literal(value)?)))
+            .collect();
+        if !literals.is_empty() {
+            self.returned.push((sig.ident.to_string(), literals));
+        }
+    }
+
+    /// A code given as a call's value (`ErrorCode(err.code())`): the called function.
+    fn code_call(&mut self, value: &Expr, scope: &Scope<'_>) {
+        let name = match crate::analysis::syntax::peel(value) {
+            Expr::MethodCall(call) => call.method.to_string(),
+            Expr::Call(call) => match &*call.func {
+                Expr::Path(p) => match p.path.segments.last() {
+                    Some(last) => last.ident.to_string(),
+                    None => return,
+                },
+                _ => return,
+            },
+            _ => return,
+        };
+        self.used.push((name, scope.span(value)));
+    }
+
     fn expr(&mut self, expr: &Expr, scope: &Scope<'_>) {
         match expr {
             Expr::Path(path) => {
@@ -149,8 +220,9 @@ impl Collector {
                 }
                 for field in &literal.fields {
                     if matches!(&field.member, syn::Member::Named(m) if m == "code") {
-                        if let Some(value) = int_literal(&field.expr) {
-                            self.codes.push((scope.span(&field.expr), value));
+                        match int_literal(&field.expr) {
+                            Some(value) => self.codes.push((scope.span(&field.expr), value)),
+                            None => self.code_call(&field.expr, scope),
                         }
                     }
                 }
@@ -223,6 +295,11 @@ impl Collector {
             return;
         }
         let args: Vec<&Expr> = args.collect();
+        if let (true, [only]) = (name == "ErrorCode", args.as_slice()) {
+            if int_literal(only).is_none() {
+                self.code_call(only, scope);
+            }
+        }
         let code = args.iter().enumerate().find_map(|(position, a)| {
             let value = int_literal(a)?;
             let placed =

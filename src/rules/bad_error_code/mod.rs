@@ -86,12 +86,18 @@ impl Rule for BadErrorCode {
         facts: &[&crate::analysis::facts::FileFacts],
         _vocabulary: &crate::analysis::vocabulary::Vocabulary,
     ) -> std::collections::BTreeSet<String> {
-        // Error codes in code that speaks MCP, in any file of the run.
-        if facts.iter().any(|f| f.mentions_mcp) {
-            crate::prefilter::standalone(ERROR_CODE_WORDS).collect()
-        } else {
-            std::collections::BTreeSet::new()
+        // Error codes in code that speaks MCP, in any file of the run; and the functions whose
+        // value is used as a code, wherever the crate defines them.
+        if !facts.iter().any(|f| f.mentions_mcp) {
+            return std::collections::BTreeSet::new();
         }
+        let used = facts
+            .iter()
+            .flat_map(|f| self::facts::used_as_codes(f))
+            .map(|(name, _)| format!("{}fn {name}(", crate::prefilter::STANDALONE));
+        crate::prefilter::standalone(ERROR_CODE_WORDS)
+            .chain(used)
+            .collect()
     }
 
     fn check(&self, context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
@@ -106,9 +112,77 @@ impl Rule for BadErrorCode {
                 else {
                     continue;
                 };
-                out.push(Diagnostic::new(&META, *file, *span, message).with_severity(severity).with_note(note.to_string()).with_help("use a standard code (-32602 invalid params, -32603 internal error, ...) or an application code outside -32768..-32000"
-                            ,).with_fix(replacement_fix(context, *file, *span, *code)));
+                out.push(
+                    Diagnostic::new(&META, *file, *span, message)
+                        .with_severity(severity)
+                        .with_note(note.to_string())
+                        .with_help(HELP)
+                        .with_fix(replacement_fix(context, *file, *span, *code)),
+                );
             }
+        }
+        returned_codes(context, out);
+    }
+}
+
+const HELP: &str = "use a standard code (-32602 invalid params, -32603 internal error, ...) or an application code outside -32768..-32000";
+
+/// The integer literals a function returns when its value is used as an error code
+/// (`ErrorCode(err.to_mcp_error_code())`): each is a code. Only a function whose name is no
+/// other returning function's in the unit: which one a call of a shared name reaches is not
+/// known here.
+fn returned_codes(context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+    let files = context.graph.files();
+    let used: Vec<(FileId, String, ByteSpan)> = files
+        .iter()
+        .filter(|(file, _)| !context.is_test_file(*file))
+        .flat_map(|(file, f)| {
+            self::facts::used_as_codes(f)
+                .into_iter()
+                .map(move |(name, span)| (*file, name, span))
+        })
+        .collect();
+    if used.is_empty() {
+        return;
+    }
+    let returning: Vec<(FileId, String, Vec<(ByteSpan, i64)>)> = files
+        .iter()
+        .filter(|(file, _)| !context.is_test_file(*file))
+        .flat_map(|(file, f)| {
+            self::facts::returned_codes(f)
+                .into_iter()
+                .map(move |(name, codes)| (*file, name, codes))
+        })
+        .collect();
+    for (file, name, codes) in &returning {
+        if returning
+            .iter()
+            .filter(|(_, other, _)| other == name)
+            .count()
+            != 1
+        {
+            continue;
+        }
+        let Some((use_file, _, use_span)) = used.iter().find(|(_, n, _)| n == name) else {
+            continue;
+        };
+        for (span, code) in codes {
+            let Some((message, severity, note)) = judge(*code, &context.settings.protocol_versions)
+            else {
+                continue;
+            };
+            out.push(
+                Diagnostic::new(&META, *file, *span, message)
+                    .with_severity(severity)
+                    .with_labels(vec![crate::diagnostic::Label {
+                        file: *use_file,
+                        span: *use_span,
+                        message: format!("`{name}` gives the error code here"),
+                    }])
+                    .with_note(note.to_string())
+                    .with_help(HELP)
+                    .with_fix(replacement_fix(context, *file, *span, *code)),
+            );
         }
     }
 }

@@ -25,7 +25,10 @@ pub static FACTS: FactKey<Vec<(ByteSpan, i64)>> = FactKey::new("MCP006");
 
 /// The functions of a file that return an integer (by their type) and the integer literals they
 /// return: name, and each literal's place and value.
-pub static RETURNED: FactKey<Vec<(String, Vec<(ByteSpan, i64)>)>> = FactKey::new("MCP006 returned");
+pub static RETURNED: FactKey<ReturnedCodes> = FactKey::new("MCP006 returned");
+
+/// Functions and the integer literals each returns: name, and each literal's place and value.
+pub type ReturnedCodes = Vec<(String, Vec<(ByteSpan, i64)>)>;
 
 /// The calls of a file whose value is used as an error code (`ErrorCode(err.code())`): the
 /// called function's simple name, and where the call is.
@@ -68,7 +71,7 @@ pub fn error_codes(facts: &FileFacts) -> Vec<(ByteSpan, i64)> {
 }
 
 /// The functions of a file that return integer literals (see [`RETURNED`]).
-pub fn returned_codes(facts: &FileFacts) -> Vec<(String, Vec<(ByteSpan, i64)>)> {
+pub fn returned_codes(facts: &FileFacts) -> ReturnedCodes {
     facts.rules.get(&RETURNED)
 }
 
@@ -80,7 +83,7 @@ pub fn used_as_codes(facts: &FileFacts) -> Vec<(String, ByteSpan)> {
 struct Collector {
     base: usize,
     codes: Vec<(ByteSpan, i64)>,
-    returned: Vec<(String, Vec<(ByteSpan, i64)>)>,
+    returned: ReturnedCodes,
     used: Vec<(String, ByteSpan)>,
     /// How many constant or static items enclose the node: their initialisers are read only as
     /// a whole (a constant named as an error code).

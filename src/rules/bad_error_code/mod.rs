@@ -145,7 +145,8 @@ fn returned_codes(context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
     if used.is_empty() {
         return;
     }
-    let returning: Vec<(FileId, String, Vec<(ByteSpan, i64)>)> = files
+    type Returning = (FileId, String, Vec<(ByteSpan, i64)>);
+    let returning: Vec<Returning> = files
         .iter()
         .filter(|(file, _)| !context.is_test_file(*file))
         .flat_map(|(file, f)| {

@@ -882,13 +882,14 @@ fn a_suppression_of_a_preview_rule_is_not_unused_without_preview_mode() {
 /// shape C through a token registry or a helper's write, MCP002's writer chosen by a branch; a
 /// finding whose premise is not shown (issue 32): MCP001's returned reply written in a branch
 /// that tests something else; and shapes whose first contact was under 95% (issue 32): MCP002's
-/// print in a function called before serving starts, MCP003's notification arms and catch-alls.
+/// print in a function called before serving starts, MCP003's notification arms and catch-alls,
+/// and (batch 14) MCP002 in a client whose own-stdio transport is one arm of a `match`.
 /// Each fixture, copied out of this package (whose `tests/` would make it test code), reports
 /// its finding in preview mode only.
 #[test]
 fn new_shapes_of_stable_rules_run_only_in_preview_mode() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    let cases: [(&[&str], &[&str], &str); 6] = [
+    let cases: [(&[&str], &[&str], &str); 7] = [
         (
             &[
                 "mcp001/shape_b_rmcp_2_1/helpers.rs",
@@ -923,6 +924,12 @@ fn new_shapes_of_stable_rules_run_only_in_preview_mode() {
             &["mcp003/notification_arm_answers.rs"],
             &["notification_arm_answers.rs"],
             "notification_arm_answers.rs:11:45: error[MCP003]",
+        ),
+        // By first contact (docs/ecosystem.md, batch 14).
+        (
+            &["mcp002/client_on_own_stdio_chosen_by_a_match.rs"],
+            &["client_on_own_stdio_chosen_by_a_match.rs"],
+            "client_on_own_stdio_chosen_by_a_match.rs:30:9: error[MCP002]",
         ),
     ];
     for (files, args, expected) in cases {

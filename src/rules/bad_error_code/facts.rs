@@ -165,7 +165,15 @@ impl Collector {
         };
         let literals: Vec<(ByteSpan, i64)> = crate::analysis::syntax::tail_values(tail)
             .into_iter()
-            .filter_map(|value| Some((scope.span(value), int_literal(value)?)))
+            .filter_map(|value| match value {
+                // `zz!(-32604)`: a macro whose body is the value (read as code, as the walk
+                // reads macro bodies for this hook).
+                Expr::Macro(m) => {
+                    let inner: Expr = syn::parse2(m.mac.tokens.clone()).ok()?;
+                    Some((scope.span(&inner), int_literal(&inner)?))
+                }
+                _ => Some((scope.span(value), int_literal(value)?)),
+            })
             .collect();
         if !literals.is_empty() {
             self.returned.push((sig.ident.to_string(), literals));

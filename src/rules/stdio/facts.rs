@@ -117,6 +117,12 @@ pub struct ServingFacts {
     /// a file that reads JSON. Only in files whose code serves stdio (see
     /// [`crate::analysis::facts::FileFacts::serves_stdio`]).
     pub serve_sites: Vec<ByteSpan>,
+    /// The serve sites that are a client's transport on the process's own stdio (handed to a
+    /// `Client`'s constructor) built in one arm of a `match`: a program that talks as a client
+    /// over its own stdio only when a value chooses it (a server tester whose URL may say
+    /// `stdio`), and whose prints are a person's report otherwise.
+    #[serde(default)]
+    pub chosen_client_sites: Vec<ByteSpan>,
     /// Sets of code that exclude each other, in function bodies: the arms of a `match`, the
     /// branches of an `if` chain with an `else`, code under a `cfg` and its negation, and an
     /// `if` or arm of the block's own statement that leaves (`return`, `exit`, `bail!`)

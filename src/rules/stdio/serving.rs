@@ -90,6 +90,38 @@ struct BoundTransport {
     site: ByteSpan,
     uses: usize,
     unused: usize,
+    /// Bound in one arm of a `match` (see [`in_match_arm`]).
+    chosen: bool,
+    /// Handed to a client's constructor (see [`client_constructor`]).
+    client: bool,
+}
+
+/// Whether the current node lies in an arm of a `match` of its function: built only when a
+/// value chooses that arm.
+fn in_match_arm(scope: &Scope<'_>) -> bool {
+    for n in 0.. {
+        match scope.ancestor(n) {
+            Some(Node::Arm(_)) => return true,
+            Some(Node::Item(_) | Node::ImplItem(_) | Node::TraitItem(_)) | None => return false,
+            Some(Node::Expr(Expr::Closure(_))) => return false,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Whether a node is the call of a client type's constructor (`Client::new(transport)`,
+/// `pmcp::Client::with_options(transport, ..)`): the SDKs' clients, whose transport on the
+/// process's own stdio talks to a server on the other end.
+fn client_constructor(node: Option<Node<'_>>) -> bool {
+    let Some(Node::Expr(Expr::Call(call))) = node else {
+        return false;
+    };
+    let Expr::Path(p) = &*call.func else {
+        return false;
+    };
+    let segments = path_segments(&p.path);
+    segments.len() >= 2 && segments[segments.len() - 2].ends_with("Client")
 }
 
 impl StdinReads {
@@ -633,6 +665,8 @@ fn note_transport_local(function: &mut StdinReads, local: &syn::Local, scope: &S
                     site: scope.span(call),
                     uses: 0,
                     unused: 0,
+                    chosen: in_match_arm(scope),
+                    client: false,
                 });
                 return;
             }
@@ -776,6 +810,38 @@ fn diverging_macro(mac: &syn::Macro) -> bool {
     )
 }
 
+/// What a node tells of its function's reads of stdin and its stdio transports (see
+/// [`StdinReads`]).
+fn note_in_function(function: &mut StdinReads, node: Node<'_>, scope: &Scope<'_>) {
+    match node {
+        Node::Expr(Expr::Loop(_) | Expr::While(_) | Expr::ForLoop(_)) => function.looped = true,
+        Node::Expr(Expr::MethodCall(call)) if call.method == "lines" => function.lines = true,
+        Node::Expr(Expr::MethodCall(call))
+            if (call.method == "read_to_string" || call.method == "read_to_end")
+                && reads_stdin(&call.receiver) =>
+        {
+            function.whole = true
+        }
+        Node::Expr(Expr::Call(call)) => note_json_call(function, call),
+        Node::Expr(Expr::Tuple(tuple)) => {
+            function.paired |= tuple.elems.iter().any(is_stdin_call);
+        }
+        Node::Local(local) => note_transport_local(function, local, scope),
+        Node::Expr(Expr::Path(path)) => {
+            if let Some(ident) = path.path.get_ident() {
+                let client = client_constructor(scope.parent());
+                for transport in function.transports.iter_mut() {
+                    if ident == transport.name.as_str() {
+                        transport.uses += 1;
+                        transport.client |= client;
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
 impl Hook for Serving {
     fn enter(&mut self, node: Node<'_>, scope: &Scope<'_>) {
         if let Node::Item(syn::Item::Impl(item)) = node {
@@ -813,35 +879,7 @@ impl Hook for Serving {
             }
         }
         if let Some(function) = self.functions.last_mut() {
-            match node {
-                Node::Expr(Expr::Loop(_) | Expr::While(_) | Expr::ForLoop(_)) => {
-                    function.looped = true
-                }
-                Node::Expr(Expr::MethodCall(call)) if call.method == "lines" => {
-                    function.lines = true
-                }
-                Node::Expr(Expr::MethodCall(call))
-                    if (call.method == "read_to_string" || call.method == "read_to_end")
-                        && reads_stdin(&call.receiver) =>
-                {
-                    function.whole = true
-                }
-                Node::Expr(Expr::Call(call)) => note_json_call(function, call),
-                Node::Expr(Expr::Tuple(tuple)) => {
-                    function.paired |= tuple.elems.iter().any(is_stdin_call);
-                }
-                Node::Local(local) => note_transport_local(function, local, scope),
-                Node::Expr(Expr::Path(path)) => {
-                    if let Some(ident) = path.path.get_ident() {
-                        for transport in function.transports.iter_mut() {
-                            if ident == transport.name.as_str() {
-                                transport.uses += 1;
-                            }
-                        }
-                    }
-                }
-                _ => {}
-            }
+            note_in_function(function, node, scope);
         }
         match node {
             // Test code serves nothing while the program runs.
@@ -849,7 +887,14 @@ impl Hook for Serving {
                 if let Expr::Path(p) = &*call.func {
                     let segments = path_segments(&p.path);
                     let site = serving_path(&segments, call.args.is_empty());
-                    self.site(site, scope.span(call));
+                    let span = scope.span(call);
+                    if matches!(site, Some(Site::Transport))
+                        && client_constructor(scope.parent())
+                        && in_match_arm(scope)
+                    {
+                        self.facts.chosen_client_sites.push(span);
+                    }
+                    self.site(site, span);
                 }
             }
             // `.run_stdio()`, `.serve_stdio()`; not `Command::stdin(..)` configuring a child.
@@ -881,6 +926,9 @@ impl Hook for Serving {
                 // stdin read as a stream serves in a file that reads JSON.
                 if function.paired || (self.json && function.serve()) {
                     self.facts.serve_sites.extend(function.sites);
+                }
+                for transport in function.transports.iter().filter(|t| t.chosen && t.client) {
+                    self.facts.chosen_client_sites.push(transport.site);
                 }
                 // A transport handed only to values nothing uses never carries a message.
                 for transport in &function.transports {

@@ -62,16 +62,17 @@ impl Rule for ResponseToNotification {
         // Each file's `id` tests, decoded once for the checks and the call index.
         let tests: Vec<IdTests> = files.iter().map(|(_, f)| id_tests::of(f)).collect();
         let calls = || index.get_or_init(|| CallIndex::new(files, &tests));
-        // rmcp's service loop never answers a notification: only hand-built messages count.
-        // A crate that depends on rmcp but whose code never names it serves by hand.
-        let sdk_dispatches = context.sdk.is_some_and(|s| s.name == SdkName::Rmcp)
-            && files.iter().any(|(_, f)| f.dispatch.names_sdk);
+        // rmcp's service loop never answers a notification: only hand-built messages count. A
+        // file that names rmcp is the SDK's to answer; a file that never names it (a crate's
+        // hand-written HTTP dispatcher beside its rmcp stdio server), or a crate that depends on
+        // rmcp but whose code never names it, serves by hand.
+        let rmcp = context.sdk.is_some_and(|s| s.name == SdkName::Rmcp);
         for ((file, facts), tests) in files.iter().zip(&tests) {
             // Test code serves no client: a mock endpoint's answers are the test's business.
             if context.is_test_file(*file) {
                 continue;
             }
-            if !sdk_dispatches {
+            if !(rmcp && facts.dispatch.names_sdk) {
                 // A dispatcher's notification arms and catch-all are in preview by first
                 // contact (docs/ecosystem.md, batches 6 and 7: 1 of 5 true, the others behind a
                 // request type whose `id` is required, which the rule did not read).

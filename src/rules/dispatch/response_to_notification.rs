@@ -305,24 +305,30 @@ fn takes_typed_request(context: &RuleContext<'_>, dispatcher: &MethodDispatcher)
 /// `id`: a struct of the unit whose `id` field is not an `Option` and has no
 /// `#[serde(default)]`, or a type from another crate named like a request.
 fn requires_id(context: &RuleContext<'_>, ty: &str) -> bool {
-    let files = context.graph.files();
-    let field = files.iter().find_map(|(_, f)| {
-        f.struct_fields
-            .iter()
-            .find(|(owner, field, _)| owner == ty && field == "id")
-            .map(|(_, _, field_ty)| field_ty.as_str())
-    });
-    let defaulted = || {
-        files.iter().any(|(_, f)| {
-            f.defaulted_fields
+    // Each definition of a struct of that name in the unit: whether its `id` is required.
+    let definitions: Vec<bool> = context
+        .graph
+        .files()
+        .iter()
+        .flat_map(|(_, f)| {
+            f.struct_fields
                 .iter()
-                .any(|(owner, field)| owner == ty && field == "id")
+                .filter(|(owner, field, _)| owner == ty && field == "id")
+                .map(move |(_, _, field_ty)| {
+                    let defaulted = f
+                        .defaulted_fields
+                        .iter()
+                        .any(|(owner, field)| owner == ty && field == "id");
+                    field_ty != "Option" && !defaulted
+                })
         })
-    };
-    match field {
-        Some(field_ty) => field_ty != "Option" && !defaulted(),
+        .collect();
+    match definitions.as_slice() {
         // A request type from another crate: its `id` is taken to be required.
-        None => ty.ends_with("Request") && ty != "Request",
+        [] => ty.ends_with("Request") && ty != "Request",
+        // Two structs of the name, one with a required `id`: which one the dispatcher reads is
+        // not known here (the imports are not read), so a missing `id` is not shown to reach it.
+        _ => definitions.iter().any(|required| *required),
     }
 }
 

@@ -62,6 +62,9 @@ pub enum WriteContent {
     /// Text of its own (`println!("listening on {addr}")`, `write_all(b"ready")`), or a logger:
     /// never a protocol message.
     Text,
+    /// A bare newline (`println!()`): the end of a message when the function writes one (`print!
+    /// ("{json}"); println!()`), a blank line of a person's output otherwise.
+    Newline,
 }
 
 /// A write to stdout (the MCP stdio transport's channel).

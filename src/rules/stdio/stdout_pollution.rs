@@ -70,7 +70,7 @@ impl Rule for StdioStdoutPollution {
                     {
                         continue;
                     }
-                    if reported(write, function.serializes_json)
+                    if reported(write, function)
                         && super::stdout_is_protocol_at(
                             context,
                             *file,
@@ -124,15 +124,23 @@ fn in_preview(kind: StdoutKind) -> bool {
 
 /// Whether a write to stdout pollutes the stream. Not: test code; a branch off the path that
 /// serves (`--version`, another sub-command); a protocol message; a write without text of its
-/// own in the transport's write site (a function that serialises the JSON it writes).
-fn reported(write: &StdoutWrite, serializes_json: bool) -> bool {
+/// own in the transport's write site (a function that serialises the JSON it writes), and a bare
+/// newline there that ends a message the function writes.
+fn reported(write: &StdoutWrite, function: &super::facts::StdioFunction) -> bool {
     if write.in_test || write.off_path {
         return false;
     }
     match write.content {
         WriteContent::Message => false,
-        WriteContent::Unlabelled => !serializes_json,
+        WriteContent::Unlabelled => !function.serializes_json,
         WriteContent::Text => true,
+        WriteContent::Newline => {
+            !function.serializes_json
+                || !function.writes.iter().any(|w| {
+                    !w.in_test
+                        && matches!(w.content, WriteContent::Message | WriteContent::Unlabelled)
+                })
+        }
     }
 }
 

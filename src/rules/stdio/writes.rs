@@ -831,7 +831,7 @@ impl Stdio {
             }
             // `println!()` has no body to parse: a bare newline.
             if mac.tokens.is_empty() {
-                self.record_print(mac, span, WriteContent::Unlabelled, scope);
+                self.record_print(mac, span, WriteContent::Newline, scope);
             }
         }
         if vocab::WRITE_MACROS.contains(&name.as_str()) {

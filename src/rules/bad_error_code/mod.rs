@@ -3,6 +3,8 @@
 
 pub mod facts;
 
+use foldhash::{HashMap, HashMapExt};
+
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
 use crate::diagnostic::{FixAvailability, RuleMeta, RuleStatus};
 use crate::protocol::ProtocolVersion;
@@ -132,39 +134,26 @@ const HELP: &str = "use a standard code (-32602 invalid params, -32603 internal 
 /// other returning function's in the unit: which one a call of a shared name reaches is not
 /// known here.
 fn returned_codes(context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
-    let files = context.graph.files();
-    let used: Vec<(FileId, String, ByteSpan)> = files
-        .iter()
-        .filter(|(file, _)| !context.is_test_file(*file))
-        .flat_map(|(file, f)| {
-            self::facts::used_as_codes(f)
-                .into_iter()
-                .map(move |(name, span)| (*file, name, span))
-        })
-        .collect();
+    let used = product_facts(context, self::facts::used_as_codes);
     if used.is_empty() {
         return;
     }
-    type Returning = (FileId, String, Vec<(ByteSpan, i64)>);
-    let returning: Vec<Returning> = files
-        .iter()
-        .filter(|(file, _)| !context.is_test_file(*file))
-        .flat_map(|(file, f)| {
-            self::facts::returned_codes(f)
-                .into_iter()
-                .map(move |(name, codes)| (*file, name, codes))
-        })
-        .collect();
-    for (file, name, codes) in &returning {
-        if returning
-            .iter()
-            .filter(|(_, other, _)| other == name)
-            .count()
-            != 1
-        {
+    // Each name's first use, and how many returning functions have it (one pass each: a tree
+    // of many such functions costs their number, not its square).
+    let mut first_use: HashMap<&str, (FileId, ByteSpan)> = HashMap::new();
+    for (file, (name, span)) in &used {
+        first_use.entry(name.as_str()).or_insert((*file, *span));
+    }
+    let returning = product_facts(context, self::facts::returned_codes);
+    let mut named: HashMap<&str, usize> = HashMap::new();
+    for (_, (name, _)) in &returning {
+        *named.entry(name.as_str()).or_default() += 1;
+    }
+    for (file, (name, codes)) in &returning {
+        if named.get(name.as_str()) != Some(&1) {
             continue;
         }
-        let Some((use_file, _, use_span)) = used.iter().find(|(_, n, _)| n == name) else {
+        let Some(&(use_file, use_span)) = first_use.get(name.as_str()) else {
             continue;
         };
         for (span, code) in codes {
@@ -176,8 +165,8 @@ fn returned_codes(context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
                 Diagnostic::new(&META, *file, *span, message)
                     .with_severity(severity)
                     .with_labels(vec![crate::diagnostic::Label {
-                        file: *use_file,
-                        span: *use_span,
+                        file: use_file,
+                        span: use_span,
                         message: format!("`{name}` gives the error code here"),
                     }])
                     .with_note(note.to_string())
@@ -186,6 +175,21 @@ fn returned_codes(context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
             );
         }
     }
+}
+
+/// One of MCP006's facts from every product file of the unit (test code answers no client), each
+/// item with its file.
+fn product_facts<T>(
+    context: &RuleContext<'_>,
+    fact: fn(&crate::analysis::facts::FileFacts) -> Vec<T>,
+) -> Vec<(FileId, T)> {
+    context
+        .graph
+        .files()
+        .iter()
+        .filter(|(file, _)| !context.is_test_file(*file))
+        .flat_map(|(file, f)| fact(f).into_iter().map(move |item| (*file, item)))
+        .collect()
 }
 
 /// The replacement the specification names for a retired code: `-32002` (resource not found)

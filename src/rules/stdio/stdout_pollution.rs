@@ -54,6 +54,13 @@ impl Rule for StdioStdoutPollution {
         }
         for (index, (file, facts)) in context.graph.files().iter().enumerate() {
             for function in &super::facts::writes(facts) {
+                // Whether a bare newline here may end a message the function writes (once per
+                // function, not per write).
+                let ends_messages = function.serializes_json
+                    && function.writes.iter().any(|w| {
+                        !w.in_test
+                            && matches!(w.content, WriteContent::Message | WriteContent::Unlabelled)
+                    });
                 for write in &function.writes {
                     if in_preview(write.kind) && !context.preview() {
                         continue;
@@ -70,7 +77,7 @@ impl Rule for StdioStdoutPollution {
                     {
                         continue;
                     }
-                    if reported(write, function)
+                    if reported(write, function.serializes_json, ends_messages)
                         && super::stdout_is_protocol_at(
                             context,
                             *file,
@@ -103,8 +110,10 @@ fn talks_only_as_a_chosen_client(context: &RuleContext<'_>) -> bool {
     let mut any = false;
     for (_, facts) in context.graph.files() {
         let serving = super::facts::serving(facts);
+        let chosen: std::collections::HashSet<ByteSpan> =
+            serving.chosen_client_sites.iter().copied().collect();
         for site in &serving.serve_sites {
-            if !serving.chosen_client_sites.contains(site) {
+            if !chosen.contains(site) {
                 return false;
             }
             any = true;
@@ -125,22 +134,16 @@ fn in_preview(kind: StdoutKind) -> bool {
 /// Whether a write to stdout pollutes the stream. Not: test code; a branch off the path that
 /// serves (`--version`, another sub-command); a protocol message; a write without text of its
 /// own in the transport's write site (a function that serialises the JSON it writes), and a bare
-/// newline there that ends a message the function writes.
-fn reported(write: &StdoutWrite, function: &super::facts::StdioFunction) -> bool {
+/// newline there that ends a message the function writes (`ends_messages`).
+fn reported(write: &StdoutWrite, serializes_json: bool, ends_messages: bool) -> bool {
     if write.in_test || write.off_path {
         return false;
     }
     match write.content {
         WriteContent::Message => false,
-        WriteContent::Unlabelled => !function.serializes_json,
+        WriteContent::Unlabelled => !serializes_json,
         WriteContent::Text => true,
-        WriteContent::Newline => {
-            !function.serializes_json
-                || !function.writes.iter().any(|w| {
-                    !w.in_test
-                        && matches!(w.content, WriteContent::Message | WriteContent::Unlabelled)
-                })
-        }
+        WriteContent::Newline => !ends_messages,
     }
 }
 

@@ -77,6 +77,7 @@ pub fn hook(base: usize, unread: Vec<super::items::UnreadConst>) -> Box<dyn Hook
         macros: super::macros::LocalMacros::default(),
         expansion_budget: std::cell::Cell::new(super::macros::MAX_EXPANSIONS),
         code_consts: std::collections::HashMap::new(),
+        self_ty: None,
     })
 }
 
@@ -134,6 +135,8 @@ struct Collector {
     /// The file's integer constants so far whose value is a JSON-RPC error code (-32768 to
     /// -32000), by name: `const NOT_FOUND: i64 = -32601;`.
     code_consts: std::collections::HashMap<String, i64>,
+    /// The type of the `impl` around the current `match`, which `Self::Variant` names.
+    self_ty: Option<String>,
 }
 
 impl Collector {
@@ -225,7 +228,7 @@ impl Collector {
                 .count()
                 >= 2;
         if !by_constants && (named < 2 || !mcp) {
-            return None;
+            return self.variant_dispatcher(expr);
         }
         let mut arms = Vec::new();
         let mut catch_all = None;
@@ -242,6 +245,7 @@ impl Collector {
                 arms.push(MethodArm {
                     methods,
                     constants,
+                    variants: Vec::new(),
                     body: self.span(&arm.body),
                     responds: self.responds(body),
                     responds_by_value: self.responds_visibly(body).is_none(),
@@ -266,6 +270,70 @@ impl Collector {
             arms,
             catch_all,
             by_constants,
+            by_variants: false,
+            in_macro: self.in_expansion,
+        })
+    }
+
+    /// A `match` over enum variants ending in a catch-all that answers an error
+    /// (`ClientRequest::Initialize(p) => .., ClientRequest::CallTool(p) => .., _ =>
+    /// Err(method_not_found())`): a dispatcher if the unit reads MCP methods into the variants
+    /// (see [`MethodDispatcher::by_variants`]).
+    fn variant_dispatcher(&self, expr: &syn::ExprMatch) -> Option<MethodDispatcher> {
+        let (last, rest) = expr.arms.split_last()?;
+        if last.guard.is_some() || !is_catch_all(&last.pat) || rest.len() < 2 {
+            return None;
+        }
+        let self_ty = self.self_ty.as_deref();
+        let variants: Vec<Vec<String>> = rest
+            .iter()
+            .map(|arm| {
+                let mut named = Vec::new();
+                super::err_variants::pattern_variants(&arm.pat, self_ty, &mut named);
+                named
+            })
+            .collect();
+        if variants.iter().any(Vec::is_empty) {
+            return None;
+        }
+        // Only a catch-all that answers an error is worth the arms' closer look.
+        let body = self.span(&last.body);
+        let whole = ByteSpan::new(self.span(&last.pat).start, body.end);
+        let catch_all = self.catch_all_arm(&last.body, whole, body);
+        if !(catch_all.method_not_found
+            || catch_all.err_method_not_found
+            || catch_all.err_variant.is_some())
+        {
+            return None;
+        }
+        let arms = rest
+            .iter()
+            .zip(variants)
+            .filter(|(arm, _)| arm.guard.is_none())
+            .map(|(arm, variants)| MethodArm {
+                methods: Vec::new(),
+                constants: Vec::new(),
+                variants,
+                body: self.span(&arm.body),
+                responds: self.responds(&arm.body),
+                responds_by_value: self.responds_visibly(&arm.body).is_none(),
+                calls: called_names(&arm.body),
+                result_template: None,
+            })
+            .collect();
+        let scope = self.functions.last();
+        let (subject, subject_type) = self.subject(&expr.expr);
+        Some(MethodDispatcher {
+            span: self.raw_span(expr.match_token.span, expr.brace_token.span.close()),
+            chain: false,
+            function: scope.map(|f| (f.name.clone(), f.span)),
+            params: scope.map(|f| f.params.clone()).unwrap_or_default(),
+            subject,
+            subject_type,
+            arms,
+            catch_all: Some(catch_all),
+            by_constants: false,
+            by_variants: true,
             in_macro: self.in_expansion,
         })
     }
@@ -342,6 +410,7 @@ impl Collector {
                 let through_macro = expanded.is_some();
                 let body = expanded.unwrap_or(body);
                 MethodArm {
+                    variants: Vec::new(),
                     methods,
                     constants: Vec::new(),
                     body: self.raw_span(
@@ -370,6 +439,7 @@ impl Collector {
             arms,
             catch_all,
             by_constants: false,
+            by_variants: false,
             in_macro: self.in_expansion,
         })
     }
@@ -650,7 +720,12 @@ impl Hook for Collector {
             Node::Item(syn::Item::Const(c)) => self.note_code_const(&c.ident, &c.expr),
             Node::ImplItem(syn::ImplItem::Const(c)) => self.note_code_const(&c.ident, &c.expr),
             Node::LitStr(lit) => self.note_literal(&lit.value()),
-            Node::Expr(expr) => self.enter_expr(expr),
+            Node::Expr(expr) => {
+                if matches!(expr, Expr::Match(_)) {
+                    self.self_ty = scope.impl_scope().and_then(|i| i.self_ty.clone());
+                }
+                self.enter_expr(expr)
+            }
             Node::Local(local) => self.note_call_local(local),
             Node::Macro(mac) => self.enter_macro(mac),
             Node::Block(block) => self.note_fall_through(&block.stmts),
@@ -1042,7 +1117,11 @@ fn answer_constructor(call: &syn::ExprCall) -> bool {
 
 /// Collect a pattern's method names; false when it is not made of string literals and
 /// constants.
-fn method_patterns(pat: &Pat, methods: &mut Vec<String>, constants: &mut Vec<String>) -> bool {
+pub(crate) fn method_patterns(
+    pat: &Pat,
+    methods: &mut Vec<String>,
+    constants: &mut Vec<String>,
+) -> bool {
     match pat {
         Pat::Lit(lit) => match &lit.lit {
             syn::Lit::Str(s) => {
@@ -1107,7 +1186,7 @@ fn is_constant_name(name: &str) -> bool {
 
 /// The method names an `if` condition tests for: `method == "ping"`, `"ping" == method`,
 /// `method.eq("ping")`, `matches!(method, "a" | "b")`, and `||` of those.
-fn condition_methods(cond: &Expr) -> Option<Vec<String>> {
+pub(crate) fn condition_methods(cond: &Expr) -> Option<Vec<String>> {
     match cond {
         Expr::Binary(b) if matches!(b.op, syn::BinOp::Eq(_)) => str_literal(&b.right)
             .or_else(|| str_literal(&b.left))

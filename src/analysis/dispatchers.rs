@@ -12,6 +12,10 @@ pub struct MethodArm {
     pub methods: Vec<String>,
     /// Patterns that name a constant rather than a literal: resolved through `string_consts`.
     pub constants: Vec<String>,
+    /// Patterns that name an enum variant (`Type::Variant`): resolved through the unit's
+    /// variant-to-method pairs ([`crate::analysis::facts::FileFacts::method_variants`]).
+    #[serde(default)]
+    pub variants: Vec<String>,
     /// The arm's body.
     pub body: ByteSpan,
     /// Where the arm answers the message, if it visibly does: a response built or sent, or a
@@ -95,6 +99,10 @@ pub struct MethodDispatcher {
     /// the constants' values (read across the unit, see
     /// [`crate::rules::RuleContext::string_const`]) are MCP methods.
     pub by_constants: bool,
+    /// Its arms name enum variants only (`ClientRequest::Initialize(p) =>`, `_ =>` last): a
+    /// dispatcher only if the unit reads MCP methods into those variants.
+    #[serde(default)]
+    pub by_variants: bool,
     /// The dispatcher is code one of the file's own macros stands for: its spans may be the
     /// invocation's, so no fix edits it.
     #[serde(default)]

@@ -35,7 +35,7 @@ pub fn jsonrpc_error_code(expr: &Expr) -> Option<i64> {
 }
 
 /// `Type::Variant` from a path of at least two segments, `Self` read as `self_ty`.
-fn variant_of(path: &syn::Path, self_ty: Option<&str>) -> Option<String> {
+pub fn variant_of(path: &syn::Path, self_ty: Option<&str>) -> Option<String> {
     let segments = path_segments(path);
     let [.., owner, variant] = segments.as_slice() else {
         return None;
@@ -71,7 +71,7 @@ pub fn err_variant(value: &Expr) -> Option<String> {
 }
 
 /// The variants a pattern names: `E::A(..)`, `E::B { .. }`, `E::C`, and each case of an `|`.
-fn pattern_variants(pat: &Pat, self_ty: Option<&str>, out: &mut Vec<String>) {
+pub fn pattern_variants(pat: &Pat, self_ty: Option<&str>, out: &mut Vec<String>) {
     match pat {
         Pat::TupleStruct(p) => out.extend(variant_of(&p.path, self_ty)),
         Pat::Struct(p) => out.extend(variant_of(&p.path, self_ty)),

@@ -361,6 +361,14 @@ pub struct FileFacts {
     /// [`super::err_variants`]).
     #[serde(default)]
     pub not_found_variants: Vec<String>,
+    /// The enum variants (`Type::Variant`) the file's product code reads MCP methods into, with
+    /// their methods: sorted (see [`super::method_variants`]).
+    #[serde(default)]
+    pub method_variants: Vec<(String, String)>,
+    /// How many `"ping"` literals of the file's product code turn a variant into its method
+    /// (`Self::Ping => "ping"`): the literal names no answer.
+    #[serde(default)]
+    pub ping_mapping_literals: u32,
     /// What single rules collect for themselves, by rule code.
     pub rules: RuleFacts,
 }

@@ -8,6 +8,7 @@ pub mod err_variants;
 pub mod facts;
 pub mod items;
 pub mod macros;
+pub mod method_variants;
 pub mod nesting;
 pub mod sends;
 pub mod spans;
@@ -99,6 +100,9 @@ pub fn analyse_text(
         facts.may_dispatch = dispatch::might_apply(facts.mentions_mcp, &said);
         if facts.may_dispatch {
             hooks.push(dispatch::hook(start, unread));
+        }
+        if facts.may_dispatch {
+            hooks.push(Box::new(method_variants::MethodVariants::default()));
         }
         if err_variants::might_apply(code) {
             hooks.push(Box::new(err_variants::NotFoundVariants::default()));

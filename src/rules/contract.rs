@@ -68,6 +68,14 @@ impl RuleContext<'_> {
         &self,
         dispatcher: &crate::analysis::dispatch::MethodDispatcher,
     ) -> bool {
+        if dispatcher.by_variants {
+            return dispatcher
+                .arms
+                .iter()
+                .flat_map(|arm| &arm.variants)
+                .filter_map(|v| self.variant_method(v))
+                .any(crate::analysis::dispatch::is_mcp_method);
+        }
         !dispatcher.by_constants
             || dispatcher
                 .arms
@@ -84,6 +92,20 @@ impl RuleContext<'_> {
     /// `tests/` and `benches/` in test targets of their own).
     pub fn is_test_file(&self, file: crate::source::FileId) -> bool {
         self.is_test_target || self.test_files.contains(&file)
+    }
+
+    /// The method the unit reads into an enum variant (`Type::Variant`), if its code says one
+    /// ([`crate::analysis::facts::FileFacts::method_variants`]; the first file's word counts
+    /// where two disagree).
+    pub fn variant_method(&self, variant: &str) -> Option<&str> {
+        self.graph.files().iter().find_map(|(_, f)| {
+            let pairs = &f.method_variants;
+            let at = pairs.partition_point(|(v, _)| v.as_str() < variant);
+            pairs
+                .get(at)
+                .filter(|(v, _)| v == variant)
+                .map(|(_, m)| m.as_str())
+        })
     }
 
     /// The value of a string constant of the unit, by name.

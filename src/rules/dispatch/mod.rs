@@ -41,6 +41,9 @@ pub const DISPATCH_WORDS: &[&str] = &[
     "\"id\":null",
     // `const INITIALIZE: &str = "initialize";`: the constants a dispatcher may name methods by.
     "= \"initialize\";",
+    // `#[serde(rename = "initialize")] Initialize(..)`: the variants a dispatcher over typed
+    // requests may name methods by.
+    "rename = \"initialize\"",
 ];
 
 /// Whether a name may be one of the crate's own functions: not a constructor, nor a name std
@@ -129,6 +132,13 @@ pub fn dispatcher_needles(facts: &[&FileFacts]) -> BTreeSet<String> {
     for (name, value) in facts.iter().flat_map(|f| &f.string_consts) {
         if crate::analysis::dispatch::is_mcp_method(value) {
             needles.insert(format!("{STANDALONE}{name} =>"));
+        }
+    }
+    // `ClientRequest::Initialize(p) =>`: dispatchers over the variants parsed files read
+    // methods into.
+    for (variant, method) in facts.iter().flat_map(|f| &f.method_variants) {
+        if method == "initialize" || method.starts_with("tools/") {
+            needles.insert(format!("{STANDALONE}{variant}"));
         }
     }
     // The callers of a dispatcher may test the id through a function of their own

@@ -104,16 +104,12 @@ impl Rule for PingNotAnswered {
                 let Some(catch_all) = &dispatcher.catch_all else {
                     continue;
                 };
-                let handles = |wanted: &dyn Fn(&str) -> bool| {
-                    dispatcher.arms.iter().any(|arm| {
-                        arm.methods.iter().any(|m| wanted(m))
-                            || arm
-                                .constants
-                                .iter()
-                                .filter_map(|c| context.string_const(c))
-                                .any(wanted)
-                    })
-                };
+                let handles = |wanted: &dyn Fn(&str) -> bool| lists(context, dispatcher, wanted);
+                // A `match` over variants is a dispatcher only where the unit reads MCP methods
+                // into them.
+                if !context.is_method_dispatcher(dispatcher) {
+                    continue;
+                }
                 if handles(&|m| m == "ping") || front_answers_ping(context, dispatcher) {
                     continue;
                 }
@@ -182,6 +178,28 @@ fn non_empty_answer(
     )
 }
 
+/// Whether an arm of the dispatcher lists a method `wanted` takes: by literal, by a constant
+/// holding it, or by a variant the unit reads it into.
+fn lists(
+    context: &RuleContext<'_>,
+    dispatcher: &MethodDispatcher,
+    wanted: &dyn Fn(&str) -> bool,
+) -> bool {
+    dispatcher.arms.iter().any(|arm| {
+        arm.methods.iter().any(|m| wanted(m))
+            || arm
+                .constants
+                .iter()
+                .filter_map(|c| context.string_const(c))
+                .any(wanted)
+            || arm
+                .variants
+                .iter()
+                .filter_map(|v| context.variant_method(v))
+                .any(wanted)
+    })
+}
+
 /// Whether an arm lists `method`, by literal or by a constant holding it.
 fn arm_lists(context: &RuleContext<'_>, arm: &MethodArm, method: &str) -> bool {
     arm.methods.iter().any(|m| m == method)
@@ -189,6 +207,10 @@ fn arm_lists(context: &RuleContext<'_>, arm: &MethodArm, method: &str) -> bool {
             .constants
             .iter()
             .any(|c| context.string_const(c) == Some(method))
+        || arm
+            .variants
+            .iter()
+            .any(|v| context.variant_method(v) == Some(method))
 }
 
 /// The dispatchers of the unit whose catch-all calls `dispatcher`'s function (`_ =>
@@ -213,9 +235,12 @@ fn fronts<'c>(
 /// constant's value counts where an arm names the constant).
 fn names_ping_outside_arms(context: &RuleContext<'_>) -> bool {
     let files = context.graph.files();
+    // A literal that turns a variant into its method (`Self::Ping => "ping"`) answers nothing.
     let literals: u64 = files
         .iter()
-        .map(|(_, f)| u64::from(f.dispatch.ping_literals))
+        .map(|(_, f)| {
+            u64::from(f.dispatch.ping_literals).saturating_sub(u64::from(f.ping_mapping_literals))
+        })
         .sum();
     let arms: u64 = files
         .iter()
@@ -274,7 +299,9 @@ fn diagnostic(
     let fix = source
         .filter(|_| !dispatcher.chain)
         .and_then(|source| ping_arm_fix(file, dispatcher, catch_all.span, source));
-    let help = if fix.is_some() {
+    let help = if dispatcher.by_variants {
+        "answer `ping` with an empty result (`{}`): add an arm for the variant `ping` is read into, before the catch-all".to_string()
+    } else if fix.is_some() {
         "answer `ping` with an empty result: add a `\"ping\"` arm before the catch-all".to_string()
     } else {
         "answer `ping` with an empty result (`{}`): add a `\"ping\"` case before the catch-all that sends one"
@@ -320,8 +347,9 @@ fn ping_arm_fix(
     catch_all: ByteSpan,
     source: &SourceFile,
 ) -> Option<Fix> {
-    // A dispatcher in a macro's expansion: its spans may be the invocation's.
-    if dispatcher.in_macro {
+    // A dispatcher in a macro's expansion: its spans may be the invocation's. A dispatcher over
+    // enum variants takes no `"ping"` arm.
+    if dispatcher.in_macro || dispatcher.by_variants {
         return None;
     }
     let template = dispatcher

@@ -82,7 +82,8 @@ impl Rule for ResponseToNotification {
                     &[]
                 };
                 for dispatcher in dispatchers {
-                    if !context.is_method_dispatcher(dispatcher) {
+                    // A `match` over typed requests: notifications are another type's.
+                    if dispatcher.by_variants || !context.is_method_dispatcher(dispatcher) {
                         continue;
                     }
                     check_dispatcher(context, calls(), (*file, facts, tests), dispatcher, out);
@@ -407,7 +408,7 @@ impl<'a> CallIndex<'a> {
                         .push(callee);
                 }
             }
-            for dispatcher in &facts.dispatch.dispatchers {
+            for dispatcher in facts.dispatch.dispatchers.iter().filter(|d| !d.by_variants) {
                 if let Some((name, _)) = &dispatcher.function {
                     index.answers.insert(name.as_str());
                 }

@@ -95,9 +95,10 @@ struct FunctionScope {
     name: String,
     span: ByteSpan,
     params: Vec<(String, String)>,
-    /// Locals bound from a call's result (`let response = self.handle(req).await;`): the
-    /// local's name and the called function's simple name.
-    call_locals: Vec<(String, String)>,
+    /// Locals bound from a call's result (`let response = self.handle(req).await;`, or a
+    /// `match` whose arms call: `let result = match req { A(r) => self.handle(r).await, .. }`):
+    /// the local's name and the called functions' simple names.
+    call_locals: Vec<(String, Vec<String>)>,
     /// Locals bound from a `match` or an `if` (`let result = match method { .. };`): the
     /// local's name and where the expression starts, which is where a dispatcher read from it
     /// starts.
@@ -778,7 +779,7 @@ impl Collector {
 
     fn enter_match(&mut self, expr: &syn::ExprMatch) {
         self.note_err_answered_here(expr);
-        if let Some(name) = self.err_answered_call(expr) {
+        for name in self.err_answered_call(expr) {
             if let Err(at) = self.facts.err_answered.binary_search(&name) {
                 self.facts.err_answered.insert(at, name);
             }
@@ -791,29 +792,39 @@ impl Collector {
     /// A `match` on a call's result whose `Err(..)` arm answers (`match process(line) { ..,
     /// Err(e) => writeln!(out, "{}", json!({"jsonrpc": "2.0", "error": ..})) }`): the called
     /// function's simple name.
-    fn err_answered_call(&self, expr: &syn::ExprMatch) -> Option<String> {
-        let name = match super::syntax::peel(&expr.expr) {
+    fn err_answered_call(&self, expr: &syn::ExprMatch) -> Vec<String> {
+        let names = match super::syntax::peel(&expr.expr) {
             // `let response = self.handle_request(req).await; match response { .. }`
             Expr::Path(p) => {
-                let local = p.path.get_ident()?.to_string();
-                let function = self.functions.last()?;
+                let Some(local) = p.path.get_ident().map(ToString::to_string) else {
+                    return Vec::new();
+                };
+                let Some(function) = self.functions.last() else {
+                    return Vec::new();
+                };
                 function
                     .call_locals
                     .iter()
                     .rev()
                     .find(|(name, _)| *name == local)
-                    .map(|(_, callee)| callee.clone())?
+                    .map(|(_, callees)| callees.clone())
+                    .unwrap_or_default()
             }
-            other => called_name(other)?,
+            other => called_name(other).into_iter().collect(),
         };
         let is_err = |pat: &syn::Pat| match pat {
             syn::Pat::TupleStruct(ts) => ts.path.segments.last().is_some_and(|s| s.ident == "Err"),
             _ => false,
         };
-        expr.arms
+        if expr
+            .arms
             .iter()
             .any(|arm| is_err(&arm.pat) && self.responds(&arm.body).is_some())
-            .then_some(name)
+        {
+            names
+        } else {
+            Vec::new()
+        }
     }
 
     /// `let result = match method { .., _ => Err(..) }; match result { .., Err(e) => reply }`:
@@ -869,7 +880,8 @@ impl Collector {
         ) {
             function.aliases.push((pat.ident.to_string(), root));
         }
-        let start = match super::syntax::tail_value(super::syntax::peel(&init.expr)) {
+        let value = super::syntax::tail_value(super::syntax::peel(&init.expr));
+        let start = match value {
             Expr::Match(m) => Some(self.raw_span(m.match_token.span, m.match_token.span).start),
             Expr::If(i) => Some(self.raw_span(i.if_token.span, i.if_token.span).start),
             _ => None,
@@ -878,13 +890,27 @@ impl Collector {
             function
                 .dispatch_locals
                 .push((pat.ident.to_string(), start));
+            // `let result = match request { Request::Client(r) => self.handle(r).await, .. }`:
+            // the local holds what each arm's call returns.
+            if let Expr::Match(m) = value {
+                let callees: Vec<String> = m
+                    .arms
+                    .iter()
+                    .filter_map(|arm| called_name(super::syntax::peel(&arm.body)))
+                    .collect();
+                if !callees.is_empty() {
+                    function.call_locals.push((pat.ident.to_string(), callees));
+                }
+            }
             return;
         }
         let Some(callee) = called_name(super::syntax::peel(&init.expr)) else {
             return;
         };
         if let Some(function) = self.functions.last_mut() {
-            function.call_locals.push((pat.ident.to_string(), callee));
+            function
+                .call_locals
+                .push((pat.ident.to_string(), vec![callee]));
         }
     }
 

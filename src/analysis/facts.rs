@@ -369,6 +369,12 @@ pub struct FileFacts {
     /// (`Self::Ping => "ping"`): the literal names no answer.
     #[serde(default)]
     pub ping_mapping_literals: u32,
+    /// The paths of the file's product code that may name an enum variant (`Type::Variant`,
+    /// `Self` read as the impl's type; at least two segments), with how many times each is
+    /// named outside the arms that pair a variant with its method: sorted. Against a typed
+    /// dispatcher's `ping` arms, whether the variant `ping` is read into is handled elsewhere.
+    #[serde(default)]
+    pub variant_mentions: Vec<(String, u32)>,
     /// What single rules collect for themselves, by rule code.
     pub rules: RuleFacts,
 }

@@ -26,6 +26,10 @@ pub struct MethodVariants {
     /// How many `"ping"` literals of code the pairs were read from (not answers: see
     /// [`super::facts::FileFacts::ping_mapping_literals`]).
     ping_literals: u32,
+    /// How many times the code names each variant by a path (`ClientRequest::Ping`), and how
+    /// many of those only pair it with its method.
+    mentions: std::collections::BTreeMap<String, u32>,
+    mapping_mentions: std::collections::BTreeMap<String, u32>,
 }
 
 impl MethodVariants {
@@ -46,6 +50,9 @@ impl MethodVariants {
             if method_patterns(&arm.pat, &mut literals, &mut constants) {
                 let literals: Vec<String> = literals.into_iter().filter(|m| is_method(m)).collect();
                 if let Some(variant) = variant_value(&arm.body, self_ty) {
+                    if !literals.is_empty() {
+                        *self.mapping_mentions.entry(variant.clone()).or_default() += 1;
+                    }
                     for method in literals {
                         self.pairs.insert((variant.clone(), method));
                     }
@@ -65,6 +72,7 @@ impl MethodVariants {
                 self.ping_literals += 1;
             }
             for variant in variants {
+                *self.mapping_mentions.entry(variant.clone()).or_default() += 1;
                 self.pairs.insert((variant, method.clone()));
             }
         }
@@ -82,6 +90,7 @@ impl MethodVariants {
             return;
         };
         if let Some(variant) = variant_value(value, self_ty) {
+            *self.mapping_mentions.entry(variant.clone()).or_default() += 1;
             for method in methods.into_iter().filter(|m| is_method(m)) {
                 self.pairs.insert((variant.clone(), method));
             }
@@ -96,6 +105,12 @@ impl Hook for MethodVariants {
         }
         match node {
             Node::Item(syn::Item::Enum(item)) => self.note_enum(item),
+            Node::Path(path) if path.segments.len() >= 2 && names_variant(path) => {
+                let self_ty = scope.impl_scope().and_then(|i| i.self_ty.as_deref());
+                if let Some(variant) = variant_of(path, self_ty) {
+                    *self.mentions.entry(variant).or_default() += 1;
+                }
+            }
             Node::Expr(Expr::Match(m)) => {
                 let self_ty = scope.impl_scope().and_then(|i| i.self_ty.as_deref());
                 self.note_match(m, self_ty);
@@ -111,7 +126,28 @@ impl Hook for MethodVariants {
     fn finish(self: Box<Self>, facts: &mut super::facts::FileFacts) {
         facts.method_variants = self.pairs.into_iter().collect();
         facts.ping_mapping_literals = self.ping_literals;
+        // The variants named other than where they are paired with their method, with how
+        // many times; only those the unit pairs with `ping` matter, which the file may not know.
+        let mapping = self.mapping_mentions;
+        facts.variant_mentions = self
+            .mentions
+            .into_iter()
+            .filter_map(|(variant, count)| {
+                let left = count.saturating_sub(mapping.get(&variant).copied().unwrap_or(0));
+                (left > 0).then_some((variant, left))
+            })
+            .collect();
     }
+}
+
+/// Whether a path may name an enum variant: its last two segments are type-like
+/// (`ClientRequest::Ping`, `Self::Ping`).
+fn names_variant(path: &syn::Path) -> bool {
+    let mut last = path.segments.iter().rev().map(|s| s.ident.to_string());
+    let upper = |name: Option<String>| {
+        name.is_some_and(|n| n.starts_with(|c: char| c.is_ascii_uppercase()))
+    };
+    upper(last.next()) && upper(last.next())
 }
 
 /// The value of a variant's `#[serde(rename = "..")]`.

@@ -110,7 +110,10 @@ impl Rule for PingNotAnswered {
                 if !context.is_method_dispatcher(dispatcher) {
                     continue;
                 }
-                if handles(&|m| m == "ping") || front_answers_ping(context, dispatcher) {
+                if handles(&|m| m == "ping")
+                    || front_answers_ping(context, dispatcher)
+                    || (dispatcher.by_variants && names_ping_variant_outside_arms(context))
+                {
                     continue;
                 }
                 let tools = handles(&|m| m.starts_with("tools/"));
@@ -257,6 +260,37 @@ fn names_ping_outside_arms(context: &RuleContext<'_>) -> bool {
         })
         .sum();
     literals > arms
+}
+
+/// Whether the unit's code names a variant it reads `ping` into anywhere but in its typed
+/// dispatchers' arms and where it pairs the variant with its method
+/// (`if let ClientRequest::Ping = request { return pong() }` before the dispatcher).
+fn names_ping_variant_outside_arms(context: &RuleContext<'_>) -> bool {
+    let files = context.graph.files();
+    let ping: std::collections::BTreeSet<&str> = files
+        .iter()
+        .flat_map(|(_, f)| &f.method_variants)
+        .filter(|(_, method)| method == "ping")
+        .map(|(variant, _)| variant.as_str())
+        .collect();
+    if ping.is_empty() {
+        return false;
+    }
+    let named: u64 = files
+        .iter()
+        .flat_map(|(_, f)| &f.variant_mentions)
+        .filter(|(variant, _)| ping.contains(variant.as_str()))
+        .map(|(_, count)| u64::from(*count))
+        .sum();
+    let in_arms = files
+        .iter()
+        .flat_map(|(_, f)| &f.dispatch.dispatchers)
+        .filter(|d| d.by_variants)
+        .flat_map(|d| &d.arms)
+        .flat_map(|arm| &arm.variants)
+        .filter(|variant| ping.contains(variant.as_str()))
+        .count() as u64;
+    named > in_arms
 }
 
 /// Whether a dispatcher of the unit that hands every other method on to `dispatcher`'s function

@@ -259,9 +259,21 @@ impl Collector {
                 catch_all = Some(self.catch_all_arm(&arm.body, whole, body));
             }
         }
+        let mut dispatcher = self.match_dispatcher(expr, arms, catch_all);
+        dispatcher.by_constants = by_constants;
+        Some(dispatcher)
+    }
+
+    /// A dispatcher made of a `match`'s arms and catch-all, in the current function.
+    fn match_dispatcher(
+        &self,
+        expr: &syn::ExprMatch,
+        arms: Vec<MethodArm>,
+        catch_all: Option<CatchAllArm>,
+    ) -> MethodDispatcher {
         let scope = self.functions.last();
         let (subject, subject_type) = self.subject(&expr.expr);
-        Some(MethodDispatcher {
+        MethodDispatcher {
             span: self.raw_span(expr.match_token.span, expr.brace_token.span.close()),
             chain: false,
             function: scope.map(|f| (f.name.clone(), f.span)),
@@ -270,10 +282,10 @@ impl Collector {
             subject_type,
             arms,
             catch_all,
-            by_constants,
+            by_constants: false,
             by_variants: false,
             in_macro: self.in_expansion,
-        })
+        }
     }
 
     /// A `match` over enum variants ending in a catch-all that answers an error
@@ -322,21 +334,9 @@ impl Collector {
                 result_template: None,
             })
             .collect();
-        let scope = self.functions.last();
-        let (subject, subject_type) = self.subject(&expr.expr);
-        Some(MethodDispatcher {
-            span: self.raw_span(expr.match_token.span, expr.brace_token.span.close()),
-            chain: false,
-            function: scope.map(|f| (f.name.clone(), f.span)),
-            params: scope.map(|f| f.params.clone()).unwrap_or_default(),
-            subject,
-            subject_type,
-            arms,
-            catch_all: Some(catch_all),
-            by_constants: false,
-            by_variants: true,
-            in_macro: self.in_expansion,
-        })
+        let mut dispatcher = self.match_dispatcher(expr, arms, Some(catch_all));
+        dispatcher.by_variants = true;
+        Some(dispatcher)
     }
 
     /// `if method == "initialize" { return .. } else if .. { return .. }` followed by more

@@ -17,6 +17,7 @@ pub mod discovery;
 pub mod edits;
 pub mod engine;
 pub mod escape;
+pub mod features;
 pub mod fingerprint;
 pub mod fix;
 pub mod lexical;

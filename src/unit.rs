@@ -78,4 +78,8 @@ pub struct ModDecl {
     /// the file's path.
     #[serde(default)]
     pub include: bool,
+    /// The features its `#[cfg(feature = "..")]` requires (`all(..)` parts included): what it
+    /// loads is compiled only when they are on.
+    #[serde(default)]
+    pub features: Vec<String>,
 }

@@ -20,6 +20,8 @@ pub struct UnitInputs<'a> {
     pub test_target: bool,
     pub manifest: Option<&'a std::path::Path>,
     pub sdk: Option<&'a crate::sdk::Sdk>,
+    /// The features its package's default build enables (which files are feature-gated).
+    pub features: crate::features::Enabled,
 }
 
 /// The key of a unit's findings, or `None` when they are not to be cached: a file of the unit
@@ -40,12 +42,13 @@ pub fn key(
         hasher.update(keys.get(file)?);
     }
     let described = format!(
-        "{:?}\0{}\0{}\0{:?}\0{:?}\0{}\0{:?}\0{:?}",
+        "{:?}\0{}\0{}\0{:?}\0{:?}\0{:?}\0{}\0{:?}\0{:?}",
         unit.crate_name,
         unit.rooted,
         unit.test_target,
         unit.manifest,
         unit.sdk,
+        unit.features,
         settings.preview,
         settings.protocol_versions,
         rules.iter().map(|r| r.meta().code).collect::<Vec<_>>(),

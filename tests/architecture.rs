@@ -21,7 +21,8 @@ use syn::visit::{self, Visit};
 const LAYERS: &[(&str, u32)] = &[
     // 0. Leaf types and helpers that know nothing of the analysis: sources and spans,
     //    diagnostics and edits' data, lexical regions of a text, fingerprints, the protocol
-    //    versions, the units and files to lint, the MCP SDK a package uses, suppression
+    //    versions, the units and files to lint, the MCP SDK a package uses and the features its
+    //    default build enables, suppression
     //    comments, reads held to a size limit, the external programs run (git, cargo), the escaping of text from
     //    the tree.
     ("source", 0),
@@ -35,6 +36,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("protocol", 0),
     ("unit", 0),
     ("sdk", 0),
+    ("features", 0),
     ("suppression", 0),
     ("timings", 0),
     ("result", 0),

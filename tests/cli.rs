@@ -883,13 +883,45 @@ fn a_suppression_of_a_preview_rule_is_not_unused_without_preview_mode() {
 /// finding whose premise is not shown (issue 32): MCP001's returned reply written in a branch
 /// that tests something else; and shapes whose first contact was under 95% (issue 32): MCP002's
 /// print in a function called before serving starts, MCP003's notification arms and catch-alls,
-/// and (batch 14) MCP002 in a client whose own-stdio transport is one arm of a `match`.
+/// and (batch 14) MCP002 in a client whose own-stdio transport is one arm of a `match`, and
+/// (batch 15) MCP002 in a branch a test of whether stdout is a terminal chooses.
 /// Each fixture, copied out of this package (whose `tests/` would make it test code), reports
 /// its finding in preview mode only.
+/// By first contact (docs/ecosystem.md, batch 15): a write in a module compiled only with a
+/// feature the package's default build leaves off is a preview finding of MCP002 (its twin, with
+/// the feature on by default, is reported by default).
+#[test]
+fn writes_behind_a_feature_off_by_default_run_only_in_preview_mode() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp002");
+    let expected = "src/observability.rs:2:5: error[MCP002]";
+    for (fixture, by_default) in [
+        ("writes_in_a_module_behind_a_feature_off_by_default", false),
+        ("writes_in_a_module_behind_a_default_feature", true),
+    ] {
+        let dir = tempfile::tempdir().expect("temp dir");
+        support::copy_tree(&fixtures.join(fixture), dir.path());
+        let run = |preview: &[&str]| {
+            let (_, stdout, stderr) = lint(
+                dir.path(),
+                &[&["src", "--format", "concise", "--no-cache"], preview].concat(),
+            );
+            format!("{stdout}{stderr}")
+        };
+        let output = run(&["--preview"]);
+        assert!(output.contains(expected), "{fixture} in preview: {output}");
+        let output = run(&[]);
+        assert_eq!(
+            output.contains(expected),
+            by_default,
+            "{fixture} by default: {output}"
+        );
+    }
+}
+
 #[test]
 fn new_shapes_of_stable_rules_run_only_in_preview_mode() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    let cases: [(&[&str], &[&str], &str); 7] = [
+    let cases: [(&[&str], &[&str], &str); 8] = [
         (
             &[
                 "mcp001/shape_b_rmcp_2_1/helpers.rs",
@@ -930,6 +962,12 @@ fn new_shapes_of_stable_rules_run_only_in_preview_mode() {
             &["mcp002/client_on_own_stdio_chosen_by_a_match.rs"],
             &["client_on_own_stdio_chosen_by_a_match.rs"],
             "client_on_own_stdio_chosen_by_a_match.rs:30:9: error[MCP002]",
+        ),
+        // By first contact (docs/ecosystem.md, batch 15).
+        (
+            &["mcp002/logger_chosen_by_a_terminal_test.rs"],
+            &["logger_chosen_by_a_terminal_test.rs"],
+            "logger_chosen_by_a_terminal_test.rs:22:9: error[MCP002]",
         ),
     ];
     for (files, args, expected) in cases {

@@ -75,7 +75,7 @@ pub fn declared_modules(code: &str) -> Option<Vec<ModDecl>> {
                     return None;
                 }
                 let name = tokens.get(i + 1).and_then(word).filter(|w| is_ident(w))?;
-                let (path_attr, test) = path_attribute(code, &tokens, &opener, i)?;
+                let (path_attr, test, features) = path_attribute(code, &tokens, &opener, i)?;
                 match tokens.get(i + 2) {
                     Some(Token::Punct(b';')) => {
                         decls.push(ModDecl {
@@ -84,6 +84,7 @@ pub fn declared_modules(code: &str) -> Option<Vec<ModDecl>> {
                             test,
                             cfg_paths: Vec::new(),
                             include: false,
+                            features,
                             inline: stack
                                 .iter()
                                 .filter_map(|(_, o)| match o {
@@ -142,7 +143,7 @@ fn path_attribute(
     tokens: &[Token],
     opener: &[usize],
     at: usize,
-) -> Option<(Option<String>, bool)> {
+) -> Option<(Option<String>, bool, Vec<String>)> {
     let word = |i: usize| tokens[i].word(code);
     let mut j = at;
     // The visibility: `pub`, `pub(crate)`, `pub(in a::b)`.
@@ -160,6 +161,7 @@ fn path_attribute(
     }
     let mut found = None;
     let mut test = false;
+    let mut features = Vec::new();
     // Outer attributes, last first: `#[..]` (an inner one, `#![..]`, belongs to the module
     // around and ends the item's attributes).
     while j > 0 && tokens[j - 1] == Token::Punct(b']') {
@@ -182,6 +184,18 @@ fn path_attribute(
                 _ => return None,
             }
         }
+        if first == Some("cfg") && inside.iter().any(|t| t.word(code) == Some("feature")) {
+            // `#[cfg(feature = "x")]` exactly; any other predicate naming a feature is the
+            // parse's to judge.
+            match inside {
+                [_, Token::Punct(b'('), f, Token::Punct(b'='), Token::Literal(r), Token::Punct(b')')]
+                    if f.word(code) == Some("feature") =>
+                {
+                    features.insert(0, plain_string(&code[r.clone()])?);
+                }
+                _ => return None,
+            }
+        }
         if first == Some("path") {
             match inside {
                 [_, Token::Punct(b'='), Token::Literal(r)] => {
@@ -192,7 +206,7 @@ fn path_attribute(
         }
         j = open - 1;
     }
-    Some((found, test))
+    Some((found, test, features))
 }
 
 /// The value of a string literal without escapes: `"a/b.rs"`, `r"a\b.rs"`, `r#"a.rs"#`.
@@ -235,6 +249,7 @@ mod tests {
             "fn f() -> &'static str { \"mod x;\" }\nstruct S<'a>(&'a str);\nconst C: char = '{';\nmod z;",
             "#[doc = \"mod x;\"] #[cfg(unix)] mod w;",
             "impl X { fn f(&self) {} }\nmacro_rules! m { () => {} }\nmod after;",
+            "#[cfg(feature = \"obs\")]\npub mod observability;\n#[cfg(feature = \"a\")] #[cfg(feature = \"b\")] mod ab;",
             "",
         ];
         for text in texts {
@@ -250,6 +265,15 @@ mod tests {
         assert_eq!(
             declared_modules("#[path = \"x.rs\"] mod a;").map(|d| d[0].path_attr.clone()),
             Some(Some("x.rs".to_string()))
+        );
+        assert_eq!(
+            declared_modules("#[cfg(feature = \"obs\")] mod a;").map(|d| d[0].features.clone()),
+            Some(vec!["obs".to_string()])
+        );
+        // Any other predicate naming a feature is left to the parse.
+        assert_eq!(
+            declared_modules("#[cfg(all(unix, feature = \"obs\"))] mod a;"),
+            None
         );
     }
 

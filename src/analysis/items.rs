@@ -48,6 +48,7 @@ impl Items {
                 test: item.attrs.iter().any(super::syntax::is_test_cfg),
                 cfg_paths: super::syntax::cfg_attr_paths(&item.attrs),
                 include: false,
+                features: super::syntax::cfg_required_features(&item.attrs),
             });
         }
     }
@@ -80,6 +81,7 @@ impl Hook for Items {
                         test: m.attrs.iter().any(super::syntax::is_test_cfg),
                         cfg_paths: Vec::new(),
                         include: true,
+                        features: super::syntax::cfg_required_features(&m.attrs),
                     });
                 }
             }

@@ -500,6 +500,46 @@ pub fn is_test_cfg(attr: &syn::Attribute) -> bool {
     }
 }
 
+/// The features an item's `#[cfg(..)]` attributes require, each: `feature = "x"`, and the
+/// features of every part of an `all(..)`. (`any(..)` and `not(..)` require none: some build
+/// without the feature may hold them.)
+pub fn cfg_required_features(attrs: &[syn::Attribute]) -> Vec<String> {
+    let mut required = Vec::new();
+    for attr in attrs {
+        if let syn::Meta::List(list) = &attr.meta {
+            if list.path.is_ident("cfg") {
+                if let Ok(predicate) = list.parse_args::<syn::Meta>() {
+                    features_required(&predicate, &mut required);
+                }
+            }
+        }
+    }
+    required
+}
+
+fn features_required(predicate: &syn::Meta, out: &mut Vec<String>) {
+    match predicate {
+        syn::Meta::NameValue(pair) if pair.path.is_ident("feature") => {
+            if let syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(name),
+                ..
+            }) = &pair.value
+            {
+                out.push(name.value());
+            }
+        }
+        syn::Meta::List(list) if list.path.is_ident("all") => {
+            let parts = list.parse_args_with(
+                syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
+            );
+            for part in parts.iter().flatten() {
+                features_required(part, out);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// Whether a cfg predicate can hold only when `test` does: `test`; `all(..)` with such a part;
 /// `any(..)` whose every part is such. `not(..)` never is (it holds when `test` does not).
 pub fn cfg_requires_test(predicate: &syn::Meta) -> bool {

@@ -18,7 +18,7 @@ use crate::unit::{LintUnit, UnitFile};
 use super::canonical::{Canonical, PathKey};
 use super::run::{in_pool, parser_pool, Run};
 use super::units::check_units;
-use super::waves::{test_files, Analysed};
+use super::waves::{feature_gated_files, test_files, Analysed};
 
 /// A group from its record (see [`crate::replay`]) when it has one under `key` that still
 /// holds; else linted (and recorded under `key`).
@@ -153,12 +153,14 @@ pub(super) fn lint_group(
     let cached = run.cache.as_ref().map(|cache| (cache, &keys));
     let sdk = |manifest: Option<&Path>| run.sdk(settings, manifest);
     let tests = test_files(units, (&ids, canonical), &facts, &declared);
+    let features = |manifest: Option<&Path>| run.default_features(manifest);
+    let gated = feature_gated_files(units, (&ids, canonical), &facts, &features);
     let found = check_units(
         units,
         (&ids, canonical),
         &sources,
-        (&facts, &tests),
-        (settings, &sdk),
+        (&facts, &tests, &gated),
+        (settings, &sdk, &features),
         cached,
     );
     diagnostics.extend(found);

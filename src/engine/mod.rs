@@ -157,6 +157,7 @@ fn run_for<'a>(
         roots,
         stamp_salt,
         sdks: Default::default(),
+        features: Default::default(),
     }
 }
 

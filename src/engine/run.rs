@@ -46,7 +46,13 @@ pub(super) struct Run<'a> {
     /// Each package's SDK, by its manifest: read once per run from the manifest and lock file
     /// (a group's key and its units' checks both need it).
     pub(super) sdks: std::sync::Mutex<HashMap<PathBuf, Option<crate::sdk::Sdk>>>,
+    /// Each package's features on by default, by its manifest (see [`Run::default_features`]).
+    pub(super) features: std::sync::Mutex<HashMap<PathBuf, DefaultFeatures>>,
 }
+
+/// The features a package's default build enables (see [`crate::features`]); `None` when its
+/// manifest cannot be read.
+pub(super) type DefaultFeatures = crate::features::Enabled;
 
 impl Run<'_> {
     /// The SDK of a unit with this manifest: the configured one, or its package's.
@@ -63,6 +69,19 @@ impl Run<'_> {
                 .or_insert_with(|| crate::sdk::detect(manifest))
                 .clone()
         })
+    }
+
+    /// The features a package's default build enables, read once per run from the manifest of
+    /// a unit; `None` without a manifest (path mode) or one that cannot be read.
+    pub(super) fn default_features(&self, manifest: Option<&Path>) -> DefaultFeatures {
+        let manifest = manifest?;
+        let mut known = self.features.lock().ok()?;
+        known
+            .entry(manifest.to_path_buf())
+            .or_insert_with(|| {
+                crate::features::enabled_by_default(manifest).map(std::sync::Arc::new)
+            })
+            .clone()
     }
 
     /// Where the stamp of a file (by its canonical path) is kept, and its stamp now, if a file

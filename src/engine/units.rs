@@ -20,13 +20,20 @@ use super::run::in_pool;
 /// The SDK of a unit with this manifest (see [`super::run::Run::sdk`]).
 pub(super) type SdkOf<'a> = dyn Fn(Option<&Path>) -> Option<crate::sdk::Sdk> + 'a;
 
+/// The features on by default in a unit with this manifest (see
+/// [`super::run::Run::default_features`]).
+pub(super) type FeaturesOf<'a> = dyn Fn(Option<&Path>) -> super::run::DefaultFeatures + 'a;
+
+/// A set of files (the test files, the feature-gated files).
+type FileSet = std::collections::HashSet<FileId>;
+
 /// Run the enabled rules on each unit's crate graph, adding their findings to `diagnostics`.
 pub(super) fn check_units(
     units: &[LintUnit],
     ids: (&HashMap<PathKey, FileId>, &Canonical),
     sources: &SourceMap,
-    (facts, tests): (&[Option<FileFacts>], &std::collections::HashSet<FileId>),
-    (settings, sdk_of): (&Settings, &SdkOf<'_>),
+    (facts, tests, gated): (&[Option<FileFacts>], &FileSet, &FileSet),
+    (settings, sdk_of, features_of): (&Settings, &SdkOf<'_>, &FeaturesOf<'_>),
     cache: Option<(&crate::cache::Cache, &HashMap<FileId, [u8; 32]>)>,
 ) -> Vec<Diagnostic> {
     let rules = rules::enabled(settings);
@@ -42,6 +49,10 @@ pub(super) fn check_units(
     // A package's SDK, read once per run from its manifest and lock file (see `Run::sdk`).
     let chosen_sdks: Vec<Option<crate::sdk::Sdk>> =
         chosen.iter().map(|input| sdk_of(input.manifest)).collect();
+    let chosen_features: Vec<crate::features::Enabled> = chosen
+        .iter()
+        .map(|input| features_of(input.manifest))
+        .collect();
     let base_of = bases(&chosen);
     // A base's graph, built once, when a unit first needs it (a warm run whose units' findings
     // are cached builds none).
@@ -85,7 +96,7 @@ pub(super) fn check_units(
                                 });
                                 &own
                             };
-                            let context = (sources, tests);
+                            let context = (sources, tests, gated);
                             check_unit(graph, input, sdk.as_ref(), &rules, context, settings)
                         };
                         let Some((cache, keys)) = cache else {
@@ -98,6 +109,7 @@ pub(super) fn check_units(
                             test_target: input.test_target,
                             manifest: input.manifest,
                             sdk: sdk.as_ref(),
+                            features: chosen_features[index].clone(),
                         };
                         let key = crate::unit_results::key(&inputs, keys, &rules, settings);
                         crate::unit_results::checked(key, &input.files, cache, check)
@@ -248,7 +260,7 @@ pub(super) fn check_unit(
     input: &UnitInput<'_>,
     sdk: Option<&crate::sdk::Sdk>,
     rules: &[&'static dyn rules::Rule],
-    (sources, test_files): (&SourceMap, &std::collections::HashSet<FileId>),
+    (sources, test_files, gated_files): (&SourceMap, &FileSet, &FileSet),
     settings: &Settings,
 ) -> Vec<Diagnostic> {
     let context = RuleContext {
@@ -260,6 +272,7 @@ pub(super) fn check_unit(
         is_test_target: input.test_target,
         memo: Default::default(),
         test_files,
+        gated_files,
     };
     let mut found = Vec::new();
     timings::work("rules", || {

@@ -282,6 +282,59 @@ pub(super) fn test_files(
     }
 }
 
+/// The files compiled only with a feature their package's default build leaves off: those a
+/// `#[cfg(feature = "x")] mod m;` declaration loads, and their children (`enabled_of` gives a
+/// unit's features on by default, from its manifest; a unit without one gates nothing).
+pub(super) fn feature_gated_files(
+    units: &[LintUnit],
+    (ids, canonical): (&HashMap<PathKey, FileId>, &Canonical),
+    facts: &[Option<FileFacts>],
+    enabled_of: &dyn Fn(Option<&Path>) -> super::run::DefaultFeatures,
+) -> std::collections::HashSet<FileId> {
+    let id_of = |path: &Path| ids.get(&canonical.of(path)).copied();
+    let mut files: Vec<(
+        FileId,
+        &UnitFile,
+        std::sync::Arc<std::collections::BTreeSet<String>>,
+    )> = Vec::new();
+    let mut seen = HashSet::new();
+    for unit in units {
+        let Some(enabled) = enabled_of(unit.manifest.as_deref()) else {
+            continue;
+        };
+        for file in unit.all_files() {
+            if let Some(id) = id_of(&file.path) {
+                if seen.insert(id) {
+                    files.push((id, file, enabled.clone()));
+                }
+            }
+        }
+    }
+    let mut gated = std::collections::HashSet::new();
+    loop {
+        let before = gated.len();
+        for (id, file, enabled) in &files {
+            let Some(facts) = facts.get(*id).and_then(Option::as_ref) else {
+                continue;
+            };
+            let in_gated = gated.contains(id);
+            let parent = module_tree::ModuleFile {
+                path: file.path.to_path_buf(),
+                owns_directory: file.owns_directory,
+            };
+            let off = |decl: &ModDecl| decl.features.iter().any(|f| !enabled.contains(f));
+            for decl in facts.mod_decls.iter().filter(|d| in_gated || off(d)) {
+                if let Some(child) = module_tree::resolve(&parent, decl) {
+                    gated.extend(id_of(&child.path));
+                }
+            }
+        }
+        if gated.len() == before {
+            return gated;
+        }
+    }
+}
+
 impl Analysed<'_> {
     /// Analyse the units' files and, in units that follow modules, the files their `mod x;`
     /// declarations load (added to the units), until no unit grows.

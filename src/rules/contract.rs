@@ -26,6 +26,10 @@ pub struct RuleContext<'a> {
     pub memo: Memo,
     /// The files that `#[cfg(test)] mod x;` declarations load, and their children: test code.
     pub test_files: &'a std::collections::HashSet<crate::source::FileId>,
+    /// The files compiled only with a feature the package's default build leaves off (loaded by
+    /// a `#[cfg(feature = "x")] mod m;`): whether their code runs in the program users build is
+    /// not shown.
+    pub gated_files: &'a std::collections::HashSet<crate::source::FileId>,
 }
 
 impl RuleContext<'_> {
@@ -92,6 +96,11 @@ impl RuleContext<'_> {
     /// `tests/` and `benches/` in test targets of their own).
     pub fn is_test_file(&self, file: crate::source::FileId) -> bool {
         self.is_test_target || self.test_files.contains(&file)
+    }
+
+    /// Whether `file` is compiled only with a feature its package's default build leaves off.
+    pub fn is_feature_gated(&self, file: crate::source::FileId) -> bool {
+        self.gated_files.contains(&file)
     }
 
     /// The method the unit reads into an enum variant (`Type::Variant`), if its code says one

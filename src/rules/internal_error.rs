@@ -214,6 +214,7 @@ mod tests {
             is_test_target: false,
             memo: Default::default(),
             test_files: &Default::default(),
+            gated_files: &Default::default(),
         };
         let mut out = Vec::new();
         check_caught(&Panics, &context, &mut out);

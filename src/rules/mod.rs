@@ -371,6 +371,7 @@ mod tests {
                 is_test_target: false,
                 memo: Default::default(),
                 test_files: &Default::default(),
+                gated_files: &Default::default(),
             };
             context.preview()
         };

@@ -90,6 +90,10 @@ pub struct StdoutWrite {
     /// printer: `HelpRequest::TopLevel => { print!(..); true }`).
     #[serde(default)]
     pub then_returns_true: bool,
+    /// The write lies in a branch of an `if` whose condition tests whether stdout is a terminal
+    /// (see [`super::terminal`]): it may run only when a person reads stdout.
+    #[serde(default)]
+    pub tty_guarded: bool,
 }
 
 /// What one function (or method) writes to stdout, for a function that names stdout or

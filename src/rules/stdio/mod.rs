@@ -23,6 +23,7 @@ pub mod facts;
 pub mod server_model;
 pub mod serving;
 pub mod stdout_pollution;
+pub mod terminal;
 pub mod writes;
 
 use server_model::ServingPath;

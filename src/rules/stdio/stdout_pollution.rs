@@ -26,6 +26,17 @@ const SPEC: &str = "MCP stdio transport (2025-11-25 basic/transports, 2026-07-28
 the server MUST NOT write anything to its stdout that is not a valid MCP message; it MAY write UTF-8 \
 strings to stderr for logging";
 
+/// The premise a finding in a feature-gated file could not show (see
+/// [`RuleContext::is_feature_gated`]).
+const GATED: &str = "preview: this file is compiled only with a feature the package's default \
+build leaves off (`#[cfg(feature = ..)] mod ..`), so the write is not shown to be in the program \
+users build";
+
+/// The premise a finding in a branch chosen by a terminal test could not show (see
+/// [`super::terminal`]).
+const TTY: &str = "preview: the branch is chosen by a test of whether stdout is a terminal, so \
+the write is not shown to run when a client, not a person, reads stdout";
+
 pub struct StdioStdoutPollution;
 
 impl Rule for StdioStdoutPollution {
@@ -53,6 +64,13 @@ impl Rule for StdioStdoutPollution {
             return;
         }
         for (index, (file, facts)) in context.graph.files().iter().enumerate() {
+            // A file compiled only with a feature the default build leaves off: whether its
+            // writes run in the program users build is not shown (preview; first contact,
+            // batch 15: a module behind a feature off by default, five false findings).
+            let gated = context.is_feature_gated(*file);
+            if gated && !context.preview() {
+                continue;
+            }
             for function in &super::facts::writes(facts) {
                 // Whether a bare newline here may end a message the function writes (once per
                 // function, not per write).
@@ -62,7 +80,7 @@ impl Rule for StdioStdoutPollution {
                             && matches!(w.content, WriteContent::Message | WriteContent::Unlabelled)
                     });
                 for write in &function.writes {
-                    if in_preview(write.kind) && !context.preview() {
+                    if (in_preview(write.kind) || write.tty_guarded) && !context.preview() {
                         continue;
                     }
                     // A print in a function called on the way to serving, before the program
@@ -96,7 +114,13 @@ impl Rule for StdioStdoutPollution {
                             write.span,
                         );
                         let text = context.sources.get(*file).map_or("", |s| s.text());
-                        out.push(diagnostic(*file, write, certain, text));
+                        let found = diagnostic(*file, write, certain, text);
+                        let found = if gated { found.with_note(GATED) } else { found };
+                        out.push(if write.tty_guarded {
+                            found.with_note(TTY)
+                        } else {
+                            found
+                        });
                     }
                 }
             }

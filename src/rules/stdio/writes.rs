@@ -68,6 +68,9 @@ pub struct Stdio {
     /// Arms whose value is `true`, of the `match` that is the value of a function returning
     /// `bool` (see [`StdoutWrite::then_returns_true`]).
     true_arms: Vec<ByteSpan>,
+    /// Branches of `if`s whose condition tests whether stdout is a terminal (see
+    /// [`StdoutWrite::tty_guarded`]).
+    tty_branches: Vec<ByteSpan>,
     /// The file's `use .. as ..` renames (`use tracing_subscriber::fmt as trace_fmt;`): the
     /// alias, and the path it names.
     renames: HashMap<String, Vec<String>>,
@@ -89,6 +92,9 @@ struct Function {
     stdout_writer_locals: Vec<String>,
     /// The function's `bool` parameters: name, and position among the typed parameters.
     bool_params: Vec<(String, usize)>,
+    /// Locals bound from a test of whether stdout is a terminal (`let interactive =
+    /// io::stdout().is_terminal();`).
+    tty_locals: Vec<String>,
 }
 
 /// A writing macro being visited.
@@ -218,6 +224,7 @@ impl Hook for Stdio {
                 stdout_writer_locals: Vec::new(),
                 logger_locals: HashMap::new(),
                 bool_params: bool_params(scope.parent()),
+                tty_locals: Vec::new(),
             });
             self.note_true_arms(node, scope);
         }
@@ -227,6 +234,7 @@ impl Hook for Stdio {
             Node::Expr(Expr::MethodCall(call)) => self.enter_method_call(call, scope),
             Node::Expr(Expr::Call(call)) => self.check_stdout_call(call, scope),
             Node::Local(local) if local.init.is_some() => {
+                self.note_tty_local(local);
                 self.let_captures.push(LetCapture::default())
             }
             Node::Macro(mac) => self.enter_macro(mac, scope),
@@ -325,6 +333,10 @@ impl Stdio {
             .true_arms
             .iter()
             .any(|b| b.start <= span.start && span.end <= b.end);
+        let tty_guarded = self
+            .tty_branches
+            .iter()
+            .any(|b| b.start <= span.start && span.end <= b.end);
         if let Some(function) = self.current() {
             function.facts.writes.push(StdoutWrite {
                 kind,
@@ -335,6 +347,7 @@ impl Stdio {
                 content,
                 runs_if,
                 then_returns_true,
+                tty_guarded,
             });
         }
     }
@@ -531,8 +544,32 @@ impl Stdio {
 }
 
 impl Stdio {
+    /// `let is_stdio = !io::stdout().is_terminal();`: a local a condition may test stdout by.
+    fn note_tty_local(&mut self, local: &syn::Local) {
+        let (syn::Pat::Ident(pat), Some(init)) = (&local.pat, &local.init) else {
+            return;
+        };
+        let Some(function) = self.functions.last_mut() else {
+            return;
+        };
+        if super::terminal::tests_stdout_terminal(&init.expr, &function.tty_locals) {
+            function.tty_locals.push(pat.ident.to_string());
+        }
+    }
+
     /// Mark the branches of an `if` that lie outside the path that serves.
     fn note_off_path_if(&mut self, expr: &syn::ExprIf, scope: &Scope<'_>) {
+        let tty = self
+            .functions
+            .last()
+            .is_some_and(|f| super::terminal::tests_stdout_terminal(&expr.cond, &f.tty_locals));
+        if tty {
+            let span = expr.then_branch.brace_token.span.join();
+            self.tty_branches.push(byte_span(span, span, scope.base));
+            if let Some((_, else_branch)) = &expr.else_branch {
+                self.tty_branches.push(scope.span(&**else_branch));
+            }
+        }
         let then_serves = reaches_serving_block(&expr.then_branch);
         let then_span = || {
             let span = expr.then_branch.brace_token.span.join();

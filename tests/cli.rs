@@ -884,7 +884,8 @@ fn a_suppression_of_a_preview_rule_is_not_unused_without_preview_mode() {
 /// that tests something else; and shapes whose first contact was under 95% (issue 32): MCP002's
 /// print in a function called before serving starts, MCP003's notification arms and catch-alls,
 /// and (batch 14) MCP002 in a client whose own-stdio transport is one arm of a `match`, and
-/// (batch 15) MCP002 in a branch a test of whether stdout is a terminal chooses.
+/// (batch 15) MCP002 in a branch a test of whether stdout is a terminal chooses, and (batches 15
+/// and 16) MCP003's `notifications/` prefix test.
 /// Each fixture, copied out of this package (whose `tests/` would make it test code), reports
 /// its finding in preview mode only.
 /// By first contact (docs/ecosystem.md, batch 15): a write in a module compiled only with a
@@ -921,7 +922,7 @@ fn writes_behind_a_feature_off_by_default_run_only_in_preview_mode() {
 #[test]
 fn new_shapes_of_stable_rules_run_only_in_preview_mode() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    let cases: [(&[&str], &[&str], &str); 8] = [
+    let cases: [(&[&str], &[&str], &str); 9] = [
         (
             &[
                 "mcp001/shape_b_rmcp_2_1/helpers.rs",
@@ -968,6 +969,12 @@ fn new_shapes_of_stable_rules_run_only_in_preview_mode() {
             &["mcp002/logger_chosen_by_a_terminal_test.rs"],
             &["logger_chosen_by_a_terminal_test.rs"],
             "logger_chosen_by_a_terminal_test.rs:22:9: error[MCP002]",
+        ),
+        // By first contact (docs/ecosystem.md, batches 15 and 16).
+        (
+            &["mcp003/prefix_test.rs"],
+            &["prefix_test.rs"],
+            "prefix_test.rs:7:8: warning[MCP003]",
         ),
     ];
     for (files, args, expected) in cases {

@@ -88,7 +88,15 @@ impl Rule for ResponseToNotification {
                     }
                     check_dispatcher(context, calls(), (*file, facts, tests), dispatcher, out);
                 }
-                for (span, function) in &tests.prefix_checks {
+                // A `notifications/` prefix test that decides an answer is in preview by first
+                // contact (docs/ecosystem.md, batches 15 and 16: its one finding there was false,
+                // a prefix test run only after an `id` test, to reject id-bearing messages).
+                let prefix_checks = if context.preview() {
+                    tests.prefix_checks.as_slice()
+                } else {
+                    &[]
+                };
+                for (span, function) in prefix_checks {
                     // The prefix decides what is answered only in code that answers messages
                     // (or whose callers do): a predicate a linter or an inspector calls decides
                     // nothing.

@@ -871,7 +871,12 @@ impl Collector {
                 function.typed_locals.push(typed);
             }
         }
-        let (syn::Pat::Ident(pat), Some(init)) = (&local.pat, &local.init) else {
+        // `let result: Result<Value, String> = match method { .. }` binds the local too.
+        let pattern = match &local.pat {
+            syn::Pat::Type(typed) => &*typed.pat,
+            other => other,
+        };
+        let (syn::Pat::Ident(pat), Some(init)) = (pattern, &local.init) else {
             return;
         };
         if let (Some(root), Some(function)) = (

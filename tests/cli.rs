@@ -888,6 +888,34 @@ fn a_suppression_of_a_preview_rule_is_not_unused_without_preview_mode() {
 /// and 16) MCP003's `notifications/` prefix test.
 /// Each fixture, copied out of this package (whose `tests/` would make it test code), reports
 /// its finding in preview mode only.
+/// By first contact (docs/ecosystem.md, batches 17 and 18: 5 of 5 true), MCP003's
+/// method-not-found catch-all that notifications reach is stable: reported without `--preview`.
+#[test]
+fn a_catch_all_that_notifications_reach_is_reported_by_default() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/mcp003/catch_all_answers_notifications.rs");
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::copy(
+        &fixture,
+        dir.path().join("catch_all_answers_notifications.rs"),
+    )
+    .expect("copy the fixture");
+    let (_, stdout, stderr) = lint(
+        dir.path(),
+        &[
+            "catch_all_answers_notifications.rs",
+            "--format",
+            "concise",
+            "--no-cache",
+        ],
+    );
+    let expected = "catch_all_answers_notifications.rs:18:14: error[MCP003]";
+    assert!(
+        stdout.contains(expected),
+        "{expected} by default: {stdout}{stderr}"
+    );
+}
+
 /// By first contact (docs/ecosystem.md, batch 15): a write in a module compiled only with a
 /// feature the package's default build leaves off is a preview finding of MCP002 (its twin, with
 /// the feature on by default, is reported by default).

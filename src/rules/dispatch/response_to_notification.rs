@@ -83,6 +83,11 @@ impl Rule for ResponseToNotification {
                     if dispatcher.by_variants || !context.is_method_dispatcher(dispatcher) {
                         continue;
                     }
+                    // By default only the catch-all is checked: a dispatcher whose catch-all
+                    // cannot be reported needs no index of the unit's calls.
+                    if !context.preview() && !catch_all_may_answer(context, facts, dispatcher) {
+                        continue;
+                    }
                     check_dispatcher(context, calls(), (*file, facts, tests), dispatcher, out);
                 }
                 // A `notifications/` prefix test that decides an answer is in preview by first
@@ -310,6 +315,19 @@ fn takes_typed_request(context: &RuleContext<'_>, dispatcher: &MethodDispatcher)
         .iter()
         .filter(|(name, _)| subject_param.is_none_or(|s| s == name))
         .any(|(name, ty)| name != "id" && requires_id(context, ty))
+}
+
+/// What [`check_catch_all`] asks first, without the unit's calls: the catch-all answers
+/// method-not-found, and a notification is not shown not to reach the dispatcher.
+fn catch_all_may_answer(
+    context: &RuleContext<'_>,
+    facts: &FileFacts,
+    dispatcher: &MethodDispatcher,
+) -> bool {
+    let unit = super::UnitErrs(context.graph.files());
+    dispatcher.catch_all_answers_method_not_found(&unit)
+        && !takes_typed_request(context, dispatcher)
+        && !in_foreign_trait_method(context, facts, dispatcher)
 }
 
 /// Whether the dispatcher is in a method implementing a trait the unit does not define.

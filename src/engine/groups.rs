@@ -154,7 +154,7 @@ pub(super) fn lint_group(
     let sdk = |manifest: Option<&Path>| run.sdk(settings, manifest);
     let tests = test_files(units, (&ids, canonical), &facts, &declared);
     let features = |manifest: Option<&Path>| run.default_features(manifest);
-    let gated = feature_gated_files(units, (&ids, canonical), &facts, &features);
+    let gated = feature_gated_files(units, (&ids, canonical), &facts, &declared, &features);
     let found = check_units(
         units,
         (&ids, canonical),

@@ -240,24 +240,65 @@ impl<'c> Analysed<'c> {
 /// from the tokens of the files only read for them.
 pub(super) fn test_files(
     units: &[LintUnit],
-    (ids, canonical): (&HashMap<PathKey, FileId>, &Canonical),
+    ids: (&HashMap<PathKey, FileId>, &Canonical),
     facts: &[Option<FileFacts>],
     declared: &HashMap<FileId, Vec<ModDecl>>,
 ) -> std::collections::HashSet<FileId> {
+    let marks = |_: &(), decl: &ModDecl| decl.test;
+    loaded_under(units, ids, (facts, declared), &|_| Some(()), &marks)
+}
+
+/// The files compiled only with a feature their package's default build leaves off: those a
+/// `#[cfg(feature = "x")] mod m;` declaration loads, and their children (`enabled_of` gives a
+/// unit's features on by default, from its manifest; a unit without one gates nothing).
+/// Declarations come from the parsed files' facts and from the tokens of the files only read
+/// for them.
+pub(super) fn feature_gated_files(
+    units: &[LintUnit],
+    ids: (&HashMap<PathKey, FileId>, &Canonical),
+    facts: &[Option<FileFacts>],
+    declared: &HashMap<FileId, Vec<ModDecl>>,
+    enabled_of: &dyn Fn(Option<&Path>) -> super::run::DefaultFeatures,
+) -> std::collections::HashSet<FileId> {
+    let enabled = |unit: &LintUnit| enabled_of(unit.manifest.as_deref());
+    let off = |enabled: &std::sync::Arc<std::collections::BTreeSet<String>>, decl: &ModDecl| {
+        decl.features.iter().any(|f| !enabled.contains(f))
+    };
+    loaded_under(units, ids, (facts, declared), &enabled, &off)
+}
+
+/// The files a marked declaration loads, and their children, followed to a fixed point (at most
+/// [`MAX_MODULE_DEPTH`] rounds deep: each round marks one more level). `marks_of` says, per
+/// unit, what decides which of its declarations mark (`None`: none of the unit's), and `marks`
+/// decides by it. Each file is judged by the first unit that holds it.
+fn loaded_under<T>(
+    units: &[LintUnit],
+    (ids, canonical): (&HashMap<PathKey, FileId>, &Canonical),
+    (facts, declared): (&[Option<FileFacts>], &HashMap<FileId, Vec<ModDecl>>),
+    marks_of: &dyn Fn(&LintUnit) -> Option<T>,
+    marks: &dyn Fn(&T, &ModDecl) -> bool,
+) -> std::collections::HashSet<FileId> {
     let id_of = |path: &Path| ids.get(&canonical.of(path)).copied();
-    let mut files: Vec<(FileId, &UnitFile)> = Vec::new();
+    let mut states: Vec<T> = Vec::new();
+    let mut files: Vec<(FileId, &UnitFile, usize)> = Vec::new();
     let mut seen = HashSet::new();
-    for file in units.iter().flat_map(LintUnit::all_files) {
-        if let Some(id) = id_of(&file.path) {
-            if seen.insert(id) {
-                files.push((id, file));
+    for unit in units {
+        let Some(state) = marks_of(unit) else {
+            continue;
+        };
+        states.push(state);
+        for file in unit.all_files() {
+            if let Some(id) = id_of(&file.path) {
+                if seen.insert(id) {
+                    files.push((id, file, states.len() - 1));
+                }
             }
         }
     }
-    let mut tests = std::collections::HashSet::new();
+    let mut marked = std::collections::HashSet::new();
     loop {
-        let before = tests.len();
-        for (id, file) in &files {
+        let before = marked.len();
+        for (id, file, mark) in &files {
             let decls = match facts.get(*id).and_then(Option::as_ref) {
                 Some(facts) => &facts.mod_decls,
                 None => match declared.get(id) {
@@ -265,72 +306,22 @@ pub(super) fn test_files(
                     None => continue,
                 },
             };
-            let in_test = tests.contains(id);
+            let in_marked = marked.contains(id);
             let parent = module_tree::ModuleFile {
                 path: file.path.to_path_buf(),
                 owns_directory: file.owns_directory,
             };
-            for decl in decls.iter().filter(|d| d.test || in_test) {
+            for decl in decls
+                .iter()
+                .filter(|d| in_marked || marks(&states[*mark], d))
+            {
                 if let Some(child) = module_tree::resolve(&parent, decl) {
-                    tests.extend(id_of(&child.path));
+                    marked.extend(id_of(&child.path));
                 }
             }
         }
-        if tests.len() == before {
-            return tests;
-        }
-    }
-}
-
-/// The files compiled only with a feature their package's default build leaves off: those a
-/// `#[cfg(feature = "x")] mod m;` declaration loads, and their children (`enabled_of` gives a
-/// unit's features on by default, from its manifest; a unit without one gates nothing).
-pub(super) fn feature_gated_files(
-    units: &[LintUnit],
-    (ids, canonical): (&HashMap<PathKey, FileId>, &Canonical),
-    facts: &[Option<FileFacts>],
-    enabled_of: &dyn Fn(Option<&Path>) -> super::run::DefaultFeatures,
-) -> std::collections::HashSet<FileId> {
-    let id_of = |path: &Path| ids.get(&canonical.of(path)).copied();
-    let mut files: Vec<(
-        FileId,
-        &UnitFile,
-        std::sync::Arc<std::collections::BTreeSet<String>>,
-    )> = Vec::new();
-    let mut seen = HashSet::new();
-    for unit in units {
-        let Some(enabled) = enabled_of(unit.manifest.as_deref()) else {
-            continue;
-        };
-        for file in unit.all_files() {
-            if let Some(id) = id_of(&file.path) {
-                if seen.insert(id) {
-                    files.push((id, file, enabled.clone()));
-                }
-            }
-        }
-    }
-    let mut gated = std::collections::HashSet::new();
-    loop {
-        let before = gated.len();
-        for (id, file, enabled) in &files {
-            let Some(facts) = facts.get(*id).and_then(Option::as_ref) else {
-                continue;
-            };
-            let in_gated = gated.contains(id);
-            let parent = module_tree::ModuleFile {
-                path: file.path.to_path_buf(),
-                owns_directory: file.owns_directory,
-            };
-            let off = |decl: &ModDecl| decl.features.iter().any(|f| !enabled.contains(f));
-            for decl in facts.mod_decls.iter().filter(|d| in_gated || off(d)) {
-                if let Some(child) = module_tree::resolve(&parent, decl) {
-                    gated.extend(id_of(&child.path));
-                }
-            }
-        }
-        if gated.len() == before {
-            return gated;
+        if marked.len() == before {
+            return marked;
         }
     }
 }

@@ -15,7 +15,7 @@ pub type Enabled = Option<std::sync::Arc<BTreeSet<String>>>;
 pub fn enabled_by_default(manifest: &Path) -> Option<BTreeSet<String>> {
     let text = crate::bounded::read_text_capped(manifest, crate::bounded::MAX_MANIFEST_SIZE)?;
     let table = text.parse::<toml::Table>().ok()?;
-    let mut features: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    let mut features: BTreeMap<String, Vec<String>> = BTreeMap::new();
     if let Some(declared) = table.get("features").and_then(toml::Value::as_table) {
         for (name, implied) in declared {
             let implied = implied
@@ -23,14 +23,18 @@ pub fn enabled_by_default(manifest: &Path) -> Option<BTreeSet<String>> {
                 .into_iter()
                 .flatten()
                 .filter_map(toml::Value::as_str)
+                .map(str::to_string)
                 .collect();
-            features.insert(name.as_str(), implied);
+            features.insert(name.clone(), implied);
         }
     }
-    Some(closure(&features))
+    Some(enabled(&features))
 }
 
-fn closure(features: &BTreeMap<&str, Vec<&str>>) -> BTreeSet<String> {
+/// The features `default` turns on in a package whose `[features]` table is `features`,
+/// `default` itself included, following what each one turns on (`dep:x` and `x/y` name
+/// dependencies' features, not this package's).
+pub fn enabled(features: &BTreeMap<String, Vec<String>>) -> BTreeSet<String> {
     let mut enabled = BTreeSet::new();
     let mut queue = vec!["default"];
     while let Some(feature) = queue.pop() {

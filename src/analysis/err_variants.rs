@@ -59,13 +59,19 @@ pub fn err_variant(value: &Expr) -> Option<String> {
     if !matches!(&*call.func, Expr::Path(p) if p.path.is_ident("Err")) || call.args.len() != 1 {
         return None;
     }
-    match super::syntax::peel(call.args.first()?) {
+    variant_named(super::syntax::peel(call.args.first()?), None)
+}
+
+/// The variant an expression builds: `E::A(..)`, `E::B { .. }`, `E::C` (`Self` read as
+/// `self_ty`).
+pub fn variant_named(value: &Expr, self_ty: Option<&str>) -> Option<String> {
+    match value {
         Expr::Call(inner) => match &*inner.func {
-            Expr::Path(p) => variant_of(&p.path, None),
+            Expr::Path(p) => variant_of(&p.path, self_ty),
             _ => None,
         },
-        Expr::Struct(s) => variant_of(&s.path, None),
-        Expr::Path(p) => variant_of(&p.path, None),
+        Expr::Struct(s) => variant_of(&s.path, self_ty),
+        Expr::Path(p) => variant_of(&p.path, self_ty),
         _ => None,
     }
 }

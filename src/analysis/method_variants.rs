@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use syn::Expr;
 
 use super::dispatch::{condition_methods, is_mcp_method, method_patterns};
-use super::err_variants::{pattern_variants, variant_of};
+use super::err_variants::{pattern_variants, variant_named, variant_of};
 use super::walk::{Hook, Node, Scope};
 
 /// Whether a string is a method a variant may stand for: an MCP method, or `ping`.
@@ -176,17 +176,11 @@ fn serde_rename(attrs: &[syn::Attribute]) -> Option<String> {
 /// `Req::Call { params }`).
 fn variant_value(body: &Expr, self_ty: Option<&str>) -> Option<String> {
     match super::syntax::peel(body) {
-        Expr::Path(p) => variant_of(&p.path, self_ty),
-        Expr::Call(call) => match &*call.func {
-            Expr::Path(p) => variant_of(&p.path, self_ty),
-            _ => None,
-        },
-        Expr::Struct(s) => variant_of(&s.path, self_ty),
         Expr::Block(b) => match b.block.stmts.as_slice() {
             [syn::Stmt::Expr(inner, None)] => variant_value(inner, self_ty),
             _ => None,
         },
-        _ => None,
+        value => variant_named(value, self_ty),
     }
 }
 

@@ -80,19 +80,7 @@ pub fn private_feature_target(
     if required.is_empty() {
         return false;
     }
-    let mut enabled: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
-    let mut queue: Vec<&str> = vec!["default"];
-    while let Some(feature) = queue.pop() {
-        if !enabled.insert(feature) {
-            continue;
-        }
-        for implied in features.get(feature).into_iter().flatten() {
-            // `dep:x` and `x/y` name dependencies, not features of this package.
-            if !implied.starts_with("dep:") && !implied.contains('/') {
-                queue.push(implied);
-            }
-        }
-    }
+    let enabled = crate::features::enabled(features);
     let private = |name: &str| {
         let lower = name.to_ascii_lowercase();
         lower.starts_with('_') || lower.contains("test") || lower.contains("mock")

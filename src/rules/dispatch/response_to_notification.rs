@@ -83,9 +83,17 @@ impl Rule for ResponseToNotification {
                     if dispatcher.by_variants || !context.is_method_dispatcher(dispatcher) {
                         continue;
                     }
-                    // By default only the catch-all is checked: a dispatcher whose catch-all
+                    // A request whose `id` is required: no notification reaches any arm. Nor is
+                    // one shown to reach a method of another crate's trait (an SDK's handler
+                    // trait): what calls it, with which messages, is that crate's code. By
+                    // default only the catch-all is checked: a dispatcher whose catch-all
                     // cannot be reported needs no index of the unit's calls.
-                    if !context.preview() && !catch_all_may_answer(context, facts, dispatcher) {
+                    if takes_typed_request(context, dispatcher)
+                        || in_foreign_trait_method(context, facts, dispatcher)
+                        || (!context.preview()
+                            && !dispatcher
+                                .catch_all_answers_method_not_found(&super::UnitErrs(files)))
+                    {
                         continue;
                     }
                     check_dispatcher(context, calls(), (*file, facts, tests), dispatcher, out);
@@ -169,14 +177,9 @@ fn check_dispatcher(
     out: &mut Vec<Diagnostic>,
 ) {
     let function = dispatcher.function.as_ref().map(|(name, _)| name.as_str());
-    let checked_above = function.is_some_and(|f| calls.callers_check_id(f, CALLER_DEPTH));
-    // A request whose `id` is required: no notification reaches any arm. Nor is one shown to
-    // reach a method of another crate's trait (an SDK's handler trait): what calls it, with
-    // which messages, is that crate's code.
-    if checked_above
-        || takes_typed_request(context, dispatcher)
-        || in_foreign_trait_method(context, facts, dispatcher)
-    {
+    // Its callers test the `id` (the caller of [`check_dispatcher`] asked the premises that
+    // need no calls).
+    if function.is_some_and(|f| calls.callers_check_id(f, CALLER_DEPTH)) {
         return;
     }
     let methods = |arm: &MethodArm| -> Vec<String> {
@@ -315,19 +318,6 @@ fn takes_typed_request(context: &RuleContext<'_>, dispatcher: &MethodDispatcher)
         .iter()
         .filter(|(name, _)| subject_param.is_none_or(|s| s == name))
         .any(|(name, ty)| name != "id" && requires_id(context, ty))
-}
-
-/// What [`check_catch_all`] asks first, without the unit's calls: the catch-all answers
-/// method-not-found, and a notification is not shown not to reach the dispatcher.
-fn catch_all_may_answer(
-    context: &RuleContext<'_>,
-    facts: &FileFacts,
-    dispatcher: &MethodDispatcher,
-) -> bool {
-    let unit = super::UnitErrs(context.graph.files());
-    dispatcher.catch_all_answers_method_not_found(&unit)
-        && !takes_typed_request(context, dispatcher)
-        && !in_foreign_trait_method(context, facts, dispatcher)
 }
 
 /// Whether the dispatcher is in a method implementing a trait the unit does not define.

@@ -661,22 +661,28 @@ pub fn root_local(expr: &Expr) -> Option<String> {
 /// Whether code in `block` can leave it other than by its value: a `return`, `break`,
 /// `continue` or `?` anywhere in it (closures and nested functions aside).
 pub fn leaves(block: &syn::Block) -> bool {
-    struct Finder(bool);
-    impl<'ast> Visit<'ast> for Finder {
-        fn visit_expr(&mut self, expr: &'ast Expr) {
-            match expr {
-                Expr::Return(_) | Expr::Break(_) | Expr::Continue(_) | Expr::Try(_) => {
-                    self.0 = true
-                }
-                Expr::Closure(_) | Expr::Async(_) => {}
-                _ => syn::visit::visit_expr(self, expr),
-            }
-        }
-        fn visit_item(&mut self, _: &'ast syn::Item) {}
-    }
-    let mut finder = Finder(false);
+    let mut finder = LeaveFinder(false);
     finder.visit_block(block);
     finder.0
+}
+
+/// Whether code in `expr` can leave it other than by its value ([`leaves`]).
+pub fn expr_leaves(expr: &Expr) -> bool {
+    let mut finder = LeaveFinder(false);
+    finder.visit_expr(expr);
+    finder.0
+}
+
+struct LeaveFinder(bool);
+impl<'ast> Visit<'ast> for LeaveFinder {
+    fn visit_expr(&mut self, expr: &'ast Expr) {
+        match expr {
+            Expr::Return(_) | Expr::Break(_) | Expr::Continue(_) | Expr::Try(_) => self.0 = true,
+            Expr::Closure(_) | Expr::Async(_) => {}
+            _ => syn::visit::visit_expr(self, expr),
+        }
+    }
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
 }
 
 #[cfg(test)]

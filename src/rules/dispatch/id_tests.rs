@@ -37,6 +37,62 @@ pub struct IdTests {
     /// answers messages, the test is of its answer, not of the message.
     #[serde(default)]
     pub tests_of_call_values: Vec<(ByteSpan, String)>,
+    /// `id` tests that decide only what one block does ([`Guard`]): not in `id_checks`.
+    #[serde(default)]
+    pub guards: Vec<Guard>,
+    /// The file's functions whose value is an id they read (`fn request_id(msg: &Value) ->
+    /// Option<Value> { msg.get("id").cloned() }`), by simple name.
+    #[serde(default)]
+    pub id_getters: Vec<String>,
+    /// Tests of whether a call's value is missing (`if let Some(id) = request_id(&msg)`, also
+    /// through a local bound from the call): `id` tests when the callee is one of the unit's
+    /// [`IdTests::id_getters`], which [`IdTests::resolve_getters`] decides.
+    #[serde(default)]
+    pub tests_of_getters: Vec<GetterTest>,
+}
+
+/// A test of whether a call's value is missing ([`IdTests::tests_of_getters`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GetterTest {
+    pub check: ByteSpan,
+    /// The called function's simple name.
+    pub callee: String,
+    /// The block the test guards alone, if it does ([`Guard`]).
+    pub block: Option<ByteSpan>,
+    pub function: Option<ByteSpan>,
+}
+
+impl IdTests {
+    /// Takes the tests of call values whose callee returns an id (one of `getters`, the unit's
+    /// [`IdTests::id_getters`]) as `id` tests; the others stay, tests of values not known.
+    pub fn resolve_getters(&mut self, getters: &foldhash::HashSet<&str>) {
+        for test in std::mem::take(&mut self.tests_of_getters) {
+            if !getters.contains(test.callee.as_str()) {
+                self.tests_of_getters.push(test);
+                continue;
+            }
+            match test.block {
+                Some(block) => self.guards.push(Guard {
+                    check: test.check,
+                    block,
+                    function: test.function,
+                }),
+                None => self.id_checks.push((test.check, test.function)),
+            }
+        }
+    }
+}
+
+/// An `id` test that guards one block and nothing after it: `if let Some(id) = &req.id {
+/// pending.insert(id.clone()); }` skips the block for a message without an `id`, and the
+/// message goes on to what follows either way.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Guard {
+    pub check: ByteSpan,
+    /// The block the test guards.
+    pub block: ByteSpan,
+    /// The enclosing function's span.
+    pub function: Option<ByteSpan>,
 }
 
 /// A file's `id` tests and null-`id` answers.
@@ -121,6 +177,17 @@ impl Hook for Collector {
         if is_function(node) {
             if let Some(function) = scope.function() {
                 self.enter_function(function.name(), function.span, function.sig);
+            }
+            let body = match node {
+                Node::Item(syn::Item::Fn(f)) => Some(&*f.block),
+                Node::ImplItem(syn::ImplItem::Fn(f)) => Some(&f.block),
+                _ => None,
+            };
+            if let Some(function) = scope
+                .function()
+                .filter(|_| body.is_some_and(|b| self.returns_id(b)))
+            {
+                self.facts.id_getters.push(function.name());
             }
         }
         match node {
@@ -377,24 +444,41 @@ impl Collector {
         }
         match expr {
             Expr::Match(m) => {
-                let on_id = self.reads_id(&m.expr);
+                let on_id = self.reads_id(&m.expr) && !chooses_a_value(m, scope);
                 if (on_id && m.arms.iter().any(|a| option_pattern(&a.pat).is_some()))
                     || m.arms.iter().any(|a| names_notification_variant(&a.pat))
                 {
                     self.push_id_check_of(scope.span(&*m.expr), &m.expr);
+                } else if m.arms.iter().any(|a| option_pattern(&a.pat).is_some())
+                    && !chooses_a_value(m, scope)
+                {
+                    self.push_getter_test(scope.span(&*m.expr), &m.expr, None);
                 }
             }
             Expr::Let(expr_let)
                 if (option_pattern(&expr_let.pat).is_some() && self.reads_id(&expr_let.expr))
                     || names_notification_variant(&expr_let.pat) =>
             {
-                self.push_id_check_of(scope.span(&*expr_let.expr), &expr_let.expr);
+                let present =
+                    matches!(&*expr_let.pat, Pat::TupleStruct(ts) if ts.path.is_ident("Some"));
+                let guarded = option_pattern(&expr_let.pat)
+                    .and_then(|()| self.guarded_block(expr, present, scope));
+                match guarded {
+                    Some(block) => self.push_guard(scope.span(&*expr_let.expr), block),
+                    None => self.push_id_check_of(scope.span(&*expr_let.expr), &expr_let.expr),
+                }
+            }
+            Expr::Let(expr_let) if option_pattern(&expr_let.pat).is_some() => {
+                let present =
+                    matches!(&*expr_let.pat, Pat::TupleStruct(ts) if ts.path.is_ident("Some"));
+                let block = self.guarded_block(expr, present, scope);
+                self.push_getter_test(scope.span(&*expr_let.expr), &expr_let.expr, block);
             }
             // `msg.get("id")?`: a message without an id goes no further.
             Expr::Try(expr_try) if self.reads_id(&expr_try.expr) => {
                 self.push_id_check(scope.span(&*expr_try.expr));
             }
-            Expr::MethodCall(call) => self.enter_method_call(call, scope),
+            Expr::MethodCall(call) => self.enter_method_call(expr, call, scope),
             Expr::Call(call) => {
                 let name = match &*call.func {
                     Expr::Path(p) => crate::analysis::syntax::last_segment(&p.path),
@@ -410,13 +494,21 @@ impl Collector {
         }
     }
 
-    fn enter_method_call(&mut self, call: &syn::ExprMethodCall, scope: &Scope<'_>) {
+    fn enter_method_call(&mut self, expr: &Expr, call: &syn::ExprMethodCall, scope: &Scope<'_>) {
         let method = call.method.to_string();
         match method.as_str() {
             "is_none" | "is_some" | "is_null"
                 if self.reads_id(&call.receiver) && !normalises(call, scope) =>
             {
-                self.push_id_check_of(scope.span(call), &call.receiver);
+                let present = method == "is_some";
+                match self.guarded_block(expr, present, scope) {
+                    Some(block) => self.push_guard(scope.span(call), block),
+                    None => self.push_id_check_of(scope.span(call), &call.receiver),
+                }
+            }
+            "is_none" | "is_some" | "is_null" if !normalises(call, scope) => {
+                let block = self.guarded_block(expr, method == "is_some", scope);
+                self.push_getter_test(scope.span(call), &call.receiver, block);
             }
             // `obj.contains_key("id")`: the member's presence, which is what tells a request
             // from a notification.
@@ -441,6 +533,119 @@ impl Collector {
             let tokens = call.to_token_stream();
             self.null_id_response(scope.span(call), Some(tokens));
         }
+    }
+
+    /// A test of whether `subject` is missing, when `subject` is a call's value (the call
+    /// itself, or a local bound from it): an `id` test if the callee returns an id.
+    fn push_getter_test(&mut self, check: ByteSpan, subject: &Expr, block: Option<ByteSpan>) {
+        let peeled = crate::analysis::syntax::peel(subject);
+        let callee = called_name(peeled).or_else(|| {
+            let root = crate::analysis::syntax::root_local(subject)?;
+            self.functions.last()?.call_values.get(&root).cloned()
+        });
+        let Some(callee) = callee else {
+            return;
+        };
+        let function = self.function_span();
+        self.facts.tests_of_getters.push(GetterTest {
+            check,
+            callee,
+            block,
+            function,
+        });
+    }
+
+    /// Whether a function's body gives an id it reads as its value (`msg.get("id").cloned()`).
+    fn returns_id(&self, body: &syn::Block) -> bool {
+        match body.stmts.last() {
+            Some(syn::Stmt::Expr(tail, None)) => {
+                self.reads_id(crate::analysis::syntax::tail_value(tail))
+            }
+            _ => false,
+        }
+    }
+
+    fn push_guard(&mut self, check: ByteSpan, block: ByteSpan) {
+        let function = self.function_span();
+        self.facts.guards.push(Guard {
+            check,
+            block,
+            function,
+        });
+    }
+
+    /// The block an `id` test guards when it guards only that block: the test is the condition
+    /// of an `if` with no `else` (alone, negated, or joined to others by `&&`), and a message
+    /// without an `id` either skips the block (a test that the id is present) or runs it and
+    /// falls through (a test that it is missing, in a block that never leaves). Either way the
+    /// code after the `if` runs for every message: the test protects only what the block holds.
+    /// A block that assigns something other than an id (`is_request = true`) may decide later
+    /// code through what it set: the test then counts as protecting everything after it.
+    fn guarded_block(&self, test: &Expr, present: bool, scope: &Scope<'_>) -> Option<ByteSpan> {
+        let mut present = present;
+        let mut inner = test;
+        let mut joined = false;
+        for level in 0..64 {
+            let Some(Node::Expr(parent)) = scope.ancestor(level) else {
+                return None;
+            };
+            let holds = |e: &Expr| std::ptr::eq(e, inner);
+            match parent {
+                Expr::Unary(u)
+                    if matches!(u.op, syn::UnOp::Not(_)) && !joined && holds(&u.expr) =>
+                {
+                    present = !present
+                }
+                Expr::Paren(p) if holds(&p.expr) => {}
+                Expr::Binary(b)
+                    if matches!(b.op, syn::BinOp::And(_))
+                        && (holds(&b.left) || holds(&b.right)) =>
+                {
+                    joined = true
+                }
+                Expr::If(expr_if) if holds(&expr_if.cond) => {
+                    let block = &expr_if.then_branch;
+                    let kept = expr_if.else_branch.is_none()
+                        && (present || !crate::analysis::syntax::leaves(block))
+                        && !self.sets_values(block);
+                    return kept.then(|| {
+                        scope.raw_span(
+                            block.brace_token.span.open(),
+                            block.brace_token.span.close(),
+                        )
+                    });
+                }
+                _ => return None,
+            }
+            inner = parent;
+        }
+        None
+    }
+
+    /// Whether a block assigns a value that is not read from an id (`resp.id = req.id` copies
+    /// the id; `is_request = true` sets a flag).
+    fn sets_values(&self, block: &syn::Block) -> bool {
+        struct Finder<'c> {
+            collector: &'c Collector,
+            found: bool,
+        }
+        impl<'ast> syn::visit::Visit<'ast> for Finder<'_> {
+            fn visit_expr(&mut self, expr: &'ast Expr) {
+                match expr {
+                    Expr::Assign(a) if !self.collector.reads_id(&a.right) => self.found = true,
+                    Expr::Binary(b) if is_compound_assign(&b.op) => self.found = true,
+                    Expr::Closure(_) | Expr::Async(_) => {}
+                    _ => syn::visit::visit_expr(self, expr),
+                }
+            }
+            fn visit_item(&mut self, _: &'ast syn::Item) {}
+        }
+        let mut finder = Finder {
+            collector: self,
+            found: false,
+        };
+        syn::visit::Visit::visit_block(&mut finder, block);
+        finder.found
     }
 
     fn enter_struct(&mut self, expr: &syn::ExprStruct, scope: &Scope<'_>) {
@@ -481,6 +686,23 @@ impl Collector {
     }
 }
 
+fn is_compound_assign(op: &syn::BinOp) -> bool {
+    use syn::BinOp::*;
+    matches!(
+        op,
+        AddAssign(_)
+            | SubAssign(_)
+            | MulAssign(_)
+            | DivAssign(_)
+            | RemAssign(_)
+            | BitXorAssign(_)
+            | BitAndAssign(_)
+            | BitOrAssign(_)
+            | ShlAssign(_)
+            | ShrAssign(_)
+    )
+}
+
 /// The name `Some(name)` binds.
 fn option_binding(pat: &Pat) -> Option<String> {
     let Pat::TupleStruct(ts) = pat else {
@@ -514,6 +736,18 @@ fn normalises(call: &syn::ExprMethodCall, scope: &Scope<'_>) -> bool {
             Some(Expr::Block(b)) => stays(&b.block),
             _ => false,
         }
+}
+
+/// Whether a `match` on an id only chooses a value: `let id_str = match id { Some(v) =>
+/// v.to_string(), None => "null".to_string() };` is a `let`'s initialiser, and no arm leaves,
+/// so a missing id goes on as a value, as [`normalises`] says of an `if`.
+fn chooses_a_value(m: &syn::ExprMatch, scope: &Scope<'_>) -> bool {
+    let initialises = matches!(scope.parent(), Some(Node::Local(local))
+        if local.init.as_ref().is_some_and(|init| init.diverge.is_none() && matches!(&*init.expr, Expr::Match(i) if std::ptr::eq(i, m))));
+    initialises
+        && m.arms
+            .iter()
+            .all(|arm| arm.guard.is_none() && !crate::analysis::syntax::expr_leaves(&arm.body))
 }
 
 /// Whether entering `node` (a child of `parent`) enters code that handles a message that did
@@ -774,7 +1008,9 @@ mod tests {
                 }
             }"#,
         );
-        assert_eq!(facts.id_checks.len(), 2);
+        // The second test guards its (empty) block alone.
+        assert_eq!(facts.id_checks.len(), 1);
+        assert_eq!(facts.guards.len(), 1);
         assert_eq!(facts.prefix_checks.len(), 1);
         let parse: Vec<bool> = facts
             .null_id_responses

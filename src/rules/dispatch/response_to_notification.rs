@@ -60,7 +60,13 @@ impl Rule for ResponseToNotification {
         // Built only for a unit with something to judge (most have no dispatcher at all).
         let index = std::cell::OnceCell::new();
         // Each file's `id` tests, decoded once for the checks and the call index.
-        let tests: Vec<IdTests> = files.iter().map(|(_, f)| id_tests::of(f)).collect();
+        let mut tests: Vec<IdTests> = files.iter().map(|(_, f)| id_tests::of(f)).collect();
+        // Tests of a value a function of the unit returns as the message's id are `id` tests.
+        let getters: Vec<String> = tests.iter().flat_map(|t| t.id_getters.clone()).collect();
+        let getters: HashSet<&str> = getters.iter().map(String::as_str).collect();
+        for file_tests in &mut tests {
+            file_tests.resolve_getters(&getters);
+        }
         let calls = || index.get_or_init(|| CallIndex::new(files, &tests));
         // rmcp's service loop never answers a notification: only hand-built messages count. A
         // file that names rmcp is the SDK's to answer; a file that never names it (a crate's
@@ -159,6 +165,16 @@ fn own_test_protects(
         .id_checks
         .iter()
         .any(|(check, owner)| *owner == Some(*function) && on_the_way(*check));
+    // A test that guards one block protects what that block holds: it protects the arm unless
+    // it is in another arm, or its block is over before the dispatcher starts.
+    let guarded = tests.guards.iter().any(|guard| {
+        guard.function == Some(*function)
+            && if within(guard.check, dispatcher.span) {
+                within(guard.check, arm)
+            } else {
+                guard.block.end > dispatcher.span.start
+            }
+    });
     // `if req.is_notification() { return None }`: a call on the way to a function that tests.
     let tested_by_call = facts
         .functions
@@ -166,7 +182,13 @@ fn own_test_protects(
         .filter(|f| f.item_span == *function)
         .flat_map(|f| &f.calls)
         .any(|call| on_the_way(call.span) && calls.any_checks_id(&[call.name().to_string()]));
-    tested_here || tested_by_call
+    // A test in the arm of a call's value the code does not show to be anything but the id
+    // (`if let Some(id) = request_id(&msg) { write(..) }`): the arm may answer only requests.
+    let unknown_in_arm = tests
+        .tests_of_getters
+        .iter()
+        .any(|test| test.function == Some(*function) && within(test.check, arm));
+    tested_here || guarded || tested_by_call || unknown_in_arm
 }
 
 fn check_dispatcher(
@@ -401,13 +423,13 @@ fn null_id_diagnostic(file: FileId, span: ByteSpan) -> Diagnostic {
 /// The unit's functions: which test a message's `id`, and who calls whom (by name).
 struct CallIndex<'a> {
     checks_id: HashSet<&'a str>,
-    /// Functions that test the `id`, themselves or through a function they call (`let is_note =
-    /// req.is_notification();`).
-    tests_id: HashSet<&'a str>,
     /// Functions that answer a message: they send a response, return one, or dispatch methods.
     answers: HashSet<&'a str>,
     callers: HashMap<&'a str, Vec<&'a str>>,
     callees: HashMap<&'a str, Vec<&'a str>>,
+    /// Calls (caller, callee) made inside a block an `id` test guards ([`id_tests::Guard`]), or
+    /// before one that calls or sends.
+    guarded_calls: HashSet<(&'a str, &'a str)>,
     /// Each file's functions: (item span, name).
     functions: HashMap<FileId, Vec<(ByteSpan, &'a str)>>,
 }
@@ -416,10 +438,10 @@ impl<'a> CallIndex<'a> {
     fn new(files: &[(FileId, &'a FileFacts)], tests: &[IdTests]) -> Self {
         let mut index = CallIndex {
             checks_id: HashSet::new(),
-            tests_id: HashSet::new(),
             answers: HashSet::new(),
             callers: HashMap::new(),
             callees: HashMap::new(),
+            guarded_calls: HashSet::new(),
             functions: HashMap::new(),
         };
         let mut checks: Vec<(&'a str, Option<String>)> = Vec::new();
@@ -442,8 +464,35 @@ impl<'a> CallIndex<'a> {
                 if sends || function.returns_response {
                     index.answers.insert(function.name.as_str());
                 }
+                let guards: Vec<ByteSpan> = tests
+                    .guards
+                    .iter()
+                    .filter(|g| g.function == Some(function.item_span))
+                    .map(|g| g.block)
+                    .collect();
+                // A function whose every send is in a block an `id` test guards answers only
+                // messages with an `id` (`if let Some(id) = id { self.out.push(..) }`).
+                let inside = |span: ByteSpan| {
+                    guards
+                        .iter()
+                        .any(|b| b.start <= span.start && span.end <= b.end)
+                };
+                if !function.sinks.is_empty() && function.sinks.iter().all(|s| inside(s.span)) {
+                    checks.push((function.name.as_str(), None));
+                }
                 for call in &function.calls {
                     let callee = call.name();
+                    // A guarded block protects a call it holds, or one whose value it may write (a
+                    // block after the call that calls or sends; `resp.id = req.id` does neither).
+                    if guards.iter().any(|b| {
+                        let holds = |s: ByteSpan| b.start <= s.start && s.end <= b.end;
+                        holds(call.span)
+                            || (b.start >= call.span.end
+                                && (function.calls.iter().any(|c| holds(c.span))
+                                    || function.sinks.iter().any(|s| holds(s.span))))
+                    }) {
+                        index.guarded_calls.insert((function.name.as_str(), callee));
+                    }
                     index
                         .callers
                         .entry(callee)
@@ -480,13 +529,6 @@ impl<'a> CallIndex<'a> {
                 index.checks_id.insert(name);
             }
         }
-        index.tests_id = index
-            .callees
-            .iter()
-            .filter(|(_, callees)| callees.iter().any(|c| index.checks_id.contains(c)))
-            .map(|(caller, _)| *caller)
-            .chain(index.checks_id.iter().copied())
-            .collect();
         index
     }
 
@@ -502,13 +544,42 @@ impl<'a> CallIndex<'a> {
 
     /// Whether a caller of `function` (up to `depth` calls up) tests the `id`, itself or
     /// through a function it calls (`let is_note = req.is_notification();` before dispatching).
+    ///
+    /// A caller that calls `function` inside a block an `id` test guards protects it; a caller
+    /// whose only test of the `id` is through `function` itself does not (what `function`'s own
+    /// tests protect is judged arm by arm).
     fn callers_check_id(&self, function: &str, depth: usize) -> bool {
-        self.callers
-            .get(function)
-            .into_iter()
-            .flatten()
-            .filter(|caller| **caller != function)
-            .any(|caller| self.up_from(caller, depth.saturating_sub(1), &self.tests_id))
+        let tests = |name: &str| {
+            self.checks_id.contains(name)
+                || self
+                    .callees
+                    .get(name)
+                    .into_iter()
+                    .flatten()
+                    .any(|c| *c != function && self.checks_id.contains(c))
+        };
+        let mut seen: HashSet<&str> = HashSet::new();
+        seen.insert(function);
+        let mut frontier: Vec<&str> = vec![function];
+        for _ in 0..depth.max(1) {
+            let mut next = Vec::new();
+            for callee in frontier {
+                for caller in self.callers.get(callee).into_iter().flatten().copied() {
+                    if self.guarded_calls.contains(&(caller, callee)) {
+                        return true;
+                    }
+                    if !seen.insert(caller) {
+                        continue;
+                    }
+                    if tests(caller) {
+                        return true;
+                    }
+                    next.push(caller);
+                }
+            }
+            frontier = next;
+        }
+        false
     }
 
     /// Whether `function` itself answers a message (sends or returns a response, dispatches).

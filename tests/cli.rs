@@ -947,6 +947,50 @@ fn writes_behind_a_feature_off_by_default_run_only_in_preview_mode() {
     }
 }
 
+/// By first contact (docs/ecosystem.md, batches 22 and 23): a server the integration tests start,
+/// kept under `tests/` and declared as a `[[bin]]` so that cargo builds it for them, is test code:
+/// no rule reports it, in cargo mode or path mode. Its twin, the same server declared from
+/// `src/bin/`, is a program of the product and is reported.
+#[test]
+fn a_test_fixture_server_declared_as_a_bin_is_test_code() {
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixture-crates/test-fixture-bin");
+    let expected = "bad_server.rs:16:13: error[MCP004]";
+    for as_a_product in [false, true] {
+        let dir = tempfile::tempdir().expect("temp dir");
+        support::copy_tree(&fixture, dir.path());
+        if as_a_product {
+            let manifest = dir.path().join("Cargo.toml");
+            let text = std::fs::read_to_string(&manifest).expect("manifest");
+            support::write(
+                &manifest,
+                &text.replace("tests/fixtures/bad_server.rs", "src/bin/bad_server.rs"),
+            );
+            std::fs::create_dir_all(dir.path().join("src/bin")).expect("src/bin");
+            std::fs::rename(
+                dir.path().join("tests/fixtures/bad_server.rs"),
+                dir.path().join("src/bin/bad_server.rs"),
+            )
+            .expect("move the server");
+        }
+        for mode in [&[][..], &["."][..]] {
+            let (_, stdout, stderr) = lint(
+                dir.path(),
+                &[mode, &["--format", "concise", "--no-cache", "--preview"]].concat(),
+            );
+            let lines = concise_lines(&stdout);
+            if as_a_product {
+                assert!(
+                    lines.iter().any(|l| l.contains(expected)),
+                    "{mode:?}: {stdout}{stderr}"
+                );
+            } else {
+                assert!(lines.is_empty(), "{mode:?}: {stdout}{stderr}");
+            }
+        }
+    }
+}
+
 #[test]
 fn new_shapes_of_stable_rules_run_only_in_preview_mode() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");

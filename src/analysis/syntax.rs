@@ -666,6 +666,32 @@ pub fn leaves(block: &syn::Block) -> bool {
     finder.0
 }
 
+/// Whether an expression is text made up where it stands: a string literal or a `format!`,
+/// through `&`, parentheses, `.to_string()`, `.to_owned()`, `.into()` and `String::from(..)`.
+pub fn made_up_text(expr: &Expr) -> bool {
+    match expr {
+        Expr::Lit(lit) => matches!(lit.lit, syn::Lit::Str(_)),
+        Expr::Macro(m) => macro_name(&m.mac) == "format",
+        Expr::Reference(r) => made_up_text(&r.expr),
+        Expr::Paren(p) => made_up_text(&p.expr),
+        Expr::Group(g) => made_up_text(&g.expr),
+        Expr::MethodCall(m)
+            if m.args.is_empty()
+                && matches!(
+                    m.method.to_string().as_str(),
+                    "to_string" | "to_owned" | "into"
+                ) =>
+        {
+            made_up_text(&m.receiver)
+        }
+        Expr::Call(c) if c.args.len() == 1 => {
+            matches!(&*c.func, Expr::Path(p) if path_segments(&p.path) == ["String", "from"])
+                && c.args.first().is_some_and(made_up_text)
+        }
+        _ => false,
+    }
+}
+
 /// Whether code in `expr` can leave it other than by its value ([`leaves`]).
 pub fn expr_leaves(expr: &Expr) -> bool {
     let mut finder = LeaveFinder(false);

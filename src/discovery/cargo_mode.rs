@@ -240,7 +240,14 @@ impl PackageTargets {
                 {
                     TargetRole::Test
                 } else {
-                    TargetRole::Other
+                    TargetRole::of_program(
+                        package
+                            .manifest_path
+                            .parent()
+                            .map(|d| d.as_std_path())
+                            .unwrap_or(std::path::Path::new("")),
+                        t.src_path.as_std_path(),
+                    )
                 },
                 src_path: t.src_path.clone().into_std_path_buf(),
                 required_features: t.required_features.clone(),

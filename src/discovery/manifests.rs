@@ -231,6 +231,11 @@ fn package(
         let Some(src) = product.path.as_ref().map(|p| dir.join(p)).or(default) else {
             return;
         };
+        // A program whose root lies in `tests/` is test code (see [`TargetRole::of_program`]).
+        let role = match role {
+            TargetRole::Other => TargetRole::of_program(dir, &src),
+            other => other,
+        };
         targets.push(TargetInfo {
             name: product
                 .name

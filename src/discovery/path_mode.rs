@@ -11,6 +11,7 @@
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 
+use super::targets::TargetRole;
 use super::DiscoveryError;
 use crate::unit::{LintUnit, UnitFile};
 
@@ -409,7 +410,8 @@ fn package_units(dir: &Path, files: Vec<PathBuf>) -> Vec<LintUnit> {
 #[derive(Default)]
 struct Manifest {
     crate_name: Option<String>,
-    /// (absolute path, kind, name, test support: built only with private features).
+    /// (absolute path, kind, name, test support: built only with private features, or a program
+    /// kept in `tests/` or `benches/`).
     targets: Vec<(PathBuf, TargetKind, String, bool)>,
     /// Where each declared path is first in `targets` (a package may declare hundreds, and
     /// every file of the package is looked up).
@@ -429,7 +431,8 @@ impl Manifest {
         })
     }
 
-    /// Whether the declared target is test support built only with private features.
+    /// Whether the declared target is test support: built only with private features, or a
+    /// program kept where cargo keeps test code.
     fn is_private(&self, kind: TargetKind, name: &str) -> bool {
         self.targets
             .iter()
@@ -475,6 +478,7 @@ fn read_manifest(dir: &Path) -> Manifest {
                 .collect()
         })
         .unwrap_or_default();
+    let package_dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
     let mut targets = Vec::new();
     for (section, kind) in [
         ("bin", TargetKind::Bin),
@@ -499,9 +503,13 @@ fn read_manifest(dir: &Path) -> Manifest {
                         .collect()
                 })
                 .unwrap_or_default();
-            let private = super::private_feature_target(&required, &features);
             let absolute = std::path::absolute(dir.join(path)).unwrap_or_else(|_| dir.join(path));
-            targets.push((absolute, kind, name.to_string(), private));
+            // Test support: built only with private features, or a program kept where cargo
+            // keeps test code (see [`TargetRole::of_program`]).
+            let support = super::private_feature_target(&required, &features)
+                || (matches!(kind, TargetKind::Bin | TargetKind::Example)
+                    && TargetRole::of_program(&package_dir, &absolute) == TargetRole::Test);
+            targets.push((absolute, kind, name.to_string(), support));
         }
     }
     let mut by_path = std::collections::HashMap::new();

@@ -23,6 +23,26 @@ pub enum TargetRole {
     Other,
 }
 
+impl TargetRole {
+    /// The role of a binary or an example whose root file is `src` in the package whose
+    /// directory is `package_dir`: test code when the file lies in the package's `tests/` or
+    /// `benches/` directory (a server built for the integration tests, declared as a `[[bin]]`
+    /// with `path = "tests/fixtures/server.rs"`), where cargo keeps test code.
+    pub fn of_program(package_dir: &std::path::Path, src: &std::path::Path) -> Self {
+        let in_test_dir = src.strip_prefix(package_dir).is_ok_and(|relative| {
+            relative
+                .components()
+                .next()
+                .is_some_and(|first| first.as_os_str() == "tests" || first.as_os_str() == "benches")
+        });
+        if in_test_dir {
+            TargetRole::Test
+        } else {
+            TargetRole::Other
+        }
+    }
+}
+
 /// One target of a package: its name, role, root file and required features.
 #[derive(Debug, Clone)]
 pub struct TargetInfo {

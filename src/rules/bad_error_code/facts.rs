@@ -2,9 +2,12 @@
 //! hook on the shared walk.
 //!
 //! * `"code": <literal>` inside the `"error"` object of a `json!` literal;
-//! * `const PARSE_ERROR: i64 = -32700;`: an integer constant named as an error code;
+//! * `const PARSE_ERROR: i64 = -32700;`: an integer constant named as an error code, which counts
+//!   only where product code reads it (a constant nothing reads sends nothing);
 //! * `ErrorCode(<literal>)`, `send_error(id, <literal>, ..)` and other calls named after errors;
-//! * `code: <literal>` in a struct literal whose type is named after an error;
+//! * `code: <literal>` in a struct literal whose type is named after an error (not an enum
+//!   variant's: `AppError::Upstream { code: 0 }` holds the crate's own data, which the crate
+//!   maps to a code of its own before anything is sent);
 //! * rmcp's `ErrorCode::RESOURCE_NOT_FOUND` (the retired -32002);
 //! * the integer literals a function of the crate returns (`fn code(&self) -> i32 { match self
 //!   { .. => -32604 } }`) when its value is used as a code (`ErrorCode(err.code())`, `code:
@@ -34,6 +37,13 @@ pub type ReturnedCodes = Vec<(String, Vec<(ByteSpan, i64)>)>;
 /// called function's simple name, and where the call is.
 pub static USED: FactKey<Vec<(String, ByteSpan)>> = FactKey::new("MCP006 used");
 
+/// The integer constants of a file named as error codes: name, where the value is, the value.
+pub static CONSTANTS: FactKey<Vec<(String, ByteSpan, i64)>> = FactKey::new("MCP006 constants");
+
+/// The constants a file's product code reads (`PARSE_ERROR`, `Self::PARSE_ERROR`,
+/// `codes::PARSE_ERROR`): each name once, where it is first read.
+pub static READ: FactKey<Vec<(String, ByteSpan)>> = FactKey::new("MCP006 read");
+
 /// MCP006's collector.
 pub struct ErrorCodes;
 
@@ -59,6 +69,8 @@ impl Collects for ErrorCodes {
                 codes: Vec::new(),
                 returned: Vec::new(),
                 used: Vec::new(),
+                constants: Vec::new(),
+                read: Vec::new(),
                 in_constant: 0,
             })
         })
@@ -75,6 +87,16 @@ pub fn returned_codes(facts: &FileFacts) -> ReturnedCodes {
     facts.rules.get(&RETURNED)
 }
 
+/// The constants of a file named as error codes (see [`CONSTANTS`]).
+pub fn constant_codes(facts: &FileFacts) -> Vec<(String, ByteSpan, i64)> {
+    facts.rules.get(&CONSTANTS)
+}
+
+/// The constants a file's product code reads (see [`READ`]).
+pub fn read_constants(facts: &FileFacts) -> Vec<(String, ByteSpan)> {
+    facts.rules.get(&READ)
+}
+
 /// The calls of a file whose value is an error code (see [`USED`]).
 pub fn used_as_codes(facts: &FileFacts) -> Vec<(String, ByteSpan)> {
     facts.rules.get(&USED)
@@ -85,6 +107,8 @@ struct Collector {
     codes: Vec<(ByteSpan, i64)>,
     returned: ReturnedCodes,
     used: Vec<(String, ByteSpan)>,
+    constants: Vec<(String, ByteSpan, i64)>,
+    read: Vec<(String, ByteSpan)>,
     /// How many constant or static items enclose the node: their initialisers are read only as
     /// a whole (a constant named as an error code).
     in_constant: usize,
@@ -146,6 +170,12 @@ impl Hook for Collector {
         if !self.used.is_empty() {
             facts.rules.put(&USED, &self.used);
         }
+        if !self.constants.is_empty() {
+            facts.rules.put(&CONSTANTS, &self.constants);
+        }
+        if !self.read.is_empty() {
+            facts.rules.put(&READ, &self.read);
+        }
     }
 }
 
@@ -200,6 +230,15 @@ impl Collector {
         match expr {
             Expr::Path(path) => {
                 let segments = &path.path.segments;
+                if let Some(last) = segments.last().map(|s| s.ident.to_string()) {
+                    let constant = last.len() > 1
+                        && last
+                            .chars()
+                            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+                    if constant && !self.read.iter().any(|(name, _)| *name == last) {
+                        self.read.push((last, scope.span(expr)));
+                    }
+                }
                 let named = segments.len() >= 2
                     && segments[segments.len() - 1].ident == "RESOURCE_NOT_FOUND"
                     && segments[segments.len() - 2].ident == "ErrorCode";
@@ -226,7 +265,15 @@ impl Collector {
                     .last()
                     .map(|s| s.ident.to_string())
                     .unwrap_or_default();
-                if !type_name.contains("Error") {
+                // `AppError::Upstream { code: 0 }`: an enum variant's field is the crate's own
+                // data (an upstream service's status), not the code of a JSON-RPC error.
+                let segments = &literal.path.segments;
+                let variant = segments.len() >= 2
+                    && segments[segments.len() - 2]
+                        .ident
+                        .to_string()
+                        .starts_with(|c: char| c.is_ascii_uppercase());
+                if !type_name.contains("Error") || variant {
                     return;
                 }
                 for field in &literal.fields {
@@ -292,7 +339,7 @@ impl Collector {
             Some("i16" | "i32" | "i64" | "isize")
         );
         if let (true, true, Some(code)) = (named, integer, int_literal(value)) {
-            self.codes.push((scope.span(value), code));
+            self.constants.push((name, scope.span(value), code));
         }
     }
 

@@ -97,8 +97,14 @@ impl Rule for BadErrorCode {
             .iter()
             .flat_map(|f| self::facts::used_as_codes(f))
             .map(|(name, _)| format!("{}fn {name}(", crate::prefilter::STANDALONE));
+        // The files that read a constant named as a code (which need not name a code at all).
+        let constants = facts
+            .iter()
+            .flat_map(|f| self::facts::constant_codes(f))
+            .map(|(name, ..)| format!("{}{name}", crate::prefilter::STANDALONE));
         crate::prefilter::standalone(ERROR_CODE_WORDS)
             .chain(used)
+            .chain(constants)
             .collect()
     }
 
@@ -124,6 +130,7 @@ impl Rule for BadErrorCode {
             }
         }
         returned_codes(context, out);
+        constant_codes(context, out);
     }
 }
 
@@ -174,6 +181,40 @@ fn returned_codes(context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
                     .with_fix(replacement_fix(context, *file, *span, *code)),
             );
         }
+    }
+}
+
+/// The constants named as error codes (`const CANCELLED_ERROR: i32 = 0;`) that product code of
+/// the unit reads: a constant nothing reads sends nothing. Reported at the value, the read shown.
+fn constant_codes(context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+    let constants = product_facts(context, self::facts::constant_codes);
+    if constants.is_empty() {
+        return;
+    }
+    let mut first_read: HashMap<String, (FileId, ByteSpan)> = HashMap::new();
+    for (file, (name, span)) in product_facts(context, self::facts::read_constants) {
+        first_read.entry(name).or_insert((file, span));
+    }
+    for (file, (name, span, code)) in &constants {
+        let Some(&(read_file, read_span)) = first_read.get(name) else {
+            continue;
+        };
+        let Some((message, severity, note)) = judge(*code, &context.settings.protocol_versions)
+        else {
+            continue;
+        };
+        out.push(
+            Diagnostic::new(&META, *file, *span, message)
+                .with_severity(severity)
+                .with_labels(vec![crate::diagnostic::Label {
+                    file: read_file,
+                    span: read_span,
+                    message: format!("`{name}` is read here"),
+                }])
+                .with_note(note.to_string())
+                .with_help(HELP)
+                .with_fix(replacement_fix(context, *file, *span, *code)),
+        );
     }
 }
 

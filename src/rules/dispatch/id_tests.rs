@@ -432,6 +432,9 @@ impl Collector {
             }
             Expr::Reference(r) => self.reads_id(&r.expr),
             Expr::Try(t) => self.reads_id(&t.expr),
+            // `let id = match msg.get("id") { None | Some(Value::Null) => None, Some(id) =>
+            // Some(id.clone()) };`: the value chosen from the id is the id (a later `id?` tests it).
+            Expr::Match(m) => self.reads_id(&m.expr),
             Expr::Paren(p) => self.reads_id(&p.expr),
             Expr::Group(g) => self.reads_id(&g.expr),
             _ => ends_in_id(expr),

@@ -139,18 +139,24 @@ impl Collects for ProgressFacts {
         base: usize,
         vocabulary: &'a Vocabulary,
     ) -> Option<Box<dyn Hook + 'a>> {
-        might_apply(text).then(|| -> Box<dyn Hook + 'a> {
-            Box::new(Collector {
-                vocab: vocabulary,
-                base,
-                out: Vec::new(),
-                reported: std::collections::HashSet::new(),
-                functions: Vec::new(),
-                saved: Vec::new(),
-                in_test: false,
-                calls: Vec::new(),
-            })
-        })
+        // A file that may speak MCP may call a progress helper of another file with a token it
+        // makes up ([`MadeUpArguments`]), whatever the helper is called.
+        (might_apply(text) || crate::analysis::text::may_speak_mcp(text)).then(
+            || -> Box<dyn Hook + 'a> {
+                Box::new(Collector {
+                    vocab: vocabulary,
+                    base,
+                    out: Vec::new(),
+                    reported: std::collections::HashSet::new(),
+                    functions: Vec::new(),
+                    saved: Vec::new(),
+                    in_test: false,
+                    calls: Vec::new(),
+                    token_params: Vec::new(),
+                    made_up_arguments: Vec::new(),
+                })
+            },
+        )
     }
 }
 
@@ -187,7 +193,46 @@ struct FnState {
     spawn_depth: usize,
     /// How many calls that name `notifications/progress` the current code is an argument of.
     progress_call_depth: usize,
+    /// The names of the parameters (the receiver not counted), by position.
+    params: Vec<Option<String>>,
+    /// The parameters (a mask of their positions) whose value becomes a progress
+    /// notification's token.
+    token_params: u64,
+    /// Where the function's name is (to find its facts in the crate graph).
+    name_span: ByteSpan,
 }
+
+/// A function that makes one of its parameters the token of a progress notification it sends:
+/// a call that hands it text made up at the call makes up the token ([`TOKEN_PARAMS`]).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TokenParams {
+    /// The function's name, where it is written.
+    pub name_span: ByteSpan,
+    /// The parameters (a mask of their positions, the receiver not counted).
+    pub params: u64,
+}
+
+/// The functions of a file that make a parameter a progress token (MCP005).
+pub static TOKEN_PARAMS: FactKey<Vec<TokenParams>> = FactKey::new("MCP005-token-params");
+
+/// A call of a function of the crate (a method on `self`, `Self::f(..)`, a free function called
+/// by its name alone) that hands it text made up at the call: a made-up progress token when the
+/// callee makes that parameter one ([`TokenParams`]).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct MadeUpArguments {
+    /// Where the calling function's name is.
+    pub caller: ByteSpan,
+    pub callee: crate::analysis::facts::Callee,
+    /// The made-up arguments: position (the receiver not counted) and span.
+    pub args: Vec<(u8, ByteSpan)>,
+}
+
+/// The calls of a file that hand made-up text to a function of the crate (MCP005).
+pub static MADE_UP_ARGUMENTS: FactKey<Vec<MadeUpArguments>> =
+    FactKey::new("MCP005-made-up-arguments");
+
+/// Functions of the prelude called with text that is no token: `Some("x")`, `Err("x")`.
+const PRELUDE_CALLS: &[&str] = &["Some", "Ok", "Err", "Box", "String", "Vec", "drop", "panic"];
 
 struct Collector<'v> {
     vocab: &'v Vocabulary,
@@ -204,6 +249,10 @@ struct Collector<'v> {
     /// The calls the walk is inside, innermost last: whether their arguments are in a spawned
     /// task, and in a call that names `notifications/progress`.
     calls: Vec<(bool, bool)>,
+    /// The file's functions that make a parameter a progress token.
+    token_params: Vec<TokenParams>,
+    /// The file's calls that hand made-up text to a function of the crate.
+    made_up_arguments: Vec<MadeUpArguments>,
 }
 
 impl Collector<'_> {
@@ -252,7 +301,36 @@ impl Collector<'_> {
             sees_request: takes_input || reads_messages,
             spawn_depth: 0,
             progress_call_depth: 0,
+            params: sig
+                .inputs
+                .iter()
+                .filter_map(|input| match input {
+                    syn::FnArg::Typed(typed) => Some(match &*typed.pat {
+                        Pat::Ident(ident) => Some(ident.ident.to_string()),
+                        _ => None,
+                    }),
+                    syn::FnArg::Receiver(_) => None,
+                })
+                .collect(),
+            token_params: 0,
+            name_span: byte_span(sig.ident.span(), sig.ident.span(), self.base),
         });
+    }
+
+    /// A token expression that names one of the function's parameters (through `&`, `.clone()`,
+    /// `.to_string()`, `.into()`): that parameter becomes a progress token.
+    fn note_token_param(&mut self, name: &str) {
+        let Some(state) = self.functions.last_mut() else {
+            return;
+        };
+        if let Some(position) = state
+            .params
+            .iter()
+            .position(|p| p.as_deref() == Some(name))
+            .filter(|p| *p < 64)
+        {
+            state.token_params |= 1 << position;
+        }
     }
 
     fn push(&mut self, issue: ProgressIssue, span: ByteSpan, what: String) {
@@ -336,6 +414,9 @@ impl Collector<'_> {
 
     /// Report a made-up token (an expression in a progress notification's token position).
     fn check_token(&mut self, expr: &Expr) {
+        if let Some(name) = carried_local(expr) {
+            self.note_token_param(&name);
+        }
         let Some(state) = self.functions.last() else {
             if fabricated(expr, &HashMap::new()) == Some(Made::Here) {
                 let span = self.span(expr);
@@ -383,6 +464,9 @@ impl Collector<'_> {
             .last()
             .map(|f| f.fabricated.clone())
             .unwrap_or_default();
+        for name in json_token_names(mac.tokens.clone()) {
+            self.note_token_param(&name);
+        }
         let mut found = Vec::new();
         json_tokens(self.base, mac.tokens.clone(), &locals, &mut found);
         for (span, what) in found {
@@ -430,7 +514,58 @@ impl Collector<'_> {
         }
     }
 
+    /// A call of a function of the crate that hands it made-up text ([`MadeUpArguments`]).
+    fn note_made_up_arguments(&mut self, expr: &Expr) {
+        use crate::analysis::facts::Callee;
+        let (callee, args) = match expr {
+            Expr::MethodCall(call) if matches!(&*call.receiver, Expr::Path(p) if p.path.is_ident("self")) =>
+            {
+                let callee = Callee::Method {
+                    name: call.method.to_string(),
+                    on_self: true,
+                    receiver: None,
+                };
+                (callee, &call.args)
+            }
+            Expr::Call(call) => {
+                let Expr::Path(func) = &*call.func else {
+                    return;
+                };
+                let segments = path_segments(&func.path);
+                let own = match segments.as_slice() {
+                    [name] => !PRELUDE_CALLS.contains(&name.as_str()),
+                    [first, _] => first == "Self",
+                    _ => false,
+                };
+                if !own {
+                    return;
+                }
+                (Callee::Path(segments), &call.args)
+            }
+            _ => return,
+        };
+        let made_up: Vec<(u8, ByteSpan)> = args
+            .iter()
+            .enumerate()
+            .take(64)
+            .filter(|(_, arg)| syntax::made_up_text(arg))
+            .map(|(position, arg)| (position as u8, self.span(arg)))
+            .collect();
+        let Some(state) = self.functions.last().filter(|_| !made_up.is_empty()) else {
+            return;
+        };
+        if self.in_test {
+            return;
+        }
+        self.made_up_arguments.push(MadeUpArguments {
+            caller: state.name_span,
+            callee,
+            args: made_up,
+        });
+    }
+
     fn enter_expr(&mut self, expr: &Expr) {
+        self.note_made_up_arguments(expr);
         match expr {
             Expr::Struct(expr) => {
                 let type_name = syntax::last_segment(&expr.path);
@@ -577,13 +712,24 @@ impl Hook for Collector<'_> {
             self.argument(-1);
         }
         if opened_function(node).is_some() {
-            self.functions.pop();
+            if let Some(state) = self.functions.pop().filter(|f| f.token_params != 0) {
+                self.token_params.push(TokenParams {
+                    name_span: state.name_span,
+                    params: state.token_params,
+                });
+            }
         }
     }
 
     fn finish(self: Box<Self>, facts: &mut FileFacts) {
         if !self.out.is_empty() {
             facts.rules.put(&FACTS, &self.out);
+        }
+        if !self.token_params.is_empty() {
+            facts.rules.put(&TOKEN_PARAMS, &self.token_params);
+        }
+        if !self.made_up_arguments.is_empty() {
+            facts.rules.put(&MADE_UP_ARGUMENTS, &self.made_up_arguments);
         }
     }
 }
@@ -685,6 +831,54 @@ fn tokens_have_literal(tokens: &TokenStream, value: &str) -> bool {
 }
 
 /// Made-up `"progressToken": <value>` entries in a `json!` body.
+/// The names a `json!`'s `"progressToken"` members are given alone (`"progressToken": token`,
+/// also `token.clone()` and `&token`).
+fn json_token_names(tokens: TokenStream) -> Vec<String> {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut names = Vec::new();
+    for (i, tree) in trees.iter().enumerate() {
+        match tree {
+            TokenTree::Group(group) => names.extend(json_token_names(group.stream())),
+            TokenTree::Literal(lit) if lit.to_string() == "\"progressToken\"" => {
+                if !matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':') {
+                    continue;
+                }
+                let value: Vec<&TokenTree> = trees[i + 2..]
+                    .iter()
+                    .take_while(|t| !matches!(t, TokenTree::Punct(p) if p.as_char() == ','))
+                    .collect();
+                let text: String = value.iter().map(|t| t.to_string()).collect();
+                if let Ok(expr) = syn::parse_str::<Expr>(&text) {
+                    names.extend(carried_local(&expr));
+                }
+            }
+            _ => {}
+        }
+    }
+    names
+}
+
+/// The local or parameter whose value an expression is, through `&`, parentheses and the
+/// conversions that keep it (`.clone()`, `.to_string()`, `.into()`, `.to_owned()`).
+fn carried_local(expr: &Expr) -> Option<String> {
+    match expr {
+        Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+        Expr::Reference(r) => carried_local(&r.expr),
+        Expr::Paren(p) => carried_local(&p.expr),
+        Expr::Group(g) => carried_local(&g.expr),
+        Expr::MethodCall(m)
+            if m.args.is_empty()
+                && matches!(
+                    m.method.to_string().as_str(),
+                    "clone" | "to_string" | "to_owned" | "into"
+                ) =>
+        {
+            carried_local(&m.receiver)
+        }
+        _ => None,
+    }
+}
+
 fn json_tokens(
     base: usize,
     tokens: TokenStream,

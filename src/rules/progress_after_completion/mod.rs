@@ -5,6 +5,7 @@
 use crate::diagnostic::{FixAvailability, RuleMeta, RuleStatus};
 use crate::rules::contract::{Rule, RuleContext};
 pub mod facts;
+mod token_params;
 
 use crate::diagnostic::{Diagnostic, Label, Severity};
 use crate::protocol::ProtocolVersion;
@@ -34,9 +35,29 @@ impl Rule for ProgressAfterCompletion {
         &[&facts::ProgressFacts]
     }
 
+    /// The helpers that make a parameter a progress token: a file that calls one (`name(`) may
+    /// hand it a token it made up, whatever else the file says (no send word needed).
+    fn follow_up(
+        &self,
+        facts: &[&crate::analysis::facts::FileFacts],
+        _: &crate::analysis::vocabulary::Vocabulary,
+    ) -> std::collections::BTreeSet<String> {
+        facts
+            .iter()
+            .flat_map(|file| {
+                let helpers = file.rules.get(&self::facts::TOKEN_PARAMS);
+                file.functions
+                    .iter()
+                    .filter(|f| helpers.iter().any(|h| h.name_span == f.name_span))
+                    .map(|f| format!("{}{}(", crate::prefilter::STANDALONE, f.name))
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    }
+
     fn mcp_words(&self) -> &'static [&'static str] {
-        // Not followed up: progress facts are local to one function, and a file that sends MCP
-        // progress names MCP (its types, its SDK), so the first pass finds it.
+        // A file that sends MCP progress names MCP (its types, its SDK), so the first pass finds
+        // it; the files that call its helpers are followed up.
         &[
             "notify_progress",
             "send_progress",
@@ -100,6 +121,30 @@ impl Rule for ProgressAfterCompletion {
                 };
                 out.push(diagnostic);
             }
+        }
+        let is_test_file = |file| context.is_test_file(file);
+        let made_up = token_params::made_up_arguments(context.graph, &is_test_file);
+        for (file, span, helper, helper_file) in made_up {
+            // The helper's file speaks MCP (it sends the progress notification).
+            let mentions_mcp = files
+                .iter()
+                .any(|(f, facts)| *f == helper_file && facts.mentions_mcp);
+            if !mentions_mcp {
+                continue;
+            }
+            out.push(
+                Diagnostic::new(
+                    &META,
+                    file,
+                    span,
+                    format!(
+                        "this progress token is made up: `{helper}` sends it as a progress notification's token, and a progress notification must carry the token the request provided"
+                    ),
+                )
+                .with_severity(Severity::Error)
+                .with_note(ACTIVE_TOKENS)
+                .with_help("hand the helper the token from the request's `_meta.progressToken`, and send no progress when the request carries none"),
+            );
         }
     }
 }

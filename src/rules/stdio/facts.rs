@@ -148,6 +148,26 @@ pub struct ServingFacts {
     /// `if matches!(cli.command, Command::Index { .. }) && .. { .. }`: the block, the scrutinee
     /// (its tokens without spaces) and the variants the test admits.
     pub variant_guards: Vec<(ByteSpan, String, Vec<String>)>,
+    /// `match &command { Command::Serve { .. } => {}, _ => init_logging() }`: the catch-all
+    /// arm, the scrutinee and the variants the other arms name, which it does not admit.
+    #[serde(default)]
+    pub except_guards: Vec<(ByteSpan, String, Vec<String>)>,
+    /// In a function body, the statements from which the function gives `Some(..)` on every
+    /// way out (see [`super::exits::some_from`]).
+    #[serde(default)]
+    pub some_tails: Vec<ByteSpan>,
+    /// Calls whose `Some` ends the process (`if let Some(code) = f() { exit(code) }`): the
+    /// called function's name, and the call.
+    #[serde(default)]
+    pub exits_on_some: Vec<(String, ByteSpan)>,
+    /// Serve sites that construct a stdio transport from values they are given, none of them
+    /// the process's own stdio (`StdioTransport::with_io(reader, write_half)`), with the type
+    /// and the constructor's name (see `server_model::given_io_serves`).
+    #[serde(default)]
+    pub given_io_sites: Vec<(ByteSpan, String, String)>,
+    /// Calls for the process's own stdio (`stdin()`, `tokio::io::stdout()`).
+    #[serde(default)]
+    pub stdio_calls: Vec<ByteSpan>,
     /// `match cli.command { .. }`: the scrutinee, and per arm its body and the variants its
     /// pattern names (None for a catch-all or a pattern of another shape).
     pub variant_matches: Vec<(String, Vec<VariantArm>)>,

@@ -19,6 +19,7 @@ use crate::rules::contract::RuleContext;
 use crate::source::{ByteSpan, FileId};
 
 pub mod embedded_newline;
+pub mod exits;
 pub mod facts;
 pub mod server_model;
 pub mod serving;

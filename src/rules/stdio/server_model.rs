@@ -69,7 +69,11 @@ impl ServingPath {
         }
         let (off, serving_arms) = excluded_branches(graph, &facts, &toward);
         let handlers = sdk_handlers(graph, &facts, &functions);
-        let exits = |f: FunctionRef| exit_arms(graph, &facts[f.file], f, &toward);
+        let exits = |f: FunctionRef| {
+            let mut arms = exit_arms(graph, &facts[f.file], f, &toward);
+            arms.extend(some_tails_exiting(graph, &facts, &by_name, f, &toward));
+            arms
+        };
         // Everything reached from there, except through calls in excluded branches.
         let mut on_path: HashMap<FunctionRef, Vec<ByteSpan>> = HashMap::new();
         let mut exiting: HashMap<FunctionRef, Vec<ByteSpan>> = HashMap::new();
@@ -370,6 +374,57 @@ fn exit_arms(
         .collect()
 }
 
+/// The statements of `f` from which it gives `Some(..)` on every way out, when every call of
+/// `f` ends the process on `Some` (`if let Some(code) = f() { exit(code) }`) and they do not
+/// serve: they run only on the way out of the process.
+fn some_tails_exiting(
+    graph: &CrateGraph<'_>,
+    facts: &[ServingFacts],
+    by_name: &CallsByName<'_>,
+    f: FunctionRef,
+    toward: &HashSet<FunctionRef>,
+) -> Vec<ByteSpan> {
+    let function = graph.function(f);
+    let item = function.item_span;
+    let tails: Vec<ByteSpan> = facts[f.file]
+        .some_tails
+        .iter()
+        .copied()
+        .filter(|tail| within(*tail, item))
+        .collect();
+    if tails.is_empty() {
+        return tails;
+    }
+    let mut calls = by_name
+        .get(function.name.as_str())
+        .into_iter()
+        .flatten()
+        .filter(|(caller, index)| {
+            graph
+                .callees(*caller, &graph.function(*caller).calls[*index])
+                .contains(&f)
+        })
+        .peekable();
+    if calls.peek().is_none() {
+        return Vec::new();
+    }
+    let all_exit = calls.all(|(caller, index)| {
+        let call = &graph.function(*caller).calls[*index];
+        facts[caller.file]
+            .exits_on_some
+            .iter()
+            .any(|(name, span)| *name == function.name && within(call.span, *span))
+    });
+    if !all_exit {
+        return Vec::new();
+    }
+    let own_calls: Vec<(ByteSpan, Vec<FunctionRef>)> = calls_of(graph, f).collect();
+    tails
+        .into_iter()
+        .filter(|tail| !arm_serves(&facts[f.file], &own_calls, toward, *tail))
+        .collect()
+}
+
 /// The test functions (`#[test]`, inside `#[cfg(test)]`).
 fn test_functions(graph: &CrateGraph<'_>) -> HashSet<FunctionRef> {
     graph
@@ -401,12 +456,56 @@ fn serving_functions(
             })
     };
     let mut serving = HashSet::new();
-    for (index, facts) in facts.iter().enumerate() {
-        for site in &facts.serve_sites {
+    for (index, file_facts) in facts.iter().enumerate() {
+        for site in &file_facts.serve_sites {
+            if !given_io_serves(graph, facts, file_facts, *site) {
+                continue;
+            }
             serving.extend(innermost(index, *site));
         }
     }
     serving
+}
+
+/// Whether a serve site serves, when it constructs a stdio transport from values it is given
+/// (see [`ServingFacts::given_io_sites`]). Not when the unit shows that the type opens the
+/// process's stdio when it is constructed, and that this constructor does not: another
+/// constructor of the type calls for stdio (`fn new() -> Self { Self::with_io(stdin(),
+/// stdout()) }`) and no definition of this one does (`fn with_io(reader: R, writer: W)`, which
+/// keeps what the caller gives, a socket's halves). Where the type opens stdio later
+/// (`StdioTransport::new(router).run()`), or the unit does not define it, the site serves.
+fn given_io_serves(
+    graph: &CrateGraph<'_>,
+    facts: &[ServingFacts],
+    file_facts: &ServingFacts,
+    site: ByteSpan,
+) -> bool {
+    let Some((_, owner, constructor)) = file_facts.given_io_sites.iter().find(|(s, ..)| *s == site)
+    else {
+        return true;
+    };
+    let calls_for_stdio = |f: FunctionRef| {
+        let item = graph.function(f).item_span;
+        facts
+            .get(f.file)
+            .is_some_and(|own| own.stdio_calls.iter().any(|call| within(*call, item)))
+    };
+    let (mut this, mut others_open) = (false, false);
+    for f in graph.all_functions() {
+        let function = graph.function(f);
+        if function.has_receiver || function.self_ty.as_deref() != Some(owner.as_str()) {
+            continue;
+        }
+        if function.name == *constructor {
+            if calls_for_stdio(f) {
+                return true;
+            }
+            this = true;
+        } else {
+            others_open |= calls_for_stdio(f);
+        }
+    }
+    !(this && others_open)
 }
 
 /// On the way to serving: the serving functions and all their callers.
@@ -478,11 +577,17 @@ fn excluded_branches(
         }
         // `if matches!(cli.command, Command::Index { .. }) { .. }` where the function serves
         // in another arm of `match cli.command` (`Command::Serve => ..`): the block runs only
-        // for sub-commands that never serve.
-        for (block, scrutinee, variants) in &facts.variant_guards {
+        // for sub-commands that never serve. And `match &command { Command::Serve { .. } =>
+        // {}, _ => init_logging() }` where it serves only in the `Command::Serve` arm of `match
+        // command`: the catch-all runs only for sub-commands that never serve.
+        let admitted = facts.variant_guards.iter().map(|(b, s, v)| (b, s, v, true));
+        let excluded = facts.except_guards.iter().map(|(b, s, v)| (b, s, v, false));
+        for (block, scrutinee, variants, admits) in admitted.chain(excluded) {
             if !within(*block, item) || serves(*block) {
                 continue;
             }
+            // Whether the guard's block never runs for `name`, a variant another arm serves.
+            let never = |name: &String| variants.contains(name) != admits;
             let disjoint = facts
                 .variant_matches
                 .iter()
@@ -496,10 +601,9 @@ fn excluded_branches(
                         .map(|(_, v)| v)
                         .collect();
                     !serving.is_empty()
-                        && serving.iter().all(|v| {
-                            v.as_ref()
-                                .is_some_and(|names| !names.iter().any(|n| variants.contains(n)))
-                        })
+                        && serving
+                            .iter()
+                            .all(|v| v.as_ref().is_some_and(|names| names.iter().all(never)))
                 });
             if disjoint {
                 off.entry(f).or_default().push(*block);

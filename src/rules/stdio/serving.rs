@@ -4,6 +4,7 @@
 
 use syn::{Expr, Stmt};
 
+use super::exits::{diverging_macro, exits_process, exits_process_block};
 use super::facts::{ServingFacts, SERVING};
 use crate::analysis::facts::FileFacts;
 use crate::analysis::syntax::{macro_name, path_segments};
@@ -238,6 +239,27 @@ impl Serving {
         }
     }
 
+    /// A function's body: the call whose value it gives (`fn maybe_handle_help(args) -> bool {
+    /// help::maybe_handle_help(args) }`), and the statements from which it gives `Some(..)` on
+    /// every way out.
+    fn note_function_body(&mut self, block: &syn::Block, scope: &Scope<'_>) {
+        if let Some(first) = super::exits::some_from(block) {
+            if let (Some(first), Some(last)) = (block.stmts.get(first), block.stmts.last()) {
+                let (first, last) = (scope.span(first), scope.span(last));
+                self.facts
+                    .some_tails
+                    .push(ByteSpan::new(first.start, last.end));
+            }
+        }
+        if let Some(Stmt::Expr(tail, None)) = block.stmts.last() {
+            if let call @ (Expr::Call(_) | Expr::MethodCall(_)) =
+                crate::analysis::syntax::peel(tail)
+            {
+                self.facts.returned_calls.push(scope.span(call));
+            }
+        }
+    }
+
     /// A `match`: its arms exclude each other; the variants each admits; those that end the
     /// process.
     fn note_match(&mut self, expr: &syn::ExprMatch, scope: &Scope<'_>) {
@@ -248,7 +270,7 @@ impl Serving {
             .iter()
             .map(|arm| (scope.span(&*arm.body), pattern_variants(&arm.pat)))
             .collect();
-        let scrutinee = tokens_text(&expr.expr);
+        let scrutinee = scrutinee_text(&expr.expr);
         // Each arm for named variants is also a test of the value, as `if matches!(..)` is:
         // `match command { Http => init_logging(), Stdio => init_stderr_logging() }` before a
         // second `match command` that serves stdio in its `Stdio` arm runs its `Http` arm only
@@ -258,6 +280,29 @@ impl Serving {
                 self.facts
                     .variant_guards
                     .push((*arm, scrutinee.clone(), variants.clone()));
+            }
+        }
+        // `_ => init_logging()` after arms that name variants, none with a guard: the
+        // catch-all admits every variant but those.
+        let named: Option<Vec<String>> = expr
+            .arms
+            .iter()
+            .filter(|arm| !is_catch_all(&arm.pat))
+            .map(|arm| match arm.guard {
+                None => pattern_variants(&arm.pat),
+                Some(_) => None,
+            })
+            .try_fold(Vec::new(), |mut all, variants| {
+                all.extend(variants?);
+                Some(all)
+            });
+        if let Some(named) = named.filter(|n| !n.is_empty()) {
+            for arm in expr.arms.iter().filter(|arm| is_catch_all(&arm.pat)) {
+                self.facts.except_guards.push((
+                    scope.span(&*arm.body),
+                    scrutinee.clone(),
+                    named.clone(),
+                ));
             }
         }
         self.facts.variant_matches.push((scrutinee, by_variant));
@@ -559,6 +604,26 @@ fn tokens_text(expr: &Expr) -> String {
         .collect()
 }
 
+/// A scrutinee's tokens without white space, through references and parentheses: `match
+/// &cli.command` and `match cli.command` test one value.
+fn scrutinee_text(expr: &Expr) -> String {
+    match expr {
+        Expr::Reference(r) => scrutinee_text(&r.expr),
+        Expr::Paren(p) => scrutinee_text(&p.expr),
+        Expr::Group(g) => scrutinee_text(&g.expr),
+        _ => tokens_text(expr),
+    }
+}
+
+/// A pattern that admits any value: `_`, or a plain binding (`other`).
+fn is_catch_all(pat: &syn::Pat) -> bool {
+    match pat {
+        syn::Pat::Wild(_) => true,
+        syn::Pat::Ident(p) => p.subpat.is_none(),
+        _ => false,
+    }
+}
+
 /// The enum variants a pattern admits (`Command::Index { .. } | Command::Reindex`), by their
 /// last path segment; None for a catch-all, a binding or another shape.
 fn pattern_variants(pat: &syn::Pat) -> Option<Vec<String>> {
@@ -597,7 +662,7 @@ fn variant_test(cond: &Expr) -> Option<(String, Vec<String>)> {
                     Ok((scrutinee, pat))
                 })
                 .ok()?;
-            Some((tokens_text(&scrutinee), pattern_variants(&pat)?))
+            Some((scrutinee_text(&scrutinee), pattern_variants(&pat)?))
         }
         _ => None,
     }
@@ -728,6 +793,31 @@ fn is_piece(expr: &Expr) -> bool {
     }
 }
 
+/// `stdin()`, `stdout()`, `io::stdout()`, `tokio::io::stdin()`: the process's own stdio.
+fn is_process_stdio_call(expr: &Expr) -> bool {
+    matches!(expr, Expr::Call(call) if call.args.is_empty()
+        && matches!(&*call.func, Expr::Path(p) if p.path.segments.last()
+            .is_some_and(|s| s.ident == "stdin" || s.ident == "stdout")))
+}
+
+/// Whether an expression calls for the process's own stdio anywhere in it
+/// (`BufReader::new(tokio::io::stdin())`).
+fn mentions_process_stdio(expr: &Expr) -> bool {
+    struct Finder(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Finder {
+        fn visit_expr(&mut self, expr: &'ast Expr) {
+            if is_process_stdio_call(expr) {
+                self.0 = true;
+            } else {
+                syn::visit::visit_expr(self, expr);
+            }
+        }
+    }
+    let mut finder = Finder(false);
+    syn::visit::Visit::visit_expr(&mut finder, expr);
+    finder.0
+}
+
 /// `stdin()`, `io::stdin()`, `tokio::io::stdin()`.
 fn is_stdin_call(expr: &Expr) -> bool {
     matches!(expr, Expr::Call(call) if call.args.is_empty()
@@ -781,35 +871,6 @@ fn ends(expr: &Expr, loops: bool) -> bool {
     }
 }
 
-/// Whether an expression ends the process: `exit(..)`, `abort()`, a block that ends so, a
-/// `match` whose arms all do, an `if` whose branches both do.
-fn exits_process(expr: &Expr) -> bool {
-    match expr {
-        Expr::Call(call) => matches!(&*call.func, Expr::Path(p)
-            if p.path.segments.last().is_some_and(|s| s.ident == "exit" || s.ident == "abort")),
-        Expr::Block(b) => exits_process_block(&b.block),
-        Expr::Match(m) => !m.arms.is_empty() && m.arms.iter().all(|arm| exits_process(&arm.body)),
-        Expr::If(i) => {
-            exits_process_block(&i.then_branch)
-                && i.else_branch
-                    .as_ref()
-                    .is_some_and(|(_, other)| exits_process(other))
-        }
-        _ => false,
-    }
-}
-
-fn exits_process_block(block: &syn::Block) -> bool {
-    matches!(block.stmts.last(), Some(Stmt::Expr(expr, _)) if exits_process(expr))
-}
-
-fn diverging_macro(mac: &syn::Macro) -> bool {
-    matches!(
-        macro_name(mac).as_str(),
-        "bail" | "panic" | "unreachable" | "todo" | "unimplemented"
-    )
-}
-
 /// What a node tells of its function's reads of stdin and its stdio transports (see
 /// [`StdinReads`]).
 fn note_in_function(function: &mut StdinReads, node: Node<'_>, scope: &Scope<'_>) {
@@ -853,16 +914,8 @@ impl Hook for Serving {
         }
         if is_function_body(node, scope.parent()) {
             self.functions.push(StdinReads::default());
-            // `fn maybe_handle_help(args) -> bool { help::maybe_handle_help(args) }`: the body's
-            // value is a call's.
             if let Node::Block(block) = node {
-                if let Some(Stmt::Expr(tail, None)) = block.stmts.last() {
-                    if let call @ (Expr::Call(_) | Expr::MethodCall(_)) =
-                        crate::analysis::syntax::peel(tail)
-                    {
-                        self.facts.returned_calls.push(scope.span(call));
-                    }
-                }
+                self.note_function_body(block, scope);
             }
         }
         // `init_tracing(true)`: what a `bool` parameter is given (see
@@ -881,6 +934,11 @@ impl Hook for Serving {
         if let Some(function) = self.functions.last_mut() {
             note_in_function(function, node, scope);
         }
+        if let Node::Expr(call @ Expr::Call(_)) = node {
+            if is_process_stdio_call(call) {
+                self.facts.stdio_calls.push(scope.span(call));
+            }
+        }
         match node {
             // Test code serves nothing while the program runs.
             Node::Expr(Expr::Call(call)) if self.stdio && !scope.in_test() => {
@@ -888,6 +946,20 @@ impl Hook for Serving {
                     let segments = path_segments(&p.path);
                     let site = serving_path(&segments, call.args.is_empty());
                     let span = scope.span(call);
+                    // `StdioTransport::with_io(reader, write_half)`: the streams it is given,
+                    // none the process's own stdio, may be a socket's.
+                    if matches!(site, Some(Site::Transport))
+                        && !call.args.is_empty()
+                        && !call.args.iter().any(mentions_process_stdio)
+                    {
+                        if let [.., owner, constructor] = segments.as_slice() {
+                            self.facts.given_io_sites.push((
+                                span,
+                                owner.clone(),
+                                constructor.clone(),
+                            ));
+                        }
+                    }
                     if matches!(site, Some(Site::Transport))
                         && client_constructor(scope.parent())
                         && in_match_arm(scope)
@@ -904,6 +976,19 @@ impl Hook for Serving {
                     && names_serving_stdio(&call.method.to_string()) =>
             {
                 self.site(Some(Site::Transport), scope.span(call));
+            }
+            Node::Expr(expr @ (Expr::If(_) | Expr::Match(_))) if !scope.in_test() => {
+                if let Some((name, call)) = super::exits::exit_on_some(expr) {
+                    self.facts.exits_on_some.push((name, scope.span(call)));
+                }
+                match expr {
+                    Expr::Match(m) if m.arms.len() > 1 => self.note_match(m, scope),
+                    Expr::If(i) => {
+                        self.note_leaving_test(i, scope);
+                        self.note_if_node(expr, i, scope)
+                    }
+                    _ => {}
+                }
             }
             Node::Expr(Expr::Match(expr)) if expr.arms.len() > 1 => self.note_match(expr, scope),
             Node::Expr(whole @ Expr::If(expr)) => {

@@ -1,0 +1,188 @@
+//! How code ends the process: `exit(..)`, `abort()`, a macro that does not come back, and a
+//! function whose `Some` ends the process: `if let Some(code) = try_shell_mode() {
+//! std::process::exit(code) }` in `main`, where from some statement on `try_shell_mode` returns
+//! `Some(..)` on every way out. What runs there runs only on the way out of the process, never
+//! on the way to serving (a `-c` shell mode that prints its command's output and exits).
+
+use syn::visit::Visit;
+use syn::{Expr, Stmt};
+
+use crate::analysis::syntax::{macro_name, peel};
+
+/// The index of the first statement of a function body from which the function returns
+/// `Some(..)` (or ends the process) on every way out: no `?` and no other `return` in the
+/// statements from there on (outside closures, `async` blocks and nested items), and a tail
+/// whose every value is `Some(..)`.
+pub fn some_from(body: &syn::Block) -> Option<usize> {
+    if !block_gives_some(body) {
+        return None;
+    }
+    let mut first = body.stmts.len().checked_sub(1)?;
+    while first > 0 && body.stmts.get(first - 1).is_some_and(leaves_only_with_some) {
+        first -= 1;
+    }
+    Some(first)
+}
+
+/// A call whose `Some` ends the process: `if let Some(code) = f() { exit(code) }` or `match f()
+/// { Some(code) => exit(code), None => {} }`, by the called function's name.
+pub fn exit_on_some(expr: &Expr) -> Option<(String, &Expr)> {
+    let (scrutinee, exits) = match expr {
+        Expr::If(i) => match &*i.cond {
+            Expr::Let(l) if is_some_pattern(&l.pat) => (
+                &*l.expr,
+                matches!(i.then_branch.stmts.last(), Some(Stmt::Expr(e, _)) if exits_process(e)),
+            ),
+            _ => return None,
+        },
+        Expr::Match(m) => {
+            let mut somes = m.arms.iter().filter(|arm| is_some_pattern(&arm.pat));
+            let exits = match (somes.next(), somes.next()) {
+                (Some(arm), None) => arm.guard.is_none() && exits_process(&arm.body),
+                _ => false,
+            };
+            (&*m.expr, exits)
+        }
+        _ => return None,
+    };
+    if !exits {
+        return None;
+    }
+    let name = match peel(scrutinee) {
+        Expr::Call(call) => match &*call.func {
+            Expr::Path(p) => p.path.segments.last()?.ident.to_string(),
+            _ => return None,
+        },
+        Expr::MethodCall(call) => call.method.to_string(),
+        _ => return None,
+    };
+    Some((name, scrutinee))
+}
+
+/// Macros that come back, with no `?` or `return` of their own.
+const QUIET_MACROS: &[&str] = &[
+    "print",
+    "println",
+    "eprint",
+    "eprintln",
+    "format",
+    "write",
+    "writeln",
+    "vec",
+    "assert",
+    "assert_eq",
+    "debug_assert",
+    "trace",
+    "debug",
+    "info",
+    "warn",
+    "error",
+    "concat",
+];
+
+/// `Some(x)`, `Some(_)`.
+fn is_some_pattern(pat: &syn::Pat) -> bool {
+    matches!(pat, syn::Pat::TupleStruct(p)
+        if p.path.segments.last().is_some_and(|s| s.ident == "Some"))
+}
+
+/// An expression without its parentheses.
+fn bare(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Paren(p) => bare(&p.expr),
+        Expr::Group(g) => bare(&g.expr),
+        _ => expr,
+    }
+}
+
+/// Whether every value a block gives is `Some(..)` or the block does not come back.
+fn block_gives_some(block: &syn::Block) -> bool {
+    match block.stmts.last() {
+        Some(Stmt::Expr(e, None)) => gives_some(e),
+        Some(Stmt::Expr(e, Some(_))) => {
+            matches!(bare(e), Expr::Return(_) | Expr::Macro(_)) && gives_some(e) || exits_process(e)
+        }
+        Some(Stmt::Macro(m)) => diverging_macro(&m.mac),
+        _ => false,
+    }
+}
+
+/// Whether every value an expression gives is `Some(..)`, or it does not come back.
+fn gives_some(expr: &Expr) -> bool {
+    match bare(expr) {
+        Expr::Call(call) => {
+            matches!(&*call.func, Expr::Path(p)
+                if p.path.segments.last().is_some_and(|s| s.ident == "Some"))
+                || exits_process(expr)
+        }
+        Expr::Return(r) => r.expr.as_deref().is_some_and(gives_some),
+        Expr::Block(b) => block_gives_some(&b.block),
+        Expr::Unsafe(b) => block_gives_some(&b.block),
+        Expr::If(i) => {
+            block_gives_some(&i.then_branch)
+                && i.else_branch.as_ref().is_some_and(|(_, e)| gives_some(e))
+        }
+        Expr::Match(m) => !m.arms.is_empty() && m.arms.iter().all(|arm| gives_some(&arm.body)),
+        Expr::Macro(m) => diverging_macro(&m.mac),
+        _ => false,
+    }
+}
+
+/// Whether a statement leaves its function only with `Some(..)`: no `?`, and every `return`
+/// in it gives `Some(..)` (closures, `async` blocks and nested items leave themselves).
+fn leaves_only_with_some(stmt: &Stmt) -> bool {
+    struct Exits(bool);
+    impl<'ast> Visit<'ast> for Exits {
+        fn visit_expr_try(&mut self, _: &'ast syn::ExprTry) {
+            self.0 = false;
+        }
+        fn visit_expr_return(&mut self, r: &'ast syn::ExprReturn) {
+            if !r.expr.as_deref().is_some_and(gives_some) {
+                self.0 = false;
+            }
+        }
+        fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+            // A macro's body may hold a `?` or a `return` (`ensure!`, `bail!`) that its tokens
+            // do not show as code; these only format, print or log.
+            let name = macro_name(mac);
+            if !QUIET_MACROS.contains(&name.as_str()) {
+                self.0 = false;
+            }
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+        fn visit_expr_async(&mut self, _: &'ast syn::ExprAsync) {}
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut exits = Exits(true);
+    exits.visit_stmt(stmt);
+    exits.0
+}
+
+/// Whether an expression ends the process: `exit(..)`, `abort()`, a block that ends so, a
+/// `match` whose arms all do, an `if` whose branches both do.
+pub fn exits_process(expr: &Expr) -> bool {
+    match expr {
+        Expr::Call(call) => matches!(&*call.func, Expr::Path(p)
+            if p.path.segments.last().is_some_and(|s| s.ident == "exit" || s.ident == "abort")),
+        Expr::Block(b) => exits_process_block(&b.block),
+        Expr::Match(m) => !m.arms.is_empty() && m.arms.iter().all(|arm| exits_process(&arm.body)),
+        Expr::If(i) => {
+            exits_process_block(&i.then_branch)
+                && i.else_branch
+                    .as_ref()
+                    .is_some_and(|(_, other)| exits_process(other))
+        }
+        _ => false,
+    }
+}
+
+pub fn exits_process_block(block: &syn::Block) -> bool {
+    matches!(block.stmts.last(), Some(Stmt::Expr(expr, _)) if exits_process(expr))
+}
+
+pub fn diverging_macro(mac: &syn::Macro) -> bool {
+    matches!(
+        macro_name(mac).as_str(),
+        "bail" | "panic" | "unreachable" | "todo" | "unimplemented"
+    )
+}

@@ -53,6 +53,20 @@ pub fn is_mcp_method(name: &str) -> bool {
         .any(|prefix| name.starts_with(prefix))
 }
 
+/// Methods of the Agent2Agent protocol (A2A) that MCP does not define. A JSON-RPC dispatcher
+/// that tests one serves A2A's clients, although A2A's `tasks/get` and `tasks/cancel` are also
+/// the names of MCP methods.
+pub fn is_a2a_method(name: &str) -> bool {
+    matches!(
+        name,
+        "tasks/send"
+            | "tasks/sendSubscribe"
+            | "tasks/resubscribe"
+            | "message/send"
+            | "message/stream"
+    ) || name.starts_with("tasks/pushNotification")
+}
+
 /// Whether a file's text may hold a dispatcher or a null-`id` answer: it speaks MCP
 /// (`mentions_mcp`, as [`super::text::mentions_mcp`] found) or names a `tools/` method, in its
 /// code or string literals (see [`super::text::speaks_mcp`]).
@@ -228,6 +242,16 @@ impl Collector {
                 .filter(|(_, constants)| !constants.is_empty())
                 .count()
                 >= 2;
+        // `"tasks/send" => .., "tasks/get" => ..`: Agent2Agent's methods, whose `tasks/get` and
+        // `tasks/cancel` share MCP's names: the dispatcher serves A2A's clients.
+        let a2a = patterns
+            .iter()
+            .flatten()
+            .flat_map(|(methods, _)| methods)
+            .any(|m| is_a2a_method(m));
+        if a2a {
+            return None;
+        }
         if !by_constants && (named < 2 || !mcp) {
             return self.variant_dispatcher(expr);
         }
@@ -396,11 +420,10 @@ impl Collector {
         // has been read whole. Without this, a long chain would be read once per link.
         self.chain_links.extend(inner_starts);
         let named = links.len();
-        let mcp = links
-            .iter()
-            .flat_map(|(methods, _)| methods)
-            .any(|m| is_mcp_method(m));
-        if named < 2 || !mcp {
+        let mut methods = links.iter().flat_map(|(methods, _)| methods);
+        let mcp = methods.clone().any(|m| is_mcp_method(m));
+        // Agent2Agent's methods (see [`is_a2a_method`]): the chain serves A2A's clients.
+        if named < 2 || !mcp || methods.any(|m| is_a2a_method(m)) {
             return None;
         }
         let arms = links

@@ -212,14 +212,14 @@ struct StmtFrame {
 
 /// How an `if`'s condition relates to the followed condition, once its `then` branch is
 /// reached.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 enum IfKind {
     Unknown,
     Plain,
     Holds,
     /// `if !token.is_cancelled()`: the `else` branch is a marked path, starting at the
-    /// condition.
-    Negated(ByteSpan),
+    /// condition, when the negated test's condition holds.
+    Negated(ByteSpan, crate::analysis::facts::OriginCondition),
 }
 
 impl<'v> Sends<'v> {

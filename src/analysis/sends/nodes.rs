@@ -46,12 +46,12 @@ impl Sends<'_> {
                 if is_else {
                     self.enter_branch(&i.cond, &mut undo);
                 }
-                if let (true, Some(IfKind::Negated(span))) = (is_else, self.ifs.last()) {
+                if let (true, Some(IfKind::Negated(span, condition))) = (is_else, self.ifs.last()) {
                     let origin = self.add_origin(
                         OriginKind::IfTest,
                         *span,
                         self.marks.label(Place::ElseOfNot),
-                        OriginCondition::Always,
+                        condition.clone(),
                     );
                     self.origins.push(origin);
                     undo.origin = true;
@@ -61,7 +61,7 @@ impl Sends<'_> {
                 if let Expr::Let(l) = &*w.cond {
                     self.bind(&l.pat, Some(&l.expr), Vec::new());
                 }
-                if let Condition::Negated(_) = self.classify_condition(&w.cond) {
+                if let Condition::Negated(..) = self.classify_condition(&w.cond) {
                     self.guard(&mut undo);
                 }
             }
@@ -195,9 +195,9 @@ impl Sends<'_> {
                 undo.flowing = true;
                 IfKind::Holds
             }
-            Condition::Negated(span) => {
+            Condition::Negated(span, condition) => {
                 self.guard(undo);
-                IfKind::Negated(span)
+                IfKind::Negated(span, condition)
             }
             Condition::Plain => {
                 let guard = match &*expr.cond {

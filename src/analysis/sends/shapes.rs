@@ -14,8 +14,9 @@ pub(super) enum Condition {
     /// The `then` branch runs because the condition holds.
     Holds(OriginKind, ByteSpan, String, OriginCondition),
     /// The `then` branch runs only while it does not (a guard); the `else` branch runs because
-    /// it does.
-    Negated(ByteSpan),
+    /// it does, when the condition of the test it negates holds (a flag's test holds only when
+    /// the crate sets its flags on marked paths alone).
+    Negated(ByteSpan, OriginCondition),
 }
 
 /// Calls that register a request in, or retire it from, an in-flight registry. (Looking one up

@@ -706,7 +706,9 @@ impl Sends<'_> {
             }
             Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => {
                 match self.classify_condition(&u.expr) {
-                    Condition::Holds(OriginKind::IfTest, ..) => Condition::Negated(self.span(cond)),
+                    Condition::Holds(OriginKind::IfTest, _, _, condition) => {
+                        Condition::Negated(self.span(cond), condition)
+                    }
                     _ => Condition::Plain,
                 }
             }
@@ -785,11 +787,11 @@ impl Sends<'_> {
                 OriginCondition::Always,
             )),
             Stmt::Expr(Expr::While(w), _) => match self.classify_condition(&w.cond) {
-                Condition::Negated(span) => Some((
+                Condition::Negated(span, condition) => Some((
                     OriginKind::AfterLoop,
                     span,
                     self.marks.label(Place::AfterLoop),
-                    OriginCondition::Always,
+                    condition,
                 )),
                 _ => None,
             },

@@ -482,6 +482,21 @@ impl Collector {
                 self.push_id_check(scope.span(&*expr_try.expr));
             }
             Expr::MethodCall(call) => self.enter_method_call(expr, call, scope),
+            // `id != Value::Null`, `msg.id == None`: a test of the id's presence.
+            Expr::Binary(b) if matches!(b.op, syn::BinOp::Eq(_) | syn::BinOp::Ne(_)) => {
+                let (subject, other) = if is_null_id(&b.right) {
+                    (&*b.left, &*b.right)
+                } else {
+                    (&*b.right, &*b.left)
+                };
+                if is_null_id(other) && self.reads_id(subject) && decides_a_branch(expr, scope) {
+                    let present = matches!(b.op, syn::BinOp::Ne(_));
+                    match self.guarded_block(expr, present, scope) {
+                        Some(block) => self.push_guard(scope.span(expr), block),
+                        None => self.push_id_check_of(scope.span(expr), subject),
+                    }
+                }
+            }
             Expr::Call(call) => {
                 let name = match &*call.func {
                     Expr::Path(p) => crate::analysis::syntax::last_segment(&p.path),
@@ -588,6 +603,9 @@ impl Collector {
         let mut present = present;
         let mut inner = test;
         let mut joined = false;
+        // `if id != Value::Null && !send(&response) { .. }`: what the right of an `&&` does
+        // runs only when the test on its left holds.
+        let mut from: Option<usize> = None;
         for level in 0..64 {
             let Some(Node::Expr(parent)) = scope.ancestor(level) else {
                 return None;
@@ -604,6 +622,10 @@ impl Collector {
                     if matches!(b.op, syn::BinOp::And(_))
                         && (holds(&b.left) || holds(&b.right)) =>
                 {
+                    if holds(&b.left) && present {
+                        let right = scope.span(&*b.right).start;
+                        from = Some(from.map_or(right, |f| f.min(right)));
+                    }
                     joined = true
                 }
                 Expr::If(expr_if) if holds(&expr_if.cond) => {
@@ -612,10 +634,11 @@ impl Collector {
                         && (present || !crate::analysis::syntax::leaves(block))
                         && !self.sets_values(block);
                     return kept.then(|| {
-                        scope.raw_span(
+                        let block = scope.raw_span(
                             block.brace_token.span.open(),
                             block.brace_token.span.close(),
-                        )
+                        );
+                        ByteSpan::new(from.map_or(block.start, |f| f.min(block.start)), block.end)
                     });
                 }
                 _ => return None,
@@ -739,6 +762,39 @@ fn normalises(call: &syn::ExprMethodCall, scope: &Scope<'_>) -> bool {
             Some(Expr::Block(b)) => stays(&b.block),
             _ => false,
         }
+}
+
+/// Whether a test is (alone, negated, or joined by `&&`/`||`) the condition of an `if` or a
+/// `while`, or an arm's guard: it decides which code runs. `let tracked = id != Value::Null &&
+/// ..;` only computes a value, which may decide nothing.
+fn decides_a_branch(test: &Expr, scope: &Scope<'_>) -> bool {
+    let mut inner = test;
+    for level in 0..64 {
+        match scope.ancestor(level) {
+            Some(Node::Expr(parent)) => {
+                let holds = |e: &Expr| std::ptr::eq(e, inner);
+                match parent {
+                    Expr::Paren(p) if holds(&p.expr) => {}
+                    Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) && holds(&u.expr) => {}
+                    Expr::Binary(b)
+                        if matches!(b.op, syn::BinOp::And(_) | syn::BinOp::Or(_))
+                            && (holds(&b.left) || holds(&b.right)) => {}
+                    Expr::If(i) => return holds(&i.cond),
+                    Expr::While(w) => return holds(&w.cond),
+                    _ => return false,
+                }
+                inner = parent;
+            }
+            Some(Node::Arm(arm)) => {
+                return arm
+                    .guard
+                    .as_ref()
+                    .is_some_and(|(_, g)| std::ptr::eq(&**g, inner));
+            }
+            _ => return false,
+        }
+    }
+    false
 }
 
 /// Whether a `match` on an id only chooses a value: `let id_str = match id { Some(v) =>

@@ -72,12 +72,50 @@ pub fn words() -> Vec<String> {
 /// parsed file serves MCP over stdio.
 pub fn follow_up(facts: &[&FileFacts]) -> BTreeSet<String> {
     if facts.iter().any(|f| f.serves_stdio && f.mentions_mcp) {
+        // The files on the way from `main` to a serve site need not write anything themselves
+        // (`cli::serve::run` starting a runtime for `start_server`): each wave looks for the
+        // calls of the functions known to lead to a serve site.
+        let toward = toward_serving_names(facts)
+            .into_iter()
+            .filter(|name| name != "main")
+            .map(|name| format!("{}{name}(", crate::prefilter::STANDALONE));
         standalone(STDOUT_WRITERS)
             .chain(standalone(&["fn main"]))
             .chain([MODULE_FILES.to_string()])
+            .chain(toward)
             .collect()
     } else {
         BTreeSet::new()
+    }
+}
+
+/// The names of the parsed functions that hold a serve site, and of those that call one of
+/// them, to any depth (by name: what the waves look for, not what the rules judge).
+fn toward_serving_names(facts: &[&FileFacts]) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    for file in facts {
+        let sites = facts::serving(file).serve_sites;
+        for site in sites {
+            let innermost = file
+                .functions
+                .iter()
+                .filter(|f| f.item_span.start <= site.start && site.end <= f.item_span.end)
+                .min_by_key(|f| f.item_span.end - f.item_span.start);
+            names.extend(innermost.map(|f| f.name.clone()));
+        }
+    }
+    loop {
+        let before = names.len();
+        for function in facts.iter().flat_map(|f| &f.functions) {
+            if !names.contains(&function.name)
+                && function.calls.iter().any(|c| names.contains(c.name()))
+            {
+                names.insert(function.name.clone());
+            }
+        }
+        if names.len() == before {
+            return names;
+        }
     }
 }
 

@@ -412,6 +412,21 @@ impl Serving {
                 continue;
             };
             let rest = ByteSpan::new(scope.span(next).start, scope.span(last).end);
+            // `let Some(command) = cli.command else { print_welcome(); return Ok(()); };`: the
+            // `else` never comes back, and the rest runs only when the pattern matched.
+            if let Stmt::Local(syn::Local {
+                init:
+                    Some(syn::LocalInit {
+                        diverge: Some((_, otherwise)),
+                        ..
+                    }),
+                ..
+            }) = stmt
+            {
+                self.facts
+                    .branches
+                    .push(vec![scope.span(&**otherwise), rest]);
+            }
             match decision {
                 Some(Expr::Match(m)) if m.arms.len() > 1 => {
                     for arm in m.arms.iter().filter(|arm| diverges_expr(&arm.body)) {

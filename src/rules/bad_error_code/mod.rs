@@ -164,22 +164,12 @@ fn returned_codes(context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
             continue;
         };
         for (span, code) in codes {
-            let Some((message, severity, note)) = judge(*code, &context.settings.protocol_versions)
-            else {
-                continue;
+            let shown = crate::diagnostic::Label {
+                file: use_file,
+                span: use_span,
+                message: format!("`{name}` gives the error code here"),
             };
-            out.push(
-                Diagnostic::new(&META, *file, *span, message)
-                    .with_severity(severity)
-                    .with_labels(vec![crate::diagnostic::Label {
-                        file: use_file,
-                        span: use_span,
-                        message: format!("`{name}` gives the error code here"),
-                    }])
-                    .with_note(note.to_string())
-                    .with_help(HELP)
-                    .with_fix(replacement_fix(context, *file, *span, *code)),
-            );
+            out.extend(shown_code(context, *file, *span, *code, shown));
         }
     }
 }
@@ -199,23 +189,33 @@ fn constant_codes(context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
         let Some(&(read_file, read_span)) = first_read.get(name) else {
             continue;
         };
-        let Some((message, severity, note)) = judge(*code, &context.settings.protocol_versions)
-        else {
-            continue;
+        let shown = crate::diagnostic::Label {
+            file: read_file,
+            span: read_span,
+            message: format!("`{name}` is read here"),
         };
-        out.push(
-            Diagnostic::new(&META, *file, *span, message)
-                .with_severity(severity)
-                .with_labels(vec![crate::diagnostic::Label {
-                    file: read_file,
-                    span: read_span,
-                    message: format!("`{name}` is read here"),
-                }])
-                .with_note(note.to_string())
-                .with_help(HELP)
-                .with_fix(replacement_fix(context, *file, *span, *code)),
-        );
+        out.extend(shown_code(context, *file, *span, *code, shown));
     }
+}
+
+/// The finding for a code at `span`, if the code is a bad one, with the label that shows where
+/// its value is used.
+fn shown_code(
+    context: &RuleContext<'_>,
+    file: FileId,
+    span: ByteSpan,
+    code: i64,
+    shown: crate::diagnostic::Label,
+) -> Option<Diagnostic> {
+    let (message, severity, note) = judge(code, &context.settings.protocol_versions)?;
+    Some(
+        Diagnostic::new(&META, file, span, message)
+            .with_severity(severity)
+            .with_labels(vec![shown])
+            .with_note(note.to_string())
+            .with_help(HELP)
+            .with_fix(replacement_fix(context, file, span, code)),
+    )
 }
 
 /// One of MCP006's facts from every product file of the unit (test code answers no client), each

@@ -840,13 +840,9 @@ fn json_token_names(tokens: TokenStream) -> Vec<String> {
         match tree {
             TokenTree::Group(group) => names.extend(json_token_names(group.stream())),
             TokenTree::Literal(lit) if lit.to_string() == "\"progressToken\"" => {
-                if !matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':') {
+                let Some(value) = member_value(&trees, i) else {
                     continue;
-                }
-                let value: Vec<&TokenTree> = trees[i + 2..]
-                    .iter()
-                    .take_while(|t| !matches!(t, TokenTree::Punct(p) if p.as_char() == ','))
-                    .collect();
+                };
                 let text: String = value.iter().map(|t| t.to_string()).collect();
                 if let Ok(expr) = syn::parse_str::<Expr>(&text) {
                     names.extend(carried_local(&expr));
@@ -856,6 +852,21 @@ fn json_token_names(tokens: TokenStream) -> Vec<String> {
         }
     }
     names
+}
+
+/// In a `json!` object's tokens, the value of the member whose key is at `key` (`"progressToken":
+/// <value>,`): its tokens up to the next comma; `None` when no `:` follows the key.
+fn member_value(trees: &[TokenTree], key: usize) -> Option<Vec<&TokenTree>> {
+    if !matches!(trees.get(key + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':') {
+        return None;
+    }
+    Some(
+        trees
+            .get(key + 2..)?
+            .iter()
+            .take_while(|t| !matches!(t, TokenTree::Punct(p) if p.as_char() == ','))
+            .collect(),
+    )
 }
 
 /// The local or parameter whose value an expression is, through `&`, parentheses and the
@@ -890,13 +901,9 @@ fn json_tokens(
         match tree {
             TokenTree::Group(group) => json_tokens(base, group.stream(), locals, out),
             TokenTree::Literal(lit) if lit.to_string() == "\"progressToken\"" => {
-                if !matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':') {
+                let Some(value) = member_value(&trees, i) else {
                     continue;
-                }
-                let value: Vec<&TokenTree> = trees[i + 2..]
-                    .iter()
-                    .take_while(|t| !matches!(t, TokenTree::Punct(p) if p.as_char() == ','))
-                    .collect();
+                };
                 let (Some(first), Some(last)) = (value.first(), value.last()) else {
                     continue;
                 };

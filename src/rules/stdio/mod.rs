@@ -73,11 +73,10 @@ pub fn words() -> Vec<String> {
 pub fn follow_up(facts: &[&FileFacts]) -> BTreeSet<String> {
     if facts.iter().any(|f| f.serves_stdio && f.mentions_mcp) {
         // The files on the way from `main` to a serve site need not write anything themselves
-        // (`cli::serve::run` starting a runtime for `start_server`): each wave looks for the
-        // calls of the functions known to lead to a serve site.
+        // (`cli::serve::run` starting a runtime for `start_server`): the waves look for the
+        // calls of the functions that hold a serve site.
         let toward = toward_serving_names(facts)
             .into_iter()
-            .filter(|name| name != "main")
             .map(|name| format!("{}{name}(", crate::prefilter::STANDALONE));
         standalone(STDOUT_WRITERS)
             .chain(standalone(&["fn main"]))
@@ -89,9 +88,14 @@ pub fn follow_up(facts: &[&FileFacts]) -> BTreeSet<String> {
     }
 }
 
-/// The names of the parsed functions that hold a serve site, and of those that call one of
-/// them, to any depth (by name: what the waves look for, not what the rules judge).
+/// The names of the parsed free functions that hold a serve site (`start_server`), which the
+/// follow-up waves look for the calls of: one step up from the serve site, and not for names
+/// so common that looking for them would read most files (`new`, `run`, `serve`, ..). A chain
+/// longer than that through files that write nothing stays unread.
 fn toward_serving_names(facts: &[&FileFacts]) -> BTreeSet<String> {
+    const COMMON: &[&str] = &[
+        "main", "new", "default", "run", "start", "serve", "init", "build",
+    ];
     let mut names = BTreeSet::new();
     for file in facts {
         let sites = facts::serving(file).serve_sites;
@@ -101,22 +105,14 @@ fn toward_serving_names(facts: &[&FileFacts]) -> BTreeSet<String> {
                 .iter()
                 .filter(|f| f.item_span.start <= site.start && site.end <= f.item_span.end)
                 .min_by_key(|f| f.item_span.end - f.item_span.start);
-            names.extend(innermost.map(|f| f.name.clone()));
+            names.extend(
+                innermost
+                    .filter(|f| f.self_ty.is_none() && !COMMON.contains(&f.name.as_str()))
+                    .map(|f| f.name.clone()),
+            );
         }
     }
-    loop {
-        let before = names.len();
-        for function in facts.iter().flat_map(|f| &f.functions) {
-            if !names.contains(&function.name)
-                && function.calls.iter().any(|c| names.contains(c.name()))
-            {
-                names.insert(function.name.clone());
-            }
-        }
-        if names.len() == before {
-            return names;
-        }
-    }
+    names
 }
 
 /// What runs while the unit serves MCP over its own stdio (see [`server_model`]), built once per

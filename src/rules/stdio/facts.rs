@@ -160,6 +160,18 @@ pub struct ServingFacts {
     /// called function's name, and the call.
     #[serde(default)]
     pub exits_on_some: Vec<(String, ByteSpan)>,
+    /// Statements from which a function holds stdout's lock to the end of its body (see
+    /// [`super::locks::stdout_lock_from`]).
+    #[serde(default)]
+    pub stdout_locks: Vec<ByteSpan>,
+    /// The closures and `async` blocks a call runs on another thread (see
+    /// [`super::locks::spawned_bodies`]).
+    #[serde(default)]
+    pub spawned: Vec<ByteSpan>,
+    /// The file builds a single-threaded runtime (`flavor = "current_thread"`,
+    /// `new_current_thread()`), where a spawned task runs on the thread that holds a lock.
+    #[serde(default)]
+    pub current_thread: bool,
     /// Serve sites that construct a stdio transport from values they are given, none of them
     /// the process's own stdio (`StdioTransport::with_io(reader, write_half)`), with the type
     /// and the constructor's name (see `server_model::given_io_serves`).

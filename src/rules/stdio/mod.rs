@@ -21,6 +21,7 @@ use crate::source::{ByteSpan, FileId};
 pub mod embedded_newline;
 pub mod exits;
 pub mod facts;
+pub mod locks;
 pub mod server_model;
 pub mod serving;
 pub mod stdout_pollution;

@@ -69,11 +69,8 @@ impl ServingPath {
         }
         let (off, serving_arms) = excluded_branches(graph, &facts, &toward);
         let handlers = sdk_handlers(graph, &facts, &functions);
-        let exits = |f: FunctionRef| {
-            let mut arms = exit_arms(graph, &facts[f.file], f, &toward);
-            arms.extend(some_tails_exiting(graph, &facts, &by_name, f, &toward));
-            arms
-        };
+        let locked = serving_holds_stdout_lock(graph, &facts, &serving);
+        let exits = |f: FunctionRef| off_the_way(graph, &facts, &by_name, f, &toward, locked);
         // Everything reached from there, except through calls in excluded branches.
         let mut on_path: HashMap<FunctionRef, Vec<ByteSpan>> = HashMap::new();
         let mut exiting: HashMap<FunctionRef, Vec<ByteSpan>> = HashMap::new();
@@ -423,6 +420,70 @@ fn some_tails_exiting(
         .into_iter()
         .filter(|tail| !arm_serves(&facts[f.file], &own_calls, toward, *tail))
         .collect()
+}
+
+/// The code of `f` that never runs while serving though `f` does: arms that end the process,
+/// the statements after which it gives `Some(..)` to a caller that exits on it, and (while the
+/// serving loop holds stdout's lock, `locked`) what it runs on another thread.
+fn off_the_way(
+    graph: &CrateGraph<'_>,
+    facts: &[ServingFacts],
+    by_name: &CallsByName<'_>,
+    f: FunctionRef,
+    toward: &HashSet<FunctionRef>,
+    locked: bool,
+) -> Vec<ByteSpan> {
+    let mut arms = exit_arms(graph, &facts[f.file], f, toward);
+    arms.extend(some_tails_exiting(graph, facts, by_name, f, toward));
+    if locked {
+        let item = graph.function(f).item_span;
+        let spawned = facts[f.file].spawned.iter().copied();
+        arms.extend(spawned.filter(|body| within(*body, item)));
+    }
+    arms
+}
+
+/// Whether every function that serves holds stdout's lock while its loop runs (`let mut stdout
+/// = io::stdout().lock();` before the loop that reads requests), and no file builds a
+/// single-threaded runtime: then code spawned on another thread (`tokio::spawn`,
+/// `std::thread::spawn`) cannot write to stdout until the server stops.
+fn serving_holds_stdout_lock(
+    graph: &CrateGraph<'_>,
+    facts: &[ServingFacts],
+    serving: &HashSet<FunctionRef>,
+) -> bool {
+    if serving.is_empty() || facts.iter().any(|f| f.current_thread) {
+        return false;
+    }
+    let holds = |f: FunctionRef| {
+        let item = graph.function(f).item_span;
+        facts[f.file]
+            .stdout_locks
+            .iter()
+            .any(|lock| within(*lock, item))
+    };
+    // A function that serves by calling the crate's serving loop (`server.run_stdio().await`)
+    // holds what the loop holds.
+    serving.iter().all(|&f| {
+        if holds(f) {
+            return true;
+        }
+        let item = graph.function(f).item_span;
+        let sites: Vec<ByteSpan> = facts[f.file]
+            .serve_sites
+            .iter()
+            .copied()
+            .filter(|site| within(*site, item))
+            .collect();
+        !sites.is_empty()
+            && sites.iter().all(|site| {
+                let targets: Vec<FunctionRef> = calls_of(graph, f)
+                    .filter(|(span, _)| within(*span, *site) || within(*site, *span))
+                    .flat_map(|(_, targets)| targets)
+                    .collect();
+                !targets.is_empty() && targets.into_iter().all(holds)
+            })
+    })
 }
 
 /// The test functions (`#[test]`, inside `#[cfg(test)]`).

@@ -239,10 +239,42 @@ impl Serving {
         }
     }
 
+    /// What runs on other threads: the bodies handed to `tokio::spawn` and its kin, and whether
+    /// the file builds a single-threaded runtime (`#[tokio::main(flavor = "current_thread")]`,
+    /// `Builder::new_current_thread()`).
+    fn note_threads(&mut self, node: Node<'_>, scope: &Scope<'_>) {
+        match node {
+            Node::Item(syn::Item::Fn(f)) => {
+                self.facts.current_thread |= f.attrs.iter().any(|a| {
+                    quote::ToTokens::to_token_stream(a)
+                        .to_string()
+                        .contains("current_thread")
+                });
+            }
+            Node::Expr(Expr::Call(call)) if scope.in_function_body() => {
+                for body in super::locks::spawned_bodies(call) {
+                    self.facts.spawned.push(scope.span(body));
+                }
+                let single = matches!(&*call.func, Expr::Path(p)
+                    if p.path.segments.last().is_some_and(|s| s.ident == "new_current_thread"));
+                self.facts.current_thread |= single;
+            }
+            _ => {}
+        }
+    }
+
     /// A function's body: the call whose value it gives (`fn maybe_handle_help(args) -> bool {
     /// help::maybe_handle_help(args) }`), and the statements from which it gives `Some(..)` on
     /// every way out.
     fn note_function_body(&mut self, block: &syn::Block, scope: &Scope<'_>) {
+        if let Some(first) = super::locks::stdout_lock_from(block) {
+            if let (Some(first), Some(last)) = (block.stmts.get(first), block.stmts.last()) {
+                let (first, last) = (scope.span(first), scope.span(last));
+                self.facts
+                    .stdout_locks
+                    .push(ByteSpan::new(first.start, last.end));
+            }
+        }
         if let Some(first) = super::exits::some_from(block) {
             if let (Some(first), Some(last)) = (block.stmts.get(first), block.stmts.last()) {
                 let (first, last) = (scope.span(first), scope.span(last));
@@ -923,6 +955,7 @@ impl Hook for Serving {
         if let Node::Item(syn::Item::Impl(item)) = node {
             self.note_handler_impl(item);
         }
+        self.note_threads(node, scope);
         self.note_cfg_function(node, scope);
         if !scope.in_function_body() {
             return;
@@ -949,9 +982,9 @@ impl Hook for Serving {
         if let Some(function) = self.functions.last_mut() {
             note_in_function(function, node, scope);
         }
-        if let Node::Expr(call @ Expr::Call(_)) = node {
-            if is_process_stdio_call(call) {
-                self.facts.stdio_calls.push(scope.span(call));
+        if let Node::Expr(expr @ Expr::Call(_)) = node {
+            if is_process_stdio_call(expr) {
+                self.facts.stdio_calls.push(scope.span(expr));
             }
         }
         match node {

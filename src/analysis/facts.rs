@@ -379,6 +379,16 @@ pub struct FileFacts {
     pub rules: RuleFacts,
 }
 
+impl FileFacts {
+    /// The innermost function of the file whose whole item holds `span`.
+    pub fn function_at(&self, span: ByteSpan) -> Option<&FunctionFacts> {
+        self.functions
+            .iter()
+            .filter(|f| f.item_span.start <= span.start && span.end <= f.item_span.end)
+            .min_by_key(|f| f.item_span.end - f.item_span.start)
+    }
+}
+
 /// The facts that single rules collect for themselves (their hooks on the shared walk), each
 /// under its [`FactKey`], in the cache's encoding: the shared layer holds them without knowing
 /// their types, and only the rule that wrote them reads them.

@@ -377,7 +377,7 @@ fn package_units(dir: &Path, files: Vec<PathBuf>) -> Vec<LintUnit> {
                 },
                 root.is_some(),
                 matches!(kind, TargetKind::Test | TargetKind::Bench)
-                    || declared.is_private(*kind, name),
+                    || declared.is_test_support(*kind, name),
             ),
             Place::Support { kind } => (
                 match kind {
@@ -433,7 +433,7 @@ impl Manifest {
 
     /// Whether the declared target is test support: built only with private features, or a
     /// program kept where cargo keeps test code.
-    fn is_private(&self, kind: TargetKind, name: &str) -> bool {
+    fn is_test_support(&self, kind: TargetKind, name: &str) -> bool {
         self.targets
             .iter()
             .any(|(_, k, n, private)| *private && *k == kind && n == name)

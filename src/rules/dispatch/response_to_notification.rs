@@ -348,14 +348,7 @@ fn in_foreign_trait_method(
     facts: &FileFacts,
     dispatcher: &MethodDispatcher,
 ) -> bool {
-    let Some(function) = facts
-        .functions
-        .iter()
-        .filter(|f| {
-            f.item_span.start <= dispatcher.span.start && dispatcher.span.end <= f.item_span.end
-        })
-        .min_by_key(|f| f.item_span.end - f.item_span.start)
-    else {
+    let Some(function) = facts.function_at(dispatcher.span) else {
         return false;
     };
     let Some(trait_name) = &function.trait_name else {

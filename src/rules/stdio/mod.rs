@@ -101,13 +101,8 @@ fn toward_serving_names(facts: &[&FileFacts]) -> BTreeSet<String> {
     for file in facts {
         let sites = facts::serving(file).serve_sites;
         for site in sites {
-            let innermost = file
-                .functions
-                .iter()
-                .filter(|f| f.item_span.start <= site.start && site.end <= f.item_span.end)
-                .min_by_key(|f| f.item_span.end - f.item_span.start);
             names.extend(
-                innermost
+                file.function_at(site)
                     .filter(|f| f.self_ty.is_none() && !COMMON.contains(&f.name.as_str()))
                     .map(|f| f.name.clone()),
             );

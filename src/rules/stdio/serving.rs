@@ -842,9 +842,14 @@ fn is_piece(expr: &Expr) -> bool {
 
 /// `stdin()`, `stdout()`, `io::stdout()`, `tokio::io::stdin()`: the process's own stdio.
 fn is_process_stdio_call(expr: &Expr) -> bool {
+    is_call_of(expr, &["stdin", "stdout"])
+}
+
+/// A call with no arguments of a function by one of these names (`stdin()`, `io::stdout()`).
+fn is_call_of(expr: &Expr, names: &[&str]) -> bool {
     matches!(expr, Expr::Call(call) if call.args.is_empty()
         && matches!(&*call.func, Expr::Path(p) if p.path.segments.last()
-            .is_some_and(|s| s.ident == "stdin" || s.ident == "stdout")))
+            .is_some_and(|s| names.iter().any(|name| s.ident == name))))
 }
 
 /// Whether an expression calls for the process's own stdio anywhere in it
@@ -867,8 +872,7 @@ fn mentions_process_stdio(expr: &Expr) -> bool {
 
 /// `stdin()`, `io::stdin()`, `tokio::io::stdin()`.
 fn is_stdin_call(expr: &Expr) -> bool {
-    matches!(expr, Expr::Call(call) if call.args.is_empty()
-        && matches!(&*call.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "stdin")))
+    is_call_of(expr, &["stdin"])
 }
 
 fn block_span(block: &syn::Block, scope: &Scope<'_>) -> ByteSpan {
@@ -987,6 +991,15 @@ impl Hook for Serving {
                 self.facts.stdio_calls.push(scope.span(expr));
             }
         }
+        // `if let Some(code) = shell_mode() { exit(code) }`: a call whose `Some` ends the
+        // process (test code serves nothing while the program runs).
+        if let Node::Expr(expr @ (Expr::If(_) | Expr::Match(_))) = node {
+            if let Some((name, call)) =
+                super::exits::exit_on_some(expr).filter(|_| !scope.in_test())
+            {
+                self.facts.exits_on_some.push((name, scope.span(call)));
+            }
+        }
         match node {
             // Test code serves nothing while the program runs.
             Node::Expr(Expr::Call(call)) if self.stdio && !scope.in_test() => {
@@ -1024,19 +1037,6 @@ impl Hook for Serving {
                     && names_serving_stdio(&call.method.to_string()) =>
             {
                 self.site(Some(Site::Transport), scope.span(call));
-            }
-            Node::Expr(expr @ (Expr::If(_) | Expr::Match(_))) if !scope.in_test() => {
-                if let Some((name, call)) = super::exits::exit_on_some(expr) {
-                    self.facts.exits_on_some.push((name, scope.span(call)));
-                }
-                match expr {
-                    Expr::Match(m) if m.arms.len() > 1 => self.note_match(m, scope),
-                    Expr::If(i) => {
-                        self.note_leaving_test(i, scope);
-                        self.note_if_node(expr, i, scope)
-                    }
-                    _ => {}
-                }
             }
             Node::Expr(Expr::Match(expr)) if expr.arms.len() > 1 => self.note_match(expr, scope),
             Node::Expr(whole @ Expr::If(expr)) => {

@@ -1023,7 +1023,7 @@ fn new_shapes_of_stable_rules_run_only_in_preview_mode() {
         (
             &["mcp002/banner_printed_by_a_helper_before_serving.rs"],
             &["banner_printed_by_a_helper_before_serving.rs"],
-            "banner_printed_by_a_helper_before_serving.rs:8:5: error[MCP002]",
+            "banner_printed_by_a_helper_before_serving.rs:9:5: error[MCP002]",
         ),
         (
             &["mcp003/notification_arm_answers.rs"],

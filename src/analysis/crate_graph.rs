@@ -767,9 +767,19 @@ impl<'a> CrateGraph<'a> {
                     }
                     // At the crate's root: re-exported from a module, found by name below.
                 }
-                // `a::b::f()`: a module of this crate whose path ends so, or else another
-                // crate's path.
+                // `a::b::f()`: a child module of the caller's when there is one (as Rust
+                // resolves a relative path: `server::run()` in `mcp` is `mcp::server::run`, not
+                // the crate's other `server::run`), else a module of this crate whose path ends
+                // so (a `use`d module), or else another crate's path.
                 None => {
+                    let child = pick(&|f| {
+                        f.module.len() == caller_facts.module.len() + modules.len()
+                            && f.module.starts_with(&caller_facts.module)
+                            && f.module.ends_with(modules)
+                    });
+                    if !child.is_empty() {
+                        return child;
+                    }
                     return pick(&|f| f.module.ends_with(modules));
                 }
             }

@@ -234,6 +234,7 @@ impl Sends<'_> {
             }
         }
         self.bind(&arm.pat, Some(&expr.expr), Vec::new());
+        self.note_response_excluded(expr, arm);
         match condition {
             Some(condition) => {
                 let origin = self.add_origin(
@@ -300,6 +301,30 @@ impl Sends<'_> {
             }
         }
         self.note_arm_body(&arm.handler, undo);
+    }
+
+    /// `match m { Message::Response(r) => .., other => send(other) }`: a catch-all binding after
+    /// an unguarded arm that took the response variant holds every message but a response (a
+    /// sender that keeps responses back and forwards the rest).
+    fn note_response_excluded(&mut self, expr: &syn::ExprMatch, arm: &syn::Arm) {
+        let Pat::Ident(binding) = &arm.pat else {
+            return;
+        };
+        if binding.subpat.is_some() {
+            return;
+        }
+        let excluded = expr
+            .arms
+            .iter()
+            .take_while(|a| !std::ptr::eq(*a, arm))
+            .any(|a| a.guard.is_none() && is_response_variant_pattern(&a.pat));
+        if excluded {
+            if let Some(state) = self.current() {
+                if let Some(local) = state.locals.get_mut(&binding.ident.to_string()) {
+                    local.response = false;
+                }
+            }
+        }
     }
 
     /// `match &m { JsonRpcMessage::Response(..) => .. }`: `m` holds a response message.

@@ -210,11 +210,13 @@ impl<'g, 'a> CancelPaths<'g, 'a> {
         for f in self.functions_on_cancel_paths() {
             let facts = graph.function(f);
             let file = graph.file_id(f);
+            let mut direct = Vec::new();
             for sink in &facts.sinks {
                 if !graph.sink_active(f, sink) {
                     continue;
                 }
                 if let Some(origin) = self.effective_origin(f.file, &sink.origins) {
+                    direct.push(sink.span);
                     found.push(CancelSend {
                         file,
                         function: facts,
@@ -227,6 +229,12 @@ impl<'g, 'a> CancelPaths<'g, 'a> {
                 let Some(origin) = self.effective_origin(f.file, &call.origins) else {
                     continue;
                 };
+                // A call that is itself a send (a transport's `send` given a response) is
+                // reported once, as that send, not again through the crate's function it
+                // reaches.
+                if direct.contains(&call.span) {
+                    continue;
+                }
                 let mut callees = graph.call_targets(f, call).into_owned();
                 callees.sort();
                 let chain = callees

@@ -521,7 +521,12 @@ impl Collector {
                 let present = method == "is_some";
                 match self.guarded_block(expr, present, scope) {
                     Some(block) => self.push_guard(scope.span(call), block),
-                    None => self.push_id_check_of(scope.span(call), &call.receiver),
+                    None => {
+                        self.push_id_check_of(scope.span(call), &call.receiver);
+                        if let Some(rest) = later_arms(expr, present, scope) {
+                            self.push_guard(scope.span(call), rest);
+                        }
+                    }
                 }
             }
             "is_none" | "is_some" | "is_null" if !normalises(call, scope) => {
@@ -795,6 +800,58 @@ fn decides_a_branch(test: &Expr, scope: &Scope<'_>) -> bool {
         }
     }
     false
+}
+
+/// The arms after a catch-all arm whose guard is a test that the id is missing (`_ if
+/// request.id.is_none() => None`): every message without an `id` that gets that far is taken
+/// by that arm, so the later ones see only requests. The span runs from the end of the
+/// guarded arm to the end of the `match`.
+fn later_arms(test: &Expr, present: bool, scope: &Scope<'_>) -> Option<ByteSpan> {
+    let mut present = present;
+    let mut inner = test;
+    for level in 0..64 {
+        match scope.ancestor(level)? {
+            Node::Expr(Expr::Paren(p)) if std::ptr::eq(&*p.expr, inner) => {
+                inner = scope_expr(level, scope)?
+            }
+            Node::Expr(Expr::Unary(u))
+                if matches!(u.op, syn::UnOp::Not(_)) && std::ptr::eq(&*u.expr, inner) =>
+            {
+                present = !present;
+                inner = scope_expr(level, scope)?;
+            }
+            Node::Arm(arm) => {
+                let whole_guard = arm
+                    .guard
+                    .as_ref()
+                    .is_some_and(|(_, g)| std::ptr::eq(&**g, inner));
+                let catch_all = match &arm.pat {
+                    Pat::Wild(_) => true,
+                    Pat::Ident(binding) => binding.subpat.is_none(),
+                    _ => false,
+                };
+                if present || !whole_guard || !catch_all {
+                    return None;
+                }
+                let Some(Node::Expr(m @ Expr::Match(_))) = scope.ancestor(level + 1) else {
+                    return None;
+                };
+                let end = scope.span(m).end;
+                let start = scope.span(&*arm.body).end;
+                return (start <= end).then(|| ByteSpan::new(start, end));
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The expression at an ancestor level of the walk's scope.
+fn scope_expr<'a>(level: usize, scope: &Scope<'a>) -> Option<&'a Expr> {
+    match scope.ancestor(level)? {
+        Node::Expr(e) => Some(e),
+        _ => None,
+    }
 }
 
 /// Whether a `match` on an id only chooses a value: `let id_str = match id { Some(v) =>

@@ -170,7 +170,7 @@ fn own_test_protects(
     let guarded = tests.guards.iter().any(|guard| {
         guard.function == Some(*function)
             && if within(guard.check, dispatcher.span) {
-                within(guard.check, arm)
+                within(guard.check, arm) || within(arm, guard.block)
             } else {
                 guard.block.end > dispatcher.span.start
             }

@@ -24,6 +24,63 @@ pub fn some_from(body: &syn::Block) -> Option<usize> {
     Some(first)
 }
 
+/// Whether a function gives its caller nothing to decide by: no return type, no `&mut`
+/// parameter (a `&mut self` receiver included), no `async` (whose future the caller may race),
+/// and nothing in its body that ends the process or unwinds (`exit(..)`, `abort()`, `panic!`,
+/// `unreachable!`, ..), outside closures and nested items.
+pub fn decides_nothing(sig: &syn::Signature, body: &syn::Block) -> bool {
+    struct Ends(bool);
+    impl<'ast> Visit<'ast> for Ends {
+        fn visit_expr(&mut self, expr: &'ast Expr) {
+            if exits_process(expr) {
+                self.0 = true;
+                return;
+            }
+            syn::visit::visit_expr(self, expr);
+        }
+        fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+            self.0 |= diverging_macro(mac) || macro_name(mac) == "assert";
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mutable = sig.inputs.iter().any(|input| match input {
+        syn::FnArg::Receiver(r) => r.mutability.is_some() && r.reference.is_some(),
+        syn::FnArg::Typed(t) => matches!(&*t.ty, syn::Type::Reference(r) if r.mutability.is_some()),
+    });
+    if !matches!(sig.output, syn::ReturnType::Default) || mutable || sig.asyncness.is_some() {
+        return false;
+    }
+    let mut ends = Ends(false);
+    ends.visit_block(body);
+    !ends.0
+}
+
+/// The `return Some(..)` expressions of a function body, outside its closures, `async` blocks
+/// and nested items (whose `return` leaves them, not the function).
+pub fn some_returns(body: &syn::Block) -> Vec<&Expr> {
+    struct Returns<'a>(Vec<&'a Expr>);
+    impl<'ast> Visit<'ast> for Returns<'ast> {
+        fn visit_expr(&mut self, expr: &'ast Expr) {
+            if let Expr::Return(r) = expr {
+                if r.expr.as_deref().is_some_and(|value| {
+                    matches!(bare(value), Expr::Call(call) if matches!(&*call.func, Expr::Path(p)
+                        if p.path.segments.last().is_some_and(|s| s.ident == "Some")))
+                }) {
+                    self.0.push(expr);
+                }
+            }
+            syn::visit::visit_expr(self, expr);
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+        fn visit_expr_async(&mut self, _: &'ast syn::ExprAsync) {}
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut returns = Returns(Vec::new());
+    returns.visit_block(body);
+    returns.0
+}
+
 /// A call whose `Some` ends the process: `if let Some(code) = f() { exit(code) }` or `match f()
 /// { Some(code) => exit(code), None => {} }`, by the called function's name.
 pub fn exit_on_some(expr: &Expr) -> Option<(String, &Expr)> {

@@ -201,6 +201,20 @@ pub struct ServingFacts {
     /// Calls whose value is the enclosing function's (the body's tail expression).
     #[serde(default)]
     pub returned_calls: Vec<ByteSpan>,
+    /// `if let Some(code) = f(..) { return code; }` with no `else`: the call, and the rest of
+    /// the block after that statement, which runs only when the call gave `None`.
+    #[serde(default)]
+    pub leaving_on_some: Vec<(ByteSpan, ByteSpan)>,
+    /// Bodies of functions that give their caller nothing to decide by: no return type, no
+    /// `&mut` parameter, and no way to end the process or unwind in the body (`exit(..)`,
+    /// `panic!`). A print in one, called before serving, cannot be a help text whose value
+    /// makes the caller leave.
+    #[serde(default)]
+    pub decide_nothing: Vec<ByteSpan>,
+    /// `return Some(..)` in function bodies (not in their closures or `async` blocks): the
+    /// code inside runs only on a way out that gives `Some`.
+    #[serde(default)]
+    pub some_returns: Vec<ByteSpan>,
 }
 
 /// An arm of a `match` over an enum: its body, and the variants its pattern names (None for a

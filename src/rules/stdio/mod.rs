@@ -154,6 +154,12 @@ pub fn called_before_serving(context: &RuleContext<'_>, file: FileId, function: 
     serving_path(context).called_before_serving(file, function)
 }
 
+/// Whether the function whose whole item is `function` runs before serving, called by a
+/// function on the way to serving itself (not through a helper of that prelude).
+pub fn called_early(context: &RuleContext<'_>, file: FileId, function: ByteSpan) -> bool {
+    serving_path(context).called_early(file, function)
+}
+
 /// Whether code at `span`, in the function whose whole item is `function`, runs only while the
 /// unit serves stdio: a fix that changes its stdout writes changes nothing else the program does.
 pub fn runs_only_while_serving(

@@ -31,6 +31,9 @@ pub struct ServingPath {
     /// before it starts serving (a help printer `main` calls first): what they do may decide,
     /// through the value they return, whether the caller goes on to serve.
     prelude: HashSet<(FileId, ByteSpan)>,
+    /// Of those, the ones a function on the way calls itself (not through a helper of the
+    /// prelude, whose value could decide for it).
+    called_early: HashSet<(FileId, ByteSpan)>,
 }
 
 fn within(inner: ByteSpan, outer: ByteSpan) -> bool {
@@ -103,10 +106,13 @@ impl ServingPath {
         }
         let shared = shared_functions(graph, &by_name, &on_path, &serving_arms);
         let key = |f: &FunctionRef| (files[f.file].0, graph.function(*f).item_span);
-        let prelude = called_before_serving(graph, &facts, &toward, &on_path, &handlers)
+        let (prelude, early) = called_before_serving(graph, &facts, &toward, &on_path, &handlers);
+        let called_early = early
             .iter()
+            .filter(|f| prelude.contains(f))
             .map(key)
             .collect();
+        let prelude = prelude.iter().map(key).collect();
         let only_serving = on_path
             .keys()
             .filter(|f| !shared.contains(f))
@@ -132,7 +138,14 @@ impl ServingPath {
             on_path,
             only_serving,
             prelude,
+            called_early,
         }
+    }
+
+    /// Whether the function whose whole item is `function_span` in `file` is called before
+    /// serving by a function on the way itself (see [`ServingPath::called_early`]).
+    pub fn called_early(&self, file: FileId, function_span: ByteSpan) -> bool {
+        self.called_early.contains(&(file, function_span))
     }
 
     /// Whether the function whose whole item is `function_span` in `file` runs only before the
@@ -179,7 +192,7 @@ fn called_before_serving(
     toward: &HashSet<FunctionRef>,
     on_path: &HashMap<FunctionRef, Vec<ByteSpan>>,
     handlers: &[FunctionRef],
-) -> HashSet<FunctionRef> {
+) -> (HashSet<FunctionRef>, HashSet<FunctionRef>) {
     let mut points: HashMap<FunctionRef, usize> = HashMap::new();
     for &f in toward {
         let item = graph.function(f).item_span;
@@ -222,7 +235,7 @@ fn called_before_serving(
     }
     // What the early calls reach, short of what runs while serving.
     let mut prelude: HashSet<FunctionRef> = HashSet::new();
-    let mut queue: VecDeque<FunctionRef> = early.into_iter().collect();
+    let mut queue: VecDeque<FunctionRef> = early.iter().copied().collect();
     while let Some(f) = queue.pop_front() {
         if serving.contains(&f) || !on_path.contains_key(&f) || !prelude.insert(f) {
             continue;
@@ -231,7 +244,7 @@ fn called_before_serving(
             queue.extend(targets.into_iter().filter(|t| !toward.contains(t)));
         }
     }
-    prelude
+    (prelude, early)
 }
 
 /// The methods the SDK calls while it serves: those of a type that implements a handler trait
@@ -636,6 +649,28 @@ fn excluded_branches(
                 _ => {}
             }
         }
+        // `if let Some(code) = run::handle_mcp_flag(&cli) { return code; }` where the callee
+        // gives `Some` on every way through its serving: the rest runs only when it did not
+        // serve.
+        for &(call, rest) in &facts.leaving_on_some {
+            if !within(rest, item) {
+                continue;
+            }
+            let serves_only_for_some =
+                calls
+                    .iter()
+                    .find(|(span, _)| *span == call)
+                    .is_some_and(|(_, targets)| {
+                        !targets.is_empty()
+                            && targets.iter().all(|t| {
+                                toward.contains(t)
+                                    && serves_only_returning_some(graph, all, toward, *t)
+                            })
+                    });
+            if serves_only_for_some {
+                off.entry(f).or_default().push(rest);
+            }
+        }
         // `if matches!(cli.command, Command::Index { .. }) { .. }` where the function serves
         // in another arm of `match cli.command` (`Command::Serve => ..`): the block runs only
         // for sub-commands that never serve. And `match &command { Command::Serve { .. } =>
@@ -672,6 +707,35 @@ fn excluded_branches(
         }
     }
     (off, serving)
+}
+
+/// Whether `f` starts serving (a serve site, or a call on the way to one) only in code that
+/// gives `Some(..)` on its way out: a `return Some(..)` around it, or the statements from which
+/// every way out gives `Some`.
+fn serves_only_returning_some(
+    graph: &CrateGraph<'_>,
+    facts: &[ServingFacts],
+    toward: &HashSet<FunctionRef>,
+    f: FunctionRef,
+) -> bool {
+    let item = graph.function(f).item_span;
+    let own = &facts[f.file];
+    let sites = own
+        .serve_sites
+        .iter()
+        .copied()
+        .filter(|site| within(*site, item));
+    let serving_calls = calls_of(graph, f)
+        .filter(|(_, targets)| targets.iter().any(|t| *t != f && toward.contains(t)))
+        .map(|(span, _)| span);
+    let mut serving = sites.chain(serving_calls).peekable();
+    serving.peek().is_some()
+        && serving.all(|span| {
+            own.some_returns
+                .iter()
+                .chain(&own.some_tails)
+                .any(|some| within(*some, item) && within(span, *some))
+        })
 }
 
 /// Per function, spans of branches.

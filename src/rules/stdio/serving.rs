@@ -275,6 +275,17 @@ impl Serving {
                     .push(ByteSpan::new(first.start, last.end));
             }
         }
+        let sig = match scope.parent() {
+            Some(Node::Item(syn::Item::Fn(f))) => Some(&f.sig),
+            Some(Node::ImplItem(syn::ImplItem::Fn(f))) => Some(&f.sig),
+            _ => None,
+        };
+        if sig.is_some_and(|sig| super::exits::decides_nothing(sig, block)) {
+            self.facts.decide_nothing.push(block_span(block, scope));
+        }
+        for value in super::exits::some_returns(block) {
+            self.facts.some_returns.push(scope.span(value));
+        }
         if let Some(first) = super::exits::some_from(block) {
             if let (Some(first), Some(last)) = (block.stmts.get(first), block.stmts.last()) {
                 let (first, last) = (scope.span(first), scope.span(last));
@@ -346,13 +357,16 @@ impl Serving {
     /// An `if`: the variants its condition admits, the branches that end the process, and (for
     /// a chain, not a link of one) its branches.
     fn note_if_node(&mut self, whole: &Expr, expr: &syn::ExprIf, scope: &Scope<'_>) {
-        if let Some((scrutinee, variants)) = variant_test(&expr.cond) {
-            self.facts.variant_guards.push((
-                block_span(&expr.then_branch, scope),
-                scrutinee,
-                variants,
-            ));
+        if let Some((scrutinee, variants, admits)) = variant_test(&expr.cond) {
+            let guard = (block_span(&expr.then_branch, scope), scrutinee, variants);
+            // `if !matches!(cli.command, Command::Stdio { .. }) { init_logging() }`: the block
+            // runs for every variant but those.
+            match admits {
+                true => self.facts.variant_guards.push(guard),
+                false => self.facts.except_guards.push(guard),
+            }
         }
+        self.note_flag_test(expr, scope);
         if exits_process_block(&expr.then_branch) {
             self.facts.exits.push(block_span(&expr.then_branch, scope));
         }
@@ -366,6 +380,34 @@ impl Serving {
         if !is_link {
             self.note_if(expr, scope);
         }
+    }
+
+    /// `if cli.mcp { return serve().await }` and `if !cli.mcp { print_banner() }`: a test of a
+    /// `bool` place is a test of a value with two variants, `true` and `false`, as a `match` on
+    /// it would be. The branch it chooses runs only for its variant (a conjunction's branch only
+    /// for its conjunct's; its `else` is not known then).
+    fn note_flag_test(&mut self, expr: &syn::ExprIf, scope: &Scope<'_>) {
+        let Some((place, value, alone)) = flag_test(&expr.cond) else {
+            return;
+        };
+        let then = block_span(&expr.then_branch, scope);
+        let other = expr
+            .else_branch
+            .as_ref()
+            .filter(|_| alone)
+            .map(|(_, e)| scope.span(&**e));
+        let name = |v: bool| vec![v.to_string()];
+        self.facts
+            .variant_guards
+            .push((then, place.clone(), name(value)));
+        let mut arms = vec![(then, Some(name(value)))];
+        if let Some(other) = other {
+            self.facts
+                .variant_guards
+                .push((other, place.clone(), name(!value)));
+            arms.push((other, Some(name(!value))));
+        }
+        self.facts.variant_matches.push((place, arms));
     }
 
     /// An `if` chain (not a link of one): its branches, when it has an `else`.
@@ -505,10 +547,29 @@ impl Serving {
                 continue;
             };
             let rest = ByteSpan::new(scope.span(next).start, scope.span(last).end);
+            if let Some(call) = some_leaving_call(expr) {
+                self.facts.leaving_on_some.push((scope.span(call), rest));
+            }
             self.facts
                 .branches
                 .push(vec![block_span(&expr.then_branch, scope), rest]);
         }
+    }
+}
+
+/// `if let Some(code) = f(..) { return code; }`: the call, when the branch leaves the function.
+fn some_leaving_call(expr: &syn::ExprIf) -> Option<&Expr> {
+    let Expr::Let(test) = &*expr.cond else {
+        return None;
+    };
+    let some = matches!(&*test.pat, syn::Pat::TupleStruct(p)
+        if p.path.segments.last().is_some_and(|s| s.ident == "Some"));
+    if !some || !leaves_function_block(&expr.then_branch) {
+        return None;
+    }
+    match crate::analysis::syntax::peel(&test.expr) {
+        call @ (Expr::Call(_) | Expr::MethodCall(_)) => Some(call),
+        _ => None,
     }
 }
 
@@ -662,6 +723,43 @@ fn scrutinee_text(expr: &Expr) -> String {
     }
 }
 
+/// `cli.mcp`, `!cli.mcp`, `(mcp)`, alone or as a conjunct of `&&`: the place tested (its tokens
+/// without spaces), the value its branch runs for, and whether the test is the whole condition.
+fn flag_test(cond: &Expr) -> Option<(String, bool, bool)> {
+    match cond {
+        Expr::Paren(p) => flag_test(&p.expr),
+        Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_)) => flag_test(&b.left)
+            .or_else(|| flag_test(&b.right))
+            .map(|(place, value, _)| (place, value, false)),
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => {
+            let mut inner = &*u.expr;
+            while let Expr::Paren(p) = inner {
+                inner = &p.expr;
+            }
+            match inner {
+                Expr::Path(_) | Expr::Field(_) => {
+                    flag_test(inner).map(|(place, value, alone)| (place, !value, alone))
+                }
+                _ => None,
+            }
+        }
+        Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
+            Some((scrutinee_text(cond), true, true))
+        }
+        Expr::Field(field) if is_place(&field.base) => Some((scrutinee_text(cond), true, true)),
+        _ => None,
+    }
+}
+
+/// A local or a field of one (`cli`, `self.args`, `cli.opts`).
+fn is_place(expr: &Expr) -> bool {
+    match expr {
+        Expr::Path(p) => p.qself.is_none() && p.path.get_ident().is_some(),
+        Expr::Field(field) => is_place(&field.base),
+        _ => false,
+    }
+}
+
 /// A pattern that admits any value: `_`, or a plain binding (`other`).
 fn is_catch_all(pat: &syn::Pat) -> bool {
     match pat {
@@ -690,13 +788,26 @@ fn pattern_variants(pat: &syn::Pat) -> Option<Vec<String>> {
     }
 }
 
-/// `matches!(cli.command, Command::Index { .. })`, alone or as a conjunct of `&&`: the
-/// scrutinee and the variants the body runs for.
-fn variant_test(cond: &Expr) -> Option<(String, Vec<String>)> {
+/// `matches!(cli.command, Command::Index { .. })`, alone, negated or as a conjunct of `&&`: the
+/// scrutinee, the variants, and whether the body runs for those variants (`true`) or for every
+/// variant but those (`false`, a negated test).
+fn variant_test(cond: &Expr) -> Option<(String, Vec<String>, bool)> {
     match cond {
         Expr::Paren(p) => variant_test(&p.expr),
         Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_)) => {
             variant_test(&b.left).or_else(|| variant_test(&b.right))
+        }
+        // A negated test of one value (not of a conjunction, whose negation admits too much).
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => {
+            let mut inner = &*u.expr;
+            while let Expr::Paren(p) = inner {
+                inner = &p.expr;
+            }
+            match inner {
+                Expr::Macro(_) => variant_test(inner)
+                    .map(|(scrutinee, variants, admits)| (scrutinee, variants, !admits)),
+                _ => None,
+            }
         }
         Expr::Macro(m) if macro_name(&m.mac) == "matches" => {
             let (scrutinee, pat) = m
@@ -709,7 +820,7 @@ fn variant_test(cond: &Expr) -> Option<(String, Vec<String>)> {
                     Ok((scrutinee, pat))
                 })
                 .ok()?;
-            Some((scrutinee_text(&scrutinee), pattern_variants(&pat)?))
+            Some((scrutinee_text(&scrutinee), pattern_variants(&pat)?, true))
         }
         _ => None,
     }

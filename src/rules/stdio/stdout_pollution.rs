@@ -88,10 +88,16 @@ impl Rule for StdioStdoutPollution {
                     // 6 and 7: its three findings were false, a help printer whose caller leaves
                     // when it returns `true`); a print in the way itself (`main`'s banner before
                     // its serve loop), or while serving (1 true), stays stable.
+                    // A function that the way calls itself and that gives it nothing to
+                    // decide by (no value, no `&mut`, no exit) is no such printer (batch 27: a
+                    // connection banner; a help text printed for a caller that then leaves is
+                    // still preview).
                     let printed = matches!(write.kind, StdoutKind::Println | StdoutKind::Print);
                     if printed
                         && !context.preview()
                         && super::called_before_serving(context, *file, function.item_span)
+                        && !(decides_nothing(facts, function.item_span)
+                            && super::called_early(context, *file, function.item_span))
                     {
                         continue;
                     }
@@ -248,4 +254,13 @@ fn diagnostic(file: usize, write: &StdoutWrite, certain: bool, text: &str) -> Di
                 }
             }],
         }))
+}
+
+/// Whether the function whose whole item is `item` gives its caller nothing to decide by (see
+/// [`super::facts::ServingFacts::decide_nothing`]).
+fn decides_nothing(facts: &FileFacts, item: ByteSpan) -> bool {
+    super::facts::serving(facts)
+        .decide_nothing
+        .iter()
+        .any(|body| item.start <= body.start && body.end <= item.end)
 }

@@ -994,7 +994,7 @@ fn a_test_fixture_server_declared_as_a_bin_is_test_code() {
 #[test]
 fn new_shapes_of_stable_rules_run_only_in_preview_mode() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    let cases: [(&[&str], &[&str], &str); 9] = [
+    let cases: [(&[&str], &[&str], &str); 10] = [
         (
             &[
                 "mcp001/shape_b_rmcp_2_1/helpers.rs",
@@ -1047,6 +1047,12 @@ fn new_shapes_of_stable_rules_run_only_in_preview_mode() {
             &["mcp003/prefix_test.rs"],
             &["prefix_test.rs"],
             "prefix_test.rs:7:8: warning[MCP003]",
+        ),
+        // By first contact (docs/ecosystem.md, batch 24, found by the mends after batch 27).
+        (
+            &["mcp002/print_behind_a_global_silence_flag.rs"],
+            &["print_behind_a_global_silence_flag.rs"],
+            "print_behind_a_global_silence_flag.rs:16:9: error[MCP002]",
         ),
     ];
     for (files, args, expected) in cases {

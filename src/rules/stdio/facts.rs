@@ -94,6 +94,11 @@ pub struct StdoutWrite {
     /// (see [`super::terminal`]): it may run only when a person reads stdout.
     #[serde(default)]
     pub tty_guarded: bool,
+    /// The write lies in a branch of an `if` whose condition reads a global flag
+    /// (`if !SILENT.load(Ordering::Relaxed) { .. }`): whether it runs depends on what the program
+    /// stored in the flag before (a serving branch that silences the output first).
+    #[serde(default)]
+    pub flag_guarded: bool,
 }
 
 /// What one function (or method) writes to stdout, for a function that names stdout or

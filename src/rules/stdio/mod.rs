@@ -79,10 +79,22 @@ pub fn follow_up(facts: &[&FileFacts]) -> BTreeSet<String> {
         let toward = toward_serving_names(facts)
             .into_iter()
             .map(|name| format!("{}{name}(", crate::prefilter::STANDALONE));
+        // The files the serving code calls into, which may write nothing themselves (a tool
+        // dispatcher between the stdio loop and the commands that print): one step down.
+        let down = called_from_serving_files(facts)
+            .into_iter()
+            .flat_map(|name| {
+                let standalone = crate::prefilter::STANDALONE;
+                [
+                    format!("{standalone}fn {name}("),
+                    format!("{standalone}fn {name}<"),
+                ]
+            });
         standalone(STDOUT_WRITERS)
             .chain(standalone(&["fn main"]))
             .chain([MODULE_FILES.to_string()])
             .chain(toward)
+            .chain(down)
             .collect()
     } else {
         BTreeSet::new()
@@ -106,6 +118,73 @@ fn toward_serving_names(facts: &[&FileFacts]) -> BTreeSet<String> {
                     .filter(|f| f.self_ty.is_none() && !COMMON.contains(&f.name.as_str()))
                     .map(|f| f.name.clone()),
             );
+        }
+    }
+    names
+}
+
+/// The free functions that functions of the files holding a stdio serve site call by path
+/// (`tools::call_tool(..)`, `handle(..)`) and that no parsed file defines: their definitions may
+/// be in files the pre-filter skipped. Not names as common as `new` or `run`, nor those of
+/// types (`Type::f`).
+fn called_from_serving_files(facts: &[&FileFacts]) -> BTreeSet<String> {
+    const COMMON: &[&str] = &[
+        "main",
+        "new",
+        "default",
+        "run",
+        "start",
+        "serve",
+        "init",
+        "build",
+        "from",
+        "into",
+        "parse",
+        "get",
+        "set",
+        "spawn",
+        "block_on",
+        "to_string",
+        "from_str",
+        "exit",
+        "stdin",
+        "stdout",
+        "stderr",
+        "channel",
+        "sleep",
+        "join",
+        "read",
+        "write",
+    ];
+    let defined: std::collections::HashSet<&str> = facts
+        .iter()
+        .flat_map(|f| f.functions.iter().map(|function| function.name.as_str()))
+        .collect();
+    let mut names = BTreeSet::new();
+    for file in facts {
+        if facts::serving(file).serve_sites.is_empty() {
+            continue;
+        }
+        for function in file.functions.iter().filter(|f| !f.in_test) {
+            for call in &function.calls {
+                let crate::analysis::facts::Callee::Path(segments) = &call.callee else {
+                    continue;
+                };
+                let Some(name) = segments.last() else {
+                    continue;
+                };
+                let qualifier = segments.len().checked_sub(2).and_then(|i| segments.get(i));
+                let free =
+                    qualifier.is_none_or(|q| q.starts_with(|c: char| c.is_ascii_lowercase()));
+                let lowercase = name.starts_with(|c: char| c.is_ascii_lowercase());
+                if free
+                    && lowercase
+                    && !COMMON.contains(&name.as_str())
+                    && !defined.contains(name.as_str())
+                {
+                    names.insert(name.clone());
+                }
+            }
         }
     }
     names

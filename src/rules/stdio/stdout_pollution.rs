@@ -37,6 +37,11 @@ users build";
 const TTY: &str = "preview: the branch is chosen by a test of whether stdout is a terminal, so \
 the write is not shown to run when a client, not a person, reads stdout";
 
+/// The premise a finding in a branch chosen by a global flag could not show (first contact,
+/// batch 25's Cloudzy CLI: `if !SILENT.load(..)`, set by the serving branch before it serves).
+const FLAG: &str = "preview: the branch is chosen by a global flag the program sets at run time \
+(`FLAG.load(..)`), so the write is not shown to run while the program serves";
+
 pub struct StdioStdoutPollution;
 
 impl Rule for StdioStdoutPollution {
@@ -80,7 +85,9 @@ impl Rule for StdioStdoutPollution {
                             && matches!(w.content, WriteContent::Message | WriteContent::Unlabelled)
                     });
                 for write in &function.writes {
-                    if (in_preview(write.kind) || write.tty_guarded) && !context.preview() {
+                    if (in_preview(write.kind) || write.tty_guarded || write.flag_guarded)
+                        && !context.preview()
+                    {
                         continue;
                     }
                     // A print in a function called on the way to serving, before the program
@@ -124,6 +131,8 @@ impl Rule for StdioStdoutPollution {
                         let found = if gated { found.with_note(GATED) } else { found };
                         out.push(if write.tty_guarded {
                             found.with_note(TTY)
+                        } else if write.flag_guarded {
+                            found.with_note(FLAG)
                         } else {
                             found
                         });

@@ -71,6 +71,9 @@ pub struct Stdio {
     /// Branches of `if`s whose condition tests whether stdout is a terminal (see
     /// [`StdoutWrite::tty_guarded`]).
     tty_branches: Vec<ByteSpan>,
+    /// Branches of `if`s whose condition reads a global flag (see
+    /// [`StdoutWrite::flag_guarded`]).
+    flag_branches: Vec<ByteSpan>,
     /// The file's `use .. as ..` renames (`use tracing_subscriber::fmt as trace_fmt;`): the
     /// alias, and the path it names.
     renames: HashMap<String, Vec<String>>,
@@ -337,6 +340,10 @@ impl Stdio {
             .tty_branches
             .iter()
             .any(|b| b.start <= span.start && span.end <= b.end);
+        let flag_guarded = self
+            .flag_branches
+            .iter()
+            .any(|b| b.start <= span.start && span.end <= b.end);
         if let Some(function) = self.current() {
             function.facts.writes.push(StdoutWrite {
                 kind,
@@ -348,6 +355,7 @@ impl Stdio {
                 runs_if,
                 then_returns_true,
                 tty_guarded,
+                flag_guarded,
             });
         }
     }
@@ -568,6 +576,13 @@ impl Stdio {
             self.tty_branches.push(byte_span(span, span, scope.base));
             if let Some((_, else_branch)) = &expr.else_branch {
                 self.tty_branches.push(scope.span(&**else_branch));
+            }
+        }
+        if reads_global_flag(&expr.cond) {
+            let span = expr.then_branch.brace_token.span.join();
+            self.flag_branches.push(byte_span(span, span, scope.base));
+            if let Some((_, else_branch)) = &expr.else_branch {
+                self.flag_branches.push(scope.span(&**else_branch));
             }
         }
         let then_serves = reaches_serving_block(&expr.then_branch);
@@ -1192,4 +1207,27 @@ fn is_cli_check(cond: &Expr) -> bool {
 
 fn is_cli_check_pattern(pat: &Pat) -> bool {
     tokens_check_cli(&quote::ToTokens::to_token_stream(pat).to_string())
+}
+
+/// Whether a condition reads a global flag: `SILENT.load(..)` on a `static` (a path in upper
+/// case), alone, negated, in parentheses or joined by `&&`/`||`.
+fn reads_global_flag(cond: &Expr) -> bool {
+    match cond {
+        Expr::Paren(p) => reads_global_flag(&p.expr),
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => reads_global_flag(&u.expr),
+        Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_) | syn::BinOp::Or(_)) => {
+            reads_global_flag(&b.left) || reads_global_flag(&b.right)
+        }
+        Expr::MethodCall(call) if call.method == "load" => match &*call.receiver {
+            Expr::Path(p) => p.path.segments.last().is_some_and(|s| {
+                let name = s.ident.to_string();
+                name.len() > 1
+                    && name
+                        .chars()
+                        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+            }),
+            _ => false,
+        },
+        _ => false,
+    }
 }

@@ -123,6 +123,10 @@ struct FunctionScope {
     /// Locals bound from a read of another local or parameter (`let method =
     /// request.method.as_str();`): the local's name and that root's.
     aliases: Vec<(String, String)>,
+    /// The function's code names method-not-found (`-32601`, a `METHOD_NOT_FOUND`-like name).
+    names_not_found: bool,
+    /// The function's code spells an MCP method in a string literal (it dispatches).
+    spells_method: bool,
 }
 
 struct Collector {
@@ -197,11 +201,40 @@ impl Collector {
             dispatch_locals: Vec::new(),
             typed_locals: Vec::new(),
             aliases: Vec::new(),
+            names_not_found: false,
+            spells_method: false,
         });
     }
 
+    /// A function whose code names method-not-found and spells no MCP method builds that answer
+    /// and dispatches nothing: a builder a catch-all may call.
     fn leave_function(&mut self) {
-        self.functions.pop();
+        let Some(function) = self.functions.pop() else {
+            return;
+        };
+        if function.names_not_found && !function.spells_method {
+            if let Err(at) = self.facts.not_found_builders.binary_search(&function.name) {
+                self.facts.not_found_builders.insert(at, function.name);
+            }
+        }
+    }
+
+    /// `-32601` or a `METHOD_NOT_FOUND`-like path in the current function's code.
+    fn note_not_found_mark(&mut self, expr: &Expr) {
+        let names = match expr {
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => matches!(&*u.expr,
+                Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) if i.base10_digits() == "32601"),
+            Expr::Path(p) => p.path.segments.last().is_some_and(|s| {
+                let name = s.ident.to_string().to_ascii_lowercase();
+                name.contains("method_not_found") || name.contains("methodnotfound")
+            }),
+            _ => false,
+        };
+        if names {
+            if let Some(function) = self.functions.last_mut() {
+                function.names_not_found = true;
+            }
+        }
     }
 
     fn dispatcher(&self, expr: &syn::ExprMatch) -> Option<MethodDispatcher> {
@@ -660,6 +693,9 @@ impl Collector {
             self.facts.ping_literals = self.facts.ping_literals.saturating_add(1);
         }
         if is_mcp_method(value) {
+            if let Some(function) = self.functions.last_mut() {
+                function.spells_method = true;
+            }
             if let Err(at) = self
                 .facts
                 .method_literals
@@ -745,6 +781,7 @@ impl Hook for Collector {
             Node::ImplItem(syn::ImplItem::Const(c)) => self.note_code_const(&c.ident, &c.expr),
             Node::LitStr(lit) => self.note_literal(&lit.value()),
             Node::Expr(expr) => {
+                self.note_not_found_mark(expr);
                 if matches!(expr, Expr::Match(_)) {
                     self.self_ty = scope.impl_scope().and_then(|i| i.self_ty.clone());
                 }
@@ -943,8 +980,16 @@ impl Collector {
     }
 
     fn enter_macro(&mut self, mac: &syn::Macro) {
-        // Code inside macros (`json!`, `format!`) is read only for its string literals.
+        // Code inside macros (`json!`, `format!`) is read only for its string literals, and
+        // for the method-not-found code (`json!({"code": -32601})`).
         self.note_token_literals(&mac.tokens);
+        if self.functions.last().is_some_and(|f| !f.names_not_found)
+            && names_method_not_found(mac.tokens.clone(), false, &self.code_consts)
+        {
+            if let Some(function) = self.functions.last_mut() {
+                function.names_not_found = true;
+            }
+        }
     }
 }
 
@@ -985,7 +1030,15 @@ impl<'ast> Visit<'ast> for ResponseFinder<'_> {
             Expr::Call(call) => {
                 if let Expr::Path(p) = &*call.func {
                     let name = super::syntax::last_segment(&p.path);
-                    if responding_name(&name) || call.args.iter().any(|a| self.is_code(a)) {
+                    // `HandlerResult::Response(None)` carries no response.
+                    let carries_nothing = call.args.len() == 1
+                        && call
+                            .args
+                            .first()
+                            .is_some_and(|a| !matches!(a, Expr::Block(_)) && is_quiet(a));
+                    if (responding_name(&name) && !carries_nothing)
+                        || call.args.iter().any(|a| self.is_code(a))
+                    {
                         self.found = Some(self.collector.span(call));
                         return;
                     }
@@ -1096,9 +1149,15 @@ fn is_quiet(expr: &Expr) -> bool {
         Expr::Path(p) => p.path.is_ident("None"),
         Expr::Continue(_) | Expr::Break(_) => true,
         Expr::Return(r) => r.expr.as_deref().is_none_or(is_quiet),
+        // `Ok(None)`, and a variant that carries nothing (`HandlerResult::Response(None)`, the
+        // loop writing only what a `Some` holds).
         Expr::Call(call) => {
-            let wrapper = matches!(&*call.func, Expr::Path(p) if p.path.is_ident("Ok"));
-            wrapper && call.args.len() == 1 && call.args.first().is_some_and(is_quiet)
+            matches!(&*call.func, Expr::Path(_))
+                && call.args.len() == 1
+                && call
+                    .args
+                    .first()
+                    .is_some_and(|arg| !matches!(arg, Expr::Block(_)) && is_quiet(arg))
         }
         _ => false,
     }

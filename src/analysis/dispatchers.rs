@@ -142,6 +142,11 @@ pub struct DispatchFacts {
     /// `match process(line) { .., Err(e) => { let reply = json!({"jsonrpc": "2.0", "error":
     /// ..}); writeln!(out, "{reply}")?; } }`. Sorted, each once.
     pub err_answered: Vec<String>,
+    /// The simple names of the functions that build a method-not-found answer and dispatch
+    /// nothing (`fn handle_unknown_method(id, method) -> Response { Response::error(id, -32601,
+    /// ..) }`): a catch-all that calls one answers with it. Sorted, each once.
+    #[serde(default)]
+    pub not_found_builders: Vec<String>,
 }
 
 impl MethodDispatcher {
@@ -157,6 +162,10 @@ impl MethodDispatcher {
                 .as_deref()
                 .is_some_and(|v| unit.means_method_not_found(v));
         catch_all.method_not_found
+            || catch_all
+                .calls
+                .iter()
+                .any(|name| unit.builds_method_not_found(name))
             || (not_found
                 && (catch_all.err_answered_here
                     || self
@@ -174,6 +183,9 @@ pub trait UnitErrors {
     /// Whether the unit maps the enum variant (`Type::Variant`) to the method-not-found code
     /// ([`crate::analysis::facts::FileFacts::not_found_variants`]).
     fn means_method_not_found(&self, variant: &str) -> bool;
+    /// Whether a function of that simple name builds a method-not-found answer and dispatches
+    /// nothing ([`DispatchFacts::not_found_builders`]).
+    fn builds_method_not_found(&self, function: &str) -> bool;
 }
 
 /// Whether a method name is a notification's (by MCP's naming; the test that matters at run

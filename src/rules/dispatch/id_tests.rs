@@ -1006,6 +1006,9 @@ fn ends_in_id(expr: &Expr) -> bool {
             _ => false,
         },
         Expr::Index(i) => str_literal(&i.index).as_deref() == Some("id"),
+        // `value_at_path(&message, &["id"])`, `field(msg, "id")`: a reader handed the member's
+        // key (or a path of that one key).
+        Expr::Call(call) => call.args.iter().any(is_id_key),
         Expr::Path(p) => p.path.get_ident().is_some_and(|i| {
             let name = i.to_string();
             name == "id" || name.ends_with("_id")
@@ -1014,6 +1017,15 @@ fn ends_in_id(expr: &Expr) -> bool {
         Expr::Paren(p) => ends_in_id(&p.expr),
         Expr::Group(g) => ends_in_id(&g.expr),
         _ => false,
+    }
+}
+
+/// The key of the message's `id` member: `"id"`, or a path of that one key (`&["id"]`).
+fn is_id_key(expr: &Expr) -> bool {
+    match expr {
+        Expr::Reference(r) => is_id_key(&r.expr),
+        Expr::Array(a) => a.elems.len() == 1 && a.elems.first().is_some_and(is_id_key),
+        _ => str_literal(expr).as_deref() == Some("id"),
     }
 }
 

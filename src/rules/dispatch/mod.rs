@@ -187,6 +187,16 @@ impl crate::analysis::dispatchers::UnitErrors for UnitErrs<'_, '_> {
         })
     }
 
+    fn builds_method_not_found(&self, function: &str) -> bool {
+        self.0.iter().any(|(_, facts)| {
+            facts
+                .dispatch
+                .not_found_builders
+                .binary_search_by(|n| n.as_str().cmp(function))
+                .is_ok()
+        })
+    }
+
     fn means_method_not_found(&self, variant: &str) -> bool {
         self.0.iter().any(|(_, facts)| {
             facts

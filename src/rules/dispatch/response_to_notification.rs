@@ -383,7 +383,17 @@ fn requires_id(context: &RuleContext<'_>, ty: &str) -> bool {
                 })
         })
         .collect();
+    // A struct of the unit with no `id` field at all (the loop keeps the id beside it, `let
+    // request = McpRequest { method, params, .. }`) rejects no message for its lack of one.
+    let defined_here = || {
+        context
+            .graph
+            .files()
+            .iter()
+            .any(|(_, f)| f.struct_fields.iter().any(|(owner, _, _)| owner == ty))
+    };
     match definitions.as_slice() {
+        [] if defined_here() => false,
         // A request type from another crate (an SDK's `Request`, `JsonRpcRequest`): whether it
         // admits a missing `id` is not shown here, so no notification is shown to reach the
         // arms (certain or silent; first contact of batches 17 and 18 made the catch-all

@@ -790,11 +790,56 @@ impl<'a> CrateGraph<'a> {
             .copied()
             .filter(|&c| self.function(c).module == caller_facts.module)
             .collect();
-        if same_module.is_empty() {
-            free
-        } else {
-            same_module
+        if !same_module.is_empty() {
+            return same_module;
         }
+        // Of several functions of the name, the one the caller's file imports (`use
+        // crate::mcp::cue::handle_cue_generate;` beside a CLI's own `handle_cue_generate`).
+        if free.len() > 1 {
+            let chosen = self.imported_of(caller, name, &free);
+            if !chosen.is_empty() {
+                return chosen;
+            }
+        }
+        free
+    }
+
+    /// Of `candidates` (free functions named `name`), those in the module the caller's file
+    /// imports the name from (`use crate::mcp::cue::generate;`): none when it imports nothing
+    /// of the name.
+    fn imported_of(
+        &self,
+        caller: FunctionRef,
+        name: &str,
+        candidates: &[FunctionRef],
+    ) -> Vec<FunctionRef> {
+        let Some(path) = self
+            .files
+            .get(caller.file)
+            .and_then(|(_, file)| file.imports.iter().find(|(n, _)| n == name))
+            .map(|(_, path)| path)
+        else {
+            return Vec::new();
+        };
+        let modules: Vec<&String> = path[..path.len().saturating_sub(1)]
+            .iter()
+            .filter(|m| !matches!(m.as_str(), "crate" | "self" | "super"))
+            .collect();
+        if modules.is_empty() {
+            return Vec::new();
+        }
+        candidates
+            .iter()
+            .copied()
+            .filter(|&c| {
+                let module = &self.function(c).module;
+                modules.len() <= module.len()
+                    && module[module.len() - modules.len()..]
+                        .iter()
+                        .zip(&modules)
+                        .all(|(a, b)| a == *b)
+            })
+            .collect()
     }
 
     /// The module a path's modules name from an anchor (`crate`, `self`, `super`, the crate's

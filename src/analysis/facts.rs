@@ -313,6 +313,11 @@ pub struct FileFacts {
     pub string_consts: Vec<(String, String)>,
     /// The out-of-line modules (`mod x;`) the file declares.
     pub mod_decls: Vec<ModDecl>,
+    /// The names the file's `use` items bring in by their own name, and the paths they name
+    /// (`use crate::mcp::helpers::run;`): what a bare call of one of several functions of the
+    /// name reaches.
+    #[serde(default)]
+    pub imports: Vec<(String, Vec<String>)>,
     /// The spans of the file's items that a suppression comment can cover (functions, impls,
     /// traits, modules), attributes included.
     pub items: Vec<ByteSpan>,

@@ -638,6 +638,34 @@ pub fn use_renames(
     }
 }
 
+/// The names a `use` tree brings in by their own name: `use crate::mcp::helpers::{run, stop};`
+/// maps `run` to `crate::mcp::helpers::run` (not `self`, globs or renames, see
+/// [`use_renames`]).
+pub fn use_imports(
+    tree: &syn::UseTree,
+    prefix: &mut Vec<String>,
+    imports: &mut std::collections::HashMap<String, Vec<String>>,
+) {
+    match tree {
+        syn::UseTree::Path(path) => {
+            prefix.push(path.ident.to_string());
+            use_imports(&path.tree, prefix, imports);
+            prefix.pop();
+        }
+        syn::UseTree::Name(name) if name.ident != "self" && !prefix.is_empty() => {
+            let mut path = prefix.clone();
+            path.push(name.ident.to_string());
+            imports.insert(name.ident.to_string(), path);
+        }
+        syn::UseTree::Group(group) => {
+            for tree in &group.items {
+                use_imports(tree, prefix, imports);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// The local or parameter an expression reads from: `request` in `request.method.as_str()`,
 /// `msg["method"].as_str()`, `&req.method`, `method`.
 pub fn root_local(expr: &Expr) -> Option<String> {

@@ -70,6 +70,10 @@ pub struct Sends<'v> {
     children: Vec<Undo>,
     /// The file's `use .. as ..` renames: the alias, and the path it names.
     renames: HashMap<String, Vec<String>>,
+    /// The names the file's `use` items bring in (`use crate::mcp::helpers::run;`), and the
+    /// paths they name: a bare call of one is a call of that path, not of any function of the
+    /// name.
+    imports: HashMap<String, Vec<String>>,
     /// Per block (or macro body of statements) being visited.
     blocks: Vec<BlockFrame>,
     /// Per statement being visited.
@@ -251,6 +255,7 @@ impl<'v> Sends<'v> {
             in_expansion: false,
             children: Vec::new(),
             renames: HashMap::new(),
+            imports: HashMap::new(),
             blocks: Vec::new(),
             stmts: Vec::new(),
             ifs: Vec::new(),
@@ -289,6 +294,7 @@ impl Hook for Sends<'_> {
         // calls of `serve::run`.
         if let Node::Item(syn::Item::Use(item)) = node {
             super::syntax::use_renames(&item.tree, &mut Vec::new(), &mut self.renames);
+            super::syntax::use_imports(&item.tree, &mut Vec::new(), &mut self.imports);
         }
         if !scope.in_function_body() {
             return;
@@ -321,6 +327,9 @@ impl Hook for Sends<'_> {
                 }
             }
         }
+        let mut imports: Vec<(String, Vec<String>)> = self.imports.into_iter().collect();
+        imports.sort();
+        facts.imports = imports;
         facts.registry_users = (mine.functions.iter().enumerate())
             .filter(|(_, f)| f.uses_registries())
             .map(|(i, _)| i)

@@ -12,6 +12,43 @@ pub static WRITES: FactKey<Vec<StdioFunction>> = FactKey::new("stdio");
 /// Where a file starts serving stdio, and how its functions branch.
 pub static SERVING: FactKey<ServingFacts> = FactKey::new("serving");
 
+/// Branches of an `if` on a `bool` parameter of the function around it: the branch, the
+/// parameter's position, and the value that takes it (`if json { .. } else { print_table(..) }`).
+pub static PARAM_BRANCHES: FactKey<Vec<(ByteSpan, usize, bool)>> = FactKey::new("param-branches");
+
+/// Calls that hand a `bool` parameter of the function around them on as an argument: the call,
+/// and per argument the position of the parameter it is (`run_member_lookup(doc, name,
+/// json_mode)` is `[None, None, Some(3)]` in `fn run_docs(.., json_mode: bool)`).
+pub static FORWARDED_PARAMS: FactKey<Vec<(ByteSpan, Vec<Option<usize>>)>> =
+    FactKey::new("forwarded-params");
+
+/// The file's functions whose value is a global flag they read (`fn is_quiet() -> bool {
+/// QUIET.with(|q| q.get()) }`, `SILENT.load(..)`), and its calls whose arguments call a function
+/// (per argument, the names called: `run(.., !style::is_quiet())`).
+pub static FLAG_READS: FactKey<FlagReads> = FactKey::new("flag-reads");
+
+/// See [`FLAG_READS`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct FlagReads {
+    pub readers: Vec<String>,
+    pub call_args: Vec<(ByteSpan, Vec<Vec<String>>)>,
+}
+
+/// A file's global-flag readers and call arguments (see [`FLAG_READS`]).
+pub fn flag_reads(facts: &FileFacts) -> FlagReads {
+    facts.rules.get(&FLAG_READS)
+}
+
+/// A file's calls that hand a `bool` parameter on (see [`FORWARDED_PARAMS`]).
+pub fn forwarded_params(facts: &FileFacts) -> Vec<(ByteSpan, Vec<Option<usize>>)> {
+    facts.rules.get(&FORWARDED_PARAMS)
+}
+
+/// A file's branches on `bool` parameters (see [`PARAM_BRANCHES`]).
+pub fn param_branches(facts: &FileFacts) -> Vec<(ByteSpan, usize, bool)> {
+    facts.rules.get(&PARAM_BRANCHES)
+}
+
 /// A file's functions that name stdout or serialise JSON.
 pub fn writes(facts: &FileFacts) -> Vec<StdioFunction> {
     facts.rules.get(&WRITES)
@@ -99,6 +136,11 @@ pub struct StdoutWrite {
     /// stored in the flag before (a serving branch that silences the output first).
     #[serde(default)]
     pub flag_guarded: bool,
+    /// The functions called in the conditions that decide whether the write runs (an `if`
+    /// around it, or one before it in its block that leaves: `if is_quiet() { return; }`):
+    /// when one of them reads a global flag, the write is [`StdoutWrite::flag_guarded`] too.
+    #[serde(default)]
+    pub guard_calls: Vec<String>,
 }
 
 /// What one function (or method) writes to stdout, for a function that names stdout or

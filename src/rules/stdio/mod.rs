@@ -73,15 +73,18 @@ pub fn words() -> Vec<String> {
 /// parsed file serves MCP over stdio.
 pub fn follow_up(facts: &[&FileFacts]) -> BTreeSet<String> {
     if facts.iter().any(|f| f.serves_stdio && f.mentions_mcp) {
+        // Each file's serving facts, decoded once for the questions below.
+        let serving: Vec<facts::ServingFacts> = facts.iter().map(|f| facts::serving(f)).collect();
+        let handler_types = handler_type_names(&serving);
         // The files on the way from `main` to a serve site need not write anything themselves
         // (`cli::serve::run` starting a runtime for `start_server`): the waves look for the
         // calls of the functions that hold a serve site.
-        let toward = toward_serving_names(facts)
+        let toward = toward_serving_names(facts, &serving)
             .into_iter()
             .map(|name| format!("{}{name}(", crate::prefilter::STANDALONE));
         // The files the serving code calls into, which may write nothing themselves (a tool
         // dispatcher between the stdio loop and the commands that print): one step down.
-        let down = called_from_serving_files(facts)
+        let down = called_from_serving_files(facts, &serving, &handler_types)
             .into_iter()
             .flat_map(|name| {
                 let standalone = crate::prefilter::STANDALONE;
@@ -90,11 +93,18 @@ pub fn follow_up(facts: &[&FileFacts]) -> BTreeSet<String> {
                     format!("{standalone}fn {name}<"),
                 ]
             });
+        // The SDK calls the methods of the types that implement its handler traits while it
+        // serves: the files that implement one (`impl ServerHandler for Server`), and the
+        // files with the other methods of those types (an rmcp `#[tool_router] impl Server`).
+        let handlers = handler_types
+            .iter()
+            .map(|ty| format!("{}impl {ty}", crate::prefilter::STANDALONE));
         standalone(STDOUT_WRITERS)
-            .chain(standalone(&["fn main"]))
+            .chain(standalone(&["fn main", "ServerHandler for "]))
             .chain([MODULE_FILES.to_string()])
             .chain(toward)
             .chain(down)
+            .chain(handlers)
             .collect()
     } else {
         BTreeSet::new()
@@ -105,14 +115,13 @@ pub fn follow_up(facts: &[&FileFacts]) -> BTreeSet<String> {
 /// follow-up waves look for the calls of: one step up from the serve site, and not for names
 /// so common that looking for them would read most files (`new`, `run`, `serve`, ..). A chain
 /// longer than that through files that write nothing stays unread.
-fn toward_serving_names(facts: &[&FileFacts]) -> BTreeSet<String> {
+fn toward_serving_names(facts: &[&FileFacts], serving: &[facts::ServingFacts]) -> BTreeSet<String> {
     const COMMON: &[&str] = &[
         "main", "new", "default", "run", "start", "serve", "init", "build",
     ];
     let mut names = BTreeSet::new();
-    for file in facts {
-        let sites = facts::serving(file).serve_sites;
-        for site in sites {
+    for (file, serving) in facts.iter().zip(serving) {
+        for &site in &serving.serve_sites {
             names.extend(
                 file.function_at(site)
                     .filter(|f| f.self_ty.is_none() && !COMMON.contains(&f.name.as_str()))
@@ -127,42 +136,20 @@ fn toward_serving_names(facts: &[&FileFacts]) -> BTreeSet<String> {
 /// (`tools::call_tool(..)`, `handle(..)`) and that no parsed file defines: their definitions may
 /// be in files the pre-filter skipped. Not names as common as `new` or `run`, nor those of
 /// types (`Type::f`).
-fn called_from_serving_files(facts: &[&FileFacts]) -> BTreeSet<String> {
-    const COMMON: &[&str] = &[
-        "main",
-        "new",
-        "default",
-        "run",
-        "start",
-        "serve",
-        "init",
-        "build",
-        "from",
-        "into",
-        "parse",
-        "get",
-        "set",
-        "spawn",
-        "block_on",
-        "to_string",
-        "from_str",
-        "exit",
-        "stdin",
-        "stdout",
-        "stderr",
-        "channel",
-        "sleep",
-        "join",
-        "read",
-        "write",
-    ];
-    let defined: std::collections::HashSet<&str> = facts
-        .iter()
-        .flat_map(|f| f.functions.iter().map(|function| function.name.as_str()))
-        .collect();
+fn called_from_serving_files(
+    facts: &[&FileFacts],
+    serving: &[facts::ServingFacts],
+    handlers: &BTreeSet<String>,
+) -> BTreeSet<String> {
+    let parsed = ParsedFunctions::of(facts);
     let mut names = BTreeSet::new();
-    for file in facts {
-        if facts::serving(file).serve_sites.is_empty() {
+    for (file, serving) in facts.iter().zip(serving) {
+        // The files that serve, and those with methods of a handler type (the SDK calls them
+        // while it serves).
+        let handles = |f: &crate::analysis::facts::FunctionFacts| {
+            f.self_ty.as_ref().is_some_and(|ty| handlers.contains(ty))
+        };
+        if serving.serve_sites.is_empty() && !file.functions.iter().any(handles) {
             continue;
         }
         for function in file.functions.iter().filter(|f| !f.in_test) {
@@ -170,24 +157,133 @@ fn called_from_serving_files(facts: &[&FileFacts]) -> BTreeSet<String> {
                 let crate::analysis::facts::Callee::Path(segments) = &call.callee else {
                     continue;
                 };
-                let Some(name) = segments.last() else {
-                    continue;
+                // A bare call of a name the file imports is a call of the imported path.
+                let imported = match segments.as_slice() {
+                    [name] => file.imports.iter().find(|(n, _)| n == name).map(|(_, p)| p),
+                    _ => None,
                 };
-                let qualifier = segments.len().checked_sub(2).and_then(|i| segments.get(i));
-                let free =
-                    qualifier.is_none_or(|q| q.starts_with(|c: char| c.is_ascii_lowercase()));
-                let lowercase = name.starts_with(|c: char| c.is_ascii_lowercase());
-                if free
-                    && lowercase
-                    && !COMMON.contains(&name.as_str())
-                    && !defined.contains(name.as_str())
-                {
-                    names.insert(name.clone());
+                if let Some(name) = parsed.unread_callee(imported.unwrap_or(segments)) {
+                    names.insert(name.to_string());
                 }
             }
         }
     }
     names
+}
+
+/// The parsed free functions, by name with their modules, and the crate's own module names,
+/// for [`called_from_serving_files`].
+struct ParsedFunctions<'f> {
+    /// Free functions only: a method of the name (a tool `find_duplicates` calling the free
+    /// `find_duplicates` it imports) is not the one called.
+    defined: HashMap<&'f str, Vec<&'f [String]>>,
+    /// A path whose first segment is none of these (nor `crate`, `self`, `super`) names another
+    /// crate's function (`std::fs::read_to_string`).
+    own_modules: std::collections::HashSet<&'f str>,
+}
+
+impl<'f> ParsedFunctions<'f> {
+    fn of(facts: &[&'f FileFacts]) -> Self {
+        let mut defined: HashMap<&str, Vec<&[String]>> = HashMap::new();
+        for function in facts
+            .iter()
+            .flat_map(|f| f.functions.iter())
+            .filter(|function| function.self_ty.is_none())
+        {
+            defined
+                .entry(function.name.as_str())
+                .or_default()
+                .push(function.module.as_slice());
+        }
+        let own_modules = facts
+            .iter()
+            .flat_map(|f| f.functions.iter())
+            .flat_map(|function| function.module.iter().map(String::as_str))
+            .chain(
+                facts
+                    .iter()
+                    .flat_map(|f| f.mod_decls.iter().map(|d| d.name.as_str())),
+            )
+            .chain(["crate", "self", "super"])
+            .collect();
+        ParsedFunctions {
+            defined,
+            own_modules,
+        }
+    }
+
+    /// The name of a crate function a call by this path reaches that no parsed file defines:
+    /// a free function (not `Type::f`), not of a name as common as `new` or `run`, of the
+    /// crate's own modules, and not defined in a module whose path ends as the call's does (a
+    /// CLI's own `find` does not define `crate::duplicates::find`).
+    fn unread_callee<'s>(&self, segments: &'s [String]) -> Option<&'s str> {
+        const COMMON: &[&str] = &[
+            "main",
+            "new",
+            "default",
+            "run",
+            "start",
+            "serve",
+            "init",
+            "build",
+            "from",
+            "into",
+            "parse",
+            "get",
+            "set",
+            "spawn",
+            "block_on",
+            "to_string",
+            "from_str",
+            "exit",
+            "stdin",
+            "stdout",
+            "stderr",
+            "channel",
+            "sleep",
+            "join",
+            "read",
+            "write",
+        ];
+        let (name, modules) = segments.split_last()?;
+        let free = modules
+            .last()
+            .is_none_or(|q| q.starts_with(|c: char| c.is_ascii_lowercase()));
+        let own = modules
+            .first()
+            .is_none_or(|first| self.own_modules.contains(first.as_str()));
+        if !free
+            || !own
+            || !name.starts_with(|c: char| c.is_ascii_lowercase())
+            || COMMON.contains(&name.as_str())
+        {
+            return None;
+        }
+        let modules: Vec<&String> = modules
+            .iter()
+            .filter(|m| !matches!(m.as_str(), "crate" | "self" | "super"))
+            .collect();
+        let defined = self.defined.get(name.as_str()).is_some_and(|found| {
+            found.iter().any(|module| {
+                modules.len() <= module.len()
+                    && module[module.len() - modules.len()..]
+                        .iter()
+                        .zip(&modules)
+                        .all(|(a, b)| a == *b)
+            })
+        });
+        (!defined).then_some(name.as_str())
+    }
+}
+
+/// The types the parsed files implement a handler trait for (see
+/// [`facts::ServingFacts::handler_types`]).
+fn handler_type_names(serving: &[facts::ServingFacts]) -> BTreeSet<String> {
+    serving
+        .iter()
+        .flat_map(|file| file.handler_types.iter())
+        .map(|(ty, _)| ty.clone())
+        .collect()
 }
 
 /// What runs while the unit serves MCP over its own stdio (see [`server_model`]), built once per
@@ -258,6 +354,17 @@ struct PathCalls {
     serving: Vec<facts::ServingFacts>,
     /// [`leaves_when_true`]'s answers, by function.
     leaves: std::cell::RefCell<HashMap<FunctionRef, bool>>,
+    /// Each file's branches on `bool` parameters, decoded once (see
+    /// [`facts::PARAM_BRANCHES`]).
+    param_branches: Vec<Vec<(ByteSpan, usize, bool)>>,
+    /// Each file's calls that hand a `bool` parameter on, decoded once (see
+    /// [`facts::FORWARDED_PARAMS`]).
+    forwarded: Vec<Vec<(ByteSpan, Vec<Option<usize>>)>>,
+    /// [`reached_only_through_left_branches`]'s answers, by function.
+    left: std::cell::RefCell<HashMap<FunctionRef, bool>>,
+    /// Each file's global-flag readers and call arguments, decoded once (see
+    /// [`facts::FLAG_READS`]).
+    flag_reads: Vec<facts::FlagReads>,
 }
 
 fn path_calls(context: &RuleContext<'_>) -> std::rc::Rc<PathCalls> {
@@ -285,6 +392,22 @@ fn path_calls(context: &RuleContext<'_>) -> std::rc::Rc<PathCalls> {
                 .map(|(_, f)| facts::serving(f))
                 .collect(),
             leaves: std::cell::RefCell::new(HashMap::new()),
+            param_branches: graph
+                .files()
+                .iter()
+                .map(|(_, f)| facts::param_branches(f))
+                .collect(),
+            forwarded: graph
+                .files()
+                .iter()
+                .map(|(_, f)| facts::forwarded_params(f))
+                .collect(),
+            left: std::cell::RefCell::new(HashMap::new()),
+            flag_reads: graph
+                .files()
+                .iter()
+                .map(|(_, f)| facts::flag_reads(f))
+                .collect(),
         }
     })
 }
@@ -313,18 +436,204 @@ pub fn taken_while_serving(
     function: ByteSpan,
     write: &facts::StdoutWrite,
 ) -> bool {
-    if write.runs_if.is_empty() && !write.then_returns_true {
-        return true;
-    }
     let Some(target) = function_ref(context, file, function) else {
         return true;
     };
+    if reached_only_through_left_branches(context, target, LEFT_DEPTH) {
+        return false;
+    }
+    if write.runs_if.is_empty() && !write.then_returns_true {
+        return true;
+    }
     if write.then_returns_true && leaves_when_true(context, target, LEAVING_DEPTH) {
         return false;
     }
     if write.runs_if.is_empty() {
         return true;
     }
+    !left_by_every_call(context, target, &write.runs_if, FORWARD_DEPTH)
+}
+
+/// How many callers up [`left_by_every_call`] follows a `bool` parameter handed on.
+const FORWARD_DEPTH: usize = 2;
+
+/// Whether a write runs only for a value of a global flag the program sets at run time: a
+/// condition around it reads one (`if !SILENT.load(..)`), calls a function of the unit whose
+/// value is one (`if is_quiet() { return; }`, `fn is_quiet() -> bool { QUIET.with(|q| q.get())
+/// }`), or it lies in a branch on a `bool` parameter that a call on the serving path is handed
+/// such a value for (`run_gates(.., !style::is_quiet())`).
+pub fn decided_by_a_flag(
+    context: &RuleContext<'_>,
+    file: usize,
+    function: ByteSpan,
+    write: &facts::StdoutWrite,
+) -> bool {
+    if write.flag_guarded {
+        return true;
+    }
+    if write.guard_calls.is_empty() && write.runs_if.is_empty() {
+        return false;
+    }
+    let readers = flag_readers(context);
+    let is_reader = |name: &str| readers.0.contains(name);
+    if write.guard_calls.iter().any(|name| is_reader(name)) {
+        return true;
+    }
+    if write.runs_if.is_empty() || readers.0.is_empty() {
+        return false;
+    }
+    let calls = path_calls(context);
+    let Some(target) = function_ref(context, file, function) else {
+        return false;
+    };
+    let graph = context.graph;
+    let on_path = calls
+        .by_target
+        .get(&target)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    on_path.iter().any(|&(caller, index)| {
+        let Some(call) = graph.function(caller).calls.get(index) else {
+            return false;
+        };
+        let args = calls
+            .flag_reads
+            .get(caller.file)
+            .and_then(|f| f.call_args.iter().find(|(span, _)| *span == call.span))
+            .map(|(_, args)| args.as_slice())
+            .unwrap_or_default();
+        write.runs_if.iter().any(|&(param, _)| {
+            args.get(param)
+                .is_some_and(|names| names.iter().any(|name| is_reader(name)))
+        })
+    })
+}
+
+/// The unit's functions whose value is a global flag they read (see [`facts::FLAG_READS`]),
+/// worked out once per unit.
+fn flag_readers(context: &RuleContext<'_>) -> std::rc::Rc<FlagReaders> {
+    context.memo.get_or_init(|| {
+        FlagReaders(
+            context
+                .graph
+                .files()
+                .iter()
+                .flat_map(|(_, f)| facts::flag_reads(f).readers)
+                .collect(),
+        )
+    })
+}
+
+/// See [`flag_readers`].
+struct FlagReaders(foldhash::HashSet<String>);
+
+/// How many callers up [`reached_only_through_left_branches`] looks: the function called in
+/// the branch itself (a literal handed on through parameters is followed by
+/// [`left_by_every_call`]).
+const LEFT_DEPTH: usize = 0;
+
+/// The names of the functions called inside a branch on a `bool` parameter anywhere in the
+/// unit (see [`facts::PARAM_BRANCHES`]), worked out once per unit.
+fn called_in_param_branches(context: &RuleContext<'_>) -> std::rc::Rc<CalledInBranches> {
+    context.memo.get_or_init(|| {
+        let graph = context.graph;
+        let mut names = foldhash::HashSet::default();
+        for (_, file) in graph.files() {
+            let branches = facts::param_branches(file);
+            if branches.is_empty() {
+                continue;
+            }
+            for function in &file.functions {
+                for call in &function.calls {
+                    let inside = branches
+                        .iter()
+                        .any(|(b, _, _)| b.start <= call.span.start && call.span.end <= b.end);
+                    if inside {
+                        names.insert(call.name().to_string());
+                    }
+                }
+            }
+        }
+        CalledInBranches(names)
+    })
+}
+
+/// See [`called_in_param_branches`].
+struct CalledInBranches(foldhash::HashSet<String>);
+
+impl CalledInBranches {
+    fn contains(&self, name: &str) -> bool {
+        self.0.contains(name)
+    }
+}
+
+/// Whether every call of `target` on the serving path lies in a branch, on a `bool` parameter
+/// of its caller, that every call of that caller on the path leaves by the literal it passes
+/// (`if json { .. } else { print_table(..) }` in a command every tool calls with `json: true`),
+/// or in a caller of which that holds, `depth` callers up. Each function's answer is worked
+/// out once per unit.
+fn reached_only_through_left_branches(
+    context: &RuleContext<'_>,
+    target: FunctionRef,
+    depth: usize,
+) -> bool {
+    // Only a function called inside such a branch somewhere can be (the serving path's calls
+    // are worked out only then).
+    let graph = context.graph;
+    if depth == 0
+        && !called_in_param_branches(context).contains(graph.function(target).name.as_str())
+    {
+        return false;
+    }
+    let calls = path_calls(context);
+    if let Some(&known) = calls.left.borrow().get(&target) {
+        return known;
+    }
+    // Recursion ends at the memo: a function met again on the way up is not left.
+    calls.left.borrow_mut().insert(target, false);
+    let on_path = calls
+        .by_target
+        .get(&target)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let left = !on_path.is_empty()
+        && on_path.iter().all(|&(caller, index)| {
+            let Some(call) = graph.function(caller).calls.get(index) else {
+                return false;
+            };
+            let item = graph.function(caller).item_span;
+            let branches: Vec<(usize, bool)> = calls
+                .param_branches
+                .get(caller.file)
+                .into_iter()
+                .flatten()
+                .filter(|(branch, _, _)| {
+                    item.start <= branch.start
+                        && branch.end <= item.end
+                        && branch.start <= call.span.start
+                        && call.span.end <= branch.end
+                })
+                .map(|&(_, param, value)| (param, value))
+                .collect();
+            (!branches.is_empty() && left_by_every_call(context, caller, &branches, FORWARD_DEPTH))
+                || (depth > 0
+                    && caller != target
+                    && reached_only_through_left_branches(context, caller, depth - 1))
+        });
+    calls.left.borrow_mut().insert(target, left);
+    left
+}
+
+/// Whether every call of `target` on the serving path passes, for one of the `bool` parameters
+/// of `runs_if`, the literal that leaves the branch, or hands on a `bool` parameter of its own
+/// that every call of its caller leaves so (`depth` callers up); a call that passes another
+/// value takes it. False when no call on the path reaches `target` (an SDK's handler).
+fn left_by_every_call(
+    context: &RuleContext<'_>,
+    target: FunctionRef,
+    runs_if: &[(usize, bool)],
+    depth: usize,
+) -> bool {
     let graph = context.graph;
     let calls = path_calls(context);
     let on_path = calls
@@ -340,7 +649,7 @@ pub fn taken_while_serving(
         // do not.
         let by_path = matches!(call.callee, crate::analysis::facts::Callee::Path(_));
         if by_path && graph.function(target).has_receiver {
-            return true;
+            return false;
         }
         let Some(serving) = calls.serving.get(caller.file) else {
             continue;
@@ -351,16 +660,30 @@ pub fn taken_while_serving(
             .find(|(span, _)| *span == call.span)
             .map(|(_, args)| args.as_slice())
             .unwrap_or_default();
-        // Taken unless an argument is the literal that leaves the branch.
-        let taken = write
-            .runs_if
-            .iter()
-            .all(|&(param, value)| args.get(param).copied().flatten() != Some(!value));
+        let forwarded = calls
+            .forwarded
+            .get(caller.file)
+            .and_then(|f| f.iter().find(|(span, _)| *span == call.span))
+            .map(|(_, positions)| positions.as_slice())
+            .unwrap_or_default();
+        // Taken unless an argument is the literal that leaves the branch, or the caller's own
+        // parameter, left so by every call of the caller.
+        let taken = runs_if.iter().all(|&(param, value)| {
+            let literal = args.get(param).copied().flatten() == Some(!value);
+            let handed_on = || {
+                forwarded.get(param).copied().flatten().is_some_and(|own| {
+                    depth > 0
+                        && caller != target
+                        && left_by_every_call(context, caller, &[(own, value)], depth - 1)
+                })
+            };
+            !literal && !handed_on()
+        });
         if taken {
-            return true;
+            return false;
         }
     }
-    on_path.is_empty()
+    !on_path.is_empty()
 }
 
 /// How many wrappers up [`leaves_when_true`] follows a returned value.

@@ -65,6 +65,13 @@ pub struct Stdio {
     /// Branches taken by a `bool` parameter's value: the branch, the parameter's position, and
     /// the value that takes it (see [`StdoutWrite::runs_if`]).
     param_branches: Vec<(ByteSpan, usize, bool)>,
+    /// Calls that hand a `bool` parameter on (see [`super::facts::FORWARDED_PARAMS`]).
+    forwarded: Vec<(ByteSpan, Vec<Option<usize>>)>,
+    /// The code an `if`'s condition decides, with the functions the condition calls (see
+    /// [`StdoutWrite::guard_calls`]).
+    guard_branches: Vec<(ByteSpan, Vec<String>)>,
+    /// Global-flag readers and call arguments (see [`super::facts::FLAG_READS`]).
+    flag_reads: super::facts::FlagReads,
     /// Arms whose value is `true`, of the `match` that is the value of a function returning
     /// `bool` (see [`StdoutWrite::then_returns_true`]).
     true_arms: Vec<ByteSpan>,
@@ -231,6 +238,8 @@ impl Hook for Stdio {
             });
             self.note_true_arms(node, scope);
         }
+        self.note_forwarded_params(node, scope);
+        self.note_flag_reads(node, scope);
         match node {
             Node::Expr(Expr::If(expr)) => self.note_off_path_if(expr, scope),
             Node::Expr(Expr::Match(expr)) => self.note_off_path_match(expr, scope),
@@ -281,6 +290,19 @@ impl Hook for Stdio {
     fn finish(self: Box<Self>, facts: &mut FileFacts) {
         if !self.out.is_empty() {
             facts.rules.put(&WRITES, &self.out);
+        }
+        if !self.flag_reads.readers.is_empty() || !self.flag_reads.call_args.is_empty() {
+            facts.rules.put(&super::facts::FLAG_READS, &self.flag_reads);
+        }
+        if !self.forwarded.is_empty() {
+            facts
+                .rules
+                .put(&super::facts::FORWARDED_PARAMS, &self.forwarded);
+        }
+        if !self.param_branches.is_empty() {
+            facts
+                .rules
+                .put(&super::facts::PARAM_BRANCHES, &self.param_branches);
         }
     }
 }
@@ -344,6 +366,12 @@ impl Stdio {
             .flag_branches
             .iter()
             .any(|b| b.start <= span.start && span.end <= b.end);
+        let guard_calls = self
+            .guard_branches
+            .iter()
+            .filter(|(b, _)| b.start <= span.start && span.end <= b.end)
+            .flat_map(|(_, names)| names.iter().cloned())
+            .collect();
         if let Some(function) = self.current() {
             function.facts.writes.push(StdoutWrite {
                 kind,
@@ -356,6 +384,7 @@ impl Stdio {
                 then_returns_true,
                 tty_guarded,
                 flag_guarded,
+                guard_calls,
             });
         }
     }
@@ -552,6 +581,90 @@ impl Stdio {
 }
 
 impl Stdio {
+    /// Global-flag reads: a function body whose value reads a global flag, a block statement
+    /// `if cond { return .. }` whose condition decides the rest of the block, and the names the
+    /// arguments of a call call.
+    fn note_flag_reads(&mut self, node: Node<'_>, scope: &Scope<'_>) {
+        match node {
+            Node::Block(block) => {
+                if let (true, Some(Stmt::Expr(tail, None))) =
+                    (is_function_body(node, scope.parent()), block.stmts.last())
+                {
+                    if reads_global_flag(tail) || reads_thread_local(tail) {
+                        if let Some(name) = scope.function().map(|f| f.name()) {
+                            self.flag_reads.readers.push(name);
+                        }
+                    }
+                }
+                for (index, stmt) in block.stmts.iter().enumerate() {
+                    let Stmt::Expr(Expr::If(test), _) = stmt else {
+                        continue;
+                    };
+                    let (Some(next), Some(last)) = (block.stmts.get(index + 1), block.stmts.last())
+                    else {
+                        continue;
+                    };
+                    if test.else_branch.is_some() || !diverges(&test.then_branch) {
+                        continue;
+                    }
+                    let rest = ByteSpan::new(scope.span(next).start, scope.span(last).end);
+                    if reads_global_flag(&test.cond) {
+                        self.flag_branches.push(rest);
+                    }
+                    let called = crate::analysis::dispatch::called_names(&test.cond);
+                    if !called.is_empty() {
+                        self.guard_branches.push((rest, called));
+                    }
+                }
+            }
+            Node::Expr(expr @ (Expr::Call(_) | Expr::MethodCall(_))) => {
+                let args = match expr {
+                    Expr::Call(call) => &call.args,
+                    Expr::MethodCall(call) => &call.args,
+                    _ => return,
+                };
+                // Only a predicate's value is followed: an argument that is a call without
+                // arguments, or its negation (`!style::is_quiet()`).
+                let names: Vec<Vec<String>> = args.iter().map(predicate_call).collect();
+                if names.iter().any(|n| !n.is_empty()) {
+                    self.flag_reads.call_args.push((scope.span(expr), names));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A call that hands a `bool` parameter of the current function on (`run(.., json_mode)`).
+    fn note_forwarded_params(&mut self, node: Node<'_>, scope: &Scope<'_>) {
+        let (expr, args) = match node {
+            Node::Expr(expr @ Expr::Call(call)) => (expr, &call.args),
+            Node::Expr(expr @ Expr::MethodCall(call)) => (expr, &call.args),
+            _ => return,
+        };
+        let Some(function) = self.functions.last() else {
+            return;
+        };
+        if function.bool_params.is_empty() {
+            return;
+        }
+        let positions: Vec<Option<usize>> = args
+            .iter()
+            .map(|arg| match arg {
+                Expr::Path(p) => p.path.get_ident().and_then(|ident| {
+                    function
+                        .bool_params
+                        .iter()
+                        .find(|(name, _)| ident == name)
+                        .map(|(_, position)| *position)
+                }),
+                _ => None,
+            })
+            .collect();
+        if positions.iter().any(Option::is_some) {
+            self.forwarded.push((scope.span(expr), positions));
+        }
+    }
+
     /// `let is_stdio = !io::stdout().is_terminal();`: a local a condition may test stdout by.
     fn note_tty_local(&mut self, local: &syn::Local) {
         let (syn::Pat::Ident(pat), Some(init)) = (&local.pat, &local.init) else {
@@ -583,6 +696,16 @@ impl Stdio {
             self.flag_branches.push(byte_span(span, span, scope.base));
             if let Some((_, else_branch)) = &expr.else_branch {
                 self.flag_branches.push(scope.span(&**else_branch));
+            }
+        }
+        let called = crate::analysis::dispatch::called_names(&expr.cond);
+        if !called.is_empty() {
+            let span = expr.then_branch.brace_token.span.join();
+            self.guard_branches
+                .push((byte_span(span, span, scope.base), called.clone()));
+            if let Some((_, else_branch)) = &expr.else_branch {
+                self.guard_branches
+                    .push((scope.span(&**else_branch), called));
             }
         }
         let then_serves = reaches_serving_block(&expr.then_branch);
@@ -1209,6 +1332,50 @@ fn is_cli_check_pattern(pat: &Pat) -> bool {
     tokens_check_cli(&quote::ToTokens::to_token_stream(pat).to_string())
 }
 
+/// The name of the call an argument is, when it is a call without arguments or its negation
+/// (`is_quiet()`, `!style::is_quiet()`, `!self.quiet()`).
+fn predicate_call(arg: &Expr) -> Vec<String> {
+    match arg {
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => predicate_call(&u.expr),
+        Expr::Paren(p) => predicate_call(&p.expr),
+        Expr::Call(call) if call.args.is_empty() => match &*call.func {
+            Expr::Path(p) => p
+                .path
+                .segments
+                .last()
+                .map(|s| vec![s.ident.to_string()])
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        },
+        Expr::MethodCall(call) if call.args.is_empty() => vec![call.method.to_string()],
+        _ => Vec::new(),
+    }
+}
+
+/// `QUIET.with(|q| q.get())`: a read of a `thread_local!` (a path in upper case).
+fn reads_thread_local(expr: &Expr) -> bool {
+    match expr {
+        Expr::Unary(u) => reads_thread_local(&u.expr),
+        Expr::Paren(p) => reads_thread_local(&p.expr),
+        Expr::MethodCall(call) if call.method == "with" => is_upper_path(&call.receiver),
+        _ => false,
+    }
+}
+
+/// A path whose last segment is in upper case (a `static`).
+fn is_upper_path(expr: &Expr) -> bool {
+    match expr {
+        Expr::Path(p) => p.path.segments.last().is_some_and(|s| {
+            let name = s.ident.to_string();
+            name.len() > 1
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+        }),
+        _ => false,
+    }
+}
+
 /// Whether a condition reads a global flag: `SILENT.load(..)` on a `static` (a path in upper
 /// case), alone, negated, in parentheses or joined by `&&`/`||`.
 fn reads_global_flag(cond: &Expr) -> bool {
@@ -1218,16 +1385,7 @@ fn reads_global_flag(cond: &Expr) -> bool {
         Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_) | syn::BinOp::Or(_)) => {
             reads_global_flag(&b.left) || reads_global_flag(&b.right)
         }
-        Expr::MethodCall(call) if call.method == "load" => match &*call.receiver {
-            Expr::Path(p) => p.path.segments.last().is_some_and(|s| {
-                let name = s.ident.to_string();
-                name.len() > 1
-                    && name
-                        .chars()
-                        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
-            }),
-            _ => false,
-        },
+        Expr::MethodCall(call) if call.method == "load" => is_upper_path(&call.receiver),
         _ => false,
     }
 }

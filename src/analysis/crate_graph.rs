@@ -821,24 +821,17 @@ impl<'a> CrateGraph<'a> {
         else {
             return Vec::new();
         };
-        let modules: Vec<&String> = path[..path.len().saturating_sub(1)]
+        let modules = &path[..path.len().saturating_sub(1)];
+        if modules
             .iter()
-            .filter(|m| !matches!(m.as_str(), "crate" | "self" | "super"))
-            .collect();
-        if modules.is_empty() {
+            .all(|m| matches!(m.as_str(), "crate" | "self" | "super"))
+        {
             return Vec::new();
         }
         candidates
             .iter()
             .copied()
-            .filter(|&c| {
-                let module = &self.function(c).module;
-                modules.len() <= module.len()
-                    && module[module.len() - modules.len()..]
-                        .iter()
-                        .zip(&modules)
-                        .all(|(a, b)| a == *b)
-            })
+            .filter(|&c| super::syntax::module_ends_with(&self.function(c).module, modules))
             .collect()
     }
 

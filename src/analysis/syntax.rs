@@ -739,6 +739,21 @@ impl<'ast> Visit<'ast> for LeaveFinder {
     fn visit_item(&mut self, _: &'ast syn::Item) {}
 }
 
+/// Whether a module path ends with `modules` (the anchors `crate`, `self` and `super` left out
+/// of them): `["mcp", "cue"]` ends with `crate::cue`'s `["cue"]`. An empty `modules` ends every
+/// path.
+pub fn module_ends_with(module: &[String], modules: &[String]) -> bool {
+    let modules: Vec<&String> = modules
+        .iter()
+        .filter(|m| !matches!(m.as_str(), "crate" | "self" | "super"))
+        .collect();
+    modules.len() <= module.len()
+        && module[module.len() - modules.len()..]
+            .iter()
+            .zip(&modules)
+            .all(|(a, b)| a == *b)
+}
+
 #[cfg(test)]
 mod cfg_tests {
     use super::*;

@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 
 use foldhash::{HashMap, HashMapExt};
 
-use crate::analysis::crate_graph::FunctionRef;
+use crate::analysis::crate_graph::{CrateGraph, FunctionRef};
 use crate::analysis::facts::FileFacts;
 use crate::analysis::walk::Collects;
 use crate::prefilter::{standalone, MODULE_FILES};
@@ -259,18 +259,10 @@ impl<'f> ParsedFunctions<'f> {
         {
             return None;
         }
-        let modules: Vec<&String> = modules
-            .iter()
-            .filter(|m| !matches!(m.as_str(), "crate" | "self" | "super"))
-            .collect();
         let defined = self.defined.get(name.as_str()).is_some_and(|found| {
-            found.iter().any(|module| {
-                modules.len() <= module.len()
-                    && module[module.len() - modules.len()..]
-                        .iter()
-                        .zip(&modules)
-                        .all(|(a, b)| a == *b)
-            })
+            found
+                .iter()
+                .any(|module| crate::analysis::syntax::module_ends_with(module, modules))
         });
         (!defined).then_some(name.as_str())
     }
@@ -384,30 +376,18 @@ fn path_calls(context: &RuleContext<'_>) -> std::rc::Rc<PathCalls> {
                 }
             }
         }
+        // Each file's facts of one kind, decoded once.
+        fn per_file<T>(graph: &CrateGraph<'_>, decode: fn(&FileFacts) -> T) -> Vec<T> {
+            graph.files().iter().map(|(_, f)| decode(f)).collect()
+        }
         PathCalls {
             by_target,
-            serving: graph
-                .files()
-                .iter()
-                .map(|(_, f)| facts::serving(f))
-                .collect(),
+            serving: per_file(graph, facts::serving),
             leaves: std::cell::RefCell::new(HashMap::new()),
-            param_branches: graph
-                .files()
-                .iter()
-                .map(|(_, f)| facts::param_branches(f))
-                .collect(),
-            forwarded: graph
-                .files()
-                .iter()
-                .map(|(_, f)| facts::forwarded_params(f))
-                .collect(),
+            param_branches: per_file(graph, facts::param_branches),
+            forwarded: per_file(graph, facts::forwarded_params),
             left: std::cell::RefCell::new(HashMap::new()),
-            flag_reads: graph
-                .files()
-                .iter()
-                .map(|(_, f)| facts::flag_reads(f))
-                .collect(),
+            flag_reads: per_file(graph, facts::flag_reads),
         }
     })
 }

@@ -392,6 +392,16 @@ fn path_calls(context: &RuleContext<'_>) -> std::rc::Rc<PathCalls> {
     })
 }
 
+impl PathCalls {
+    /// The calls of `target` on the serving path: each caller and the call's index in it.
+    fn on_path(&self, target: FunctionRef) -> &[(FunctionRef, usize)] {
+        self.by_target
+            .get(&target)
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+    }
+}
+
 /// The function whose whole item is `function` in the graph's file `file`.
 fn function_ref(context: &RuleContext<'_>, file: usize, function: ByteSpan) -> Option<FunctionRef> {
     let (_, own) = context.graph.files().get(file)?;
@@ -467,11 +477,7 @@ pub fn decided_by_a_flag(
         return false;
     };
     let graph = context.graph;
-    let on_path = calls
-        .by_target
-        .get(&target)
-        .map(Vec::as_slice)
-        .unwrap_or_default();
+    let on_path = calls.on_path(target);
     on_path.iter().any(|&(caller, index)| {
         let Some(call) = graph.function(caller).calls.get(index) else {
             return false;
@@ -571,11 +577,7 @@ fn reached_only_through_left_branches(
     }
     // Recursion ends at the memo: a function met again on the way up is not left.
     calls.left.borrow_mut().insert(target, false);
-    let on_path = calls
-        .by_target
-        .get(&target)
-        .map(Vec::as_slice)
-        .unwrap_or_default();
+    let on_path = calls.on_path(target);
     let left = !on_path.is_empty()
         && on_path.iter().all(|&(caller, index)| {
             let Some(call) = graph.function(caller).calls.get(index) else {
@@ -616,11 +618,7 @@ fn left_by_every_call(
 ) -> bool {
     let graph = context.graph;
     let calls = path_calls(context);
-    let on_path = calls
-        .by_target
-        .get(&target)
-        .map(Vec::as_slice)
-        .unwrap_or_default();
+    let on_path = calls.on_path(target);
     for &(caller, index) in on_path {
         let Some(call) = graph.function(caller).calls.get(index) else {
             continue;
@@ -680,11 +678,7 @@ fn leaves_when_true(context: &RuleContext<'_>, target: FunctionRef, depth: usize
         return known;
     }
     let graph = context.graph;
-    let on_path = calls
-        .by_target
-        .get(&target)
-        .map(Vec::as_slice)
-        .unwrap_or_default();
+    let on_path = calls.on_path(target);
     let leaves = !on_path.is_empty()
         && on_path.iter().all(|&(caller, index)| {
             let Some(call) = graph.function(caller).calls.get(index) else {

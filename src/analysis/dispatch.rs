@@ -1250,7 +1250,7 @@ pub(crate) fn method_patterns(
         Pat::Path(p) => {
             let segments = path_segments(&p.path);
             match segments.last() {
-                Some(last) if is_constant_name(last) => {
+                Some(last) if super::syntax::is_constant_name(last) => {
                     constants.push(last.clone());
                     true
                 }
@@ -1258,7 +1258,8 @@ pub(crate) fn method_patterns(
             }
         }
         Pat::Ident(ident)
-            if ident.subpat.is_none() && is_constant_name(&ident.ident.to_string()) =>
+            if ident.subpat.is_none()
+                && super::syntax::is_constant_name(&ident.ident.to_string()) =>
         {
             constants.push(ident.ident.to_string());
             true
@@ -1288,13 +1289,6 @@ fn tests_beside_the_method(pat: &Pat) -> bool {
         Pat::Or(or) => or.cases.iter().any(tests_beside_the_method),
         _ => false,
     }
-}
-
-fn is_constant_name(name: &str) -> bool {
-    name.len() > 1
-        && name
-            .chars()
-            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
 }
 
 /// The method names an `if` condition tests for: `method == "ping"`, `"ping" == method`,
@@ -1337,7 +1331,9 @@ fn is_catch_all(pat: &Pat) -> bool {
     match pat {
         Pat::Wild(_) => true,
         Pat::Tuple(t) => t.elems.iter().all(is_catch_all),
-        Pat::Ident(ident) => ident.subpat.is_none() && !is_constant_name(&ident.ident.to_string()),
+        Pat::Ident(ident) => {
+            ident.subpat.is_none() && !super::syntax::is_constant_name(&ident.ident.to_string())
+        }
         _ => false,
     }
 }

@@ -739,6 +739,15 @@ impl<'ast> Visit<'ast> for LeaveFinder {
     fn visit_item(&mut self, _: &'ast syn::Item) {}
 }
 
+/// Whether a name is spelt as a constant's or a static's (`METHOD_NOT_FOUND`, `QUIET`): upper
+/// case, digits and underscores, longer than one letter (a type parameter `T` is not one).
+pub fn is_constant_name(name: &str) -> bool {
+    name.len() > 1
+        && name
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+}
+
 /// Whether a module path ends with `modules` (the anchors `crate`, `self` and `super` left out
 /// of them): `["mcp", "cue"]` ends with `crate::cue`'s `["cue"]`. An empty `modules` ends every
 /// path.

@@ -231,10 +231,7 @@ impl Collector {
             Expr::Path(path) => {
                 let segments = &path.path.segments;
                 if let Some(last) = segments.last().map(|s| s.ident.to_string()) {
-                    let constant = last.len() > 1
-                        && last
-                            .chars()
-                            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+                    let constant = crate::analysis::syntax::is_constant_name(&last);
                     if constant && !self.read.iter().any(|(name, _)| *name == last) {
                         self.read.push((last, scope.span(expr)));
                     }

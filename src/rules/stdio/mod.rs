@@ -111,20 +111,45 @@ pub fn follow_up(facts: &[&FileFacts]) -> BTreeSet<String> {
     }
 }
 
+/// Names so common that the follow-up waves looking for them would read most files.
+const COMMON_NAMES: &[&str] = &[
+    "main", "new", "default", "run", "start", "serve", "init", "build",
+];
+
+/// The names of the standard library's and the runtime's functions a crate calls most, which
+/// the follow-up does not look for either when the crate calls them.
+const COMMON_CALLEES: &[&str] = &[
+    "from",
+    "into",
+    "parse",
+    "get",
+    "set",
+    "spawn",
+    "block_on",
+    "to_string",
+    "from_str",
+    "exit",
+    "stdin",
+    "stdout",
+    "stderr",
+    "channel",
+    "sleep",
+    "join",
+    "read",
+    "write",
+];
+
 /// The names of the parsed free functions that hold a serve site (`start_server`), which the
 /// follow-up waves look for the calls of: one step up from the serve site, and not for names
 /// so common that looking for them would read most files (`new`, `run`, `serve`, ..). A chain
 /// longer than that through files that write nothing stays unread.
 fn toward_serving_names(facts: &[&FileFacts], serving: &[facts::ServingFacts]) -> BTreeSet<String> {
-    const COMMON: &[&str] = &[
-        "main", "new", "default", "run", "start", "serve", "init", "build",
-    ];
     let mut names = BTreeSet::new();
     for (file, serving) in facts.iter().zip(serving) {
         for &site in &serving.serve_sites {
             names.extend(
                 file.function_at(site)
-                    .filter(|f| f.self_ty.is_none() && !COMMON.contains(&f.name.as_str()))
+                    .filter(|f| f.self_ty.is_none() && !COMMON_NAMES.contains(&f.name.as_str()))
                     .map(|f| f.name.clone()),
             );
         }
@@ -217,34 +242,6 @@ impl<'f> ParsedFunctions<'f> {
     /// crate's own modules, and not defined in a module whose path ends as the call's does (a
     /// CLI's own `find` does not define `crate::duplicates::find`).
     fn unread_callee<'s>(&self, segments: &'s [String]) -> Option<&'s str> {
-        const COMMON: &[&str] = &[
-            "main",
-            "new",
-            "default",
-            "run",
-            "start",
-            "serve",
-            "init",
-            "build",
-            "from",
-            "into",
-            "parse",
-            "get",
-            "set",
-            "spawn",
-            "block_on",
-            "to_string",
-            "from_str",
-            "exit",
-            "stdin",
-            "stdout",
-            "stderr",
-            "channel",
-            "sleep",
-            "join",
-            "read",
-            "write",
-        ];
         let (name, modules) = segments.split_last()?;
         let free = modules
             .last()
@@ -255,7 +252,8 @@ impl<'f> ParsedFunctions<'f> {
         if !free
             || !own
             || !name.starts_with(|c: char| c.is_ascii_lowercase())
-            || COMMON.contains(&name.as_str())
+            || COMMON_NAMES.contains(&name.as_str())
+            || COMMON_CALLEES.contains(&name.as_str())
         {
             return None;
         }
@@ -354,9 +352,6 @@ struct PathCalls {
     forwarded: Vec<Vec<(ByteSpan, Vec<Option<usize>>)>>,
     /// [`reached_only_through_left_branches`]'s answers, by function.
     left: std::cell::RefCell<HashMap<FunctionRef, bool>>,
-    /// Each file's global-flag readers and call arguments, decoded once (see
-    /// [`facts::FLAG_READS`]).
-    flag_reads: Vec<facts::FlagReads>,
 }
 
 fn path_calls(context: &RuleContext<'_>) -> std::rc::Rc<PathCalls> {
@@ -387,7 +382,6 @@ fn path_calls(context: &RuleContext<'_>) -> std::rc::Rc<PathCalls> {
             param_branches: per_file(graph, facts::param_branches),
             forwarded: per_file(graph, facts::forwarded_params),
             left: std::cell::RefCell::new(HashMap::new()),
-            flag_reads: per_file(graph, facts::flag_reads),
         }
     })
 }
@@ -465,11 +459,11 @@ pub fn decided_by_a_flag(
         return false;
     }
     let readers = flag_readers(context);
-    let is_reader = |name: &str| readers.0.contains(name);
+    let is_reader = |name: &str| readers.names.contains(name);
     if write.guard_calls.iter().any(|name| is_reader(name)) {
         return true;
     }
-    if write.runs_if.is_empty() || readers.0.is_empty() {
+    if write.runs_if.is_empty() || readers.names.is_empty() {
         return false;
     }
     let calls = path_calls(context);
@@ -482,10 +476,10 @@ pub fn decided_by_a_flag(
         let Some(call) = graph.function(caller).calls.get(index) else {
             return false;
         };
-        let args = calls
-            .flag_reads
+        let args = readers
+            .call_args
             .get(caller.file)
-            .and_then(|f| f.call_args.iter().find(|(span, _)| *span == call.span))
+            .and_then(|args| args.iter().find(|(span, _)| *span == call.span))
             .map(|(_, args)| args.as_slice())
             .unwrap_or_default();
         write.runs_if.iter().any(|&(param, _)| {
@@ -495,23 +489,27 @@ pub fn decided_by_a_flag(
     })
 }
 
-/// The unit's functions whose value is a global flag they read (see [`facts::FLAG_READS`]),
-/// worked out once per unit.
+/// The unit's functions whose value is a global flag they read, and each file's calls with a
+/// predicate for an argument (see [`facts::FLAG_READS`]), decoded once per unit.
 fn flag_readers(context: &RuleContext<'_>) -> std::rc::Rc<FlagReaders> {
     context.memo.get_or_init(|| {
-        FlagReaders(
-            context
-                .graph
-                .files()
-                .iter()
-                .flat_map(|(_, f)| facts::flag_reads(f).readers)
-                .collect(),
-        )
+        let mut readers = FlagReaders::default();
+        for (_, file) in context.graph.files() {
+            let reads = facts::flag_reads(file);
+            readers.names.extend(reads.readers);
+            readers.call_args.push(reads.call_args);
+        }
+        readers
     })
 }
 
 /// See [`flag_readers`].
-struct FlagReaders(foldhash::HashSet<String>);
+#[derive(Default)]
+struct FlagReaders {
+    names: foldhash::HashSet<String>,
+    /// By file of the graph.
+    call_args: Vec<Vec<(ByteSpan, Vec<Vec<String>>)>>,
+}
 
 /// How many callers up [`reached_only_through_left_branches`] looks: the function called in
 /// the branch itself (a literal handed on through parameters is followed by

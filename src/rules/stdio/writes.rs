@@ -684,29 +684,22 @@ impl Stdio {
             .functions
             .last()
             .is_some_and(|f| super::terminal::tests_stdout_terminal(&expr.cond, &f.tty_locals));
-        if tty {
+        // The `then` block and the `else` branch, each decided by the condition.
+        let branches = || {
             let span = expr.then_branch.brace_token.span.join();
-            self.tty_branches.push(byte_span(span, span, scope.base));
-            if let Some((_, else_branch)) = &expr.else_branch {
-                self.tty_branches.push(scope.span(&**else_branch));
-            }
+            let other = expr.else_branch.as_ref().map(|(_, e)| scope.span(&**e));
+            std::iter::once(byte_span(span, span, scope.base)).chain(other)
+        };
+        if tty {
+            self.tty_branches.extend(branches());
         }
         if reads_global_flag(&expr.cond) {
-            let span = expr.then_branch.brace_token.span.join();
-            self.flag_branches.push(byte_span(span, span, scope.base));
-            if let Some((_, else_branch)) = &expr.else_branch {
-                self.flag_branches.push(scope.span(&**else_branch));
-            }
+            self.flag_branches.extend(branches());
         }
         let called = crate::analysis::dispatch::called_names(&expr.cond);
         if !called.is_empty() {
-            let span = expr.then_branch.brace_token.span.join();
             self.guard_branches
-                .push((byte_span(span, span, scope.base), called.clone()));
-            if let Some((_, else_branch)) = &expr.else_branch {
-                self.guard_branches
-                    .push((scope.span(&**else_branch), called));
-            }
+                .extend(branches().map(|branch| (branch, called.clone())));
         }
         let then_serves = reaches_serving_block(&expr.then_branch);
         let then_span = || {
@@ -1364,16 +1357,8 @@ fn reads_thread_local(expr: &Expr) -> bool {
 
 /// A path whose last segment is in upper case (a `static`).
 fn is_upper_path(expr: &Expr) -> bool {
-    match expr {
-        Expr::Path(p) => p.path.segments.last().is_some_and(|s| {
-            let name = s.ident.to_string();
-            name.len() > 1
-                && name
-                    .chars()
-                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
-        }),
-        _ => false,
-    }
+    matches!(expr, Expr::Path(p) if p.path.segments.last()
+        .is_some_and(|s| crate::analysis::syntax::is_constant_name(&s.ident.to_string())))
 }
 
 /// Whether a condition reads a global flag: `SILENT.load(..)` on a `static` (a path in upper

@@ -69,6 +69,10 @@ fn bool_literal(expr: &Expr) -> Option<bool> {
 #[derive(Default)]
 struct StdinReads {
     sites: Vec<ByteSpan>,
+    /// Locals bound to stdin or to a reader of it (`let reader = stdin.lock();`): what `lines`
+    /// and `looped` ask about, so that a `.lines()` of a string or a loop over a list elsewhere
+    /// in the function does not make a prompt's `read_line` a server.
+    readers: Vec<String>,
     paired: bool,
     lines: bool,
     looped: bool,
@@ -126,6 +130,37 @@ fn client_constructor(node: Option<Node<'_>>) -> bool {
 }
 
 impl StdinReads {
+    /// A local that reads stdin, by its name.
+    fn is_stdin_reader(&self, expr: &Expr) -> bool {
+        matches!(expr, Expr::Path(p) if p.path.get_ident()
+            .is_some_and(|ident| self.readers.iter().any(|r| ident == r.as_str())))
+    }
+
+    /// Whether an expression reads stdin: a call of `stdin()` or a local that reads it anywhere
+    /// in it (`BufReader::new(stdin)`), or a field of `self` (a reader the value was built
+    /// with, which the function cannot show).
+    fn streams_stdin(&self, expr: &Expr) -> bool {
+        struct Finder<'a>(&'a StdinReads, bool);
+        impl<'ast> syn::visit::Visit<'ast> for Finder<'_> {
+            fn visit_expr(&mut self, expr: &'ast Expr) {
+                if self.1 {
+                    return;
+                }
+                if is_stdin_call(expr) || self.0.is_stdin_reader(expr) {
+                    self.1 = true;
+                } else {
+                    syn::visit::visit_expr(self, expr);
+                }
+            }
+        }
+        if self_field(expr) {
+            return true;
+        }
+        let mut finder = Finder(self, false);
+        syn::visit::Visit::visit_expr(&mut finder, expr);
+        finder.1
+    }
+
     fn serve(&self) -> bool {
         self.paired
             || (self.lines && (self.parses_json || self.writes_json_lines))
@@ -1033,12 +1068,77 @@ fn ends(expr: &Expr, loops: bool) -> bool {
     }
 }
 
+/// `self.reader`, `self.stdin.lock()`: a field of the receiver, under method calls.
+fn self_field(expr: &Expr) -> bool {
+    match expr {
+        Expr::MethodCall(call) => self_field(&call.receiver),
+        Expr::Field(field) => {
+            matches!(&*field.base, Expr::Path(p) if p.path.is_ident("self"))
+                || self_field(&field.base)
+        }
+        Expr::Paren(p) => self_field(&p.expr),
+        Expr::Reference(r) => self_field(&r.expr),
+        _ => false,
+    }
+}
+
+/// Whether the node lies in a loop of its function (a closure or an item ends the search).
+fn in_loop(scope: &Scope<'_>) -> bool {
+    for n in 0.. {
+        match scope.ancestor(n) {
+            Some(Node::Expr(Expr::Loop(_) | Expr::While(_) | Expr::ForLoop(_))) => return true,
+            Some(Node::Item(_) | Node::ImplItem(_) | Node::TraitItem(_)) | None => return false,
+            Some(Node::Expr(Expr::Closure(_))) => return false,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// `let stdin = io::stdin();`, `let reader = BufReader::new(stdin);`: a local bound to stdin
+/// or to a value made of a local that reads it.
+fn note_stdin_local(function: &mut StdinReads, local: &syn::Local) {
+    let Some(init) = &local.init else {
+        return;
+    };
+    let ident = match &local.pat {
+        syn::Pat::Ident(p) => &p.ident,
+        syn::Pat::Type(t) => match &*t.pat {
+            syn::Pat::Ident(p) => &p.ident,
+            _ => return,
+        },
+        _ => return,
+    };
+    if !matches!(&*init.expr, Expr::Path(p) if p.path.is_ident("self"))
+        && function.streams_stdin(&init.expr)
+        && !self_field(&init.expr)
+    {
+        function.readers.push(ident.to_string());
+    }
+}
+
 /// What a node tells of its function's reads of stdin and its stdio transports (see
 /// [`StdinReads`]).
 fn note_in_function(function: &mut StdinReads, node: Node<'_>, scope: &Scope<'_>) {
     match node {
-        Node::Expr(Expr::Loop(_) | Expr::While(_) | Expr::ForLoop(_)) => function.looped = true,
-        Node::Expr(Expr::MethodCall(call)) if call.method == "lines" => function.lines = true,
+        // `let reader = BufReader::new(io::stdin());`: the local reads stdin.
+        Node::Local(local) => {
+            note_stdin_local(function, local);
+            note_transport_local(function, local, scope);
+        }
+        Node::Expr(Expr::MethodCall(call)) if call.method == "lines" => {
+            function.lines |= function.streams_stdin(&call.receiver)
+        }
+        // Stdin, or a local that reads it, used in a loop: read message after message.
+        Node::Expr(expr @ Expr::Path(_)) if function.is_stdin_reader(expr) => {
+            function.looped |= in_loop(scope)
+        }
+        Node::Expr(expr @ Expr::Call(_)) if is_stdin_call(expr) => {
+            function.looped |= in_loop(scope);
+            if let Expr::Call(call) = expr {
+                note_json_call(function, call);
+            }
+        }
         Node::Expr(Expr::MethodCall(call))
             if (call.method == "read_to_string" || call.method == "read_to_end")
                 && reads_stdin(&call.receiver) =>
@@ -1049,7 +1149,6 @@ fn note_in_function(function: &mut StdinReads, node: Node<'_>, scope: &Scope<'_>
         Node::Expr(Expr::Tuple(tuple)) => {
             function.paired |= tuple.elems.iter().any(is_stdin_call);
         }
-        Node::Local(local) => note_transport_local(function, local, scope),
         Node::Expr(Expr::Path(path)) => {
             if let Some(ident) = path.path.get_ident() {
                 let client = client_constructor(scope.parent());

@@ -36,6 +36,12 @@ const SDK_CRATES: &[&str] = &[
     "mcp_core",
 ];
 
+/// Whether a crate, as code names it (`rmcp`, `rust_mcp_sdk`), may be an MCP SDK: one of the SDKs
+/// known here, or any crate whose name says MCP (`mcp_protocol_sdk`, an in-house SDK).
+pub fn may_be_sdk_crate(name: &str) -> bool {
+    SDK_CRATES.contains(&name) || name.to_ascii_lowercase().contains("mcp")
+}
+
 /// The names of MCP methods that make a `match` a method dispatcher.
 pub fn is_mcp_method(name: &str) -> bool {
     matches!(name, "initialize" | "ping" | "initialized")

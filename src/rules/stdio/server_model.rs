@@ -267,6 +267,7 @@ fn sdk_handlers(
     };
     let unit_files = graph.unit_files().len();
     let (unit_traits, all_traits) = (traits_of(graph.unit_files()), traits_of(graph.files()));
+    let all_traits = &all_traits;
     let handler_types: HashSet<&str> = facts
         .iter()
         .enumerate()
@@ -274,11 +275,14 @@ fn sdk_handlers(
             let own = if index < unit_files {
                 &unit_traits
             } else {
-                &all_traits
+                all_traits
             };
-            f.handler_types
-                .iter()
-                .filter(move |(_, handler)| !own.contains(handler))
+            let imports = graph.files().get(index).map(|(_, file)| &file.imports);
+            f.handler_types.iter().filter(move |(_, handler)| {
+                !own.contains(handler)
+                    && !(imports.is_some_and(|i| foreign_trait(i, handler))
+                        && !all_traits.contains(handler))
+            })
         })
         .map(|(ty, _)| ty.as_str())
         .collect();
@@ -293,6 +297,21 @@ fn sdk_handlers(
                 .is_some_and(|t| handler_types.contains(t))
         })
         .collect()
+}
+
+/// Whether a file imports a trait by this name from a crate that is no MCP SDK (`use
+/// jetpack::output::OutputHandler;`): unless the graph defines it (an example's library), a
+/// library's callback trait, called by the library when the crate calls it, not by an SDK while
+/// it serves.
+fn foreign_trait(imports: &[(String, Vec<String>)], handler: &str) -> bool {
+    imports.iter().any(|(name, path)| {
+        name == handler
+            && path.len() > 1
+            && path.first().is_some_and(|root| {
+                !matches!(root.as_str(), "crate" | "self" | "super")
+                    && !crate::analysis::dispatch::may_be_sdk_crate(root)
+            })
+    })
 }
 
 /// Whether `f`'s twin under the negated `cfg` serves (is on the way to serving): then `f` is

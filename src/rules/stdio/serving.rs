@@ -255,6 +255,15 @@ impl Serving {
         let Some((_, path, _)) = &item.trait_ else {
             return;
         };
+        // `impl jetpack::output::OutputHandler for X`: a library's callback trait.
+        if path.segments.len() > 1
+            && path.segments.first().is_some_and(|root| {
+                !matches!(root.ident.to_string().as_str(), "crate" | "self" | "super")
+                    && !crate::analysis::dispatch::may_be_sdk_crate(&root.ident.to_string())
+            })
+        {
+            return;
+        }
         let Some(handler) = path
             .segments
             .last()

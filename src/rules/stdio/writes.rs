@@ -175,6 +175,25 @@ fn param_test(cond: &Expr, params: &[(String, usize)]) -> Option<(usize, bool)> 
     }
 }
 
+/// The tests of `bool` parameters that must all hold for a condition to hold: the condition
+/// itself, or the parameter tests among the operands of an `&&` chain (`force && !quiet`). With
+/// `or`, those among the operands of an `||` chain, each of which makes it hold (what must all
+/// fail for the `else` branch).
+fn param_tests(cond: &Expr, params: &[(String, usize)], or: bool) -> Vec<(usize, bool)> {
+    match cond {
+        Expr::Paren(p) => param_tests(&p.expr, params, or),
+        Expr::Binary(b)
+            if (!or && matches!(b.op, syn::BinOp::And(_)))
+                || (or && matches!(b.op, syn::BinOp::Or(_))) =>
+        {
+            let mut tests = param_tests(&b.left, params, or);
+            tests.extend(param_tests(&b.right, params, or));
+            tests
+        }
+        other => param_test(other, params).into_iter().collect(),
+    }
+}
+
 /// The function whose body `node` is, with its span.
 fn body_of_function(node: Node<'_>, scope: &Scope<'_>) -> Option<ByteSpan> {
     is_function_body(node, scope.parent())
@@ -706,16 +725,23 @@ impl Stdio {
             let span = expr.then_branch.brace_token.span.join();
             byte_span(span, span, scope.base)
         };
-        // `if to_stderr { .. } else { .. }` on a `bool` parameter: which value takes which branch.
-        let tested = self
-            .functions
-            .last()
-            .and_then(|f| param_test(&expr.cond, &f.bool_params));
-        if let Some((param, value)) = tested {
-            self.param_branches.push((then_span(), param, value));
+        // `if to_stderr { .. } else { .. }` on a `bool` parameter: which value takes which branch
+        // (`if force && !quiet`: the `then` branch needs `quiet` false; `if quiet || dry { .. }
+        // else { .. }`: the `else` branch needs it false too).
+        if let Some(f) = self.functions.last() {
+            let then_tests = param_tests(&expr.cond, &f.bool_params, false);
+            let else_tests = match &expr.else_branch {
+                Some(_) => param_tests(&expr.cond, &f.bool_params, true),
+                None => Vec::new(),
+            };
+            for (param, value) in then_tests {
+                self.param_branches.push((then_span(), param, value));
+            }
             if let Some((_, else_branch)) = &expr.else_branch {
-                self.param_branches
-                    .push((scope.span(&**else_branch), param, !value));
+                for (param, value) in else_tests {
+                    self.param_branches
+                        .push((scope.span(&**else_branch), param, !value));
+                }
             }
         }
         match &expr.else_branch {

@@ -591,6 +591,7 @@ impl Collector {
             err_variant: arm_value(body).and_then(super::err_variants::err_variant),
             err_answered_here: false,
             calls: called_names(body),
+            http_error_status: names_http_error_status(body.to_token_stream()),
         }
     }
 
@@ -1477,6 +1478,26 @@ fn err_method_not_found(body: &Expr, codes: &CodeConsts) -> bool {
         }
         _ => false,
     }
+}
+
+/// Whether tokens name an HTTP status that is not a success (`StatusCode::BAD_REQUEST`,
+/// `http::StatusCode::NOT_FOUND`), inside groups too.
+fn names_http_error_status(tokens: TokenStream) -> bool {
+    let tokens: Vec<proc_macro2::TokenTree> = tokens.into_iter().collect();
+    tokens.iter().enumerate().any(|(i, token)| match token {
+        proc_macro2::TokenTree::Group(group) => names_http_error_status(group.stream()),
+        proc_macro2::TokenTree::Ident(ident) if ident == "StatusCode" => {
+            let status = match tokens.get(i + 1..i + 4) {
+                Some(
+                    [proc_macro2::TokenTree::Punct(a), proc_macro2::TokenTree::Punct(b), proc_macro2::TokenTree::Ident(status)],
+                ) if a.as_char() == ':' && b.as_char() == ':' => status.to_string(),
+                _ => return false,
+            };
+            !matches!(status.as_str(), "OK" | "CREATED" | "ACCEPTED" | "NO_CONTENT")
+                && status.chars().all(|c| c.is_ascii_uppercase() || c == '_')
+        }
+        _ => false,
+    })
 }
 
 /// The value an arm's body gives: its tail, or what a `return` there returns.

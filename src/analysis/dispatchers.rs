@@ -72,6 +72,11 @@ pub struct CatchAllArm {
     pub err_variant: Option<String>,
     /// The simple names of the functions the arm's body calls.
     pub calls: Vec<String>,
+    /// The arm answers with an HTTP error status (`Err((StatusCode::BAD_REQUEST, Json(..)))`):
+    /// an HTTP transport's rejection, which is how a server refuses a notification it does not
+    /// accept over Streamable HTTP.
+    #[serde(default)]
+    pub http_error_status: bool,
 }
 
 /// A `match` over method names.

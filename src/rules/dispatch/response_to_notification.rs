@@ -78,7 +78,31 @@ impl Rule for ResponseToNotification {
             if context.is_test_file(*file) {
                 continue;
             }
-            if !(rmcp && facts.dispatch.names_sdk) {
+            let sdk_file = rmcp && facts.dispatch.names_sdk;
+            // In a file that names rmcp, a dispatcher is the crate's own when the crate writes
+            // its answers itself (its function, or a caller of it, writes a response: a
+            // hand-written stdio loop or HTTP handler that takes rmcp's types).
+            let written_here = |dispatcher: &MethodDispatcher| {
+                dispatcher
+                    .function
+                    .as_ref()
+                    .is_some_and(|(name, _)| calls().writes_from(name, CALLER_DEPTH))
+            };
+            if sdk_file {
+                for dispatcher in facts.dispatch.dispatchers.iter() {
+                    if dispatcher.by_variants
+                        || !context.is_method_dispatcher(dispatcher)
+                        || takes_typed_request(context, dispatcher)
+                        || in_foreign_trait_method(context, facts, dispatcher)
+                        || !dispatcher.catch_all_answers_method_not_found(&super::UnitErrs(files))
+                        || !written_here(dispatcher)
+                    {
+                        continue;
+                    }
+                    check_dispatcher(context, calls(), (*file, facts, tests), dispatcher, out);
+                }
+            }
+            if !sdk_file {
                 // A dispatcher's notification arms are in preview by first contact
                 // (docs/ecosystem.md, batches 6 and 7: 1 of 5 true, the others behind a request
                 // type whose `id` is required, which the rule did not read); its method-not-found
@@ -296,7 +320,10 @@ fn check_catch_all(
         return;
     };
     let unit = super::UnitErrs(context.graph.files());
+    // An HTTP error status with the error body: the transport's rejection, which Streamable
+    // HTTP prescribes for a notification the server does not accept.
     if !dispatcher.catch_all_answers_method_not_found(&unit)
+        || catch_all.http_error_status
         || calls.any_checks_id(&catch_all.calls)
         || own_test_protects(calls, (facts, tests), dispatcher, catch_all.body)
     {
@@ -428,6 +455,9 @@ struct CallIndex<'a> {
     checks_id: HashSet<&'a str>,
     /// Functions that answer a message: they send a response, return one, or dispatch methods.
     answers: HashSet<&'a str>,
+    /// Functions that write a response themselves (a response sink, also one that writes what
+    /// a callee returns).
+    writes: HashSet<&'a str>,
     callers: HashMap<&'a str, Vec<&'a str>>,
     callees: HashMap<&'a str, Vec<&'a str>>,
     /// Calls (caller, callee) made inside a block an `id` test guards ([`id_tests::Guard`]), or
@@ -442,6 +472,7 @@ impl<'a> CallIndex<'a> {
         let mut index = CallIndex {
             checks_id: HashSet::new(),
             answers: HashSet::new(),
+            writes: HashSet::new(),
             callers: HashMap::new(),
             callees: HashMap::new(),
             guarded_calls: HashSet::new(),
@@ -466,6 +497,9 @@ impl<'a> CallIndex<'a> {
                 });
                 if sends || function.returns_response {
                     index.answers.insert(function.name.as_str());
+                }
+                if function.sinks.iter().any(|s| s.kind == SinkKind::Response) {
+                    index.writes.insert(function.name.as_str());
                 }
                 let guards: Vec<ByteSpan> = tests
                     .guards
@@ -593,6 +627,11 @@ impl<'a> CallIndex<'a> {
     /// Whether `function` or a caller of it (up to `depth` calls up) answers a message.
     fn answers_from(&self, function: &str, depth: usize) -> bool {
         self.up_from(function, depth, &self.answers)
+    }
+
+    /// Whether `function` or a caller of it (up to `depth` calls up) writes a response itself.
+    fn writes_from(&self, function: &str, depth: usize) -> bool {
+        self.up_from(function, depth, &self.writes)
     }
 
     /// Whether `function` or a caller of it (up to `depth` calls up) is in `set`.

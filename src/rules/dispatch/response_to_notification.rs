@@ -79,28 +79,9 @@ impl Rule for ResponseToNotification {
                 continue;
             }
             let sdk_file = rmcp && facts.dispatch.names_sdk;
-            // In a file that names rmcp, a dispatcher is the crate's own when the crate writes
-            // its answers itself (its function, or a caller of it, writes a response: a
-            // hand-written stdio loop or HTTP handler that takes rmcp's types).
-            let written_here = |dispatcher: &MethodDispatcher| {
-                dispatcher
-                    .function
-                    .as_ref()
-                    .is_some_and(|(name, _)| calls().writes_from(name, CALLER_DEPTH))
-            };
-            if sdk_file {
-                for dispatcher in facts.dispatch.dispatchers.iter() {
-                    if dispatcher.by_variants
-                        || !context.is_method_dispatcher(dispatcher)
-                        || takes_typed_request(context, dispatcher)
-                        || in_foreign_trait_method(context, facts, dispatcher)
-                        || !dispatcher.catch_all_answers_method_not_found(&super::UnitErrs(files))
-                        || !written_here(dispatcher)
-                    {
-                        continue;
-                    }
-                    check_dispatcher(context, calls(), (*file, facts, tests), dispatcher, out);
-                }
+            // (Most files that name rmcp hold no dispatcher: no index of the unit's calls.)
+            if sdk_file && !facts.dispatch.dispatchers.is_empty() {
+                check_written_in_sdk_file(context, calls(), (*file, facts, tests), out);
             }
             if !sdk_file {
                 // A dispatcher's notification arms are in preview by first contact
@@ -166,6 +147,36 @@ impl Rule for ResponseToNotification {
                 }
             }
         }
+    }
+}
+
+/// The dispatchers of a file that names rmcp whose answers the crate writes itself (the
+/// dispatcher's function, or a caller of it, writes a response: a hand-written stdio loop or
+/// HTTP handler that takes rmcp's types), which rmcp does not send: checked like any other.
+fn check_written_in_sdk_file(
+    context: &RuleContext<'_>,
+    calls: &CallIndex<'_>,
+    (file, facts, tests): (FileId, &FileFacts, &IdTests),
+    out: &mut Vec<Diagnostic>,
+) {
+    let unit = super::UnitErrs(context.graph.files());
+    for dispatcher in &facts.dispatch.dispatchers {
+        let written_here = || {
+            dispatcher
+                .function
+                .as_ref()
+                .is_some_and(|(name, _)| calls.writes_from(name, CALLER_DEPTH))
+        };
+        if dispatcher.by_variants
+            || !context.is_method_dispatcher(dispatcher)
+            || !dispatcher.catch_all_answers_method_not_found(&unit)
+            || !written_here()
+            || takes_typed_request(context, dispatcher)
+            || in_foreign_trait_method(context, facts, dispatcher)
+        {
+            continue;
+        }
+        check_dispatcher(context, calls, (file, facts, tests), dispatcher, out);
     }
 }
 

@@ -994,7 +994,7 @@ fn a_test_fixture_server_declared_as_a_bin_is_test_code() {
 #[test]
 fn new_shapes_of_stable_rules_run_only_in_preview_mode() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    let cases: [(&[&str], &[&str], &str); 11] = [
+    let cases: [(&[&str], &[&str], &str); 13] = [
         (
             &[
                 "mcp001/shape_b_rmcp_2_1/helpers.rs",
@@ -1059,6 +1059,17 @@ fn new_shapes_of_stable_rules_run_only_in_preview_mode() {
             &["mcp002/print_behind_a_thread_local_quiet_flag.rs"],
             &["print_behind_a_thread_local_quiet_flag.rs"],
             "print_behind_a_thread_local_quiet_flag.rs:25:5: error[MCP002]",
+        ),
+        // By first contact (docs/ecosystem.md, batches 30 and 32): a `bool` field.
+        (
+            &["mcp002/print_behind_a_quiet_field_of_a_builder.rs"],
+            &["print_behind_a_quiet_field_of_a_builder.rs"],
+            "print_behind_a_quiet_field_of_a_builder.rs:18:13: error[MCP002]",
+        ),
+        (
+            &["mcp002/print_behind_a_quiet_field_of_a_builder.rs"],
+            &["print_behind_a_quiet_field_of_a_builder.rs"],
+            "print_behind_a_quiet_field_of_a_builder.rs:30:9: error[MCP002]",
         ),
     ];
     for (files, args, expected) in cases {

@@ -122,6 +122,11 @@ pub struct StdoutWrite {
     /// (the parameter's position among the typed parameters, its value), from the `if`s on a
     /// parameter around it (`if to_stderr { .. } else { write }` is `[(0, false)]`).
     pub runs_if: Vec<(usize, bool)>,
+    /// Of those parameters, the ones tested by an `if` with no `else` around the write (`if
+    /// emit_human { write }`): the parameter decides whether the write runs, not which of two
+    /// writes does.
+    #[serde(default)]
+    pub lone_params: Vec<usize>,
     /// The write runs only on ways that make the enclosing function return `true`: it lies in
     /// an arm of the `match` that is the body's value, whose own value is `true` (a help
     /// printer: `HelpRequest::TopLevel => { print!(..); true }`).

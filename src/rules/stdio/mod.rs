@@ -441,11 +441,12 @@ pub fn taken_while_serving(
 /// How many callers up [`left_by_every_call`] follows a `bool` parameter handed on.
 const FORWARD_DEPTH: usize = 2;
 
-/// Whether a write runs only for a value of a global flag the program sets at run time: a
-/// condition around it reads one (`if !SILENT.load(..)`), calls a function of the unit whose
+/// Whether a write runs only for a value of a flag the program sets at run time (a global, a
+/// thread-local, or a `bool` field of a value it builds): a condition around it reads one (`if
+/// !SILENT.load(..)`, `if !self.quiet`), calls a function of the unit whose
 /// value is one (`if is_quiet() { return; }`, `fn is_quiet() -> bool { QUIET.with(|q| q.get())
 /// }`), or it lies in a branch on a `bool` parameter that a call on the serving path is handed
-/// such a value for (`run_gates(.., !style::is_quiet())`).
+/// such a value for (`run_gates(.., !style::is_quiet())`, `run_gates(.., options.emit_progress)`).
 pub fn decided_by_a_flag(
     context: &RuleContext<'_>,
     file: usize,
@@ -463,16 +464,44 @@ pub fn decided_by_a_flag(
     if write.guard_calls.iter().any(|name| is_reader(name)) {
         return true;
     }
-    if write.runs_if.is_empty() || readers.names.is_empty() {
+    if write.runs_if.is_empty() {
         return false;
     }
-    let calls = path_calls(context);
     let Some(target) = function_ref(context, file, function) else {
         return false;
     };
+    // A field handed to the parameter decides whether the write runs only when the branch has
+    // no `else` (`if emit_human { print }`); with one, it chooses which write runs.
+    let params: Vec<(usize, bool)> = write
+        .runs_if
+        .iter()
+        .map(|&(param, _)| (param, write.lone_params.contains(&param)))
+        .collect();
+    handed_a_flag(
+        context,
+        &readers,
+        &is_reader,
+        target,
+        &params,
+        FORWARD_DEPTH,
+    )
+}
+
+/// Whether a call on the serving path hands `target`, for one of `params`, a flag's value (a
+/// predicate that reads one, or a field where the parameter's flag says fields count), or hands
+/// on a `bool` parameter of its own that a call of its caller is handed one for (`depth` callers
+/// up).
+fn handed_a_flag(
+    context: &RuleContext<'_>,
+    readers: &FlagReaders,
+    is_reader: &dyn Fn(&str) -> bool,
+    target: FunctionRef,
+    params: &[(usize, bool)],
+    depth: usize,
+) -> bool {
     let graph = context.graph;
-    let on_path = calls.on_path(target);
-    on_path.iter().any(|&(caller, index)| {
+    let calls = path_calls(context);
+    calls.on_path(target).iter().any(|&(caller, index)| {
         let Some(call) = graph.function(caller).calls.get(index) else {
             return false;
         };
@@ -482,9 +511,28 @@ pub fn decided_by_a_flag(
             .and_then(|args| args.iter().find(|(span, _)| *span == call.span))
             .map(|(_, args)| args.as_slice())
             .unwrap_or_default();
-        write.runs_if.iter().any(|&(param, _)| {
-            args.get(param)
-                .is_some_and(|names| names.iter().any(|name| is_reader(name)))
+        let forwarded = calls
+            .forwarded
+            .get(caller.file)
+            .and_then(|f| f.iter().find(|(span, _)| *span == call.span))
+            .map(|(_, positions)| positions.as_slice())
+            .unwrap_or_default();
+        params.iter().any(|&(param, fields)| {
+            let flag =
+                |name: &String| is_reader(name) || (fields && name.as_str() == writes::FIELD_FLAG);
+            args.get(param).is_some_and(|names| names.iter().any(flag))
+                || forwarded.get(param).copied().flatten().is_some_and(|own| {
+                    depth > 0
+                        && caller != target
+                        && handed_a_flag(
+                            context,
+                            readers,
+                            is_reader,
+                            caller,
+                            &[(own, fields)],
+                            depth - 1,
+                        )
+                })
         })
     })
 }

@@ -39,8 +39,9 @@ the write is not shown to run when a client, not a person, reads stdout";
 
 /// The premise a finding in a branch chosen by a global flag could not show (first contact,
 /// batch 25's Cloudzy CLI: `if !SILENT.load(..)`, set by the serving branch before it serves).
-const FLAG: &str = "preview: the branch is chosen by a global flag the program sets at run time \
-(`FLAG.load(..)`), so the write is not shown to run while the program serves";
+const FLAG: &str = "preview: the branch is chosen by a flag the program sets at run time (a \
+global `FLAG.load(..)`, a thread-local, or a field such as `self.quiet`), so the write is not shown \
+to run while the program serves";
 
 pub struct StdioStdoutPollution;
 
@@ -115,9 +116,9 @@ impl Rule for StdioStdoutPollution {
                         )
                         && super::taken_while_serving(context, index, function.item_span, write)
                     {
-                        // A write that a global flag decides is in preview (first contact,
-                        // batches 24 and 30: a `static` and a `thread_local!` quiet flag the
-                        // MCP tools set around each call).
+                        // A write that a flag decides is in preview (first contact, batches 24,
+                        // 30 and 32: a `static` and a `thread_local!` quiet flag the MCP tools
+                        // set around each call, a `quiet` field of the values they build).
                         let flagged =
                             super::decided_by_a_flag(context, index, function.item_span, write);
                         if flagged && !context.preview() {

@@ -65,6 +65,11 @@ pub struct Stdio {
     /// Branches taken by a `bool` parameter's value: the branch, the parameter's position, and
     /// the value that takes it (see [`StdoutWrite::runs_if`]).
     param_branches: Vec<(ByteSpan, usize, bool)>,
+    /// Of those, the `then` blocks of an `if` with no `else` (see [`StdoutWrite::lone_params`]).
+    lone_param_branches: Vec<(ByteSpan, usize)>,
+    /// The `then` blocks of an `if` with no `else` on a `bool` field (`if !self.quiet { .. }`):
+    /// whether they run is a flag's (see [`is_field_flag`]).
+    field_branches: Vec<ByteSpan>,
     /// Calls that hand a `bool` parameter on (see [`super::facts::FORWARDED_PARAMS`]).
     forwarded: Vec<(ByteSpan, Vec<Option<usize>>)>,
     /// The code an `if`'s condition decides, with the functions the condition calls (see
@@ -384,7 +389,14 @@ impl Stdio {
         let flag_guarded = self
             .flag_branches
             .iter()
+            .chain(&self.field_branches)
             .any(|b| b.start <= span.start && span.end <= b.end);
+        let lone_params = self
+            .lone_param_branches
+            .iter()
+            .filter(|(b, _)| b.start <= span.start && span.end <= b.end)
+            .map(|&(_, param)| param)
+            .collect();
         let guard_calls = self
             .guard_branches
             .iter()
@@ -400,6 +412,7 @@ impl Stdio {
                 off_path,
                 content,
                 runs_if,
+                lone_params,
                 then_returns_true,
                 tty_guarded,
                 flag_guarded,
@@ -715,6 +728,10 @@ impl Stdio {
         if reads_global_flag(&expr.cond) {
             self.flag_branches.extend(branches());
         }
+        if expr.else_branch.is_none() && reads_field_flag(&expr.cond) {
+            let span = expr.then_branch.brace_token.span.join();
+            self.field_branches.push(byte_span(span, span, scope.base));
+        }
         let called = crate::analysis::dispatch::called_names(&expr.cond);
         if !called.is_empty() {
             self.guard_branches
@@ -736,6 +753,9 @@ impl Stdio {
             };
             for (param, value) in then_tests {
                 self.param_branches.push((then_span(), param, value));
+                if expr.else_branch.is_none() {
+                    self.lone_param_branches.push((then_span(), param));
+                }
             }
             if let Some((_, else_branch)) = &expr.else_branch {
                 for (param, value) in else_tests {
@@ -1367,6 +1387,7 @@ fn predicate_call(arg: &Expr) -> Vec<String> {
             _ => Vec::new(),
         },
         Expr::MethodCall(call) if call.args.is_empty() => vec![call.method.to_string()],
+        field if is_field_flag(field) => vec![FIELD_FLAG.to_string()],
         _ => Vec::new(),
     }
 }
@@ -1400,3 +1421,48 @@ fn reads_global_flag(cond: &Expr) -> bool {
         _ => false,
     }
 }
+
+/// Whether a condition tests a `bool` field of the receiver ([`is_field_flag`] on `self`:
+/// `self.quiet`, `self.options.verbose`), alone, negated, or in an `&&` or `||` chain: a setting
+/// the value was built with. (A field of another value, `if sync.changed`, is data the function
+/// computed, not a setting.)
+fn reads_field_flag(cond: &Expr) -> bool {
+    match cond {
+        Expr::Paren(p) => reads_field_flag(&p.expr),
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => reads_field_flag(&u.expr),
+        Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_) | syn::BinOp::Or(_)) => {
+            reads_field_flag(&b.left) || reads_field_flag(&b.right)
+        }
+        other => is_field_flag(other) && field_of_self(other),
+    }
+}
+
+/// Whether a field read's root is `self`.
+fn field_of_self(expr: &Expr) -> bool {
+    match expr {
+        Expr::Field(field) => field_of_self(&field.base),
+        Expr::Path(p) => p.path.is_ident("self"),
+        _ => false,
+    }
+}
+
+/// A `bool` field read as a condition or an argument (`self.quiet`, `options.emit_progress`,
+/// `self.config.verbose`): a flag of a value the program builds at run time, which the code
+/// that builds it sets (a tool's quiet options, a CLI's verbosity).
+fn is_field_flag(expr: &Expr) -> bool {
+    match expr {
+        Expr::Field(field) => {
+            matches!(field.member, syn::Member::Named(_))
+                && match &*field.base {
+                    Expr::Path(p) => p.path.get_ident().is_some(),
+                    base @ Expr::Field(_) => is_field_flag(base),
+                    _ => false,
+                }
+        }
+        _ => false,
+    }
+}
+
+/// What [`predicate_call`] gives for an argument that is a field flag ([`is_field_flag`]): no
+/// function's name (a name never holds a `.`).
+pub const FIELD_FLAG: &str = ".";

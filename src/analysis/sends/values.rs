@@ -950,6 +950,11 @@ impl Sends<'_> {
             }
             Expr::Await(a) => self.receiver_type(&a.base),
             Expr::Try(t) => self.receiver_type(&t.expr),
+            // `Builder::new(true).build()`: the value a type's associated function makes, as
+            // for a local bound from it.
+            call @ (Expr::Call(_) | Expr::Struct(_)) => {
+                super::shapes::constructed_type(call).map(ReceiverType::Named)
+            }
             _ => None,
         }
     }

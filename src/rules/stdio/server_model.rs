@@ -279,9 +279,10 @@ fn sdk_handlers(
             };
             let imports = graph.files().get(index).map(|(_, file)| &file.imports);
             f.handler_types.iter().filter(move |(_, handler)| {
-                !own.contains(handler)
-                    && !(imports.is_some_and(|i| foreign_trait(i, handler))
-                        && !all_traits.contains(handler))
+                // A foreign callback trait, unless the graph defines it.
+                let callback = imports.is_some_and(|i| foreign_trait(i, handler))
+                    && !all_traits.contains(handler);
+                !own.contains(handler) && !callback
             })
         })
         .map(|(ty, _)| ty.as_str())

@@ -44,6 +44,17 @@ pub static CONSTANTS: FactKey<Vec<(String, ByteSpan, i64)>> = FactKey::new("MCP0
 /// `codes::PARSE_ERROR`): each name once, where it is first read.
 pub static READ: FactKey<Vec<(String, ByteSpan)>> = FactKey::new("MCP006 read");
 
+/// The codes of a file given to a call named for an error at a code's place (`send_error(id,
+/// -32601, ..)`): where the literal is, the called function's simple name and the argument's
+/// position (a method's receiver is not one).
+pub static CALL_CODES: FactKey<Vec<(ByteSpan, String, usize)>> = FactKey::new("MCP006 call codes");
+
+/// The file's functions named for an error, and which of their parameters (by position among
+/// the typed ones) the body uses as an error code: a `code` field, `"code": p` in a `json!`
+/// literal, `ErrorCode(p)`, or a call named for an error at a code's place. A literal handed to
+/// such a function at another place is its other data (a private protocol's request id).
+pub static PARAM_CODES: FactKey<Vec<(String, Vec<usize>)>> = FactKey::new("MCP006 param codes");
+
 /// MCP006's collector.
 pub struct ErrorCodes;
 
@@ -71,6 +82,8 @@ impl Collects for ErrorCodes {
                 used: Vec::new(),
                 constants: Vec::new(),
                 read: Vec::new(),
+                call_codes: Vec::new(),
+                param_codes: Vec::new(),
                 in_constant: 0,
             })
         })
@@ -97,6 +110,17 @@ pub fn read_constants(facts: &FileFacts) -> Vec<(String, ByteSpan)> {
     facts.rules.get(&READ)
 }
 
+/// The codes a file hands to calls named for an error (see [`CALL_CODES`]).
+pub fn call_codes(facts: &FileFacts) -> Vec<(ByteSpan, String, usize)> {
+    facts.rules.get(&CALL_CODES)
+}
+
+/// The file's functions named for an error and the parameters they use as codes (see
+/// [`PARAM_CODES`]).
+pub fn param_codes(facts: &FileFacts) -> Vec<(String, Vec<usize>)> {
+    facts.rules.get(&PARAM_CODES)
+}
+
 /// The calls of a file whose value is an error code (see [`USED`]).
 pub fn used_as_codes(facts: &FileFacts) -> Vec<(String, ByteSpan)> {
     facts.rules.get(&USED)
@@ -109,6 +133,8 @@ struct Collector {
     used: Vec<(String, ByteSpan)>,
     constants: Vec<(String, ByteSpan, i64)>,
     read: Vec<(String, ByteSpan)>,
+    call_codes: Vec<(ByteSpan, String, usize)>,
+    param_codes: Vec<(String, Vec<usize>)>,
     /// How many constant or static items enclose the node: their initialisers are read only as
     /// a whole (a constant named as an error code).
     in_constant: usize,
@@ -176,6 +202,12 @@ impl Hook for Collector {
         if !self.read.is_empty() {
             facts.rules.put(&READ, &self.read);
         }
+        if !self.call_codes.is_empty() {
+            facts.rules.put(&CALL_CODES, &self.call_codes);
+        }
+        if !self.param_codes.is_empty() {
+            facts.rules.put(&PARAM_CODES, &self.param_codes);
+        }
     }
 }
 
@@ -183,6 +215,10 @@ impl Collector {
     /// A function that returns an integer (`-> i32`): the integer literals it returns, where its
     /// body's value is one (its tail, through blocks, `if`s and `match` arms).
     fn function(&mut self, sig: &syn::Signature, block: &syn::Block, scope: &Scope<'_>) {
+        if is_error_call(&sig.ident.to_string()) {
+            self.param_codes
+                .push((sig.ident.to_string(), params_used_as_codes(sig, block)));
+        }
         let integer = match &sig.output {
             syn::ReturnType::Type(_, ty) => matches!(
                 type_name(ty).as_deref(),
@@ -357,14 +393,47 @@ impl Collector {
         }
         let code = args.iter().enumerate().find_map(|(position, a)| {
             let value = int_literal(a)?;
-            let placed =
-                name == "ErrorCode" || value < 0 || (position <= 1 && position + 1 < args.len());
-            placed.then_some((*a, value))
+            let placed = name == "ErrorCode" || code_place(value < 0, position, args.len());
+            placed.then_some((*a, value, position))
         });
-        if let Some((arg, value)) = code {
+        if let Some((arg, value, position)) = code {
             self.codes.push((scope.span(arg), value));
+            if name != "ErrorCode" {
+                self.call_codes
+                    .push((scope.span(arg), name.to_string(), position));
+            }
         }
     }
+}
+
+/// Whether an integer at `position` of `count` arguments of a call named for an error is where
+/// its code goes: negative (JSON-RPC's codes are), or first or second and followed by more.
+fn code_place(negative: bool, position: usize, count: usize) -> bool {
+    negative || (position <= 1 && position + 1 < count)
+}
+
+/// The positions (among the typed parameters) of the parameters a function's body uses as an
+/// error code (see [`PARAM_CODES`]).
+fn params_used_as_codes(sig: &syn::Signature, block: &syn::Block) -> Vec<usize> {
+    let params: Vec<String> = sig
+        .inputs
+        .iter()
+        .filter_map(|input| match input {
+            syn::FnArg::Typed(arg) => match &*arg.pat {
+                syn::Pat::Ident(ident) => Some(ident.ident.to_string()),
+                _ => Some(String::new()),
+            },
+            syn::FnArg::Receiver(_) => None,
+        })
+        .collect();
+    let mut uses = Uses {
+        params: &params,
+        found: Vec::new(),
+    };
+    syn::visit::Visit::visit_block(&mut uses, block);
+    uses.found.sort_unstable();
+    uses.found.dedup();
+    uses.found
 }
 
 /// The value of an integer literal, through negation, parentheses and casts.
@@ -386,4 +455,84 @@ fn int_literal(expr: &Expr) -> Option<i64> {
 fn is_error_call(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
     lower.contains("error") || lower == "reply_err" || lower == "with_code"
+}
+
+/// A function body's uses of its parameters as error codes (see [`params_used_as_codes`]).
+struct Uses<'p> {
+    params: &'p [String],
+    found: Vec<usize>,
+}
+impl Uses<'_> {
+    fn note(&mut self, expr: &Expr) {
+        let expr = match crate::analysis::syntax::peel(expr) {
+            Expr::Cast(c) => &*c.expr,
+            other => other,
+        };
+        if let Expr::Path(p) = crate::analysis::syntax::peel(expr) {
+            if let Some(ident) = p.path.get_ident() {
+                if let Some(i) = self.params.iter().position(|n| ident == n.as_str()) {
+                    self.found.push(i);
+                }
+            }
+        }
+    }
+    fn note_tokens(&mut self, tokens: TokenStream) {
+        let trees: Vec<TokenTree> = tokens.into_iter().collect();
+        for (i, tree) in trees.iter().enumerate() {
+            match tree {
+                TokenTree::Group(g) => self.note_tokens(g.stream()),
+                TokenTree::Ident(ident) if i >= 2 => {
+                    let keyed = matches!(&trees[i - 1], TokenTree::Punct(p) if p.as_char() == ':')
+                        && matches!(&trees[i - 2], TokenTree::Literal(l) if l.to_string() == "\"code\"");
+                    let position = self.params.iter().position(|n| ident == n.as_str());
+                    if let (true, Some(position)) = (keyed, position) {
+                        self.found.push(position);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    fn note_call<'e>(&mut self, name: &str, args: impl Iterator<Item = &'e Expr>) {
+        let args: Vec<&Expr> = args.collect();
+        if name == "ErrorCode" {
+            args.iter().for_each(|a| self.note(a));
+        } else if is_error_call(name) {
+            for (position, arg) in args.iter().enumerate() {
+                if code_place(false, position, args.len()) {
+                    self.note(arg);
+                }
+            }
+        }
+    }
+}
+impl<'ast> syn::visit::Visit<'ast> for Uses<'_> {
+    fn visit_expr(&mut self, expr: &'ast Expr) {
+        match expr {
+            Expr::Struct(literal) => {
+                for field in &literal.fields {
+                    if matches!(&field.member, syn::Member::Named(m) if m == "code") {
+                        self.note(&field.expr);
+                    }
+                }
+            }
+            Expr::Call(call) => {
+                if let Expr::Path(func) = &*call.func {
+                    let name = func
+                        .path
+                        .segments
+                        .last()
+                        .map(|s| s.ident.to_string())
+                        .unwrap_or_default();
+                    self.note_call(&name, call.args.iter());
+                }
+            }
+            Expr::MethodCall(call) => self.note_call(&call.method.to_string(), call.args.iter()),
+            _ => {}
+        }
+        syn::visit::visit_expr(self, expr);
+    }
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        self.note_tokens(mac.tokens.clone());
+    }
 }

@@ -113,13 +113,32 @@ impl Rule for BadErrorCode {
         if !context.serves_mcp() {
             return;
         }
+        // The crate's functions named for an error, and the parameters each uses as a code.
+        let param_codes = product_facts(context, self::facts::param_codes);
         for (file, facts) in files {
+            let call_codes = self::facts::call_codes(facts);
             for (span, code) in &self::facts::error_codes(facts) {
                 let Some((message, severity, note)) =
                     judge(*code, &context.settings.protocol_versions)
                 else {
                     continue;
                 };
+                // A literal handed to a function of the crate that uses that parameter as no
+                // code (`send_error(&shared, 0, ..)` whose second parameter is a private
+                // protocol's request id) is that function's other data.
+                let other_data = call_codes.iter().find(|(at, _, _)| at == span).is_some_and(
+                    |(_, callee, position)| {
+                        let defined: Vec<&Vec<usize>> = param_codes
+                            .iter()
+                            .filter(|(_, (name, _))| name == callee)
+                            .map(|(_, (_, used))| used)
+                            .collect();
+                        !defined.is_empty() && !defined.iter().any(|u| u.contains(position))
+                    },
+                );
+                if other_data {
+                    continue;
+                }
                 out.push(
                     Diagnostic::new(&META, *file, *span, message)
                         .with_severity(severity)

@@ -489,6 +489,20 @@ impl Uses<'_> {
                         self.found.push(position);
                     }
                 }
+                // `format!(r#"{{"error":{{"code":{code},..}}}}"#)`: the parameter inlined as
+                // the value of a `"code"` member of the JSON text a format string writes.
+                TokenTree::Literal(literal) => {
+                    let text: String = literal
+                        .to_string()
+                        .chars()
+                        .filter(|c| !matches!(c, '"' | '\\' | ' '))
+                        .collect();
+                    for (position, name) in self.params.iter().enumerate() {
+                        if !name.is_empty() && text.contains(&format!("code:{{{name}}}")) {
+                            self.found.push(position);
+                        }
+                    }
+                }
                 _ => {}
             }
         }

@@ -282,12 +282,7 @@ impl Collector {
             Expr::MethodCall(call) => self.call(&call.method.to_string(), call.args.iter(), scope),
             Expr::Call(call) => {
                 if let Expr::Path(func) = &*call.func {
-                    let name = func
-                        .path
-                        .segments
-                        .last()
-                        .map(|s| s.ident.to_string())
-                        .unwrap_or_default();
+                    let name = crate::analysis::syntax::last_segment(&func.path);
                     self.call(&name, call.args.iter(), scope);
                 }
             }
@@ -532,12 +527,7 @@ impl<'ast> syn::visit::Visit<'ast> for Uses<'_> {
             }
             Expr::Call(call) => {
                 if let Expr::Path(func) = &*call.func {
-                    let name = func
-                        .path
-                        .segments
-                        .last()
-                        .map(|s| s.ident.to_string())
-                        .unwrap_or_default();
+                    let name = crate::analysis::syntax::last_segment(&func.path);
                     self.note_call(&name, call.args.iter());
                 }
             }

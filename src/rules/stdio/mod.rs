@@ -505,18 +505,8 @@ fn handed_a_flag(
         let Some(call) = graph.function(caller).calls.get(index) else {
             return false;
         };
-        let args = readers
-            .call_args
-            .get(caller.file)
-            .and_then(|args| args.iter().find(|(span, _)| *span == call.span))
-            .map(|(_, args)| args.as_slice())
-            .unwrap_or_default();
-        let forwarded = calls
-            .forwarded
-            .get(caller.file)
-            .and_then(|f| f.iter().find(|(span, _)| *span == call.span))
-            .map(|(_, positions)| positions.as_slice())
-            .unwrap_or_default();
+        let args = of_call(readers.call_args.get(caller.file), call.span);
+        let forwarded = of_call(calls.forwarded.get(caller.file), call.span);
         params.iter().any(|&(param, fields)| {
             let flag =
                 |name: &String| is_reader(name) || (fields && name.as_str() == writes::FIELD_FLAG);
@@ -535,6 +525,15 @@ fn handed_a_flag(
                 })
         })
     })
+}
+
+/// What a file's facts say of the call at `span`, for facts kept by call (`(call span,
+/// values)`): its values, or none.
+fn of_call<T>(facts: Option<&Vec<(ByteSpan, Vec<T>)>>, span: ByteSpan) -> &[T] {
+    facts
+        .and_then(|calls| calls.iter().find(|(at, _)| *at == span))
+        .map(|(_, values)| values.as_slice())
+        .unwrap_or_default()
 }
 
 /// The unit's functions whose value is a global flag they read, and each file's calls with a
@@ -678,18 +677,8 @@ fn left_by_every_call(
         let Some(serving) = calls.serving.get(caller.file) else {
             continue;
         };
-        let args = serving
-            .bool_args
-            .iter()
-            .find(|(span, _)| *span == call.span)
-            .map(|(_, args)| args.as_slice())
-            .unwrap_or_default();
-        let forwarded = calls
-            .forwarded
-            .get(caller.file)
-            .and_then(|f| f.iter().find(|(span, _)| *span == call.span))
-            .map(|(_, positions)| positions.as_slice())
-            .unwrap_or_default();
+        let args = of_call(Some(&serving.bool_args), call.span);
+        let forwarded = of_call(calls.forwarded.get(caller.file), call.span);
         // Taken unless an argument is the literal that leaves the branch, or the caller's own
         // parameter, left so by every call of the caller.
         let taken = runs_if.iter().all(|&(param, value)| {

@@ -994,7 +994,7 @@ fn a_test_fixture_server_declared_as_a_bin_is_test_code() {
 #[test]
 fn new_shapes_of_stable_rules_run_only_in_preview_mode() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    let cases: [(&[&str], &[&str], &str); 13] = [
+    let cases: [(&[&str], &[&str], &str); 14] = [
         (
             &[
                 "mcp001/shape_b_rmcp_2_1/helpers.rs",
@@ -1070,6 +1070,12 @@ fn new_shapes_of_stable_rules_run_only_in_preview_mode() {
             &["mcp002/print_behind_a_quiet_field_of_a_builder.rs"],
             &["print_behind_a_quiet_field_of_a_builder.rs"],
             "print_behind_a_quiet_field_of_a_builder.rs:30:9: error[MCP002]",
+        ),
+        // A new shape (docs/ecosystem.md, batch 35).
+        (
+            &["mcp004/catch_all_that_refuses_with_an_http_status.rs"],
+            &["catch_all_that_refuses_with_an_http_status.rs"],
+            "catch_all_that_refuses_with_an_http_status.rs:16:9: error[MCP004]",
         ),
     ];
     for (files, args, expected) in cases {

@@ -128,7 +128,12 @@ impl Rule for PingNotAnswered {
                     }
                 };
                 let unit = super::UnitErrs(context.graph.files());
-                if !tools || !dispatcher.catch_all_answers_method_not_found(&unit) {
+                // A catch-all that refuses with an HTTP error status (`Err((StatusCode::
+                // BAD_REQUEST, ..))`) refuses `ping` too: a new shape, in preview (first
+                // contact, batch 35: brave-search-mcp-server, a recorded miss).
+                let refused = dispatcher.catch_all_answers_method_not_found(&unit)
+                    || (context.preview() && catch_all.http_error_status);
+                if !tools || !refused {
                     continue;
                 }
                 let source = context.sources.get(*file);

@@ -42,6 +42,13 @@ pub fn may_be_sdk_crate(name: &str) -> bool {
     SDK_CRATES.contains(&name) || name.to_ascii_lowercase().contains("mcp")
 }
 
+/// Whether the first segment of a path names another crate that is no MCP SDK (`jetpack` in
+/// `jetpack::output::OutputHandler`): not the crate itself (`crate`, `self`, `super`), not one
+/// that [`may_be_sdk_crate`].
+pub fn names_other_library(root: &str) -> bool {
+    !matches!(root, "crate" | "self" | "super") && !may_be_sdk_crate(root)
+}
+
 /// The names of MCP methods that make a `match` a method dispatcher.
 pub fn is_mcp_method(name: &str) -> bool {
     matches!(name, "initialize" | "ping" | "initialized")

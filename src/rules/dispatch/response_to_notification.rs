@@ -78,65 +78,46 @@ impl Rule for ResponseToNotification {
             if context.is_test_file(*file) {
                 continue;
             }
+            // In a file that names rmcp, a dispatcher is the crate's own when the crate writes its
+            // answers itself (its function, or a caller of it, writes a response: a hand-written
+            // stdio loop or HTTP handler that takes rmcp's types); rmcp sends none of them.
             let sdk_file = rmcp && facts.dispatch.names_sdk;
-            // (Most files that name rmcp hold no dispatcher: no index of the unit's calls.)
-            if sdk_file && !facts.dispatch.dispatchers.is_empty() {
-                check_written_in_sdk_file(context, calls(), (*file, facts, tests), out);
-            }
-            if !sdk_file {
-                // A dispatcher's notification arms are in preview by first contact
-                // (docs/ecosystem.md, batches 6 and 7: 1 of 5 true, the others behind a request
-                // type whose `id` is required, which the rule did not read); its method-not-found
-                // catch-all left preview by first contact in batches 17 and 18 (5 of 5).
-                let dispatchers = facts.dispatch.dispatchers.as_slice();
-                for dispatcher in dispatchers {
-                    // A `match` over typed requests: notifications are another type's.
-                    if dispatcher.by_variants || !context.is_method_dispatcher(dispatcher) {
-                        continue;
-                    }
-                    // A request whose `id` is required: no notification reaches any arm. Nor is
-                    // one shown to reach a method of another crate's trait (an SDK's handler
-                    // trait): what calls it, with which messages, is that crate's code. By
-                    // default only the catch-all is checked: a dispatcher whose catch-all
-                    // cannot be reported needs no index of the unit's calls.
-                    if takes_typed_request(context, dispatcher)
-                        || in_foreign_trait_method(context, facts, dispatcher)
-                        || (!context.preview()
-                            && !dispatcher
-                                .catch_all_answers_method_not_found(&super::UnitErrs(files)))
-                    {
-                        continue;
-                    }
-                    check_dispatcher(context, calls(), (*file, facts, tests), dispatcher, out);
+            // A dispatcher's notification arms are in preview by first contact
+            // (docs/ecosystem.md, batches 6 and 7: 1 of 5 true, the others behind a request
+            // type whose `id` is required, which the rule did not read); its method-not-found
+            // catch-all left preview by first contact in batches 17 and 18 (5 of 5).
+            for dispatcher in &facts.dispatch.dispatchers {
+                // A `match` over typed requests: notifications are another type's.
+                if dispatcher.by_variants || !context.is_method_dispatcher(dispatcher) {
+                    continue;
                 }
-                // A `notifications/` prefix test that decides an answer is in preview by first
-                // contact (docs/ecosystem.md, batches 15 and 16: its one finding there was false,
-                // a prefix test run only after an `id` test, to reject id-bearing messages).
-                let prefix_checks = if context.preview() {
-                    tests.prefix_checks.as_slice()
-                } else {
-                    &[]
+                let catch_all =
+                    || dispatcher.catch_all_answers_method_not_found(&super::UnitErrs(files));
+                let written_here = || {
+                    dispatcher
+                        .function
+                        .as_ref()
+                        .is_some_and(|(name, _)| calls().writes_from(name, CALLER_DEPTH))
                 };
-                for (span, function) in prefix_checks {
-                    // The prefix decides what is answered only in code that answers messages
-                    // (or whose callers do): a predicate a linter or an inspector calls decides
-                    // nothing.
-                    let Some(name) = function.and_then(|f| calls().name_of(*file, f)) else {
-                        continue;
-                    };
-                    // In a function that returns nothing, the test decides what that function
-                    // does (a log line it skips), not what its callers answer.
-                    let unit = tests.prefix_checks_in_unit_functions.contains(span);
-                    let answers = if unit {
-                        calls().answers_here(name)
-                    } else {
-                        calls().answers_from(name, CALLER_DEPTH)
-                    };
-                    if calls().checks_id_from(name, CALLER_DEPTH) || !answers {
-                        continue;
-                    }
-                    out.push(prefix_diagnostic(*file, *span));
+                // A request whose `id` is required: no notification reaches any arm. Nor is
+                // one shown to reach a method of another crate's trait (an SDK's handler
+                // trait): what calls it, with which messages, is that crate's code. By
+                // default only the catch-all is checked: a dispatcher whose catch-all
+                // cannot be reported needs no index of the unit's calls.
+                if takes_typed_request(context, dispatcher)
+                    || in_foreign_trait_method(context, facts, dispatcher)
+                    || ((sdk_file || !context.preview()) && !catch_all())
+                    || (sdk_file && !written_here())
+                {
+                    continue;
                 }
+                check_dispatcher(context, calls(), (*file, facts, tests), dispatcher, out);
+            }
+            // A `notifications/` prefix test that decides an answer is in preview by first
+            // contact (docs/ecosystem.md, batches 15 and 16: its one finding there was false, a
+            // prefix test run only after an `id` test, to reject id-bearing messages).
+            if !sdk_file && context.preview() {
+                check_prefix_tests(&calls, *file, tests, out);
             }
             // A null-`id` response is in preview by first contact (docs/ecosystem.md, batches 4
             // and 5): its one finding there was false (a message without a method, answered as
@@ -150,33 +131,32 @@ impl Rule for ResponseToNotification {
     }
 }
 
-/// The dispatchers of a file that names rmcp whose answers the crate writes itself (the
-/// dispatcher's function, or a caller of it, writes a response: a hand-written stdio loop or
-/// HTTP handler that takes rmcp's types), which rmcp does not send: checked like any other.
-fn check_written_in_sdk_file(
-    context: &RuleContext<'_>,
-    calls: &CallIndex<'_>,
-    (file, facts, tests): (FileId, &FileFacts, &IdTests),
+/// The `notifications/` prefix tests of a file that decide what is answered (see
+/// [`IdTests::prefix_checks`]): the unit's calls are indexed only when there is one.
+fn check_prefix_tests<'c, 'a: 'c>(
+    calls: &dyn Fn() -> &'c CallIndex<'a>,
+    file: FileId,
+    tests: &IdTests,
     out: &mut Vec<Diagnostic>,
 ) {
-    let unit = super::UnitErrs(context.graph.files());
-    for dispatcher in &facts.dispatch.dispatchers {
-        let written_here = || {
-            dispatcher
-                .function
-                .as_ref()
-                .is_some_and(|(name, _)| calls.writes_from(name, CALLER_DEPTH))
+    for (span, function) in &tests.prefix_checks {
+        // The prefix decides what is answered only in code that answers messages (or whose
+        // callers do): a predicate a linter or an inspector calls decides nothing.
+        let Some(name) = function.and_then(|f| calls().name_of(file, f)) else {
+            continue;
         };
-        if dispatcher.by_variants
-            || !context.is_method_dispatcher(dispatcher)
-            || !dispatcher.catch_all_answers_method_not_found(&unit)
-            || !written_here()
-            || takes_typed_request(context, dispatcher)
-            || in_foreign_trait_method(context, facts, dispatcher)
-        {
+        // In a function that returns nothing, the test decides what that function does (a log
+        // line it skips), not what its callers answer.
+        let unit = tests.prefix_checks_in_unit_functions.contains(span);
+        let answers = if unit {
+            calls().answers_here(name)
+        } else {
+            calls().answers_from(name, CALLER_DEPTH)
+        };
+        if calls().checks_id_from(name, CALLER_DEPTH) || !answers {
             continue;
         }
-        check_dispatcher(context, calls, (file, facts, tests), dispatcher, out);
+        out.push(prefix_diagnostic(file, *span));
     }
 }
 

@@ -443,10 +443,10 @@ const FORWARD_DEPTH: usize = 2;
 
 /// Whether a write runs only for a value of a flag the program sets at run time (a global, a
 /// thread-local, or a `bool` field of a value it builds): a condition around it reads one (`if
-/// !SILENT.load(..)`, `if !self.quiet`), calls a function of the unit whose
-/// value is one (`if is_quiet() { return; }`, `fn is_quiet() -> bool { QUIET.with(|q| q.get())
-/// }`), or it lies in a branch on a `bool` parameter that a call on the serving path is handed
-/// such a value for (`run_gates(.., !style::is_quiet())`, `run_gates(.., options.emit_progress)`).
+/// !SILENT.load(..)`, `if !self.quiet`), calls a function of the unit whose value is one (`if
+/// is_quiet() { return; }`, `fn is_quiet() -> bool { QUIET.with(|q| q.get()) }`), or it lies in
+/// a branch on a `bool` parameter that a call on the serving path is handed such a value for
+/// (`run_gates(.., !style::is_quiet())`, `run_gates(.., options.emit_progress)`).
 pub fn decided_by_a_flag(
     context: &RuleContext<'_>,
     file: usize,

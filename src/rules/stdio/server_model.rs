@@ -308,10 +308,9 @@ fn foreign_trait(imports: &[(String, Vec<String>)], handler: &str) -> bool {
     imports.iter().any(|(name, path)| {
         name == handler
             && path.len() > 1
-            && path.first().is_some_and(|root| {
-                !matches!(root.as_str(), "crate" | "self" | "super")
-                    && !crate::analysis::dispatch::may_be_sdk_crate(root)
-            })
+            && path
+                .first()
+                .is_some_and(|root| crate::analysis::dispatch::names_other_library(root))
     })
 }
 

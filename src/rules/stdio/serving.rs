@@ -137,9 +137,8 @@ impl StdinReads {
     }
 
     /// Whether an expression reads stdin: a call of `stdin()` or a local that reads it anywhere
-    /// in it (`BufReader::new(stdin)`), or a field of `self` (a reader the value was built
-    /// with, which the function cannot show).
-    fn streams_stdin(&self, expr: &Expr) -> bool {
+    /// in it (`BufReader::new(stdin)`).
+    fn mentions_stdin(&self, expr: &Expr) -> bool {
         struct Finder<'a>(&'a StdinReads, bool);
         impl<'ast> syn::visit::Visit<'ast> for Finder<'_> {
             fn visit_expr(&mut self, expr: &'ast Expr) {
@@ -152,9 +151,6 @@ impl StdinReads {
                     syn::visit::visit_expr(self, expr);
                 }
             }
-        }
-        if self_field(expr) {
-            return true;
         }
         let mut finder = Finder(self, false);
         syn::visit::Visit::visit_expr(&mut finder, expr);
@@ -258,8 +254,7 @@ impl Serving {
         // `impl jetpack::output::OutputHandler for X`: a library's callback trait.
         if path.segments.len() > 1
             && path.segments.first().is_some_and(|root| {
-                !matches!(root.ident.to_string().as_str(), "crate" | "self" | "super")
-                    && !crate::analysis::dispatch::may_be_sdk_crate(&root.ident.to_string())
+                crate::analysis::dispatch::names_other_library(&root.ident.to_string())
             })
         {
             return;
@@ -1118,10 +1113,7 @@ fn note_stdin_local(function: &mut StdinReads, local: &syn::Local) {
         },
         _ => return,
     };
-    if !matches!(&*init.expr, Expr::Path(p) if p.path.is_ident("self"))
-        && function.streams_stdin(&init.expr)
-        && !self_field(&init.expr)
-    {
+    if function.mentions_stdin(&init.expr) {
         function.readers.push(ident.to_string());
     }
 }
@@ -1135,18 +1127,17 @@ fn note_in_function(function: &mut StdinReads, node: Node<'_>, scope: &Scope<'_>
             note_stdin_local(function, local);
             note_transport_local(function, local, scope);
         }
+        // Of stdin, or of a field of `self` (a reader the value was built with, which the
+        // function cannot show).
         Node::Expr(Expr::MethodCall(call)) if call.method == "lines" => {
-            function.lines |= function.streams_stdin(&call.receiver)
+            function.lines |= self_field(&call.receiver) || function.mentions_stdin(&call.receiver)
         }
         // Stdin, or a local that reads it, used in a loop: read message after message.
         Node::Expr(expr @ Expr::Path(_)) if function.is_stdin_reader(expr) => {
             function.looped |= in_loop(scope)
         }
         Node::Expr(expr @ Expr::Call(_)) if is_stdin_call(expr) => {
-            function.looped |= in_loop(scope);
-            if let Expr::Call(call) = expr {
-                note_json_call(function, call);
-            }
+            function.looped |= in_loop(scope)
         }
         Node::Expr(Expr::MethodCall(call))
             if (call.method == "read_to_string" || call.method == "read_to_end")

@@ -716,11 +716,14 @@ impl Stdio {
             .functions
             .last()
             .is_some_and(|f| super::terminal::tests_stdout_terminal(&expr.cond, &f.tty_locals));
+        let then_span = || {
+            let span = expr.then_branch.brace_token.span.join();
+            byte_span(span, span, scope.base)
+        };
         // The `then` block and the `else` branch, each decided by the condition.
         let branches = || {
-            let span = expr.then_branch.brace_token.span.join();
             let other = expr.else_branch.as_ref().map(|(_, e)| scope.span(&**e));
-            std::iter::once(byte_span(span, span, scope.base)).chain(other)
+            std::iter::once(then_span()).chain(other)
         };
         if tty {
             self.tty_branches.extend(branches());
@@ -729,8 +732,7 @@ impl Stdio {
             self.flag_branches.extend(branches());
         }
         if expr.else_branch.is_none() && reads_field_flag(&expr.cond) {
-            let span = expr.then_branch.brace_token.span.join();
-            self.field_branches.push(byte_span(span, span, scope.base));
+            self.field_branches.push(then_span());
         }
         let called = crate::analysis::dispatch::called_names(&expr.cond);
         if !called.is_empty() {
@@ -738,10 +740,6 @@ impl Stdio {
                 .extend(branches().map(|branch| (branch, called.clone())));
         }
         let then_serves = reaches_serving_block(&expr.then_branch);
-        let then_span = || {
-            let span = expr.then_branch.brace_token.span.join();
-            byte_span(span, span, scope.base)
-        };
         // `if to_stderr { .. } else { .. }` on a `bool` parameter: which value takes which branch
         // (`if force && !quiet`: the `then` branch needs `quiet` false; `if quiet || dry { .. }
         // else { .. }`: the `else` branch needs it false too).
@@ -1378,12 +1376,7 @@ fn predicate_call(arg: &Expr) -> Vec<String> {
         Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => predicate_call(&u.expr),
         Expr::Paren(p) => predicate_call(&p.expr),
         Expr::Call(call) if call.args.is_empty() => match &*call.func {
-            Expr::Path(p) => p
-                .path
-                .segments
-                .last()
-                .map(|s| vec![s.ident.to_string()])
-                .unwrap_or_default(),
+            Expr::Path(p) => vec![crate::analysis::syntax::last_segment(&p.path)],
             _ => Vec::new(),
         },
         Expr::MethodCall(call) if call.args.is_empty() => vec![call.method.to_string()],
@@ -1411,14 +1404,22 @@ fn is_upper_path(expr: &Expr) -> bool {
 /// Whether a condition reads a global flag: `SILENT.load(..)` on a `static` (a path in upper
 /// case), alone, negated, in parentheses or joined by `&&`/`||`.
 fn reads_global_flag(cond: &Expr) -> bool {
+    tests_any(cond, &|test| {
+        matches!(test, Expr::MethodCall(call)
+            if call.method == "load" && is_upper_path(&call.receiver))
+    })
+}
+
+/// Whether a test among a condition's operands holds `is_test`: the condition alone, negated,
+/// in parentheses, or joined to others by `&&`/`||`.
+fn tests_any(cond: &Expr, is_test: &dyn Fn(&Expr) -> bool) -> bool {
     match cond {
-        Expr::Paren(p) => reads_global_flag(&p.expr),
-        Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => reads_global_flag(&u.expr),
+        Expr::Paren(p) => tests_any(&p.expr, is_test),
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => tests_any(&u.expr, is_test),
         Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_) | syn::BinOp::Or(_)) => {
-            reads_global_flag(&b.left) || reads_global_flag(&b.right)
+            tests_any(&b.left, is_test) || tests_any(&b.right, is_test)
         }
-        Expr::MethodCall(call) if call.method == "load" => is_upper_path(&call.receiver),
-        _ => false,
+        other => is_test(other),
     }
 }
 
@@ -1427,14 +1428,7 @@ fn reads_global_flag(cond: &Expr) -> bool {
 /// the value was built with. (A field of another value, `if sync.changed`, is data the function
 /// computed, not a setting.)
 fn reads_field_flag(cond: &Expr) -> bool {
-    match cond {
-        Expr::Paren(p) => reads_field_flag(&p.expr),
-        Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => reads_field_flag(&u.expr),
-        Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_) | syn::BinOp::Or(_)) => {
-            reads_field_flag(&b.left) || reads_field_flag(&b.right)
-        }
-        other => is_field_flag(other) && field_of_self(other),
-    }
+    tests_any(cond, &|test| is_field_flag(test) && field_of_self(test))
 }
 
 /// Whether a field read's root is `self`.

@@ -323,7 +323,9 @@ impl Collector {
                     calls: called_names(body),
                     result_template: self.result_template(body, expanded.is_some()),
                 });
-            } else if index + 1 == count && arm.guard.is_none() && is_catch_all(&arm.pat) {
+            } else if (index + 1 == count && arm.guard.is_none() && is_catch_all(&arm.pat))
+                || is_some_catch_all(&expr.arms, index)
+            {
                 let body = self.span(&arm.body);
                 let whole = ByteSpan::new(self.span(&arm.pat).start, body.end);
                 catch_all = Some(self.catch_all_arm(&arm.body, whole, body));
@@ -1279,6 +1281,11 @@ pub(crate) fn method_patterns(
             true
         }
         Pat::Paren(p) => method_patterns(&p.pat, methods, constants),
+        // `Some("tools/call")` in a `match msg.get("method").and_then(Value::as_str)`.
+        Pat::TupleStruct(ts) if is_some_of_one(ts) => ts
+            .elems
+            .first()
+            .is_some_and(|only| method_patterns(only, methods, constants)),
         // `("tools/call", _)` in a `match (method, id)`: the one element that names methods,
         // the others taking anything.
         Pat::Tuple(t) => {
@@ -1340,13 +1347,37 @@ pub(crate) fn condition_methods(cond: &Expr) -> Option<Vec<String>> {
     }
 }
 
+/// A `Some(..)` pattern of one element.
+fn is_some_of_one(ts: &syn::PatTupleStruct) -> bool {
+    ts.elems.len() == 1 && ts.path.segments.last().is_some_and(|s| s.ident == "Some")
+}
+
+/// The catch-all of a `match` over an optional method (`Some(other) => ..`, or `Some(_)`), when
+/// every arm after it is `None` (a message without a method, which is no method's).
+fn is_some_catch_all(arms: &[syn::Arm], index: usize) -> bool {
+    let Some(arm) = arms.get(index) else {
+        return false;
+    };
+    let some_any = matches!(&arm.pat, Pat::TupleStruct(ts)
+        if is_some_of_one(ts) && ts.elems.first().is_some_and(is_catch_all));
+    some_any
+        && arm.guard.is_none()
+        && arms[index + 1..].iter().all(|later| {
+            matches!(&later.pat, Pat::Ident(i) if i.ident == "None" && i.subpat.is_none())
+                || matches!(&later.pat, Pat::Path(p) if p.path.is_ident("None"))
+        })
+}
+
 /// `_`, or a lowercase binding that takes anything.
 fn is_catch_all(pat: &Pat) -> bool {
     match pat {
         Pat::Wild(_) => true,
         Pat::Tuple(t) => t.elems.iter().all(is_catch_all),
+        // `None` is the variant, not a binding.
         Pat::Ident(ident) => {
-            ident.subpat.is_none() && !super::syntax::is_constant_name(&ident.ident.to_string())
+            ident.subpat.is_none()
+                && ident.ident != "None"
+                && !super::syntax::is_constant_name(&ident.ident.to_string())
         }
         _ => false,
     }

@@ -344,7 +344,10 @@ impl<'a> Visit<'a> for Collect<'a, '_> {
     }
 
     fn visit_pat_ident(&mut self, p: &'a syn::PatIdent) {
-        self.define(&p.ident);
+        // `None` in a pattern is the variant, not a binding.
+        if p.ident != "None" {
+            self.define(&p.ident);
+        }
         syn::visit::visit_pat_ident(self, p);
     }
 

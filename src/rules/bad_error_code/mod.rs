@@ -68,6 +68,27 @@ fn judge(code: i64, versions: &[ProtocolVersion]) -> Option<(String, Severity, &
     }
 }
 
+/// What is wrong with a code in this unit ([`judge`]). A code of MCP's own range is wrong only
+/// for 2026-07-28; where 2025-11-25 is targeted too (the default), it is an
+/// implementation-defined server error for a 2025-11-25 client. That shape is in preview by first
+/// contact (docs/ecosystem.md, batches 36 and 37: its one finding, docgen's `ErrorCode(-32029)`
+/// in an rmcp server that speaks 2025-11-25, was false); with 2026-07-28 targeted alone it is
+/// stable.
+fn judge_in(context: &RuleContext<'_>, code: i64) -> Option<(String, Severity, &'static str)> {
+    let versions = &context.settings.protocol_versions;
+    let (message, severity, note) = judge(code, versions)?;
+    let for_2026_only =
+        (-32099..=-32023).contains(&code) && versions.contains(&ProtocolVersion::V2025_11_25);
+    if !for_2026_only {
+        return Some((message, severity, note));
+    }
+    context
+        .preview()
+        .then_some((message, severity, MCP_RANGE_BESIDE_2025))
+}
+
+const MCP_RANGE_BESIDE_2025: &str = "MCP 2026-07-28 (basic/index, Error Codes): implementations MUST NOT emit a code in -32020..-32099 that the specification does not define; under 2025-11-25, also targeted, the code is an implementation-defined server error (preview)";
+
 pub struct BadErrorCode;
 
 impl Rule for BadErrorCode {
@@ -118,9 +139,7 @@ impl Rule for BadErrorCode {
         for (file, facts) in files {
             let call_codes = self::facts::call_codes(facts);
             for (span, code) in &self::facts::error_codes(facts) {
-                let Some((message, severity, note)) =
-                    judge(*code, &context.settings.protocol_versions)
-                else {
+                let Some((message, severity, note)) = judge_in(context, *code) else {
                     continue;
                 };
                 // A literal handed to a function of the crate that uses that parameter as no
@@ -188,7 +207,7 @@ fn returned_codes(context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
                 span: use_span,
                 message: format!("`{name}` gives the error code here"),
             };
-            out.extend(shown_code(context, *file, *span, *code, shown));
+            out.extend(shown_code(context, (*file, *span), *code, shown));
         }
     }
 }
@@ -213,7 +232,7 @@ fn constant_codes(context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
             span: read_span,
             message: format!("`{name}` is read here"),
         };
-        out.extend(shown_code(context, *file, *span, *code, shown));
+        out.extend(shown_code(context, (*file, *span), *code, shown));
     }
 }
 
@@ -221,12 +240,11 @@ fn constant_codes(context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
 /// its value is used.
 fn shown_code(
     context: &RuleContext<'_>,
-    file: FileId,
-    span: ByteSpan,
+    (file, span): (FileId, ByteSpan),
     code: i64,
     shown: crate::diagnostic::Label,
 ) -> Option<Diagnostic> {
-    let (message, severity, note) = judge(code, &context.settings.protocol_versions)?;
+    let (message, severity, note) = judge_in(context, code)?;
     Some(
         Diagnostic::new(&META, file, span, message)
             .with_severity(severity)

@@ -366,7 +366,7 @@ impl Collector {
             return;
         }
         let reads_id = self.reads_id(&init.expr);
-        let callee = called_name(crate::analysis::syntax::peel(&init.expr));
+        let callee = origin_call(&init.expr);
         if let (Some(name), Some(function)) = (bound, self.functions.last_mut()) {
             function.locals.insert(name.to_string(), reads_id);
             match callee {
@@ -459,8 +459,9 @@ impl Collector {
                 }
             }
             Expr::Let(expr_let)
-                if (option_pattern(&expr_let.pat).is_some() && self.reads_id(&expr_let.expr))
-                    || names_notification_variant(&expr_let.pat) =>
+                if ((option_pattern(&expr_let.pat).is_some() && self.reads_id(&expr_let.expr))
+                    || names_notification_variant(&expr_let.pat))
+                    && !self.either_way(expr, scope) =>
             {
                 let present =
                     matches!(&*expr_let.pat, Pat::TupleStruct(ts) if ts.path.is_ident("Some"));
@@ -489,7 +490,11 @@ impl Collector {
                 } else {
                     (&*b.right, &*b.left)
                 };
-                if is_null_id(other) && self.reads_id(subject) && decides_a_branch(expr, scope) {
+                if is_null_id(other)
+                    && self.reads_id(subject)
+                    && decides_a_branch(expr, scope)
+                    && !self.either_way(expr, scope)
+                {
                     let present = matches!(b.op, syn::BinOp::Ne(_));
                     match self.guarded_block(expr, present, scope) {
                         Some(block) => self.push_guard(scope.span(expr), block),
@@ -516,7 +521,9 @@ impl Collector {
         let method = call.method.to_string();
         match method.as_str() {
             "is_none" | "is_some" | "is_null"
-                if self.reads_id(&call.receiver) && !normalises(call, scope) =>
+                if self.reads_id(&call.receiver)
+                    && !normalises(call, scope)
+                    && !self.either_way(expr, scope) =>
             {
                 let present = method == "is_some";
                 match self.guarded_block(expr, present, scope) {
@@ -653,6 +660,44 @@ impl Collector {
         None
     }
 
+    /// Whether an `id` test is the condition of an `if` that does the same either way: both
+    /// branches fall through (neither leaves), neither sets a value or hands on a `bool`, and
+    /// both make the same calls in the same order (`if let Some(id) = id { fields.push(("id",
+    /// id)) } else { fields.push(("id", Null)) }`; `if let Some(req_id) = id { Response { id:
+    /// req_id, ..resp } } else { resp }`). It only chooses a value: what follows runs for a
+    /// message without an `id` as for one with it.
+    fn either_way(&self, test: &Expr, scope: &Scope<'_>) -> bool {
+        let mut inner = test;
+        for level in 0..64 {
+            let Some(Node::Expr(parent)) = scope.ancestor(level) else {
+                return false;
+            };
+            let holds = |e: &Expr| std::ptr::eq(e, inner);
+            match parent {
+                Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) && holds(&u.expr) => {}
+                Expr::Paren(p) if holds(&p.expr) => {}
+                Expr::If(expr_if) if holds(&expr_if.cond) => {
+                    let Some((_, otherwise)) = &expr_if.else_branch else {
+                        return false;
+                    };
+                    let Expr::Block(otherwise) = &**otherwise else {
+                        return false;
+                    };
+                    let same = |block: &syn::Block| {
+                        !crate::analysis::syntax::leaves(block) && !self.sets_values(block)
+                    };
+                    return same(&expr_if.then_branch)
+                        && same(&otherwise.block)
+                        && call_skeleton(&expr_if.then_branch)
+                            .is_some_and(|s| Some(s) == call_skeleton(&otherwise.block));
+                }
+                _ => return false,
+            }
+            inner = parent;
+        }
+        false
+    }
+
     /// Whether a block assigns a value that is not read from an id (`resp.id = req.id` copies
     /// the id; `is_request = true` sets a flag).
     fn sets_values(&self, block: &syn::Block) -> bool {
@@ -715,6 +760,87 @@ impl Collector {
             self.push_id_check(scope.span(mac));
         }
     }
+}
+
+/// The call whose value an initialiser holds: the call itself (through `.await`, `?`, `Ok(..)`
+/// and the like), the call a `match` takes apart (`match handle(req).await { Ok(r) => r, .. }`:
+/// what an arm builds instead is an answer too), or the call a closure or an `async` block
+/// handed to a call makes last (`spawn_blocking(move || server.handle(req))`).
+fn origin_call(expr: &Expr) -> Option<String> {
+    origin_call_at(expr, 0)
+}
+
+/// The body of the closure or `async` block that is a call's one argument.
+fn handed(args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>) -> Option<&Expr> {
+    match args.first() {
+        Some(Expr::Closure(c)) if args.len() == 1 => Some(&c.body),
+        Some(Expr::Async(a)) if args.len() == 1 => a.block.stmts.last().and_then(|s| match s {
+            syn::Stmt::Expr(e, None) => Some(e),
+            _ => None,
+        }),
+        _ => None,
+    }
+}
+
+fn origin_call_at(expr: &Expr, depth: usize) -> Option<String> {
+    if depth > 8 {
+        return None;
+    }
+    let expr = crate::analysis::syntax::peel(expr);
+    match expr {
+        Expr::Match(m) => origin_call_at(&m.expr, depth + 1),
+        Expr::Call(call) => match handed(&call.args) {
+            Some(body) => origin_call_at(crate::analysis::syntax::tail_value(body), depth + 1),
+            None => called_name(expr),
+        },
+        Expr::MethodCall(call) => match handed(&call.args) {
+            Some(body) => origin_call_at(crate::analysis::syntax::tail_value(body), depth + 1),
+            None => called_name(expr),
+        },
+        _ => None,
+    }
+}
+
+/// The calls a block makes, in order (functions and methods by their last name, macros by
+/// theirs, each with its count of arguments), or `None` when it hands on a `bool` literal (a
+/// flag that may decide what the callee does) or holds a closure or an `async` block.
+fn call_skeleton(block: &syn::Block) -> Option<Vec<(String, usize)>> {
+    struct Calls {
+        calls: Vec<(String, usize)>,
+        opaque: bool,
+    }
+    impl<'ast> syn::visit::Visit<'ast> for Calls {
+        fn visit_expr(&mut self, expr: &'ast Expr) {
+            match expr {
+                Expr::Closure(_) | Expr::Async(_) => self.opaque = true,
+                Expr::Lit(lit) if matches!(lit.lit, syn::Lit::Bool(_)) => self.opaque = true,
+                Expr::Call(call) => {
+                    let name = match &*call.func {
+                        Expr::Path(p) => crate::analysis::syntax::last_segment(&p.path),
+                        _ => String::new(),
+                    };
+                    self.calls.push((name, call.args.len()));
+                    syn::visit::visit_expr(self, expr);
+                }
+                Expr::MethodCall(call) => {
+                    self.calls.push((call.method.to_string(), call.args.len()));
+                    syn::visit::visit_expr(self, expr);
+                }
+                _ => syn::visit::visit_expr(self, expr),
+            }
+        }
+        fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+            self.calls
+                .push((crate::analysis::syntax::macro_name(mac), usize::MAX));
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut calls = Calls {
+        calls: Vec::new(),
+        opaque: false,
+    };
+    syn::visit::Visit::visit_block(&mut calls, block);
+    (!calls.opaque).then_some(calls.calls)
 }
 
 fn is_compound_assign(op: &syn::BinOp) -> bool {
@@ -960,11 +1086,12 @@ fn names_notification_variant(pat: &Pat) -> bool {
         Pat::Or(or) => return or.cases.iter().any(names_notification_variant),
         _ => return false,
     };
+    // `Command::Notifications { .. }` (a command-line subcommand) names no message kind.
     path.segments.len() > 1
         && path
             .segments
             .last()
-            .is_some_and(|s| s.ident.to_string().contains("Notification"))
+            .is_some_and(|s| s.ident.to_string().ends_with("Notification"))
 }
 
 fn tokens_name_notification_variant(tokens: &TokenStream) -> bool {

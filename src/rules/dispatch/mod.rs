@@ -8,10 +8,12 @@
 
 use std::collections::BTreeSet;
 
-use crate::analysis::dispatch::MethodDispatcher;
+use crate::analysis::dispatch::{MethodArm, MethodDispatcher};
 use crate::analysis::facts::FileFacts;
 use crate::analysis::vocabulary::COMMON_METHODS;
 use crate::prefilter::STANDALONE;
+use crate::rules::contract::RuleContext;
+use crate::source::FileId;
 
 pub mod id_tests;
 pub mod ping_not_answered;
@@ -205,4 +207,57 @@ impl crate::analysis::dispatchers::UnitErrors for UnitErrs<'_, '_> {
                 .is_ok()
         })
     }
+}
+
+/// Whether an arm of the dispatcher lists a method `wanted` takes: by literal, by a constant
+/// holding it, or by a variant the unit reads it into.
+pub(super) fn lists(
+    context: &RuleContext<'_>,
+    dispatcher: &MethodDispatcher,
+    wanted: &dyn Fn(&str) -> bool,
+) -> bool {
+    dispatcher.arms.iter().any(|arm| {
+        arm.methods.iter().any(|m| wanted(m))
+            || arm
+                .constants
+                .iter()
+                .filter_map(|c| context.string_const(c))
+                .any(wanted)
+            || arm
+                .variants
+                .iter()
+                .filter_map(|v| context.variant_method(v))
+                .any(wanted)
+    })
+}
+
+/// Whether an arm lists `method`, by literal or by a constant holding it.
+pub(super) fn arm_lists(context: &RuleContext<'_>, arm: &MethodArm, method: &str) -> bool {
+    arm.methods.iter().any(|m| m == method)
+        || arm
+            .constants
+            .iter()
+            .any(|c| context.string_const(c) == Some(method))
+        || arm
+            .variants
+            .iter()
+            .any(|v| context.variant_method(v) == Some(method))
+}
+
+/// The dispatchers of the unit whose catch-all calls `dispatcher`'s function (`_ =>
+/// handle_other(request).await`), with their files.
+pub(super) fn fronts<'c>(
+    context: &'c RuleContext<'_>,
+    dispatcher: &'c MethodDispatcher,
+) -> impl Iterator<Item = (FileId, &'c MethodDispatcher)> + 'c {
+    let name = dispatcher.function.as_ref().map(|(name, _)| name.as_str());
+    context.graph.files().iter().flat_map(move |(file, facts)| {
+        facts.dispatch.dispatchers.iter().filter_map(move |front| {
+            let calls = front.catch_all.as_ref()?.calls.iter();
+            calls
+                .clone()
+                .any(|call| Some(call.as_str()) == name)
+                .then_some((*file, front))
+        })
+    })
 }

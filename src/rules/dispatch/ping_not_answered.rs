@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 use crate::analysis::facts::FileFacts;
 use crate::analysis::vocabulary::Vocabulary;
 
+use super::{arm_lists, fronts, lists};
 use crate::analysis::dispatch::{CatchAllArm, MethodArm, MethodDispatcher, ResultTemplate};
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Label, Severity};
 use crate::diagnostic::{FixAvailability, RuleMeta, RuleStatus};
@@ -186,59 +187,6 @@ fn non_empty_answer(
     )
 }
 
-/// Whether an arm of the dispatcher lists a method `wanted` takes: by literal, by a constant
-/// holding it, or by a variant the unit reads it into.
-fn lists(
-    context: &RuleContext<'_>,
-    dispatcher: &MethodDispatcher,
-    wanted: &dyn Fn(&str) -> bool,
-) -> bool {
-    dispatcher.arms.iter().any(|arm| {
-        arm.methods.iter().any(|m| wanted(m))
-            || arm
-                .constants
-                .iter()
-                .filter_map(|c| context.string_const(c))
-                .any(wanted)
-            || arm
-                .variants
-                .iter()
-                .filter_map(|v| context.variant_method(v))
-                .any(wanted)
-    })
-}
-
-/// Whether an arm lists `method`, by literal or by a constant holding it.
-fn arm_lists(context: &RuleContext<'_>, arm: &MethodArm, method: &str) -> bool {
-    arm.methods.iter().any(|m| m == method)
-        || arm
-            .constants
-            .iter()
-            .any(|c| context.string_const(c) == Some(method))
-        || arm
-            .variants
-            .iter()
-            .any(|v| context.variant_method(v) == Some(method))
-}
-
-/// The dispatchers of the unit whose catch-all calls `dispatcher`'s function (`_ =>
-/// handle_other(request).await`), with their files.
-fn fronts<'c>(
-    context: &'c RuleContext<'_>,
-    dispatcher: &'c MethodDispatcher,
-) -> impl Iterator<Item = (FileId, &'c MethodDispatcher)> + 'c {
-    let name = dispatcher.function.as_ref().map(|(name, _)| name.as_str());
-    context.graph.files().iter().flat_map(move |(file, facts)| {
-        facts.dispatch.dispatchers.iter().filter_map(move |front| {
-            let calls = front.catch_all.as_ref()?.calls.iter();
-            calls
-                .clone()
-                .any(|call| Some(call.as_str()) == name)
-                .then_some((*file, front))
-        })
-    })
-}
-
 /// Whether the unit's code spells `"ping"` anywhere but in its dispatchers' arms (a
 /// constant's value counts where an arm names the constant).
 fn names_ping_outside_arms(context: &RuleContext<'_>) -> bool {
@@ -403,15 +351,21 @@ fn ping_arm_fix(
         .rfind('\n')
         .map_or(0, |i| i + 1);
     let before = text.get(line_start..catch_all.start)?;
+    // A `match` over an optional method (`Some(other) => ..`) takes `Some("ping")`.
+    let pattern = if text.get(catch_all.start..)?.starts_with("Some(") {
+        "Some(\"ping\")"
+    } else {
+        "\"ping\""
+    };
     let insertion = if before.chars().all(char::is_whitespace) {
         let newline = crate::edits::line_ending_at(text, catch_all.start);
-        format!("\"ping\" => {body},{newline}{before}")
+        format!("{pattern} => {body},{newline}{before}")
     } else {
-        format!("\"ping\" => {body}, ")
+        format!("{pattern} => {body}, ")
     };
     Some(Fix {
         applicability: Applicability::Safe,
-        message: format!("add `\"ping\" => {body},` before the catch-all"),
+        message: format!("add `{pattern} => {body},` before the catch-all"),
         edits: vec![Edit {
             file,
             span: ByteSpan::new(catch_all.start, catch_all.start),

@@ -23,7 +23,11 @@ pub static META: RuleMeta = RuleMeta {
     summary: "a response or error is sent for a notification (a message without an id)",
     fix: FixAvailability::Sometimes,
     docs: include_str!("../../../rules/MCP003-response-to-notification.md"),
-    status: RuleStatus::Stable,
+    // In preview by first contact (docs/ecosystem.md): its last stable shape, the
+    // method-not-found catch-all, was 4 of 5 true over batches 34 and 35 and again over 36 and
+    // 37. The checks below still tell the shapes apart (the catch-all of a dispatcher that
+    // messages come to is the shape a later first contact may make stable again).
+    status: RuleStatus::Preview,
 };
 
 const SPEC: &str = "MCP basic/index (2025-11-25 and 2026-07-28): notifications are one-way messages and the \
@@ -85,7 +89,8 @@ impl Rule for ResponseToNotification {
             // A dispatcher's notification arms are in preview by first contact
             // (docs/ecosystem.md, batches 6 and 7: 1 of 5 true, the others behind a request
             // type whose `id` is required, which the rule did not read); its method-not-found
-            // catch-all left preview by first contact in batches 17 and 18 (5 of 5).
+            // catch-all left preview by first contact in batches 17 and 18 (5 of 5) and went
+            // back with the rule after batches 34 to 37 (4 of 5 twice).
             for dispatcher in &facts.dispatch.dispatchers {
                 // A `match` over typed requests: notifications are another type's.
                 if dispatcher.by_variants || !context.is_method_dispatcher(dispatcher) {
@@ -310,6 +315,24 @@ fn check_catch_all(
     let Some(catch_all) = &dispatcher.catch_all else {
         return;
     };
+    // That notifications reach the catch-all is shown for a dispatcher that messages come to
+    // first (it answers `initialize` or a notification, or reads the message from the text it
+    // came in), or one such a dispatcher hands every other method on to. A dispatcher of tools alone is reached through code that chose what
+    // to hand it (`"tools/list" | "tools/call" => endpoint.handle(msg)` after `msg.get("id")?`):
+    // whether a notification gets there is not shown, and the finding is preview at most.
+    let entry = super::lists(context, dispatcher, &|m| {
+        m == "initialize" || is_notification_method(m)
+    }) || parses_the_message(facts, dispatcher)
+        || super::fronts(context, dispatcher).any(|(file, front)| {
+            !context.is_test_file(file)
+                && front
+                    .arms
+                    .iter()
+                    .any(|arm| super::arm_lists(context, arm, "initialize"))
+        });
+    if !entry && !context.preview() {
+        return;
+    }
     let unit = super::UnitErrs(context.graph.files());
     // An HTTP error status with the error body: the transport's rejection, which Streamable
     // HTTP prescribes for a notification the server does not accept.
@@ -320,12 +343,28 @@ fn check_catch_all(
     {
         return;
     }
+    let mut notes = vec![
+        SPEC.to_string(),
+        "nothing on the way to this dispatcher tests whether the message has an `id`".into(),
+    ];
+    if !entry {
+        notes.push("this dispatcher answers neither `initialize` nor a notification, nor reads the message from the text it came in, and no dispatcher that does hands it every other method: that a notification reaches it is not shown (preview)".into());
+    }
     out.push(Diagnostic::new(&META, file, catch_all.body, "notifications this dispatcher does not list fall into this arm and get a method-not-found error"
-            ).with_notes(vec![
-            SPEC.to_string(),
-            "nothing on the way to this dispatcher tests whether the message has an `id`".into(),
-        ]).with_help("answer only messages with an `id`: wrap the write in `if let Some(id) = ..`, or return `None` for messages without one"
+            ).with_notes(notes).with_help("answer only messages with an `id`: wrap the write in `if let Some(id) = ..`, or return `None` for messages without one"
                 ,));
+}
+
+/// Whether the dispatcher's function reads the message from text or bytes itself
+/// (`serde_json::from_str(line)`, `from_slice(&body)`, `from_reader(..)`): messages come to it as
+/// they arrive, none chosen for it by other code.
+fn parses_the_message(facts: &FileFacts, dispatcher: &MethodDispatcher) -> bool {
+    facts.function_at(dispatcher.span).is_some_and(|function| {
+        function
+            .calls
+            .iter()
+            .any(|call| matches!(call.name(), "from_str" | "from_slice" | "from_reader"))
+    })
 }
 
 /// Whether the dispatcher's function takes a request whose `id` is required: a parameter `id`

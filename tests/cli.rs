@@ -967,7 +967,7 @@ fn a_test_fixture_server_declared_as_a_bin_is_test_code() {
 #[test]
 fn new_shapes_of_stable_rules_run_only_in_preview_mode() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    let cases: [(&[&str], &[&str], &str); 17] = [
+    let cases: [(&[&str], &[&str], &str); 18] = [
         (
             &[
                 "mcp001/shape_b_rmcp_2_1/helpers.rs",
@@ -1064,6 +1064,13 @@ fn new_shapes_of_stable_rules_run_only_in_preview_mode() {
             &["mcp003/catch_all_of_a_dispatcher_of_tools_alone.rs"],
             &["catch_all_of_a_dispatcher_of_tools_alone.rs"],
             "catch_all_of_a_dispatcher_of_tools_alone.rs:21:18: error[MCP003]",
+        ),
+        // A send by its name only (docs/ecosystem.md, batch 39): the crate's `reply` sends no
+        // response it builds.
+        (
+            &["mcp001/sink_named_method_that_takes_a_sender.rs"],
+            &["sink_named_method_that_takes_a_sender.rs"],
+            "sink_named_method_that_takes_a_sender.rs:32:13: error[MCP001]",
         ),
         (
             &["mcp006/range_code_while_both_versions_are_targeted.rs"],

@@ -127,6 +127,10 @@ pub struct SinkSite {
     /// mask): a send when the callee writes one of those arguments to the wire, whatever it is
     /// called (see [`FunctionFacts::writes_params`]).
     pub through: Option<(Callee, u64)>,
+    /// For a send known by its name (`reply`, `send_error`, .. in the vocabulary): that name. A
+    /// function of the crate by that name may do more than send, so removing the call may
+    /// remove more.
+    pub named: Option<String>,
 }
 
 /// What a send knows of the in-flight registries (maps of request ids to tokens or tasks) around
@@ -287,6 +291,10 @@ pub struct FunctionFacts {
     /// known to send) or a `let` of a value without effects. A call of it on a cancel path can
     /// be taken out without taking out anything else the function does.
     pub only_sends: bool,
+    /// A `let` of the function's body computes its value with effects (`let tx = match
+    /// self.tx.lock() { Ok(mut g) => g.take(), .. }`): the function does more than build and
+    /// send a message.
+    pub binds_with_effects: bool,
     pub sinks: Vec<SinkSite>,
     pub calls: Vec<CallSite>,
 }

@@ -3,7 +3,7 @@
 //! A rule that finds a violation in one form must find it in the forms a developer would as
 //! well have written: the crate's own names changed, the receiver bound through a clone, an
 //! `Arc` or an `Option` local, the send moved into a new function or wrapped in a local
-//! `macro_rules!`, the cancel future written as an `async` block, a `match` on the method written
+//! `macro_rules!`, the value it writes handed to a generic writer, the cancel future written as an `async` block, a `match` on the method written
 //! as an `if`/`else if` chain, the code moved into a module's own file (also behind `#[path]`,
 //! see [`module`]). Each rewrite edits the fixture's text in place and keeps every line
 //! where it was, so the rewritten fixture must give the same findings on the same lines (the
@@ -40,6 +40,7 @@ mod rename;
 mod support;
 mod tuple_match;
 mod wrap;
+mod writer;
 
 use edit::{Edits, Text};
 use support::fixture::{fixtures, relative, rust_files, settings_for, unit};
@@ -119,6 +120,13 @@ const REWRITES: &[Rewrite] = &[
         by_line: false,
         nothing: "no finding in a one-line statement a new function can take",
         rewrite: helper::rewrite_twice,
+        module: None,
+    },
+    Rewrite {
+        name: "generic_writer",
+        by_line: true,
+        nothing: "no finding on a `writeln!`/`write!` of one value or a channel's `send`",
+        rewrite: writer::rewrite,
         module: None,
     },
     Rewrite {

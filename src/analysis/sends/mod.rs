@@ -66,6 +66,8 @@ pub struct Sends<'v> {
     /// The send being recorded is a call of a crate function handed a message (see
     /// [`super::facts::SinkSite::through`]).
     sink_through: Option<(Callee, u64)>,
+    /// The vocabulary name of the send being recorded, if it is known by one.
+    sink_named: Option<String>,
     /// Per node being visited: what entering it as its parent's child did, to undo.
     children: Vec<Undo>,
     /// The file's `use .. as ..` renames: the alias, and the path it names.
@@ -250,6 +252,7 @@ impl<'v> Sends<'v> {
             sink_channel: None,
             sink_condition: Vec::new(),
             sink_through: None,
+            sink_named: None,
             branch_tests: Vec::new(),
             branch_cache: None,
             in_expansion: false,

@@ -429,6 +429,7 @@ impl Sends<'_> {
                 registry_params: Vec::new(),
                 writes_params: 0,
                 only_sends: false,
+                binds_with_effects: false,
                 sinks: Vec::new(),
                 calls: Vec::new(),
             },
@@ -855,8 +856,12 @@ impl Sends<'_> {
             let span = self.span(stmt);
             let pure_let = matches!(stmt, Stmt::Local(l)
                 if l.init.as_ref().is_some_and(|i| i.diverge.is_none() && is_pure(&i.expr)));
+            // `let _ = tx.send(..);` binds nothing: it is the statement it drops the value of.
+            let binds_with_effects =
+                matches!(stmt, Stmt::Local(l) if !matches!(l.pat, syn::Pat::Wild(_))) && !pure_let;
             if let Some(state) = self.current() {
                 state.body_stmts.push((span, pure_let));
+                state.facts.binds_with_effects |= binds_with_effects;
             }
         }
         if function_body && last {

@@ -117,6 +117,7 @@ impl Sends<'_> {
         let channel = self.sink_channel.take();
         let condition = std::mem::take(&mut self.sink_condition);
         let through = self.sink_through.take();
+        let named = self.sink_named.take();
         if let Some(state) = self.current() {
             state.facts.sinks.push(SinkSite {
                 span,
@@ -130,6 +131,7 @@ impl Sends<'_> {
                 channel,
                 if_returns_response: condition,
                 through,
+                named,
             });
         }
     }
@@ -169,6 +171,26 @@ impl Sends<'_> {
             // Removing the call removes whatever else the callee does: never a safe fix.
             self.record_sink(span, kind, what(), false);
         }
+        // `put(&tx, error_reply(id))`, `put(&tx, reply)` with `reply` bound from a call: a
+        // response send if the function writes that argument to the wire and a called function
+        // returns a response (both worked out over the crate graph).
+        if messages[0] == 0 {
+            let mut mask = 0u64;
+            let mut calls: Vec<Callee> = Vec::new();
+            for (position, arg) in args.iter().enumerate().take(64) {
+                let from = self.shallow_value_calls(arg);
+                if !from.is_empty() {
+                    mask |= 1 << position;
+                    calls.extend(from);
+                }
+            }
+            if mask != 0 {
+                self.sink_through = Some((callee.clone(), mask));
+                self.sink_condition = calls;
+                self.record_sink(span, SinkKind::Response, what(), false);
+                self.sink_condition.clear();
+            }
+        }
         if let Some(state) = self.current() {
             state.facts.calls.push(CallSite {
                 span,
@@ -205,6 +227,7 @@ impl Sends<'_> {
                     channel: None,
                     if_returns_response: Vec::new(),
                     through: None,
+                    named: None,
                 };
                 if !state.facts.sinks.contains(&site) {
                     state.facts.sinks.push(site);
@@ -344,6 +367,18 @@ impl Sends<'_> {
             },
             Expr::Call(_) | Expr::Struct(_) if is_response_construct(arg) => {
                 Some(SinkKind::Response)
+            }
+            // `serde_json::to_string(&reply)`: the text of the message it converts.
+            Expr::Call(c)
+                if c.args.len() == 1
+                    && matches!(&*c.func, Expr::Path(f) if f.path.segments.last().is_some_and(|s| {
+                        matches!(
+                            s.ident.to_string().as_str(),
+                            "to_string" | "to_vec" | "to_value" | "to_string_pretty"
+                        )
+                    })) =>
+            {
+                c.args.first().and_then(|a| self.message_kind(a))
             }
             Expr::Call(c) => match &*c.func {
                 Expr::Path(p) if is_further_path(&p.path) => Some(SinkKind::FurtherMessage),
@@ -843,6 +878,44 @@ impl Sends<'_> {
     /// The calls whose value an expression is or carries through conversions, and the calls
     /// that locals it names were built from: `error_reply(id)`, `serde_json::to_string(&reply)`
     /// with `let reply = self.reply_for(id)`.
+    /// The calls whose value an argument is, looked at without going down into it: a call's
+    /// own callee (not its arguments'), or the calls a local was built from.
+    fn shallow_value_calls(&self, expr: &Expr) -> Vec<Callee> {
+        match peel(expr) {
+            Expr::Call(c) => match &*c.func {
+                Expr::Path(p) => {
+                    let segments = path_segments(&p.path);
+                    if segments
+                        .iter()
+                        .any(|s| s == "Some" || s == "Ok" || s == "Err")
+                    {
+                        Vec::new()
+                    } else {
+                        vec![Callee::Path(segments)]
+                    }
+                }
+                _ => Vec::new(),
+            },
+            Expr::MethodCall(m) => {
+                let on_self = matches!(peel(&m.receiver), Expr::Path(p) if p.path.is_ident("self"));
+                vec![Callee::Method {
+                    name: m.method.to_string(),
+                    on_self,
+                    receiver: self.receiver_type(&m.receiver),
+                }]
+            }
+            Expr::Path(p) => p
+                .path
+                .get_ident()
+                .and_then(|ident| {
+                    let state = self.functions.last()?;
+                    state.built_from.get(&ident.to_string()).cloned()
+                })
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        }
+    }
+
     pub(super) fn value_calls(&self, expr: &Expr) -> Vec<Callee> {
         let mut calls = Vec::new();
         let value = peel(expr);
@@ -1149,7 +1222,11 @@ impl Sends<'_> {
         };
         if let Some(kind) = kind {
             let (what, pure) = describe();
+            if self.vocab.is_sink_call(name) {
+                self.sink_named = Some(name.to_string());
+            }
             self.record_sink(span, kind, what, pure);
+            self.sink_named = None;
         }
         self.sink_condition.clear();
         if transport && self.origins.is_empty() {

@@ -1,7 +1,7 @@
 //! The rule: every shape of MCP001 on a crate graph, with the severity the targeted protocol
 //! versions give a further message.
 
-use super::shape_a::{diagnostic, Removals};
+use super::shape_a::{diagnostic, send_by_name_only, Removals};
 use super::{follow_up, handlers, shape_b, shape_c, written_return, CANCEL_WORDS, META};
 use crate::diagnostic::{Diagnostic, RuleMeta, Severity};
 use crate::rules::contract::{Rule, RuleContext};
@@ -37,7 +37,19 @@ impl Rule for CancelSendsResponse {
     fn check(&self, context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
         let mut removals = Removals::default();
         for send in super::paths::CancelPaths::of(context.graph).cancel_sends() {
-            let (mut d, removed) = diagnostic(&send, context.sources);
+            // A send by its name only (the crate's own `reply`, which sends no response it
+            // builds): its premise is not shown, preview at most (first contact, batch 39).
+            let by_name_only = send_by_name_only(&send, context.graph);
+            if by_name_only && !context.preview() {
+                continue;
+            }
+            let (mut d, removed) = diagnostic(&send, context.sources, context.graph);
+            if by_name_only {
+                d.notes.push(format!(
+                    "{} is a send by its name: the crate's function of that name sends no response it builds and does more than send (preview)",
+                    d.message.split(' ').next().unwrap_or("this call")
+                ));
+            }
             // Test code answers no client (a test client's `cancel` helper, a mock server).
             if context.is_test_file(d.file) {
                 continue;

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use super::paths::{CancelSend, Hop, SendHow};
 use super::{META, SPEC_MUST_NOT, SPEC_SHOULD_NOT};
+use crate::analysis::crate_graph::CrateGraph;
 use crate::analysis::facts::Removal;
 use crate::analysis::facts::{CallSite, SinkKind, SinkSite};
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Label};
@@ -14,7 +15,11 @@ use crate::source::{ByteSpan, FileId, SourceMap};
 /// The fix: remove the send (safe when nothing else goes with it), or, for a call through a
 /// helper, show its removal. With it, the removed statement whose orphaned bindings are still to
 /// be found ([`Removals`]).
-fn fix(send: &CancelSend<'_>, sources: &SourceMap) -> (Option<Fix>, Option<ByteSpan>) {
+fn fix(
+    send: &CancelSend<'_>,
+    sources: &SourceMap,
+    graph: &CrateGraph<'_>,
+) -> (Option<Fix>, Option<ByteSpan>) {
     let Some(text) = sources.get(send.file).map(|s| s.text()) else {
         return (None, None);
     };
@@ -24,7 +29,7 @@ fn fix(send: &CancelSend<'_>, sources: &SourceMap) -> (Option<Fix>, Option<ByteS
                 return (None, None);
             };
             let applicability = match removal {
-                Removal::Statement(_) if sink.pure => Applicability::Safe,
+                Removal::Statement(_) if sink.pure => own_function_removal(sink, graph),
                 _ => Applicability::Unsafe,
             };
             let what = match sink.kind {
@@ -69,6 +74,52 @@ fn fix(send: &CancelSend<'_>, sources: &SourceMap) -> (Option<Fix>, Option<ByteS
         edits: vec![removal_edit(send.file, text, removal)],
     };
     (Some(fix), removed)
+}
+
+/// How safely a pure send known by its name goes. A function of the crate by that name whose
+/// body binds nothing with effects builds and sends its message (`fn send_error(..) { let msg =
+/// json!(..); self.out.write(&msg) }`), and its call goes safely. One that computes a binding
+/// with effects (`queued.reply(result)`, whose body takes a sender out of a lock to hand the
+/// value to an in-process waiter) does more than send: taking its call out takes that out too,
+/// so the fix is shown, not applied.
+fn own_function_removal(sink: &SinkSite, graph: &CrateGraph<'_>) -> Applicability {
+    let Some(name) = &sink.named else {
+        return Applicability::Safe;
+    };
+    let more_than_a_send = graph
+        .all_functions()
+        .map(|f| graph.function(f))
+        .any(|f| !f.in_test && f.name == *name && f.binds_with_effects);
+    if more_than_a_send {
+        Applicability::DisplayOnly
+    } else {
+        Applicability::Safe
+    }
+}
+
+/// Whether a send is one by its name only: known by a name of the vocabulary (`reply`,
+/// `send_error`, ..) while the crate defines functions of that name, none of which is shown to
+/// send a response: none sends one it builds, and each does more than build and send a message
+/// (a binding computed with effects: `fn reply(&self, v: Value) { let tx = match
+/// self.tx.lock() { .. take() }; .. tx.send(v) }` hands on whatever it is given, here a crate
+/// error for an in-process waiter). What the code does is not shown to be a response send:
+/// preview at most. A function that only builds its text and sends it (`let id = &self.id; let _
+/// = self.out.send(format!(..))`) is a sender by what it does.
+pub(super) fn send_by_name_only(send: &CancelSend<'_>, graph: &CrateGraph<'_>) -> bool {
+    let SendHow::Direct(sink) = &send.how else {
+        return false;
+    };
+    let Some(name) = &sink.named else {
+        return false;
+    };
+    let mut own = graph
+        .all_functions()
+        .map(|f| graph.function(f))
+        .filter(|f| !f.in_test && f.name == *name)
+        .peekable();
+    own.peek().is_some()
+        && own
+            .all(|f| f.binds_with_effects && !f.sinks.iter().any(|s| s.kind == SinkKind::Response))
 }
 
 /// The statements the fixes of one check remove, by file: a binding only the send used goes
@@ -256,6 +307,7 @@ fn kind_words(kind: SinkKind) -> &'static str {
 pub(super) fn diagnostic(
     send: &CancelSend<'_>,
     sources: &SourceMap,
+    graph: &CrateGraph<'_>,
 ) -> (Diagnostic, Option<ByteSpan>) {
     let origin_label = Label {
         file: send.file,
@@ -271,7 +323,7 @@ pub(super) fn diagnostic(
         SinkKind::Response => vec![SPEC_MUST_NOT.to_string(), SPEC_SHOULD_NOT.to_string()],
         SinkKind::FurtherMessage => vec![SPEC_MUST_NOT.to_string()],
     };
-    let (fix, removed) = fix(send, sources);
+    let (fix, removed) = fix(send, sources, graph);
     let diagnostic = Diagnostic::new(&META, send.file, span, message)
         .with_labels(labels)
         .with_notes(notes)

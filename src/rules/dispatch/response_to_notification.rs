@@ -5,7 +5,7 @@ use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use std::collections::BTreeSet;
 
-use crate::analysis::facts::{FileFacts, SinkKind};
+use crate::analysis::facts::{FileFacts, FunctionFacts, SinkKind};
 use crate::analysis::vocabulary::Vocabulary;
 
 use super::id_tests::{self, IdTests};
@@ -528,7 +528,12 @@ impl<'a> CallIndex<'a> {
                 if sends || function.returns_response {
                     index.answers.insert(function.name.as_str());
                 }
-                if function.sinks.iter().any(|s| s.kind == SinkKind::Response) {
+                // A call handed another call's value is a send only if that call returns a
+                // response and the callee writes it (worked out over the crate graph, not here).
+                if function.sinks.iter().any(|s| {
+                    s.kind == SinkKind::Response
+                        && (s.through.is_none() || s.if_returns_response.is_empty())
+                }) {
                     index.writes.insert(function.name.as_str());
                 }
                 let guards: Vec<ByteSpan> = tests
@@ -547,30 +552,7 @@ impl<'a> CallIndex<'a> {
                 if !function.sinks.is_empty() && function.sinks.iter().all(|s| inside(s.span)) {
                     checks.push((function.name.as_str(), None));
                 }
-                for call in &function.calls {
-                    let callee = call.name();
-                    // A guarded block protects a call it holds, or one whose value it may write (a
-                    // block after the call that calls or sends; `resp.id = req.id` does neither).
-                    if guards.iter().any(|b| {
-                        let holds = |s: ByteSpan| b.start <= s.start && s.end <= b.end;
-                        holds(call.span)
-                            || (b.start >= call.span.end
-                                && (function.calls.iter().any(|c| holds(c.span))
-                                    || function.sinks.iter().any(|s| holds(s.span))))
-                    }) {
-                        index.guarded_calls.insert((function.name.as_str(), callee));
-                    }
-                    index
-                        .callers
-                        .entry(callee)
-                        .or_default()
-                        .push(function.name.as_str());
-                    index
-                        .callees
-                        .entry(function.name.as_str())
-                        .or_default()
-                        .push(callee);
-                }
+                index.note_calls(function, &guards);
             }
             for dispatcher in facts.dispatch.dispatchers.iter().filter(|d| !d.by_variants) {
                 if let Some((name, _)) = &dispatcher.function {
@@ -597,6 +579,32 @@ impl<'a> CallIndex<'a> {
             }
         }
         index
+    }
+
+    /// The calls of `function`: who calls what, and which calls a block an `id` test guards
+    /// protects (one it holds, or one whose value it may write: a block after the call that
+    /// calls or sends; `resp.id = req.id` does neither).
+    fn note_calls(&mut self, function: &'a FunctionFacts, guards: &[ByteSpan]) {
+        for call in &function.calls {
+            let callee = call.name();
+            if guards.iter().any(|b| {
+                let holds = |s: ByteSpan| b.start <= s.start && s.end <= b.end;
+                holds(call.span)
+                    || (b.start >= call.span.end
+                        && (function.calls.iter().any(|c| holds(c.span))
+                            || function.sinks.iter().any(|s| holds(s.span))))
+            }) {
+                self.guarded_calls.insert((function.name.as_str(), callee));
+            }
+            self.callers
+                .entry(callee)
+                .or_default()
+                .push(function.name.as_str());
+            self.callees
+                .entry(function.name.as_str())
+                .or_default()
+                .push(callee);
+        }
     }
 
     /// The name of the function at `span` in `file`.

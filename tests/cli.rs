@@ -967,7 +967,7 @@ fn a_test_fixture_server_declared_as_a_bin_is_test_code() {
 #[test]
 fn new_shapes_of_stable_rules_run_only_in_preview_mode() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    let cases: [(&[&str], &[&str], &str); 18] = [
+    let cases: [(&[&str], &[&str], &str); 19] = [
         (
             &[
                 "mcp001/shape_b_rmcp_2_1/helpers.rs",
@@ -1071,6 +1071,13 @@ fn new_shapes_of_stable_rules_run_only_in_preview_mode() {
             &["mcp001/sink_named_method_that_takes_a_sender.rs"],
             &["sink_named_method_that_takes_a_sender.rs"],
             "sink_named_method_that_takes_a_sender.rs:32:13: error[MCP001]",
+        ),
+        // A write after an early exit that tests the written value (docs/ecosystem.md, batch
+        // 38): that it runs for the cancel arm's value is not shown.
+        (
+            &["mcp001/returned_reply_written_after_a_test_of_it.rs"],
+            &["returned_reply_written_after_a_test_of_it.rs"],
+            "returned_reply_written_after_a_test_of_it.rs:36:20: error[MCP001]",
         ),
         (
             &["mcp006/range_code_while_both_versions_are_targeted.rs"],

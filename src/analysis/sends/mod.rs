@@ -54,6 +54,10 @@ pub struct Sends<'v> {
     /// Per branch (an `if`'s, a `match` arm) the current code lies in, innermost last: the
     /// calls whose value its test looks at.
     branch_tests: Vec<Vec<Callee>>,
+    /// Tests an earlier statement of an enclosing block leaves on (`if resp.is_skip() {
+    /// continue; }`), with the depth of the block they stand in: the calls each looks at. A
+    /// later write of such a call's value runs only for the values that pass.
+    exit_tests: Vec<(usize, Vec<Callee>)>,
     /// The last branch test worked out: its span and its calls.
     branch_cache: Option<(ByteSpan, Vec<Callee>)>,
     /// The current node lies in an expansion of one of the file's macros (see
@@ -254,6 +258,7 @@ impl<'v> Sends<'v> {
             sink_through: None,
             sink_named: None,
             branch_tests: Vec::new(),
+            exit_tests: Vec::new(),
             branch_cache: None,
             in_expansion: false,
             children: Vec::new(),

@@ -744,6 +744,8 @@ impl Sends<'_> {
     pub(super) fn leave_node(&mut self, node: Node<'_>, scope: &Scope<'_>) {
         if statements(node).is_some() {
             if let Some(frame) = self.blocks.pop() {
+                let depth = self.blocks.len();
+                self.exit_tests.retain(|(at, _)| *at <= depth);
                 self.block_registries.pop();
                 self.registry_guards.truncate(frame.registry_guards);
                 self.guard_depth = frame.guard_depth;
@@ -848,6 +850,21 @@ impl Sends<'_> {
             return;
         };
         self.removable.truncate(frame.removable);
+        // `if resp.is_skip() { continue; }`: the statements after it run only for what passes.
+        if let Stmt::Expr(Expr::If(expr_if), _) = stmt {
+            if expr_if.else_branch.is_none()
+                && crate::analysis::syntax::leaves(&expr_if.then_branch)
+            {
+                let test = match &*expr_if.cond {
+                    Expr::Let(l) => &*l.expr,
+                    other => other,
+                };
+                let calls = self.value_calls(test);
+                if !calls.is_empty() {
+                    self.exit_tests.push((self.blocks.len(), calls));
+                }
+            }
+        }
         let (function_body, last) = self
             .blocks
             .last()

@@ -396,7 +396,10 @@ impl Sends<'_> {
         let written: Vec<WrittenCall> = calls
             .into_iter()
             .map(|callee| {
-                let guarded = self.branch_tests.iter().any(|t| !t.contains(&callee));
+                // A test of the value itself that leaves first (`if resp.is_skip() { continue;
+                // }`) may stop the write for the value in question: not shown to run for it.
+                let guarded = self.branch_tests.iter().any(|t| !t.contains(&callee))
+                    || self.exit_tests.iter().any(|(_, t)| t.contains(&callee));
                 WrittenCall {
                     callee,
                     span,

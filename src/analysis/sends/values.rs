@@ -884,42 +884,15 @@ impl Sends<'_> {
     /// The calls whose value an argument is, looked at without going down into it: a call's
     /// own callee (not its arguments'), or the calls a local was built from.
     fn shallow_value_calls(&self, expr: &Expr) -> Vec<Callee> {
-        match peel(expr) {
-            Expr::Call(c) => match &*c.func {
-                Expr::Path(p) => {
-                    let segments = path_segments(&p.path);
-                    if segments
-                        .iter()
-                        .any(|s| s == "Some" || s == "Ok" || s == "Err")
-                    {
-                        Vec::new()
-                    } else {
-                        vec![Callee::Path(segments)]
-                    }
-                }
-                _ => Vec::new(),
-            },
-            Expr::MethodCall(m) => {
-                let on_self = matches!(peel(&m.receiver), Expr::Path(p) if p.path.is_ident("self"));
-                vec![Callee::Method {
-                    name: m.method.to_string(),
-                    on_self,
-                    receiver: self.receiver_type(&m.receiver),
-                }]
-            }
-            Expr::Path(p) => p
-                .path
-                .get_ident()
-                .and_then(|ident| {
-                    let state = self.functions.last()?;
-                    state.built_from.get(&ident.to_string()).cloned()
-                })
-                .unwrap_or_default(),
-            _ => Vec::new(),
-        }
+        self.value_calls_at(expr, false)
     }
 
     pub(super) fn value_calls(&self, expr: &Expr) -> Vec<Callee> {
+        self.value_calls_at(expr, true)
+    }
+
+    /// [`Self::value_calls`], or with `deep` false, [`Self::shallow_value_calls`].
+    fn value_calls_at(&self, expr: &Expr, deep: bool) -> Vec<Callee> {
         let mut calls = Vec::new();
         let value = peel(expr);
         match value {
@@ -933,8 +906,10 @@ impl Sends<'_> {
                         calls.push(Callee::Path(segments));
                     }
                 }
-                for arg in &c.args {
-                    calls.extend(self.value_calls(arg));
+                if deep {
+                    for arg in &c.args {
+                        calls.extend(self.value_calls(arg));
+                    }
                 }
             }
             Expr::MethodCall(m) => {
@@ -944,7 +919,9 @@ impl Sends<'_> {
                     on_self,
                     receiver: self.receiver_type(&m.receiver),
                 });
-                calls.extend(self.value_calls(&m.receiver));
+                if deep {
+                    calls.extend(self.value_calls(&m.receiver));
+                }
             }
             Expr::Path(p) => {
                 if let Some(ident) = p.path.get_ident() {

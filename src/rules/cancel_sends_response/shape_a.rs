@@ -86,15 +86,23 @@ fn own_function_removal(sink: &SinkSite, graph: &CrateGraph<'_>) -> Applicabilit
     let Some(name) = &sink.named else {
         return Applicability::Safe;
     };
-    let more_than_a_send = graph
-        .all_functions()
-        .map(|f| graph.function(f))
-        .any(|f| !f.in_test && f.name == *name && f.binds_with_effects);
+    let more_than_a_send = own_functions_named(graph, name).any(|f| f.binds_with_effects);
     if more_than_a_send {
         Applicability::DisplayOnly
     } else {
         Applicability::Safe
     }
+}
+
+/// The product functions of the unit called `name`.
+fn own_functions_named<'g>(
+    graph: &'g CrateGraph<'_>,
+    name: &'g str,
+) -> impl Iterator<Item = &'g crate::analysis::facts::FunctionFacts> + 'g {
+    graph
+        .all_functions()
+        .map(|f| graph.function(f))
+        .filter(move |f| !f.in_test && f.name == name)
 }
 
 /// Whether a send is one by its name only: known by a name of the vocabulary (`reply`,
@@ -112,11 +120,7 @@ pub(super) fn send_by_name_only(send: &CancelSend<'_>, graph: &CrateGraph<'_>) -
     let Some(name) = &sink.named else {
         return false;
     };
-    let mut own = graph
-        .all_functions()
-        .map(|f| graph.function(f))
-        .filter(|f| !f.in_test && f.name == *name)
-        .peekable();
+    let mut own = own_functions_named(graph, name).peekable();
     own.peek().is_some()
         && own
             .all(|f| f.binds_with_effects && !f.sinks.iter().any(|s| s.kind == SinkKind::Response))

@@ -261,3 +261,20 @@ pub(super) fn fronts<'c>(
         })
     })
 }
+
+/// A dispatcher of the unit's product code that answers `initialize` and whose catch-all hands
+/// every other method to `dispatcher`'s function: the two serve as one, and messages reach
+/// `dispatcher` as they arrive.
+pub(super) fn initializing_front<'c>(
+    context: &'c RuleContext<'_>,
+    dispatcher: &'c MethodDispatcher,
+) -> Option<(FileId, &'c MethodDispatcher)> {
+    fronts(context, dispatcher)
+        .filter(|(file, _)| !context.is_test_file(*file))
+        .find(|(_, front)| {
+            front
+                .arms
+                .iter()
+                .any(|arm| arm_lists(context, arm, "initialize"))
+        })
+}

@@ -259,15 +259,7 @@ fn forwarding_dispatcher(
     context: &RuleContext<'_>,
     dispatcher: &MethodDispatcher,
 ) -> Option<(FileId, ByteSpan)> {
-    fronts(context, dispatcher)
-        .filter(|(file, _)| !context.is_test_file(*file))
-        .find(|(_, front)| {
-            front
-                .arms
-                .iter()
-                .any(|arm| arm_lists(context, arm, "initialize"))
-        })
-        .map(|(file, front)| (file, keyword_span(front)))
+    super::initializing_front(context, dispatcher).map(|(file, front)| (file, keyword_span(front)))
 }
 
 /// The `match` (or first `if`) keyword of a dispatcher.

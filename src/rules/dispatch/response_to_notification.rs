@@ -323,13 +323,7 @@ fn check_catch_all(
     let entry = super::lists(context, dispatcher, &|m| {
         m == "initialize" || is_notification_method(m)
     }) || parses_the_message(facts, dispatcher)
-        || super::fronts(context, dispatcher).any(|(file, front)| {
-            !context.is_test_file(file)
-                && front
-                    .arms
-                    .iter()
-                    .any(|arm| super::arm_lists(context, arm, "initialize"))
-        });
+        || super::initializing_front(context, dispatcher).is_some();
     if !entry && !context.preview() {
         return;
     }

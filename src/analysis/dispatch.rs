@@ -12,6 +12,8 @@ use quote::ToTokens;
 use syn::visit::Visit;
 use syn::{Expr, Pat};
 
+mod tables;
+
 use super::spans::Bounds;
 use super::syntax::{macro_name, path_segments, str_literal, type_name};
 use super::walk::{Hook, Node, Scope};
@@ -140,6 +142,8 @@ struct FunctionScope {
     names_not_found: bool,
     /// The function's code spells an MCP method in a string literal (it dispatches).
     spells_method: bool,
+    /// Its locals that hold handler tables, which a later `match` may look up.
+    tables: Vec<tables::Table>,
 }
 
 struct Collector {
@@ -216,6 +220,7 @@ impl Collector {
             aliases: Vec::new(),
             names_not_found: false,
             spells_method: false,
+            tables: Vec::new(),
         });
     }
 
@@ -357,6 +362,7 @@ impl Collector {
             by_constants: false,
             by_variants: false,
             in_macro: self.in_expansion,
+            table: None,
         }
     }
 
@@ -513,6 +519,7 @@ impl Collector {
             by_constants: false,
             by_variants: false,
             in_macro: self.in_expansion,
+            table: None,
         })
     }
 
@@ -803,7 +810,19 @@ impl Hook for Collector {
                 }
                 self.enter_expr(expr)
             }
-            Node::Local(local) => self.note_call_local(local),
+            Node::Local(local) => {
+                self.note_call_local(local);
+                let start = self
+                    .raw_span(local.let_token.span, local.let_token.span)
+                    .start;
+                let table = tables::table_local(local, is_mcp_method, is_a2a_method);
+                if let (Some(mut table), Some(function)) = (table, self.functions.last_mut()) {
+                    table.start = start;
+                    function.tables.push(table);
+                }
+            }
+            // A `vec![..]` read as code: its literals are met as the walk visits its elements.
+            Node::Macro(_) if scope.macro_body_is_code() => {}
             Node::Macro(mac) => self.enter_macro(mac),
             Node::Block(block) => self.note_fall_through(&block.stmts),
             _ => {}
@@ -860,7 +879,10 @@ impl Collector {
                 self.facts.err_answered.insert(at, name);
             }
         }
-        if let Some(dispatcher) = self.dispatcher(expr) {
+        if let Some(dispatcher) = self
+            .dispatcher(expr)
+            .or_else(|| self.table_dispatcher(expr))
+        {
             self.facts.dispatchers.push(dispatcher);
         }
     }
@@ -1006,6 +1028,61 @@ impl Collector {
                 function.names_not_found = true;
             }
         }
+    }
+}
+
+impl Collector {
+    /// A `match` on a lookup of one of the current function's handler tables (`match
+    /// table.iter().find(|(m, _)| *m == method) { Some((_, h)) => h(), None => .. }`).
+    fn table_dispatcher(&self, expr: &syn::ExprMatch) -> Option<MethodDispatcher> {
+        let function = self.functions.last()?;
+        let named = super::syntax::expr_idents(&expr.expr);
+        let table = function
+            .tables
+            .iter()
+            .rev()
+            .find(|t| named.contains(&t.local))?;
+        let mut catch_all = None;
+        for arm in &expr.arms {
+            if arm.guard.is_some() {
+                return None;
+            }
+            if tables::is_none(&arm.pat) {
+                let body = self.span(&arm.body);
+                let whole = crate::source::ByteSpan::new(self.span(&arm.pat).start, body.end);
+                catch_all = Some(self.catch_all_arm(&arm.body, whole, body));
+            } else if !matches!(&arm.pat, Pat::TupleStruct(ts) if ts.path.is_ident("Some")) {
+                return None;
+            }
+        }
+        let arms = table
+            .entries
+            .iter()
+            .map(|entry| MethodArm {
+                methods: vec![entry.method.clone()],
+                constants: Vec::new(),
+                variants: Vec::new(),
+                body: self.span(&entry.handler),
+                responds: self.responds(&entry.handler),
+                responds_by_value: self.responds_visibly(&entry.handler).is_none(),
+                calls: match &entry.handler {
+                    Expr::Path(p) => p
+                        .path
+                        .segments
+                        .last()
+                        .map(|s| vec![s.ident.to_string()])
+                        .unwrap_or_default(),
+                    other => called_names(other),
+                },
+                result_template: self.result_template(&entry.handler, false),
+            })
+            .collect();
+        let mut dispatcher = self.match_dispatcher(expr, arms, catch_all);
+        (dispatcher.subject, dispatcher.subject_type) = tables::looked_up(&expr.expr, &table.local)
+            .map(|operand| self.subject(operand))
+            .unwrap_or_default();
+        dispatcher.table = Some(table.start);
+        Some(dispatcher)
     }
 }
 

@@ -112,9 +112,23 @@ pub struct MethodDispatcher {
     /// invocation's, so no fix edits it.
     #[serde(default)]
     pub in_macro: bool,
+    /// A handler table looked up by the method (see `dispatch::tables`): where the table's `let`
+    /// starts. Its arms are the table's entries, `span` is the `match` that looks it up, and no
+    /// arm can be inserted there.
+    #[serde(default)]
+    pub table: Option<usize>,
 }
 
 impl MethodDispatcher {
+    /// The dispatcher's code: its `match` or chain, from a handler table's `let` when it has one.
+    pub fn whole(&self) -> ByteSpan {
+        ByteSpan::new(
+            self.table
+                .map_or(self.span.start, |t| t.min(self.span.start)),
+            self.span.end,
+        )
+    }
+
     /// Whether an arm lists a method.
     pub fn handles(&self, method: &str) -> bool {
         self.arms

@@ -78,6 +78,8 @@ pub struct Scope<'ast> {
     /// Per enclosing region: whether it is a function's body (see
     /// [`Scope::in_function_body`]).
     regions: Vec<bool>,
+    /// The macro being entered is a `vec![..]` whose elements the walk visits as code.
+    plain_macro: bool,
 }
 
 impl<'ast> Scope<'ast> {
@@ -92,6 +94,7 @@ impl<'ast> Scope<'ast> {
             expansion_depth: 0,
             modules: Vec::new(),
             regions: Vec::new(),
+            plain_macro: false,
         }
     }
 
@@ -110,6 +113,7 @@ impl<'ast> Scope<'ast> {
             expansion_depth: self.expansion_depth,
             modules: self.modules.clone(),
             regions: self.regions.clone(),
+            plain_macro: false,
         }
     }
 
@@ -123,6 +127,12 @@ impl<'ast> Scope<'ast> {
     /// The inline modules (`mod x { .. }`) around the current node, outermost first.
     pub fn inline_modules(&self) -> &[InlineModule] {
         &self.modules
+    }
+
+    /// Whether the macro being entered is a `vec![..]` whose elements the walk visits as code,
+    /// as an array's (its tokens need not be read on their own).
+    pub fn macro_body_is_code(&self) -> bool {
+        self.plain_macro
     }
 
     /// Whether the current node lies in a macro's body, read as code (see
@@ -294,7 +304,8 @@ fn parse_body(mac: &syn::Macro, in_code: bool, hooks: &[Box<dyn Hook + '_>]) -> 
     if name == "json" || vocab::QUIET_MACROS.contains(&name.as_str()) {
         return None;
     }
-    if !hooks.iter().any(|h| h.reads_macro_body(&name)) {
+    // A `vec![..]`'s elements are code as an array's are, whoever reads macro bodies.
+    if name != "vec" && !hooks.iter().any(|h| h.reads_macro_body(&name)) {
         return None;
     }
     if syntax::is_select_macro(&name) {
@@ -318,6 +329,8 @@ struct Entered {
     module: bool,
     /// The node opens a region: a function's body (`true`) or code that is not one (`false`).
     region: Option<bool>,
+    /// The node is a `vec![..]` whose elements are visited as code.
+    plain_macro: bool,
 }
 
 impl<'ast, 'h> Walker<'ast, 'h> {
@@ -348,15 +361,16 @@ impl<'ast, 'h> Walker<'ast, 'h> {
         }
     }
 
-    /// Visit a macro body parsed during the walk, with the hooks and a copy of the scope.
-    fn visit_body(&mut self, body: &ParsedBody, expansion: bool) {
+    /// Visit a macro body parsed during the walk, with the hooks and a copy of the scope. The
+    /// elements of a `vec![..]` are code as an array's are (`plain`): they are not a macro's body.
+    fn visit_body(&mut self, body: &ParsedBody, expansion: bool, plain: bool) {
         let mut inner = Walker {
             scope: self.scope.narrowed(),
             hooks: std::mem::take(&mut self.hooks),
             macros: std::mem::take(&mut self.macros),
             expansions: self.expansions,
         };
-        inner.scope.macro_depth += 1;
+        inner.scope.macro_depth += usize::from(!plain);
         inner.scope.expansion_depth += usize::from(expansion);
         inner.around(Node::Body(body), Entered::default(), |inner| match body {
             ParsedBody::Select(arms) => {
@@ -391,9 +405,11 @@ impl<'ast, 'h> Walker<'ast, 'h> {
         if let Some(region) = entered.region {
             self.scope.regions.push(region);
         }
+        self.scope.plain_macro = entered.plain_macro;
         for hook in &mut self.hooks {
             hook.enter(node, &self.scope);
         }
+        self.scope.plain_macro = false;
         self.scope.parents.push(node);
         children(self);
         self.scope.parents.pop();
@@ -617,14 +633,17 @@ impl<'ast> Visit<'ast> for Walker<'ast, '_> {
         let expanded = self.expansion(mac, in_code);
         let is_expansion = expanded.is_some();
         let body = expanded.or_else(|| parse_body(mac, in_code, &self.hooks));
+        let plain =
+            !is_expansion && matches!(body, Some(ParsedBody::Exprs(_))) && mac.path.is_ident("vec");
         let entered = Entered {
             region: (!in_code).then_some(false),
+            plain_macro: plain,
             ..Entered::default()
         };
         self.around(Node::Macro(mac), entered, |w| {
             visit::visit_macro(w, mac);
             if let Some(body) = &body {
-                w.visit_body(body, is_expansion);
+                w.visit_body(body, is_expansion, plain);
             }
         });
     }

@@ -4,7 +4,7 @@
 //! well have written: the crate's own names changed, the receiver bound through a clone, an
 //! `Arc` or an `Option` local, the send moved into a new function or wrapped in a local
 //! `macro_rules!`, the value it writes handed to a generic writer, the cancel future written as an `async` block, a `match` on the method written
-//! as an `if`/`else if` chain, the code moved into a module's own file (also behind `#[path]`,
+//! as an `if`/`else if` chain, a tuple pattern or a handler table, the code moved into a module's own file (also behind `#[path]`,
 //! see [`module`]). Each rewrite edits the fixture's text in place and keeps every line
 //! where it was, so the rewritten fixture must give the same findings on the same lines (the
 //! codes of the fixture's rule, as the fixture tests compare them; messages may name other
@@ -38,6 +38,7 @@ mod receiver;
 mod rename;
 #[path = "../support/mod.rs"]
 mod support;
+mod table;
 mod tuple_match;
 mod wrap;
 mod writer;
@@ -155,6 +156,13 @@ const REWRITES: &[Rewrite] = &[
         by_line: true,
         nothing: "no `match` on string literals with a catch-all",
         rewrite: if_chain::rewrite,
+        module: None,
+    },
+    Rewrite {
+        name: "handler_table",
+        by_line: true,
+        nothing: "no `match` on one string literal per arm with a catch-all, whose arms stay in it",
+        rewrite: table::rewrite,
         module: None,
     },
     Rewrite {

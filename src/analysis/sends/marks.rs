@@ -33,6 +33,8 @@ pub enum Place<'a> {
     AfterLoop,
     /// A handler table's entry for the condition's message: the function registered there.
     Registered(&'a str),
+    /// A handler table's entry for the condition's message: the closure registered there.
+    RegisteredClosure,
     /// A branch that tests an atomic flag the marked paths set.
     FlagTest,
 }

@@ -84,9 +84,40 @@ impl Sends<'_> {
             {
                 self.enter_select_handler(arm, &mut undo)
             }
+            (Some(Node::Expr(entry)), Node::Expr(element)) if is_handler_closure(element) => {
+                self.enter_registered_closure(entry, element, &mut undo)
+            }
             _ => {}
         }
         undo
+    }
+
+    /// A closure in a handler table's entry (`("notifications/cancelled", Box::new(|p| ..))`,
+    /// `io.add_method(CANCELLED, |p| ..)`) whose key is the condition's message: its code runs
+    /// when the message comes, as a `match` arm's would.
+    fn enter_registered_closure(&mut self, entry: &Expr, element: &Expr, undo: &mut Undo) {
+        let parts: Vec<&Expr> = match entry {
+            Expr::Tuple(t) => t.elems.iter().collect(),
+            Expr::MethodCall(c) => c.args.iter().collect(),
+            Expr::Call(c) => c.args.iter().collect(),
+            _ => return,
+        };
+        let Some((key, condition)) = parts
+            .iter()
+            .filter(|e| !std::ptr::eq(**e, element))
+            .filter(|e| matches!(e, Expr::Lit(_) | Expr::Path(_)))
+            .find_map(|e| self.marks.operand(e).map(|c| (*e, c)))
+        else {
+            return;
+        };
+        let origin = self.add_origin(
+            OriginKind::Registration,
+            self.span(key),
+            self.marks.label(Place::RegisteredClosure),
+            condition,
+        );
+        self.origins.push(origin);
+        undo.origin = true;
     }
 
     /// A node is left as its parent's child: undo what entering it did, and do what its parent
@@ -1024,6 +1055,29 @@ impl Sends<'_> {
 /// `Err(..)`.
 fn is_err_call(expr: &Expr) -> bool {
     matches!(expr, Expr::Call(call) if matches!(&*call.func, Expr::Path(p) if p.path.is_ident("Err")))
+}
+
+/// A closure or an `async` block, as it is, boxed or pinned (`Box::new(|p| ..)`,
+/// `Box::pin(async move { .. })`): a handler a table can hold.
+fn is_handler_closure(expr: &Expr) -> bool {
+    match expr {
+        Expr::Closure(_) | Expr::Async(_) => true,
+        Expr::Paren(p) => is_handler_closure(&p.expr),
+        Expr::Cast(c) => is_handler_closure(&c.expr),
+        Expr::Reference(r) => is_handler_closure(&r.expr),
+        Expr::Call(c) if c.args.len() == 1 => match &*c.func {
+            Expr::Path(f)
+                if matches!(
+                    path_segments(&f.path).join("::").as_str(),
+                    "Box::new" | "Arc::new" | "Rc::new" | "Box::pin"
+                ) =>
+            {
+                c.args.first().is_some_and(is_handler_closure)
+            }
+            _ => false,
+        },
+        _ => false,
+    }
 }
 
 /// The path of a function an expression names without calling it: `on_note`,

@@ -83,6 +83,11 @@ impl PathMarks for Cancellation<'_> {
                 "cancel path: this branch runs once the flag that the cancellation sets is set"
                     .into()
             }
+            Place::RegisteredClosure => {
+                "cancel path: this closure is registered here as the cancellation notification's \
+                 handler"
+                    .into()
+            }
             Place::Registered(name) => format!(
                 "cancel path: `{name}` is registered here as the cancellation notification's handler"
             ),

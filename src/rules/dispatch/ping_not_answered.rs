@@ -262,7 +262,7 @@ fn forwarding_dispatcher(
     super::initializing_front(context, dispatcher).map(|(file, front)| (file, keyword_span(front)))
 }
 
-/// The `match` (or first `if`) keyword of a dispatcher.
+/// The `match` (or first `if`) keyword of a dispatcher (a handler table's lookup).
 fn keyword_span(dispatcher: &MethodDispatcher) -> ByteSpan {
     let keyword = if dispatcher.chain { "if" } else { "match" };
     ByteSpan::new(dispatcher.span.start, dispatcher.span.start + keyword.len())
@@ -276,7 +276,7 @@ fn diagnostic(
     front: Option<(FileId, ByteSpan)>,
 ) -> Diagnostic {
     let fix = source
-        .filter(|_| !dispatcher.chain)
+        .filter(|_| !dispatcher.chain && dispatcher.table.is_none())
         .and_then(|source| ping_arm_fix(file, dispatcher, catch_all.span, source));
     let help = if dispatcher.by_variants {
         "answer `ping` with an empty result (`{}`): add an arm for the variant `ping` is read into, before the catch-all".to_string()

@@ -180,7 +180,10 @@ fn own_test_protects(
     };
     let within =
         |inner: ByteSpan, outer: ByteSpan| outer.start <= inner.start && inner.end <= outer.end;
-    let on_the_way = |span: ByteSpan| !within(span, dispatcher.span) || within(span, arm);
+    // A handler table's entries are the dispatcher's arms: a test in another entry is not on
+    // the way.
+    let whole = dispatcher.whole();
+    let on_the_way = |span: ByteSpan| !within(span, whole) || within(span, arm);
     let tested_here = tests
         .id_checks
         .iter()
@@ -189,10 +192,10 @@ fn own_test_protects(
     // it is in another arm, or its block is over before the dispatcher starts.
     let guarded = tests.guards.iter().any(|guard| {
         guard.function == Some(*function)
-            && if within(guard.check, dispatcher.span) {
+            && if within(guard.check, whole) {
                 within(guard.check, arm) || within(arm, guard.block)
             } else {
-                guard.block.end > dispatcher.span.start
+                guard.block.end > whole.start
             }
     });
     // `if req.is_notification() { return None }`: a call on the way to a function that tests.

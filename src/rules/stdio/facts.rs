@@ -232,6 +232,11 @@ pub struct ServingFacts {
     /// Calls for the process's own stdio (`stdin()`, `tokio::io::stdout()`).
     #[serde(default)]
     pub stdio_calls: Vec<ByteSpan>,
+    /// Serve sites that construct a stdio transport type (`StdioTransport::new()`), with the
+    /// type's name: a type the unit defines serves only if its code opens the process's stdio
+    /// (see `server_model::own_type_serves`).
+    #[serde(default)]
+    pub constructed_sites: Vec<(ByteSpan, String)>,
     /// `match cli.command { .. }`: the scrutinee, and per arm its body and the variants its
     /// pattern names (None for a catch-all or a pattern of another shape).
     pub variant_matches: Vec<(String, Vec<VariantArm>)>,

@@ -551,7 +551,9 @@ fn serving_functions(
     let mut serving = HashSet::new();
     for (index, file_facts) in facts.iter().enumerate() {
         for site in &file_facts.serve_sites {
-            if !given_io_serves(graph, facts, file_facts, *site) {
+            if !given_io_serves(graph, facts, file_facts, *site)
+                || !own_type_serves(graph, facts, file_facts, *site)
+            {
                 continue;
             }
             serving.extend(innermost(index, *site));
@@ -599,6 +601,49 @@ fn given_io_serves(
         }
     }
     !(this && others_open)
+}
+
+/// Whether a serve site that constructs a stdio transport type (`StdioTransport::new()`)
+/// serves: not when the unit defines the type and no function of it (nor a function of the
+/// unit one of them calls) opens the process's stdio. Such a type is named for stdio and does
+/// something else with it (a proxy's transport that launches its backends as children with
+/// piped stdio). A type the unit does not define (an SDK's) serves.
+fn own_type_serves(
+    graph: &CrateGraph<'_>,
+    facts: &[ServingFacts],
+    file_facts: &ServingFacts,
+    site: ByteSpan,
+) -> bool {
+    let Some((_, owner)) = file_facts
+        .constructed_sites
+        .iter()
+        .find(|(s, _)| *s == site)
+    else {
+        return true;
+    };
+    let calls_for_stdio = |f: FunctionRef| {
+        let item = graph.function(f).item_span;
+        facts
+            .get(f.file)
+            .is_some_and(|own| own.stdio_calls.iter().any(|call| within(*call, item)))
+    };
+    let mut defined = false;
+    for f in graph.all_functions() {
+        let function = graph.function(f);
+        if function.self_ty.as_deref() != Some(owner.as_str()) {
+            continue;
+        }
+        defined = true;
+        if calls_for_stdio(f)
+            || function
+                .calls
+                .iter()
+                .any(|call| graph.callees(f, call).into_iter().any(calls_for_stdio))
+        {
+            return true;
+        }
+    }
+    !defined
 }
 
 /// On the way to serving: the serving functions and all their callers.

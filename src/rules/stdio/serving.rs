@@ -218,6 +218,16 @@ impl Serving {
         }
     }
 
+    /// A serve site that constructs a stdio transport type (`StdioTransport::new()`): whether it
+    /// serves depends on what the type's code does (see `server_model::own_type_serves`).
+    fn note_constructed(&mut self, site: &Option<Site>, segments: &[String], span: ByteSpan) {
+        if let (Some(Site::Transport), [.., owner, last]) = (site, segments) {
+            if !names_serving_stdio(last) {
+                self.facts.constructed_sites.push((span, owner.clone()));
+            }
+        }
+    }
+
     /// `if f(..) { return .. }` with no `else`: the call decides whether the function goes on.
     fn note_leaving_test(&mut self, expr: &syn::ExprIf, scope: &Scope<'_>) {
         if expr.else_branch.is_some() || !leaves_function_block(&expr.then_branch) {
@@ -1231,6 +1241,7 @@ impl Hook for Serving {
                             ));
                         }
                     }
+                    self.note_constructed(&site, &segments, span);
                     if matches!(site, Some(Site::Transport))
                         && client_constructor(scope.parent())
                         && in_match_arm(scope)

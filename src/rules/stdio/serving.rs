@@ -32,6 +32,7 @@ impl Collects for ServingCollector {
             json: text.contains("json") || text.contains("Json") || text.contains("JSON"),
             facts: ServingFacts::default(),
             functions: Vec::new(),
+            flags: Vec::new(),
             cfg_functions: Vec::new(),
         }))
     }
@@ -45,6 +46,8 @@ struct Serving {
     facts: ServingFacts,
     /// Per enclosing function, its reads of stdin and what decides whether they serve.
     functions: Vec<StdinReads>,
+    /// Per enclosing function, its `bool` locals that stand for a test of the sub-command.
+    flags: Vec<super::command_flags::CommandFlags>,
     /// Functions and methods under a `#[cfg(..)]`: name, predicate, item.
     cfg_functions: Vec<(String, String, ByteSpan)>,
 }
@@ -213,6 +216,22 @@ impl Serving {
                 if let Some(function) = self.functions.last_mut() {
                     function.sites.push(span);
                 }
+            }
+            _ => {}
+        }
+    }
+
+    /// `let x = matches!(cli.command, ..) || y;`, `y = true` under such a test, `if x { .. }`:
+    /// see [`super::command_flags`].
+    fn note_command_flags(&mut self, node: Node<'_>, scope: &Scope<'_>) {
+        let Some(flags) = self.flags.last_mut() else {
+            return;
+        };
+        match node {
+            Node::Local(local) => flags.note_local(local, variant_test),
+            Node::Expr(Expr::Assign(assign)) => flags.note_assign(assign, scope, variant_test),
+            Node::Expr(Expr::If(expr_if)) => {
+                flags.note_if(expr_if, block_span(&expr_if.then_branch, scope))
             }
             _ => {}
         }
@@ -1186,10 +1205,12 @@ impl Hook for Serving {
         }
         if is_function_body(node, scope.parent()) {
             self.functions.push(StdinReads::default());
+            self.flags.push(Default::default());
             if let Node::Block(block) = node {
                 self.note_function_body(block, scope);
             }
         }
+        self.note_command_flags(node, scope);
         // `init_tracing(true)`: what a `bool` parameter is given (see
         // [`super::facts::StdoutWrite::runs_if`]).
         let call = match node {
@@ -1275,6 +1296,9 @@ impl Hook for Serving {
 
     fn leave(&mut self, node: Node<'_>, scope: &Scope<'_>) {
         if scope.in_function_body() && is_function_body(node, scope.parent()) {
+            if let Some(flags) = self.flags.pop() {
+                self.facts.variant_guards.extend(flags.resolve());
+            }
             if let Some(function) = self.functions.pop() {
                 // Stdin handed to a transport with stdout serves, whatever else the file says;
                 // stdin read as a stream serves in a file that reads JSON.

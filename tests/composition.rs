@@ -85,7 +85,8 @@ fn findings(cwd: &Path, args: &[&str], ws: &Path) -> Findings {
     let output = support::run_ok(
         Command::new(env!("CARGO_BIN_EXE_cargo-mcp-lint"))
             .current_dir(cwd)
-            .args(["--no-cache", "--format", "json", "--exit-zero"])
+            // MCP002, the finding compared, is in preview.
+            .args(["--no-cache", "--preview", "--format", "json", "--exit-zero"])
             .args(args),
     );
     let report: serde_json::Value =

@@ -194,7 +194,8 @@ fn baseline_hides_known_findings_but_not_new_ones() {
     }
     let (code, _, stderr) = lint(dir.path(), &[".", "--write-baseline", "baseline.json"]);
     assert_eq!(code, 0, "{stderr}");
-    assert!(stderr.contains("Wrote 6 findings"), "{stderr}");
+    // Without preview mode: MCP002's banner is not among them (MCP002 is in preview).
+    assert!(stderr.contains("Wrote 5 findings"), "{stderr}");
     let (code, stdout, _) = lint(
         dir.path(),
         &[".", "--baseline", "baseline.json", "--format", "concise"],
@@ -221,7 +222,7 @@ fn baseline_hides_known_findings_but_not_new_ones() {
     let (_, _, stderr) = lint(dir.path(), &[".", "--baseline", "baseline.json"]);
     assert!(stderr.contains("no longer match"), "{stderr}");
     assert!(
-        stderr.contains("The baseline hid 1 finding; 5 of its entries no longer match"),
+        stderr.contains("The baseline hid 1 finding; 4 of its entries no longer match"),
         "plurals: {stderr}"
     );
 }
@@ -277,7 +278,7 @@ fn preview_mode_in_the_configuration_and_the_shown_settings() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("MCP002 = \"deny\"  # stdio-stdout-pollution, the default\n"),
+        stdout.contains("MCP004 = \"deny\"  # ping-not-answered, the default\n"),
         "stable rules are shown as before: {stdout}"
     );
     let bad = project(Some("preview = \"yes\"\n"));
@@ -289,7 +290,7 @@ fn preview_mode_in_the_configuration_and_the_shown_settings() {
 fn statistics() {
     let (code, stdout, stderr) = lint(
         Path::new(env!("CARGO_MANIFEST_DIR")),
-        &["examples/seed-server", "--statistics"],
+        &["examples/seed-server", "--preview", "--statistics"],
     );
     assert_eq!(code, 1, "{stderr}");
     assert!(
@@ -312,7 +313,13 @@ fn statistics() {
     // With --format json, the same counts as JSON.
     let (code, stdout, stderr) = lint(
         Path::new(env!("CARGO_MANIFEST_DIR")),
-        &["examples/seed-server", "--statistics", "--format", "json"],
+        &[
+            "examples/seed-server",
+            "--preview",
+            "--statistics",
+            "--format",
+            "json",
+        ],
     );
     assert_eq!(code, 1, "{stderr}");
     let counts: serde_json::Value = serde_json::from_str(&stdout).expect("JSON statistics");

@@ -194,7 +194,8 @@ fn a_client_gets_no_response_for_a_cancelled_request_after_the_fixes() {
 /// Copy the example's manifest, lockfile and sources to `to` (new files, new times).
 fn copy_example(example: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("mkdir");
-    for part in ["Cargo.toml", "Cargo.lock"] {
+    // Its configuration too: it runs the rules in preview (MCP002's banner is one of its bugs).
+    for part in ["Cargo.toml", "Cargo.lock", "mcp-lint.toml"] {
         std::fs::copy(example.join(part), to.join(part)).expect("copy");
     }
     support::copy_tree(&example.join("src"), &to.join("src"));

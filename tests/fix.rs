@@ -394,7 +394,7 @@ fn a_file_changed_on_disk_meanwhile_is_not_written() {
 
 /// `tracing_subscriber::fmt::init()` reads `RUST_LOG` (with the `env-filter` feature); the builder
 /// that replaces it does not, so the replacement is an unsafe fix: applied only when asked for.
-/// (A default-writer logger is reported by default: it left preview with batches 13 and 14.)
+/// (MCP002 is in preview: docs/ecosystem.md, batches 38 to 43.)
 #[test]
 fn the_fmt_init_replacement_is_unsafe() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -402,7 +402,13 @@ fn the_fmt_init_replacement_is_unsafe() {
     std::fs::write(dir.path().join("main.rs"), text).expect("write");
     let (code, stdout, stderr) = lint(
         dir.path(),
-        &["main.rs", "--fix", "--allow-no-vcs", "--no-cache"],
+        &[
+            "main.rs",
+            "--preview",
+            "--fix",
+            "--allow-no-vcs",
+            "--no-cache",
+        ],
     );
     assert_eq!(code, 1, "{stdout}{stderr}");
     assert_eq!(
@@ -413,6 +419,7 @@ fn the_fmt_init_replacement_is_unsafe() {
         dir.path(),
         &[
             "main.rs",
+            "--preview",
             "--fix",
             "--unsafe-fixes",
             "--allow-no-vcs",

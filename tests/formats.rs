@@ -16,7 +16,7 @@ fn run_on_example(args: &[&str]) -> (i32, String) {
     let output = Command::cargo_bin("cargo-mcp-lint")
         .expect("binary is built")
         .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .arg("examples/seed-server")
+        .args(["examples/seed-server", "--preview"])
         .args(args)
         .env_remove("GITHUB_ACTIONS")
         .output()
@@ -133,7 +133,7 @@ fn under_github_actions_the_human_report_and_annotations_both_print() {
     let output = Command::cargo_bin("cargo-mcp-lint")
         .expect("binary")
         .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(["examples/seed-server", "--color", "never"])
+        .args(["examples/seed-server", "--preview", "--color", "never"])
         .env("GITHUB_ACTIONS", "true")
         .output()
         .expect("runs");

@@ -1145,7 +1145,10 @@ fn a_long_line_is_shown_as_a_window() {
         "println!(\"a\"); ".repeat(findings)
     );
     std::fs::write(dir.path().join("main.rs"), &line).expect("write");
-    let (code, stdout, stderr) = lint(dir.path(), &["main.rs", "--no-cache", "--color", "never"]);
+    let (code, stdout, stderr) = lint(
+        dir.path(),
+        &["main.rs", "--preview", "--no-cache", "--color", "never"],
+    );
     assert_eq!(code, 1, "{stderr}");
     assert_eq!(stdout.matches("error[MCP002]").count(), findings);
     assert!(

@@ -65,11 +65,21 @@ fn trying_the_fixes_on_a_copy_ends_as_the_readme_says() {
     }
     support::copy_tree(&example.join("src"), &copy.path().join("src"));
     let dir = copy.path().to_str().expect("utf-8 path");
-    let (code, _, stderr) = run(copy.path(), &["mcp-lint", "--diff", dir, "--no-cache"]);
+    let (code, _, stderr) = run(
+        copy.path(),
+        &["mcp-lint", "--preview", "--diff", dir, "--no-cache"],
+    );
     assert_eq!(code, 1, "--diff shows changes: {stderr}");
     let (_, _, stderr) = run(
         copy.path(),
-        &["mcp-lint", "--fix", "--allow-no-vcs", dir, "--no-cache"],
+        &[
+            "mcp-lint",
+            "--preview",
+            "--fix",
+            "--allow-no-vcs",
+            dir,
+            "--no-cache",
+        ],
     );
     assert!(stderr.contains("Applied 4 fixes; 1 left."), "{stderr}");
     let (code, stdout, stderr) = run(copy.path(), &[dir, "--no-cache", "--format", "concise"]);

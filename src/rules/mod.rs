@@ -261,7 +261,11 @@ mod tests {
 
     #[test]
     fn a_rule_allowed_everywhere_costs_nothing() {
-        let mut settings = Settings::default();
+        // In preview mode, so that MCP002 (in preview) runs.
+        let mut settings = Settings {
+            preview: true,
+            ..Settings::default()
+        };
         settings.command_line.insert("MCP001", Level::Allow);
         assert!(!enabled(&settings).iter().any(|r| r.meta().code == "MCP001"));
         // Its words no longer make a file worth parsing; the other rules' still do.
@@ -278,6 +282,12 @@ mod tests {
         assert!(collectors(&Settings::default())
             .iter()
             .any(|c| c.key() == "MCP005"));
+        // A rule in preview costs nothing outside preview mode.
+        assert!(!parses(
+            &prefilter(&Settings::default()),
+            "fn main() { serve(stdio()) }",
+            false
+        ));
     }
 
     #[test]
@@ -335,9 +345,9 @@ mod tests {
         };
         let mut settings = Settings::default();
         assert!(!is_enabled(&settings, "MCP007"), "not by default");
-        assert!(is_enabled(&settings, "MCP002"), "a stable rule runs");
+        assert!(is_enabled(&settings, "MCP004"), "a stable rule runs");
         assert!(!code_runs("MCP007", &settings));
-        assert!(code_runs("MCP002", &settings) && code_runs("MCP555", &settings));
+        assert!(code_runs("MCP004", &settings) && code_runs("MCP555", &settings));
         for level in [Level::Warn, Level::Deny] {
             settings.command_line.insert("MCP007", level);
             assert!(

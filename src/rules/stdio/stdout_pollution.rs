@@ -19,7 +19,7 @@ pub static META: RuleMeta = RuleMeta {
     summary: "a stdio MCP server writes something other than protocol messages to stdout",
     fix: FixAvailability::Sometimes,
     docs: include_str!("../../../rules/MCP002-stdio-stdout-pollution.md"),
-    status: RuleStatus::Stable,
+    status: RuleStatus::Preview,
 };
 
 const SPEC: &str = "MCP stdio transport (2025-11-25 basic/transports, 2026-07-28 basic/transports/stdio): \

@@ -603,7 +603,7 @@ impl Collector {
                 self.responds(body).is_some(),
                 &self.code_consts,
             ),
-            err_method_not_found: err_method_not_found(body, &self.code_consts),
+            err_method_not_found: err_method_not_found(body),
             err_variant: arm_value(body).and_then(super::err_variants::err_variant),
             err_answered_here: false,
             calls: called_names(body),
@@ -1579,18 +1579,23 @@ fn typed_local(local: &syn::Local) -> Option<(String, String)> {
     Some((ident.ident.to_string(), type_name(ty)?))
 }
 
-/// Whether a catch-all's value is an `Err(..)` for its caller that names method-not-found (its
-/// code, a `METHOD_NOT_FOUND`-like name, or the words in a string: the caller's reply carries
-/// them).
-fn err_method_not_found(body: &Expr, codes: &CodeConsts) -> bool {
+/// Whether a catch-all's value is an error for its caller (`Err(..)`, `bail!(..)`): when a caller
+/// answers the dispatcher's errors, the methods the catch-all takes are refused.
+fn err_method_not_found(body: &Expr) -> bool {
     let Some(value) = arm_value(body) else {
         return false;
     };
     match value {
-        Expr::Call(call) => {
-            matches!(&*call.func, Expr::Path(p) if p.path.is_ident("Err"))
-                && names_method_not_found(call.args.to_token_stream(), true, codes)
-        }
+        // `Err(..)` of any error, `other => anyhow::bail!("..")`: an error for the caller,
+        // whatever its code and words; a caller that answers the dispatcher's errors refuses the
+        // method with it (as an arm that answers with an error itself does).
+        Expr::Call(call) => matches!(&*call.func, Expr::Path(p) if p.path.is_ident("Err")),
+        Expr::Macro(mac) => mac
+            .mac
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == "bail"),
         _ => false,
     }
 }

@@ -71,6 +71,15 @@ fn one_dispatcher(dispatcher: &MethodDispatcher, needles: &mut BTreeSet<String>)
             needles.insert(format!("{STANDALONE}Self::{name}"));
         }
     }
+    // `method => handle_unknown_method(id, method)`: whether the catch-all refuses is what the
+    // function it calls builds, wherever the crate defines it.
+    for callee in (dispatcher.catch_all.iter())
+        .flat_map(|c| &c.calls)
+        .filter(|name| own_function(name))
+    {
+        needles.insert(format!("{STANDALONE}fn {callee}("));
+        needles.insert(format!("{STANDALONE}fn {callee}<"));
+    }
     let answers_notification = dispatcher.arms.iter().any(|a| {
         a.responds.is_some()
             && a.methods

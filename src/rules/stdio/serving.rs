@@ -76,6 +76,9 @@ struct StdinReads {
     /// and `looped` ask about, so that a `.lines()` of a string or a loop over a list elsewhere
     /// in the function does not make a prompt's `read_line` a server.
     readers: Vec<String>,
+    /// Locals bound to a piece of a value (`let json = args[2..].join(" ");`): a command's
+    /// argument, not a whole message.
+    pieces: Vec<String>,
     paired: bool,
     lines: bool,
     looped: bool,
@@ -133,6 +136,18 @@ fn client_constructor(node: Option<Node<'_>>) -> bool {
 }
 
 impl StdinReads {
+    /// A local bound to a piece of a value (`&json` of `let json = args[2..].join(" ");`).
+    fn is_piece_local(&self, expr: &Expr) -> bool {
+        match expr {
+            Expr::Reference(r) => self.is_piece_local(&r.expr),
+            Expr::Path(p) => p
+                .path
+                .get_ident()
+                .is_some_and(|ident| self.pieces.iter().any(|n| ident == n.as_str())),
+            _ => false,
+        }
+    }
+
     /// A local that reads stdin, by its name.
     fn is_stdin_reader(&self, expr: &Expr) -> bool {
         matches!(expr, Expr::Path(p) if p.path.get_ident()
@@ -996,7 +1011,10 @@ fn note_json_call(function: &mut StdinReads, call: &syn::ExprCall) {
     if segments.iter().any(|s| s == "serde_json")
         && last.starts_with("from_")
         && owner.is_some_and(|o| o == "serde_json" || o == "Deserializer")
-        && !call.args.first().is_some_and(is_piece)
+        && !call
+            .args
+            .first()
+            .is_some_and(|a| is_piece(a) || function.is_piece_local(a))
     {
         function.parses_json = true;
     }
@@ -1007,14 +1025,15 @@ fn note_json_call(function: &mut StdinReads, call: &syn::ExprCall) {
     }
 }
 
-/// A piece of a value, by index (`parts[2]`, `&words[1..]`): not a whole message.
+/// A piece of a value, by index (`parts[2]`, `&words[1..]`, `args[2..].join(" ")`): not a whole
+/// message.
 fn is_piece(expr: &Expr) -> bool {
     match expr {
         Expr::Index(_) => true,
         Expr::Reference(r) => is_piece(&r.expr),
         Expr::Paren(p) => is_piece(&p.expr),
         Expr::Group(g) => is_piece(&g.expr),
-        Expr::MethodCall(call) if call.args.is_empty() => is_piece(&call.receiver),
+        Expr::MethodCall(call) => is_piece(&call.receiver),
         _ => false,
     }
 }
@@ -1144,6 +1163,9 @@ fn note_stdin_local(function: &mut StdinReads, local: &syn::Local) {
     };
     if function.mentions_stdin(&init.expr) {
         function.readers.push(ident.to_string());
+    }
+    if is_piece(&init.expr) {
+        function.pieces.push(ident.to_string());
     }
 }
 

@@ -812,13 +812,13 @@ impl Hook for Collector {
             }
             Node::Local(local) => {
                 self.note_call_local(local);
-                let start = self
-                    .raw_span(local.let_token.span, local.let_token.span)
-                    .start;
-                let table = tables::table_local(local, is_mcp_method, is_a2a_method);
-                if let (Some(mut table), Some(function)) = (table, self.functions.last_mut()) {
-                    table.start = start;
-                    function.tables.push(table);
+                if let Some(mut table) = tables::table_local(local, is_mcp_method, is_a2a_method) {
+                    table.start = self
+                        .raw_span(local.let_token.span, local.let_token.span)
+                        .start;
+                    if let Some(function) = self.functions.last_mut() {
+                        function.tables.push(table);
+                    }
                 }
             }
             // A `vec![..]` read as code: its literals are met as the walk visits its elements.

@@ -292,6 +292,29 @@ pub fn peel(expr: &Expr) -> &Expr {
     }
 }
 
+/// A handler as a table holds it, its wrappers removed: parentheses, references, `as` casts,
+/// `Box::new(..)`, `Arc::new(..)`, `Rc::new(..)`, `Box::pin(..)` (`Box::new(on_note) as Handler`,
+/// `Box::pin(async move { .. })`).
+pub fn peel_handler(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Paren(p) => peel_handler(&p.expr),
+        Expr::Cast(c) => peel_handler(&c.expr),
+        Expr::Reference(r) => peel_handler(&r.expr),
+        Expr::Call(c) if c.args.len() == 1 => match &*c.func {
+            Expr::Path(f)
+                if matches!(
+                    path_segments(&f.path).join("::").as_str(),
+                    "Box::new" | "Arc::new" | "Rc::new" | "Box::pin"
+                ) =>
+            {
+                c.args.first().map_or(expr, peel_handler)
+            }
+            _ => expr,
+        },
+        _ => expr,
+    }
+}
+
 /// The value of an expression: a block's tail, looked through (and parentheses).
 pub fn tail_value(expr: &Expr) -> &Expr {
     match expr {

@@ -7,7 +7,7 @@
 use syn::punctuated::Punctuated;
 use syn::{Expr, Pat};
 
-use crate::analysis::syntax::{macro_name, path_segments, peel, str_literal};
+use crate::analysis::syntax::{macro_name, peel, peel_handler, str_literal};
 
 /// One entry of a handler table: its method, and the code that runs for it.
 pub(super) struct TableEntry {
@@ -40,7 +40,7 @@ fn elements(init: &Expr) -> Option<Vec<Expr>> {
 /// The code a handler runs: a closure's body (through `Box::new`, `Box::pin` and an `async`
 /// block), or a function's path as it is.
 fn handler_code(expr: &Expr) -> Option<Expr> {
-    match expr {
+    match peel_handler(expr) {
         Expr::Closure(closure) => {
             Some(handler_code(&closure.body).unwrap_or((*closure.body).clone()))
         }
@@ -49,21 +49,7 @@ fn handler_code(expr: &Expr) -> Option<Expr> {
             label: None,
             block: block.block.clone(),
         })),
-        Expr::Paren(p) => handler_code(&p.expr),
-        Expr::Cast(c) => handler_code(&c.expr),
-        Expr::Reference(r) => handler_code(&r.expr),
-        Expr::Call(c) if c.args.len() == 1 => match &*c.func {
-            Expr::Path(f)
-                if matches!(
-                    path_segments(&f.path).join("::").as_str(),
-                    "Box::new" | "Arc::new" | "Rc::new" | "Box::pin"
-                ) =>
-            {
-                c.args.first().and_then(handler_code)
-            }
-            _ => None,
-        },
-        Expr::Path(p) if p.qself.is_none() => Some(expr.clone()),
+        path @ Expr::Path(p) if p.qself.is_none() => Some(path.clone()),
         _ => None,
     }
 }

@@ -18,8 +18,8 @@ use crate::analysis::facts::{
     Callee, FunctionFacts, OriginCondition, OriginKind, ReceiverType, Removal, SinkKind, UnitValue,
 };
 use crate::analysis::syntax::{
-    format_captures, is_pure, macro_name, path_segments, pattern_bindings, peel, str_literal,
-    type_name, value_idents,
+    format_captures, is_pure, macro_name, path_segments, pattern_bindings, peel, peel_handler,
+    str_literal, type_name, value_idents,
 };
 use crate::analysis::vocabulary as vocab;
 use crate::analysis::walk::{is_function_body, macro_key, Node, ParsedBody, Scope};
@@ -1060,53 +1060,23 @@ fn is_err_call(expr: &Expr) -> bool {
 /// A closure or an `async` block, as it is, boxed or pinned (`Box::new(|p| ..)`,
 /// `Box::pin(async move { .. })`): a handler a table can hold.
 fn is_handler_closure(expr: &Expr) -> bool {
-    match expr {
-        Expr::Closure(_) | Expr::Async(_) => true,
-        Expr::Paren(p) => is_handler_closure(&p.expr),
-        Expr::Cast(c) => is_handler_closure(&c.expr),
-        Expr::Reference(r) => is_handler_closure(&r.expr),
-        Expr::Call(c) if c.args.len() == 1 => match &*c.func {
-            Expr::Path(f)
-                if matches!(
-                    path_segments(&f.path).join("::").as_str(),
-                    "Box::new" | "Arc::new" | "Rc::new" | "Box::pin"
-                ) =>
-            {
-                c.args.first().is_some_and(is_handler_closure)
-            }
-            _ => false,
-        },
-        _ => false,
-    }
+    matches!(peel_handler(expr), Expr::Closure(_) | Expr::Async(_))
 }
 
 /// The path of a function an expression names without calling it: `on_note`,
 /// `Self::on_note`, `handlers::on_note`, through `as` casts and `Box::new`/`Arc::new`.
 fn handler_path(expr: &Expr) -> Option<Vec<String>> {
-    match expr {
-        Expr::Path(p) if p.qself.is_none() => {
-            let segments = path_segments(&p.path);
-            // A constant or a type (`CANCELLED`, `Handler`) is not a function.
-            let last = segments.last()?;
-            last.chars()
-                .next()
-                .is_some_and(|c| c.is_lowercase() || c == '_')
-                .then_some(segments)
-        }
-        Expr::Cast(c) => handler_path(&c.expr),
-        Expr::Paren(p) => handler_path(&p.expr),
-        Expr::Reference(r) => handler_path(&r.expr),
-        Expr::Call(c) if c.args.len() == 1 => match &*c.func {
-            Expr::Path(f)
-                if matches!(
-                    path_segments(&f.path).join("::").as_str(),
-                    "Box::new" | "Arc::new" | "Rc::new"
-                ) =>
-            {
-                c.args.first().and_then(handler_path)
-            }
-            _ => None,
-        },
-        _ => None,
+    let Expr::Path(p) = peel_handler(expr) else {
+        return None;
+    };
+    if p.qself.is_some() {
+        return None;
     }
+    let segments = path_segments(&p.path);
+    // A constant or a type (`CANCELLED`, `Handler`) is not a function.
+    let last = segments.last()?;
+    last.chars()
+        .next()
+        .is_some_and(|c| c.is_lowercase() || c == '_')
+        .then_some(segments)
 }

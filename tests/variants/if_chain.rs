@@ -10,7 +10,7 @@ use crate::edit::Edits;
 use crate::Input;
 
 /// The string literals of an arm's pattern (`"a"`, `"a" | "b"`), if that is all it is.
-fn strings(pat: &Pat) -> Option<Vec<String>> {
+pub fn strings(pat: &Pat) -> Option<Vec<String>> {
     match pat {
         Pat::Lit(lit) => match &lit.lit {
             Lit::Str(s) => Some(vec![s.token().to_string()]),

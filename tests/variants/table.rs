@@ -20,7 +20,7 @@
 
 use proc_macro2::{TokenStream, TokenTree};
 use syn::spanned::Spanned;
-use syn::{Lit, Pat};
+use syn::Pat;
 
 use crate::edit::Edits;
 use crate::Input;
@@ -53,13 +53,11 @@ fn scan(stream: TokenStream, body: &mut Body) {
     }
 }
 
-/// The string literal of an arm's pattern, if that is all it is.
+/// The string literal of an arm's pattern, if that is all it is (one: an or-pattern would need
+/// its body twice).
 fn string(pat: &Pat) -> Option<String> {
-    match pat {
-        Pat::Lit(lit) => match &lit.lit {
-            Lit::Str(s) => Some(s.token().to_string()),
-            _ => None,
-        },
+    match crate::if_chain::strings(pat)?.as_slice() {
+        [one] => Some(one.clone()),
         _ => None,
     }
 }

@@ -24,6 +24,58 @@ pub fn some_from(body: &syn::Block) -> Option<usize> {
     Some(first)
 }
 
+/// The arms of a function body's tail `match` (or `if` chain, nested) whose value is `Some(..)`
+/// and that leave the function only with `Some(..)`: once one is entered, the function gives
+/// `Some` (`Some("view") => Some(view::run(path))` beside `_ => None`). Found only when the body's
+/// statements before the tail leave only with `Some(..)` too, or not at all.
+pub fn some_arms(body: &syn::Block) -> Vec<&Expr> {
+    let Some((Stmt::Expr(tail, None), before)) = body.stmts.split_last() else {
+        return Vec::new();
+    };
+    if !before.iter().all(leaves_only_with_some) {
+        return Vec::new();
+    }
+    let mut arms = Vec::new();
+    collect_some_arms(tail, &mut arms, SOME_ARM_DEPTH);
+    arms
+}
+
+/// How deep [`some_arms`] looks into arms that are themselves a `match` or an `if`.
+const SOME_ARM_DEPTH: usize = 3;
+
+fn collect_some_arms<'a>(expr: &'a Expr, out: &mut Vec<&'a Expr>, depth: usize) {
+    let take = |value: &'a Expr, out: &mut Vec<&'a Expr>| {
+        if gives_some(value) && expr_leaves_only_with_some(value) {
+            out.push(value);
+        } else if depth > 0 {
+            collect_some_arms(value, out, depth - 1);
+        }
+    };
+    match bare(expr) {
+        Expr::Match(m) => {
+            for arm in &m.arms {
+                take(&arm.body, out);
+            }
+        }
+        Expr::If(i) => {
+            if let Some(Stmt::Expr(then, None)) = i.then_branch.stmts.last() {
+                if i.then_branch.stmts.len() == 1 {
+                    take(then, out);
+                }
+            }
+            if let Some((_, other)) = &i.else_branch {
+                take(other, out);
+            }
+        }
+        Expr::Block(b) if b.block.stmts.len() == 1 => {
+            if let Some(Stmt::Expr(inner, None)) = b.block.stmts.last() {
+                take(inner, out);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// Whether a function gives its caller nothing to decide by: no return type, no `&mut`
 /// parameter (a `&mut self` receiver included), no `async` (whose future the caller may race),
 /// and nothing in its body that ends the process or unwinds (`exit(..)`, `abort()`, `panic!`,
@@ -82,20 +134,23 @@ pub fn some_returns(body: &syn::Block) -> Vec<&Expr> {
 }
 
 /// A call whose `Some` ends the process: `if let Some(code) = f() { exit(code) }` or `match f()
-/// { Some(code) => exit(code), None => {} }`, by the called function's name.
-pub fn exit_on_some(expr: &Expr) -> Option<(String, &Expr)> {
+/// { Some(code) => exit(code), None => {} }`, by the called function's name. In `main` itself
+/// (`in_main`, outside closures and `async` blocks), a `return` ends it too: `if let Some(result)
+/// = dispatch_subcommand(&args) { return result; }`.
+pub fn exit_on_some(expr: &Expr, in_main: bool) -> Option<(String, &Expr)> {
+    let ends = |e: &Expr| exits_process(e) || (in_main && matches!(bare(e), Expr::Return(_)));
     let (scrutinee, exits) = match expr {
         Expr::If(i) => match &*i.cond {
             Expr::Let(l) if is_some_pattern(&l.pat) => (
                 &*l.expr,
-                matches!(i.then_branch.stmts.last(), Some(Stmt::Expr(e, _)) if exits_process(e)),
+                matches!(i.then_branch.stmts.last(), Some(Stmt::Expr(e, _)) if ends(e)),
             ),
             _ => return None,
         },
         Expr::Match(m) => {
             let mut somes = m.arms.iter().filter(|arm| is_some_pattern(&arm.pat));
             let exits = match (somes.next(), somes.next()) {
-                (Some(arm), None) => arm.guard.is_none() && exits_process(&arm.body),
+                (Some(arm), None) => arm.guard.is_none() && ends(&arm.body),
                 _ => false,
             };
             (&*m.expr, exits)
@@ -126,6 +181,7 @@ const QUIET_MACROS: &[&str] = &[
     "write",
     "writeln",
     "vec",
+    "matches",
     "assert",
     "assert_eq",
     "debug_assert",
@@ -188,31 +244,42 @@ fn gives_some(expr: &Expr) -> bool {
 /// Whether a statement leaves its function only with `Some(..)`: no `?`, and every `return`
 /// in it gives `Some(..)` (closures, `async` blocks and nested items leave themselves).
 fn leaves_only_with_some(stmt: &Stmt) -> bool {
-    struct Exits(bool);
-    impl<'ast> Visit<'ast> for Exits {
-        fn visit_expr_try(&mut self, _: &'ast syn::ExprTry) {
-            self.0 = false;
-        }
-        fn visit_expr_return(&mut self, r: &'ast syn::ExprReturn) {
-            if !r.expr.as_deref().is_some_and(gives_some) {
-                self.0 = false;
-            }
-        }
-        fn visit_macro(&mut self, mac: &'ast syn::Macro) {
-            // A macro's body may hold a `?` or a `return` (`ensure!`, `bail!`) that its tokens
-            // do not show as code; these only format, print or log.
-            let name = macro_name(mac);
-            if !QUIET_MACROS.contains(&name.as_str()) {
-                self.0 = false;
-            }
-        }
-        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
-        fn visit_expr_async(&mut self, _: &'ast syn::ExprAsync) {}
-        fn visit_item(&mut self, _: &'ast syn::Item) {}
-    }
-    let mut exits = Exits(true);
+    let mut exits = SomeExits(true);
     exits.visit_stmt(stmt);
     exits.0
+}
+
+/// [`leaves_only_with_some`] for an expression.
+fn expr_leaves_only_with_some(expr: &Expr) -> bool {
+    let mut exits = SomeExits(true);
+    exits.visit_expr(expr);
+    exits.0
+}
+
+/// Whether what was visited leaves its function only with `Some(..)` (see
+/// [`leaves_only_with_some`]).
+struct SomeExits(bool);
+
+impl<'ast> Visit<'ast> for SomeExits {
+    fn visit_expr_try(&mut self, _: &'ast syn::ExprTry) {
+        self.0 = false;
+    }
+    fn visit_expr_return(&mut self, r: &'ast syn::ExprReturn) {
+        if !r.expr.as_deref().is_some_and(gives_some) {
+            self.0 = false;
+        }
+    }
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        // A macro's body may hold a `?` or a `return` (`ensure!`, `bail!`) that its tokens
+        // do not show as code; these only format, print or log.
+        let name = macro_name(mac);
+        if !QUIET_MACROS.contains(&name.as_str()) {
+            self.0 = false;
+        }
+    }
+    fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+    fn visit_expr_async(&mut self, _: &'ast syn::ExprAsync) {}
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
 }
 
 /// Whether an expression ends the process: `exit(..)`, `abort()`, a block that ends so, a

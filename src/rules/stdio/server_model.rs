@@ -740,37 +740,132 @@ fn excluded_branches(
         // for sub-commands that never serve. And `match &command { Command::Serve { .. } =>
         // {}, _ => init_logging() }` where it serves only in the `Command::Serve` arm of `match
         // command`: the catch-all runs only for sub-commands that never serve.
-        let admitted = facts.variant_guards.iter().map(|(b, s, v)| (b, s, v, true));
-        let excluded = facts.except_guards.iter().map(|(b, s, v)| (b, s, v, false));
-        for (block, scrutinee, variants, admits) in admitted.chain(excluded) {
-            if !within(*block, item) || serves(*block) {
-                continue;
-            }
-            // Whether the guard's block never runs for `name`, a variant another arm serves.
-            let never = |name: &String| variants.contains(name) != admits;
-            let disjoint = facts
-                .variant_matches
-                .iter()
-                .filter(|(on, arms)| {
-                    on == scrutinee && arms.iter().all(|(arm, _)| within(*arm, item))
-                })
-                .any(|(_, arms)| {
-                    let serving: Vec<&Option<Vec<String>>> = arms
-                        .iter()
-                        .filter(|(arm, _)| serves(*arm))
-                        .map(|(_, v)| v)
-                        .collect();
-                    !serving.is_empty()
-                        && serving
-                            .iter()
-                            .all(|v| v.as_ref().is_some_and(|names| names.iter().all(never)))
-                });
-            if disjoint {
-                off.entry(f).or_default().push(*block);
-            }
+        let guarded_off = guards_off(graph, all, toward, f, &calls, &serves);
+        if !guarded_off.is_empty() {
+            off.entry(f).or_default().extend(guarded_off);
         }
     }
     (off, serving)
+}
+
+/// The guarded blocks of `f` (see [`ServingFacts::variant_guards`] and `except_guards`) that run
+/// only for variants none of the serving arms of a `match` on the same value takes: a `match` of
+/// `f`, or one of another function that decides whether `f` serves
+/// ([`deciding_matches_elsewhere`]).
+fn guards_off(
+    graph: &CrateGraph<'_>,
+    all: &[ServingFacts],
+    toward: &HashSet<FunctionRef>,
+    f: FunctionRef,
+    calls: &[(ByteSpan, Vec<FunctionRef>)],
+    serves: &dyn Fn(ByteSpan) -> bool,
+) -> Vec<ByteSpan> {
+    let item = graph.function(f).item_span;
+    let facts = &all[f.file];
+    let mut off = Vec::new();
+    let admitted = facts.variant_guards.iter().map(|(b, s, v)| (b, s, v, true));
+    let excluded = facts.except_guards.iter().map(|(b, s, v)| (b, s, v, false));
+    let elsewhere = deciding_matches_elsewhere(graph, all, toward, f, calls);
+    for (block, scrutinee, variants, admits) in admitted.chain(excluded) {
+        if !within(*block, item) || serves(*block) {
+            continue;
+        }
+        // Whether the guard's block never runs for `name`, a variant another arm serves.
+        let never = |name: &String| variants.contains(name) != admits;
+        let all_never = |serving: &[&Option<Vec<String>>]| {
+            !serving.is_empty()
+                && serving
+                    .iter()
+                    .all(|v| v.as_ref().is_some_and(|names| names.iter().all(never)))
+        };
+        let disjoint = facts
+            .variant_matches
+            .iter()
+            .filter(|(on, arms)| on == scrutinee && arms.iter().all(|(arm, _)| within(*arm, item)))
+            .any(|(_, arms)| {
+                let serving: Vec<&Option<Vec<String>>> = arms
+                    .iter()
+                    .filter(|(arm, _)| serves(*arm))
+                    .map(|(_, v)| v)
+                    .collect();
+                all_never(&serving)
+            })
+            || elsewhere
+                .iter()
+                .any(|(on, serving)| *on == scrutinee && all_never(serving));
+        if disjoint {
+            off.push(*block);
+        }
+    }
+    off
+}
+
+/// The `match`es of another function on the way that decide whether `f` serves: `f` has no
+/// serve site of its own and every call it makes on the way reaches one function `g`, which
+/// serves only inside arms of a `match` that name variants; per such `match`, its scrutinee and
+/// the variants of its serving arms. `main` sets up its logger in a `match` on the sub-command,
+/// then calls `run(cli)`, which serves stdio in the `Mcp` arm of its own `match` on it: `main`'s
+/// arms for other sub-commands run only when the program does not serve.
+fn deciding_matches_elsewhere<'f>(
+    graph: &CrateGraph<'_>,
+    all: &'f [ServingFacts],
+    toward: &HashSet<FunctionRef>,
+    f: FunctionRef,
+    calls: &[(ByteSpan, Vec<FunctionRef>)],
+) -> Vec<(&'f String, Vec<&'f Option<Vec<String>>>)> {
+    let item = graph.function(f).item_span;
+    if all[f.file]
+        .serve_sites
+        .iter()
+        .any(|site| within(*site, item))
+    {
+        return Vec::new();
+    }
+    let mut reached = calls
+        .iter()
+        .flat_map(|(_, targets)| targets.iter().copied())
+        .filter(|t| *t != f && toward.contains(t));
+    let Some(g) = reached.next() else {
+        return Vec::new();
+    };
+    if reached.any(|t| t != g) {
+        return Vec::new();
+    }
+    let own = &all[g.file];
+    let g_item = graph.function(g).item_span;
+    let g_calls: Vec<(ByteSpan, Vec<FunctionRef>)> = calls_of(graph, g).collect();
+    let serves = |arm: ByteSpan| arm_serves(own, &g_calls, toward, arm);
+    // Where `g` serves: its serve sites and its calls on the way.
+    let serving_spans: Vec<ByteSpan> = own
+        .serve_sites
+        .iter()
+        .copied()
+        .filter(|site| within(*site, g_item))
+        .chain(
+            g_calls
+                .iter()
+                .filter(|(_, targets)| targets.iter().any(|t| *t != g && toward.contains(t)))
+                .map(|(span, _)| *span),
+        )
+        .collect();
+    if serving_spans.is_empty() {
+        return Vec::new();
+    }
+    own.variant_matches
+        .iter()
+        .filter(|(_, arms)| arms.iter().all(|(arm, _)| within(*arm, g_item)))
+        .filter_map(|(on, arms)| {
+            let serving: Vec<(ByteSpan, &Option<Vec<String>>)> = arms
+                .iter()
+                .filter(|(arm, _)| serves(*arm))
+                .map(|(arm, v)| (*arm, v))
+                .collect();
+            let decided = serving_spans
+                .iter()
+                .all(|span| serving.iter().any(|(arm, _)| within(*span, *arm)));
+            decided.then(|| (on, serving.into_iter().map(|(_, v)| v).collect()))
+        })
+        .collect()
 }
 
 /// Whether `f` starts serving (a serve site, or a call on the way to one) only in code that

@@ -369,6 +369,10 @@ impl Serving {
         for value in super::exits::some_returns(block) {
             self.facts.some_returns.push(scope.span(value));
         }
+        // The arms of its tail `match` that give `Some(..)`: from there on, it gives `Some`.
+        for arm in super::exits::some_arms(block) {
+            self.facts.some_tails.push(scope.span(arm));
+        }
         if let Some(first) = super::exits::some_from(block) {
             if let (Some(first), Some(last)) = (block.stmts.get(first), block.stmts.last()) {
                 let (first, last) = (scope.span(first), scope.span(last));
@@ -795,6 +799,23 @@ fn tokens_text(expr: &Expr) -> String {
         .collect()
 }
 
+/// Whether the current node is in the body of a function named `main`, outside closures and
+/// `async` blocks (whose `return` leaves them, not `main`).
+fn directly_in_main(scope: &Scope<'_>) -> bool {
+    if scope.function().is_none_or(|f| f.name() != "main") {
+        return false;
+    }
+    let mut n = 0;
+    while let Some(node) = scope.ancestor(n) {
+        match node {
+            Node::Expr(Expr::Closure(_) | Expr::Async(_)) => return false,
+            Node::Item(_) | Node::ImplItem(_) | Node::TraitItem(_) => return true,
+            _ => n += 1,
+        }
+    }
+    true
+}
+
 /// A scrutinee's tokens without white space, through references and parentheses: `match
 /// &cli.command` and `match cli.command` test one value.
 fn scrutinee_text(expr: &Expr) -> String {
@@ -802,8 +823,35 @@ fn scrutinee_text(expr: &Expr) -> String {
         Expr::Reference(r) => scrutinee_text(&r.expr),
         Expr::Paren(p) => scrutinee_text(&p.expr),
         Expr::Group(g) => scrutinee_text(&g.expr),
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => scrutinee_text(&u.expr),
+        // The same value seen through a view or with its default filled in:
+        // `cli.command.as_ref().unwrap_or(&default)` is `cli.command` where another `match`
+        // takes `cli.command.unwrap_or_else(default_command)`.
+        Expr::MethodCall(call) if is_view_of_receiver(&call.method.to_string()) => {
+            scrutinee_text(&call.receiver)
+        }
         _ => tokens_text(expr),
     }
+}
+
+/// Methods whose value is their receiver's, seen through a reference or with a default for an
+/// absent one (see [`scrutinee_text`]).
+fn is_view_of_receiver(method: &str) -> bool {
+    matches!(
+        method,
+        "as_ref"
+            | "as_deref"
+            | "as_mut"
+            | "as_deref_mut"
+            | "borrow"
+            | "clone"
+            | "to_owned"
+            | "unwrap"
+            | "expect"
+            | "unwrap_or"
+            | "unwrap_or_else"
+            | "unwrap_or_default"
+    )
 }
 
 /// `cli.mcp`, `!cli.mcp`, `(mcp)`, alone or as a conjunct of `&&`: the place tested (its tokens
@@ -1257,8 +1305,8 @@ impl Hook for Serving {
         // `if let Some(code) = shell_mode() { exit(code) }`: a call whose `Some` ends the
         // process (test code serves nothing while the program runs).
         if let Node::Expr(expr @ (Expr::If(_) | Expr::Match(_))) = node {
-            if let Some((name, call)) =
-                super::exits::exit_on_some(expr).filter(|_| !scope.in_test())
+            if let Some((name, call)) = super::exits::exit_on_some(expr, directly_in_main(scope))
+                .filter(|_| !scope.in_test())
             {
                 self.facts.exits_on_some.push((name, scope.span(call)));
             }

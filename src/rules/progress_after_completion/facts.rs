@@ -15,6 +15,8 @@
 use std::collections::HashMap;
 
 use proc_macro2::{TokenStream, TokenTree};
+use syn::punctuated::Punctuated;
+use syn::token::Comma;
 use syn::visit::{self, Visit};
 use syn::{Expr, Pat, Stmt};
 
@@ -154,6 +156,7 @@ impl Collects for ProgressFacts {
                     calls: Vec::new(),
                     token_params: Vec::new(),
                     made_up_arguments: Vec::new(),
+                    fresh_text: Vec::new(),
                 })
             },
         )
@@ -182,6 +185,14 @@ struct FnState {
     last_use: HashMap<String, usize>,
     /// Locals bound to a made-up token: name, the span of the value.
     fabricated: HashMap<String, ByteSpan>,
+    /// Locals bound to the value of a call without arguments of a function of the crate
+    /// (`let token = progress::next_token();`): the call, which may make up fresh text
+    /// ([`FRESH_TEXT`]).
+    fresh_locals: HashMap<String, crate::analysis::facts::Callee>,
+    /// The body names `notifications/progress`: a `json!` with a `"progressToken"` in it is a
+    /// progress notification's params (`let params = json!({"progressToken": token, ..});`
+    /// put in the notification after).
+    sends_progress: bool,
     /// The function is handed a request or reads messages itself: it takes a parameter other
     /// than `self`, or its body reads a stream (`stdin`, `read_line`, `lines`, `recv`) or parses
     /// messages (`from_str`, `from_slice`, `from_reader`, `from_value`). A function that does
@@ -225,7 +236,18 @@ pub struct MadeUpArguments {
     pub callee: crate::analysis::facts::Callee,
     /// The made-up arguments: position (the receiver not counted) and span.
     pub args: Vec<(u8, ByteSpan)>,
+    /// The arguments that are the value of a call without arguments of a function of the crate
+    /// (directly or through a local): position, span, and the call, whose text is made up when
+    /// the function makes up fresh text ([`FRESH_TEXT`]).
+    #[serde(default)]
+    pub fresh: Vec<(u8, ByteSpan, crate::analysis::facts::Callee)>,
 }
+
+/// The functions of a file, by where their names are, that make up fresh text of their own: no
+/// parameters, and a value that is `format!` of locals bound to a counter's next value
+/// (`COUNTER.fetch_add(1, ..)`) or a new UUID (`fn next_progress_token() -> String { let n =
+/// COUNTER.fetch_add(1, Relaxed); format!("{n:016x}") }`): text no request gave (MCP005).
+pub static FRESH_TEXT: FactKey<Vec<ByteSpan>> = FactKey::new("MCP005-fresh-text");
 
 /// The calls of a file that hand made-up text to a function of the crate (MCP005).
 pub static MADE_UP_ARGUMENTS: FactKey<Vec<MadeUpArguments>> =
@@ -253,6 +275,8 @@ struct Collector<'v> {
     token_params: Vec<TokenParams>,
     /// The file's calls that hand made-up text to a function of the crate.
     made_up_arguments: Vec<MadeUpArguments>,
+    /// The file's functions that make up fresh text ([`FRESH_TEXT`]).
+    fresh_text: Vec<ByteSpan>,
 }
 
 impl Collector<'_> {
@@ -262,6 +286,10 @@ impl Collector<'_> {
 
     fn enter_function(&mut self, sig: &syn::Signature, block: &syn::Block, self_ty: Option<&str>) {
         let name = sig.ident.to_string();
+        if makes_fresh_text(sig, block) {
+            self.fresh_text
+                .push(byte_span(sig.ident.span(), sig.ident.span(), self.base));
+        }
         let mut scan = BodyScan::default();
         // The signature too: a `task_id` parameter, a `CreateTaskResult` return type.
         scan.visit_signature(sig);
@@ -298,6 +326,8 @@ impl Collector<'_> {
                     last
                 }),
             fabricated: HashMap::new(),
+            fresh_locals: HashMap::new(),
+            sends_progress: scan.mentions_progress,
             sees_request: takes_input || reads_messages,
             spawn_depth: 0,
             progress_call_depth: 0,
@@ -450,11 +480,19 @@ impl Collector<'_> {
         if macro_name(mac) != "json" {
             return;
         }
+        // A bare params object (no method, no `_meta`: not a request's) in a function that
+        // sends progress is that notification's params.
+        let params_of_progress = || {
+            self.functions.last().is_some_and(|f| f.sends_progress)
+                && !tokens_have_literal(&mac.tokens, "method")
+                && !tokens_have_literal(&mac.tokens, "_meta")
+        };
         let in_progress = self
             .functions
             .last()
             .is_some_and(|f| f.progress_call_depth > 0)
-            || tokens_have_literal(&mac.tokens, PROGRESS_METHOD);
+            || tokens_have_literal(&mac.tokens, PROGRESS_METHOD)
+            || params_of_progress();
         let sees_request = self.functions.last().is_none_or(|f| f.sees_request);
         if !in_progress || !sees_request {
             return;
@@ -516,51 +554,37 @@ impl Collector<'_> {
 
     /// A call of a function of the crate that hands it made-up text ([`MadeUpArguments`]).
     fn note_made_up_arguments(&mut self, expr: &Expr) {
-        use crate::analysis::facts::Callee;
-        let (callee, args) = match expr {
-            Expr::MethodCall(call) if matches!(&*call.receiver, Expr::Path(p) if p.path.is_ident("self")) =>
-            {
-                let callee = Callee::Method {
-                    name: call.method.to_string(),
-                    on_self: true,
-                    receiver: None,
-                };
-                (callee, &call.args)
-            }
-            Expr::Call(call) => {
-                let Expr::Path(func) = &*call.func else {
-                    return;
-                };
-                let segments = path_segments(&func.path);
-                let own = match segments.as_slice() {
-                    [name] => !PRELUDE_CALLS.contains(&name.as_str()),
-                    [first, _] => first == "Self",
-                    _ => false,
-                };
-                if !own {
-                    return;
-                }
-                (Callee::Path(segments), &call.args)
-            }
-            _ => return,
-        };
-        let made_up: Vec<(u8, ByteSpan)> = args
-            .iter()
-            .enumerate()
-            .take(64)
-            .filter(|(_, arg)| syntax::made_up_text(arg))
-            .map(|(position, arg)| (position as u8, self.span(arg)))
-            .collect();
-        let Some(state) = self.functions.last().filter(|_| !made_up.is_empty()) else {
+        let Some((callee, args)) = own_call(expr) else {
             return;
         };
-        if self.in_test {
+        let Some(state) = self.functions.last() else {
+            return;
+        };
+        let mut made_up = Vec::new();
+        let mut fresh = Vec::new();
+        for (position, arg) in args.iter().enumerate().take(64) {
+            let position = position as u8;
+            let local = carried_local(arg);
+            if syntax::made_up_text(arg)
+                || local
+                    .as_ref()
+                    .is_some_and(|l| state.fabricated.contains_key(l))
+            {
+                made_up.push((position, self.span(arg)));
+            } else if let Some(call) = local.as_ref().and_then(|l| state.fresh_locals.get(l)) {
+                fresh.push((position, self.span(arg), call.clone()));
+            } else if let Some(call) = argless_own_call(arg) {
+                fresh.push((position, self.span(arg), call));
+            }
+        }
+        if (made_up.is_empty() && fresh.is_empty()) || self.in_test {
             return;
         }
         self.made_up_arguments.push(MadeUpArguments {
             caller: state.name_span,
             callee,
             args: made_up,
+            fresh,
         });
     }
 
@@ -623,16 +647,170 @@ impl Collector<'_> {
             .and_then(|init| fabricated(&init.expr, &state.fabricated));
         match (made, span) {
             (Some(Made::Here), Some(span)) => {
-                state.fabricated.insert(name, span);
+                state.fabricated.insert(name.clone(), span);
             }
             (Some(Made::Local(_, span)), _) => {
-                state.fabricated.insert(name, span);
+                state.fabricated.insert(name.clone(), span);
             }
             _ => {
                 state.fabricated.remove(&name);
             }
         }
+        match local
+            .init
+            .as_ref()
+            .and_then(|init| argless_own_call(&init.expr))
+        {
+            Some(call) => state.fresh_locals.insert(name, call),
+            None => state.fresh_locals.remove(&name),
+        };
     }
+}
+
+/// A call of a function of the crate (a method on `self`, `Self::f(..)`, a free function called
+/// by its name alone or by a path from `crate`, `self` or `super`): the callee and the arguments.
+fn own_call(expr: &Expr) -> Option<(crate::analysis::facts::Callee, &Punctuated<Expr, Comma>)> {
+    use crate::analysis::facts::Callee;
+    match expr {
+        Expr::MethodCall(call) if matches!(&*call.receiver, Expr::Path(p) if p.path.is_ident("self")) =>
+        {
+            let callee = Callee::Method {
+                name: call.method.to_string(),
+                on_self: true,
+                receiver: None,
+            };
+            Some((callee, &call.args))
+        }
+        Expr::Call(call) => {
+            let Expr::Path(func) = &*call.func else {
+                return None;
+            };
+            let segments = path_segments(&func.path);
+            let own = match segments.as_slice() {
+                [name] => !PRELUDE_CALLS.contains(&name.as_str()),
+                [first, _] if first == "Self" => true,
+                [first, _, ..] => matches!(first.as_str(), "crate" | "self" | "super"),
+                _ => false,
+            };
+            own.then_some((Callee::Path(segments), &call.args))
+        }
+        _ => None,
+    }
+}
+
+/// A call without arguments of a free function of the crate (`next_progress_token()`,
+/// `crate::progress::next_token()`), through `&` and the conversions that keep its value.
+fn argless_own_call(expr: &Expr) -> Option<crate::analysis::facts::Callee> {
+    match expr {
+        Expr::Reference(r) => argless_own_call(&r.expr),
+        Expr::Paren(p) => argless_own_call(&p.expr),
+        Expr::MethodCall(m)
+            if m.args.is_empty()
+                && matches!(
+                    m.method.to_string().as_str(),
+                    "clone" | "to_string" | "to_owned" | "into"
+                ) =>
+        {
+            argless_own_call(&m.receiver)
+        }
+        Expr::Call(call) if call.args.is_empty() && matches!(&*call.func, Expr::Path(_)) => {
+            own_call(expr).map(|(callee, _)| callee)
+        }
+        _ => None,
+    }
+}
+
+/// Whether a function makes up fresh text of its own ([`FRESH_TEXT`]): no parameters (nor a
+/// receiver), statements that only bind locals to a counter's next value or a new UUID, and a
+/// `format!` of those locals as its value.
+fn makes_fresh_text(sig: &syn::Signature, block: &syn::Block) -> bool {
+    if !sig.inputs.is_empty() || sig.asyncness.is_some() {
+        return false;
+    }
+    let Some((Stmt::Expr(Expr::Macro(tail), None), lets)) = block.stmts.split_last() else {
+        return false;
+    };
+    if macro_name(&tail.mac) != "format" {
+        return false;
+    }
+    let mut fresh: Vec<String> = Vec::new();
+    for stmt in lets {
+        let Stmt::Local(local) = stmt else {
+            return false;
+        };
+        let (Pat::Ident(ident), Some(init)) = (&local.pat, &local.init) else {
+            return false;
+        };
+        if init.diverge.is_some() || !is_fresh_value(&init.expr) {
+            return false;
+        }
+        fresh.push(ident.ident.to_string());
+    }
+    // Every name the `format!` reads (its arguments and the names its string captures) is a
+    // fresh local.
+    let Ok(args) = tail
+        .mac
+        .parse_body_with(Punctuated::<Expr, Comma>::parse_terminated)
+    else {
+        return false;
+    };
+    let mut args = args.into_iter();
+    let Some(Expr::Lit(syn::ExprLit {
+        lit: syn::Lit::Str(template),
+        ..
+    })) = args.next()
+    else {
+        return false;
+    };
+    let read_fresh = |e: &Expr| carried_local(e).is_some_and(|name| fresh.contains(&name));
+    let captured = captured_names(&template.value());
+    !fresh.is_empty()
+        && args.all(|arg| read_fresh(&arg))
+        && captured.iter().all(|name| fresh.contains(name))
+}
+
+/// A counter's next value (`COUNTER.fetch_add(1, Ordering::Relaxed)`) or a new UUID
+/// (`Uuid::new_v4()`), through conversions.
+fn is_fresh_value(expr: &Expr) -> bool {
+    match expr {
+        Expr::MethodCall(m) if m.method == "fetch_add" => true,
+        Expr::MethodCall(m)
+            if m.args.is_empty()
+                && matches!(
+                    m.method.to_string().as_str(),
+                    "to_string" | "simple" | "hyphenated"
+                ) =>
+        {
+            is_fresh_value(&m.receiver)
+        }
+        Expr::Call(call) if call.args.is_empty() => matches!(&*call.func, Expr::Path(p)
+            if p.path.segments.last().is_some_and(|s| s.ident == "new_v4" || s.ident == "now_v7")),
+        _ => false,
+    }
+}
+
+/// The names a format string captures (`"{n:016x}"` captures `n`; `{0}`, `{}` and `{{` none).
+fn captured_names(template: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        rest = &rest[open + 1..];
+        if let Some(stripped) = rest.strip_prefix('{') {
+            rest = stripped;
+            continue;
+        }
+        let end = rest.find(['}', ':']).unwrap_or(rest.len());
+        let name = &rest[..end];
+        if name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_')
+        {
+            names.push(name.to_string());
+        }
+        rest = &rest[end..];
+    }
+    names
 }
 
 /// The function a node opens, with its body: a trait's function without one opens none.
@@ -730,6 +908,9 @@ impl Hook for Collector<'_> {
         }
         if !self.made_up_arguments.is_empty() {
             facts.rules.put(&MADE_UP_ARGUMENTS, &self.made_up_arguments);
+        }
+        if !self.fresh_text.is_empty() {
+            facts.rules.put(&FRESH_TEXT, &self.fresh_text);
         }
     }
 }
@@ -933,6 +1114,8 @@ fn json_tokens(
 struct BodyScan {
     idents: Vec<(String, usize)>,
     mentions_tasks: bool,
+    /// The body names `notifications/progress` (in a string literal or a `json!`).
+    mentions_progress: bool,
 }
 
 impl BodyScan {
@@ -959,6 +1142,7 @@ impl BodyScan {
         if text.contains("tasks/") || text.contains("\"taskId\"") {
             self.mentions_tasks = true;
         }
+        self.mentions_progress |= text == format!("\"{PROGRESS_METHOD}\"");
     }
 }
 
@@ -1355,6 +1539,20 @@ mod tests {
         assert_eq!(text(code, &found[0]), "\"t\"");
         let other = r#"async fn f(s: &Session) { s.send_notification("notifications/message", json!({"progressToken": "t"})).await; }"#;
         assert!(findings(other).is_empty());
+    }
+
+    #[test]
+    fn params_built_before_the_progress_notification_are_its_params() {
+        let code = r#"fn f(out: &mut W, request: &Value) {
+            let params = json!({"progressToken": "t", "progress": 1});
+            let ask = json!({"method": "tools/call", "params": {"_meta": {"progressToken": "mine"}}});
+            let note = json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": params});
+        }"#;
+        let found = findings(code);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(text(code, &found[0]), "\"t\"");
+        let elsewhere = r#"fn f(request: &Value) { let params = json!({"progressToken": "t"}); }"#;
+        assert!(findings(elsewhere).is_empty());
     }
 
     #[test]

@@ -4,13 +4,13 @@
 //! hand it their own parameters; a call that hands such a parameter text made up at the call
 //! (`self.send_progress("indexing", ..)`) makes up the token, whatever the helper is called.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::analysis::crate_graph::{CrateGraph, FunctionRef};
 use crate::analysis::facts::{CallSite, Callee};
 use crate::source::{ByteSpan, FileId};
 
-use super::facts::{MADE_UP_ARGUMENTS, TOKEN_PARAMS};
+use super::facts::{FRESH_TEXT, MADE_UP_ARGUMENTS, TOKEN_PARAMS};
 
 /// The made-up tokens handed to token parameters by the graph's own files outside test code:
 /// (file, the argument's span, the helper's name and file).
@@ -22,6 +22,7 @@ pub fn made_up_arguments(
     if masks.is_empty() {
         return Vec::new();
     }
+    let fresh_text = fresh_text_functions(graph);
     let mut out = Vec::new();
     for (index, (file, facts)) in graph.files().iter().enumerate() {
         if is_test_file(*file) || !graph.own_functions().any(|f| f.file == index) {
@@ -39,10 +40,21 @@ pub fn made_up_arguments(
                 file: index,
                 function,
             };
+            // Arguments made up by a function of the crate (`&next_progress_token()`).
+            let made_by_call = call.fresh.iter().filter(|(_, _, maker)| {
+                let targets = graph.call_targets(caller, &CallSite::to(maker.clone()));
+                !targets.is_empty() && targets.iter().all(|t| fresh_text.contains(t))
+            });
+            let args: Vec<(u8, ByteSpan)> = call
+                .args
+                .iter()
+                .copied()
+                .chain(made_by_call.map(|(position, span, _)| (*position, *span)))
+                .collect();
             let site = CallSite::to(call.callee.clone());
             for g in graph.call_targets(caller, &site).iter() {
                 let mask = argument_mask(graph, &site, *g, masks.get(g).copied().unwrap_or(0));
-                for (position, span) in &call.args {
+                for (position, span) in &args {
                     if mask & (1u64 << position) != 0 {
                         let helper = graph.function(*g).name.clone();
                         out.push((*file, *span, helper, graph.file_id(*g)));
@@ -120,4 +132,24 @@ fn argument_mask(graph: &CrateGraph<'_>, call: &CallSite, g: FunctionRef, params
         Callee::Path(_) if graph.function(g).has_receiver => params << 1,
         _ => params,
     }
+}
+
+/// The functions of the graph that make up fresh text of their own ([`FRESH_TEXT`]).
+fn fresh_text_functions(graph: &CrateGraph<'_>) -> HashSet<FunctionRef> {
+    let mut found = HashSet::new();
+    for (index, (_, facts)) in graph.files().iter().enumerate() {
+        for name_span in facts.rules.get(&FRESH_TEXT) {
+            if let Some(function) = facts
+                .functions
+                .iter()
+                .position(|f| f.name_span == name_span)
+            {
+                found.insert(FunctionRef {
+                    file: index,
+                    function,
+                });
+            }
+        }
+    }
+    found
 }

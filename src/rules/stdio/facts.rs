@@ -16,6 +16,21 @@ pub static SERVING: FactKey<ServingFacts> = FactKey::new("serving");
 /// parameter's position, and the value that takes it (`if json { .. } else { print_table(..) }`).
 pub static PARAM_BRANCHES: FactKey<Vec<(ByteSpan, usize, bool)>> = FactKey::new("param-branches");
 
+/// An argument that sets `bool` fields of a struct to literals: its position, and the fields'
+/// values (see [`ServingFacts::field_args`]).
+pub type FieldArg = (usize, Vec<(String, bool)>);
+
+/// Branches of an `if` on a `bool` field of a parameter of the function around it: the branch,
+/// the parameter's position, the field, and the value that takes it (`if options.vs_grep {
+/// compare_with_grep(..) }`).
+pub static FIELD_PARAM_BRANCHES: FactKey<Vec<(ByteSpan, usize, String, bool)>> =
+    FactKey::new("field-param-branches");
+
+/// A file's branches on `bool` fields of parameters (see [`FIELD_PARAM_BRANCHES`]).
+pub fn field_param_branches(facts: &FileFacts) -> Vec<(ByteSpan, usize, String, bool)> {
+    facts.rules.get(&FIELD_PARAM_BRANCHES)
+}
+
 /// Calls that hand a `bool` parameter of the function around them on as an argument: the call,
 /// and per argument the position of the parameter it is (`run_member_lookup(doc, name,
 /// json_mode)` is `[None, None, Some(3)]` in `fn run_docs(.., json_mode: bool)`).
@@ -127,6 +142,12 @@ pub struct StdoutWrite {
     /// writes does.
     #[serde(default)]
     pub lone_params: Vec<usize>,
+    /// The write runs only when `bool` fields of the enclosing function's parameters have these
+    /// values: (the parameter's position among the typed parameters, the field, its value), from
+    /// the `if`s on such a field around it (`if options.benchmark { write }` is `[(2,
+    /// "benchmark", true)]`).
+    #[serde(default)]
+    pub runs_if_fields: Vec<(usize, String, bool)>,
     /// The write runs only on ways that make the enclosing function return `true`: it lies in
     /// an arm of the `match` that is the body's value, whose own value is `true` (a help
     /// printer: `HelpRequest::TopLevel => { print!(..); true }`).
@@ -246,6 +267,12 @@ pub struct ServingFacts {
     /// Calls in function bodies with a `true` or `false` argument: the call's span, and each
     /// argument's value when it is one (a method call's receiver is not an argument).
     pub bool_args: Vec<(ByteSpan, Vec<Option<bool>>)>,
+    /// Calls in function bodies with an argument that is a struct literal (or `&` of one, or a
+    /// local bound to one) setting `bool` fields to literals: the call's span, and per such
+    /// argument its position and the fields' values (`search(&q, &SearchOptions { benchmark:
+    /// false, .. })` is `[(1, [("benchmark", false)])]`).
+    #[serde(default)]
+    pub field_args: Vec<(ByteSpan, Vec<FieldArg>)>,
     /// Functions of one name under a `cfg` and its negation (`#[cfg(feature = "stdio")]` and
     /// `#[cfg(not(feature = "stdio"))]`): their items. One build compiles one of the two.
     #[serde(default)]

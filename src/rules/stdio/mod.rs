@@ -348,6 +348,9 @@ struct PathCalls {
     /// Each file's branches on `bool` parameters, decoded once (see
     /// [`facts::PARAM_BRANCHES`]).
     param_branches: Vec<Vec<(ByteSpan, usize, bool)>>,
+    /// Each file's branches on `bool` fields of parameters, decoded once (see
+    /// [`facts::FIELD_PARAM_BRANCHES`]).
+    field_branches: Vec<Vec<(ByteSpan, usize, String, bool)>>,
     /// Each file's calls that hand a `bool` parameter on, decoded once (see
     /// [`facts::FORWARDED_PARAMS`]).
     forwarded: Vec<Vec<(ByteSpan, Vec<Option<usize>>)>>,
@@ -381,6 +384,7 @@ fn path_calls(context: &RuleContext<'_>) -> std::rc::Rc<PathCalls> {
             serving: per_file(graph, facts::serving),
             leaves: std::cell::RefCell::new(HashMap::new()),
             param_branches: per_file(graph, facts::param_branches),
+            field_branches: per_file(graph, facts::field_param_branches),
             forwarded: per_file(graph, facts::forwarded_params),
             left: std::cell::RefCell::new(HashMap::new()),
         }
@@ -427,6 +431,11 @@ pub fn taken_while_serving(
     if reached_only_through_left_branches(context, target, LEFT_DEPTH) {
         return false;
     }
+    if !write.runs_if_fields.is_empty()
+        && fields_left_by_every_call(context, target, &write.runs_if_fields)
+    {
+        return false;
+    }
     if write.runs_if.is_empty() && !write.then_returns_true {
         return true;
     }
@@ -437,6 +446,42 @@ pub fn taken_while_serving(
         return true;
     }
     !left_by_every_call(context, target, &write.runs_if, FORWARD_DEPTH)
+}
+
+/// Whether every call of `target` on the serving path hands it, for a parameter whose `bool`
+/// field decides the write, a struct literal (or a local bound to one) that sets the field to
+/// the value that leaves the branch (`search(&q, &SearchOptions { benchmark: false, .. })` for
+/// `if options.benchmark { println!(..) }`). False when no call on the path reaches `target`.
+fn fields_left_by_every_call(
+    context: &RuleContext<'_>,
+    target: FunctionRef,
+    tests: &[(usize, String, bool)],
+) -> bool {
+    let graph = context.graph;
+    let calls = path_calls(context);
+    let on_path = calls.on_path(target);
+    let has_receiver = graph.function(target).has_receiver;
+    !on_path.is_empty()
+        && on_path.iter().all(|&(caller, index)| {
+            let Some(call) = graph.function(caller).calls.get(index) else {
+                return false;
+            };
+            // `Type::method(receiver, ..)`: its arguments count the receiver.
+            let by_path = matches!(call.callee, crate::analysis::facts::Callee::Path(_));
+            if by_path && has_receiver {
+                return false;
+            }
+            let Some(serving) = calls.serving.get(caller.file) else {
+                return false;
+            };
+            let args = of_call(Some(&serving.field_args), call.span);
+            tests.iter().any(|(param, field, value)| {
+                args.iter()
+                    .filter(|(position, _)| position == param)
+                    .flat_map(|(_, fields)| fields)
+                    .any(|(name, set)| name == field && set != value)
+            })
+        })
 }
 
 /// How many callers up [`left_by_every_call`] follows a `bool` parameter handed on.
@@ -571,7 +616,15 @@ fn called_in_param_branches(context: &RuleContext<'_>) -> std::rc::Rc<CalledInBr
         let graph = context.graph;
         let mut names = foldhash::HashSet::default();
         for (_, file) in graph.files() {
-            let branches = facts::param_branches(file);
+            let branches: Vec<ByteSpan> = facts::param_branches(file)
+                .into_iter()
+                .map(|(b, _, _)| b)
+                .chain(
+                    facts::field_param_branches(file)
+                        .into_iter()
+                        .map(|(b, ..)| b),
+                )
+                .collect();
             if branches.is_empty() {
                 continue;
             }
@@ -579,7 +632,7 @@ fn called_in_param_branches(context: &RuleContext<'_>) -> std::rc::Rc<CalledInBr
                 for call in &function.calls {
                     let inside = branches
                         .iter()
-                        .any(|(b, _, _)| b.start <= call.span.start && call.span.end <= b.end);
+                        .any(|b| b.start <= call.span.start && call.span.end <= b.end);
                     if inside {
                         names.insert(call.name().to_string());
                     }
@@ -630,20 +683,32 @@ fn reached_only_through_left_branches(
                 return false;
             };
             let item = graph.function(caller).item_span;
+            // A branch of the caller that holds the call.
+            let in_span = |branch: &ByteSpan| {
+                item.start <= branch.start
+                    && branch.end <= item.end
+                    && branch.start <= call.span.start
+                    && call.span.end <= branch.end
+            };
             let branches: Vec<(usize, bool)> = calls
                 .param_branches
                 .get(caller.file)
                 .into_iter()
                 .flatten()
-                .filter(|(branch, _, _)| {
-                    item.start <= branch.start
-                        && branch.end <= item.end
-                        && branch.start <= call.span.start
-                        && call.span.end <= branch.end
-                })
+                .filter(|(branch, _, _)| in_span(branch))
                 .map(|&(_, param, value)| (param, value))
                 .collect();
+            let field_tests: Vec<(usize, String, bool)> = calls
+                .field_branches
+                .get(caller.file)
+                .into_iter()
+                .flatten()
+                .filter(|(branch, ..)| in_span(branch))
+                .map(|(_, param, field, value)| (*param, field.clone(), *value))
+                .collect();
             (!branches.is_empty() && left_by_every_call(context, caller, &branches, FORWARD_DEPTH))
+                || (!field_tests.is_empty()
+                    && fields_left_by_every_call(context, caller, &field_tests))
                 || (depth > 0
                     && caller != target
                     && reached_only_through_left_branches(context, caller, depth - 1))

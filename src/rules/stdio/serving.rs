@@ -2,6 +2,8 @@
 //! the shared walk. The server model ([`super::server_model`]) joins these facts over a target
 //! to find what runs while the target serves stdio; MCP002 and MCP007 read it.
 
+use std::collections::HashMap;
+
 use syn::{Expr, Stmt};
 
 use super::exits::{diverging_macro, exits_process, exits_process_block};
@@ -90,6 +92,9 @@ struct StdinReads {
     /// `to_writer`): with stdin read as lines, a JSON-lines server whose parsing is in a helper
     /// (`handle_line(&line)`); a REPL pretty-prints, or prints text.
     writes_json_lines: bool,
+    /// Locals bound to a struct literal, with the `bool` fields it sets to literals (`let
+    /// options = SearchOptions { benchmark: false, .. };`).
+    struct_locals: HashMap<String, Vec<(String, bool)>>,
     /// Stdio transports bound to locals (`let transport = StdioTransport::new();`): the local,
     /// the constructor's span, its uses, and those that hand it to a value nothing uses
     /// (`let _client = Client::new(transport);`).
@@ -387,6 +392,33 @@ impl Serving {
             {
                 self.facts.returned_calls.push(scope.span(call));
             }
+        }
+    }
+
+    /// `init_tracing(true)`, `search(&q, &SearchOptions { benchmark: false, .. })`: what a
+    /// `bool` parameter, or a `bool` field of a parameter, is given (see
+    /// [`super::facts::StdoutWrite::runs_if`] and `runs_if_fields`).
+    fn note_literal_args(&mut self, node: Node<'_>, scope: &Scope<'_>) {
+        let (expr, args) = match node {
+            Node::Expr(expr @ Expr::Call(call)) => (expr, &call.args),
+            Node::Expr(expr @ Expr::MethodCall(call)) => (expr, &call.args),
+            _ => return,
+        };
+        let values: Vec<Option<bool>> = args.iter().map(bool_literal).collect();
+        if values.iter().any(Option::is_some) {
+            self.facts.bool_args.push((scope.span(expr), values));
+        }
+        let locals = self.functions.last().map(|f| &f.struct_locals);
+        let fields: Vec<super::facts::FieldArg> = args
+            .iter()
+            .enumerate()
+            .filter_map(|(position, arg)| {
+                let fields = struct_bool_fields(arg, locals)?;
+                (!fields.is_empty()).then_some((position, fields))
+            })
+            .collect();
+        if !fields.is_empty() {
+            self.facts.field_args.push((scope.span(expr), fields));
         }
     }
 
@@ -797,6 +829,33 @@ fn tokens_text(expr: &Expr) -> String {
         .chars()
         .filter(|c| !c.is_whitespace())
         .collect()
+}
+
+/// The `bool` fields a struct literal sets to literals (`SearchOptions { benchmark: false, ..
+/// }`), through `&` and parentheses, or those of the struct literal a local is bound to.
+fn struct_bool_fields(
+    expr: &Expr,
+    locals: Option<&HashMap<String, Vec<(String, bool)>>>,
+) -> Option<Vec<(String, bool)>> {
+    match expr {
+        Expr::Reference(r) => struct_bool_fields(&r.expr, locals),
+        Expr::Paren(p) => struct_bool_fields(&p.expr, locals),
+        Expr::Struct(literal) => Some(
+            literal
+                .fields
+                .iter()
+                .filter_map(|field| match (&field.member, bool_literal(&field.expr)) {
+                    (syn::Member::Named(name), Some(value)) => Some((name.to_string(), value)),
+                    _ => None,
+                })
+                .collect(),
+        ),
+        Expr::Path(p) => {
+            let name = p.path.get_ident()?.to_string();
+            locals?.get(&name).cloned()
+        }
+        _ => None,
+    }
 }
 
 /// Whether the current node is in the body of a function named `main`, outside closures and
@@ -1225,6 +1284,17 @@ fn note_in_function(function: &mut StdinReads, node: Node<'_>, scope: &Scope<'_>
         Node::Local(local) => {
             note_stdin_local(function, local);
             note_transport_local(function, local, scope);
+            if let syn::Pat::Ident(ident) = &local.pat {
+                let name = ident.ident.to_string();
+                match local
+                    .init
+                    .as_ref()
+                    .and_then(|init| struct_bool_fields(&init.expr, None))
+                {
+                    Some(fields) => function.struct_locals.insert(name, fields),
+                    None => function.struct_locals.remove(&name),
+                };
+            }
         }
         // Of stdin, or of a field of `self` (a reader the value was built with, which the
         // function cannot show).
@@ -1281,19 +1351,7 @@ impl Hook for Serving {
             }
         }
         self.note_command_flags(node, scope);
-        // `init_tracing(true)`: what a `bool` parameter is given (see
-        // [`super::facts::StdoutWrite::runs_if`]).
-        let call = match node {
-            Node::Expr(expr @ Expr::Call(call)) => Some((expr, &call.args)),
-            Node::Expr(expr @ Expr::MethodCall(call)) => Some((expr, &call.args)),
-            _ => None,
-        };
-        if let Some((expr, args)) = call {
-            let values: Vec<Option<bool>> = args.iter().map(bool_literal).collect();
-            if values.iter().any(Option::is_some) {
-                self.facts.bool_args.push((scope.span(expr), values));
-            }
-        }
+        self.note_literal_args(node, scope);
         if let Some(function) = self.functions.last_mut() {
             note_in_function(function, node, scope);
         }

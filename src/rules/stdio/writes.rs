@@ -65,6 +65,9 @@ pub struct Stdio {
     /// Branches taken by a `bool` parameter's value: the branch, the parameter's position, and
     /// the value that takes it (see [`StdoutWrite::runs_if`]).
     param_branches: Vec<(ByteSpan, usize, bool)>,
+    /// Branches taken by a `bool` field of a parameter: the branch, the parameter's position,
+    /// the field, and the value that takes it (see [`StdoutWrite::runs_if_fields`]).
+    field_param_branches: Vec<(ByteSpan, usize, String, bool)>,
     /// Of those, the `then` blocks of an `if` with no `else` (see [`StdoutWrite::lone_params`]).
     lone_param_branches: Vec<(ByteSpan, usize)>,
     /// The `then` blocks of an `if` with no `else` on a `bool` field (`if !self.quiet { .. }`):
@@ -107,6 +110,8 @@ struct Function {
     stdout_writer_locals: Vec<String>,
     /// The function's `bool` parameters: name, and position among the typed parameters.
     bool_params: Vec<(String, usize)>,
+    /// All its typed parameters bound to a name: name, and position.
+    named_params: Vec<(String, usize)>,
     /// Locals bound from a test of whether stdout is a terminal (`let interactive =
     /// io::stdout().is_terminal();`).
     tty_locals: Vec<String>,
@@ -158,6 +163,75 @@ fn bool_params(parent: Option<Node<'_>>) -> Vec<(String, usize)> {
             _ => None,
         })
         .collect()
+}
+
+/// The typed parameters bound to a name of the function whose item is `parent`: name, and
+/// position among its typed parameters.
+fn named_params(parent: Option<Node<'_>>) -> Vec<(String, usize)> {
+    let sig = match parent {
+        Some(Node::Item(syn::Item::Fn(f))) => &f.sig,
+        Some(Node::ImplItem(syn::ImplItem::Fn(f))) => &f.sig,
+        Some(Node::TraitItem(syn::TraitItem::Fn(f))) => &f.sig,
+        _ => return Vec::new(),
+    };
+    sig.inputs
+        .iter()
+        .filter_map(|input| match input {
+            syn::FnArg::Typed(arg) => Some(arg),
+            syn::FnArg::Receiver(_) => None,
+        })
+        .enumerate()
+        .filter_map(|(position, arg)| match &*arg.pat {
+            Pat::Ident(ident) => Some((ident.ident.to_string(), position)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A condition that is a named field of a parameter (`options.benchmark`) or its negation: the
+/// parameter's position, the field, and the value that makes it hold.
+fn field_param_test(cond: &Expr, params: &[(String, usize)]) -> Option<(usize, String, bool)> {
+    match cond {
+        Expr::Paren(p) => field_param_test(&p.expr, params),
+        Expr::Group(g) => field_param_test(&g.expr, params),
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => {
+            field_param_test(&u.expr, params).map(|(param, field, value)| (param, field, !value))
+        }
+        Expr::Field(field) => {
+            let syn::Member::Named(name) = &field.member else {
+                return None;
+            };
+            let Expr::Path(base) = &*field.base else {
+                return None;
+            };
+            let ident = base.path.get_ident()?;
+            params
+                .iter()
+                .find(|(param, _)| ident == param.as_str())
+                .map(|&(_, position)| (position, name.to_string(), true))
+        }
+        _ => None,
+    }
+}
+
+/// [`param_tests`] for fields of parameters ([`field_param_test`]).
+fn field_param_tests(
+    cond: &Expr,
+    params: &[(String, usize)],
+    or: bool,
+) -> Vec<(usize, String, bool)> {
+    match cond {
+        Expr::Paren(p) => field_param_tests(&p.expr, params, or),
+        Expr::Binary(b)
+            if (!or && matches!(b.op, syn::BinOp::And(_)))
+                || (or && matches!(b.op, syn::BinOp::Or(_))) =>
+        {
+            let mut tests = field_param_tests(&b.left, params, or);
+            tests.extend(field_param_tests(&b.right, params, or));
+            tests
+        }
+        other => field_param_test(other, params).into_iter().collect(),
+    }
 }
 
 /// A condition that is a `bool` parameter (`to_stderr`) or its negation (`!to_stderr`): the
@@ -258,6 +332,7 @@ impl Hook for Stdio {
                 stdout_writer_locals: Vec::new(),
                 logger_locals: HashMap::new(),
                 bool_params: bool_params(scope.parent()),
+                named_params: named_params(scope.parent()),
                 tty_locals: Vec::new(),
             });
             self.note_true_arms(node, scope);
@@ -328,6 +403,12 @@ impl Hook for Stdio {
                 .rules
                 .put(&super::facts::PARAM_BRANCHES, &self.param_branches);
         }
+        if !self.field_param_branches.is_empty() {
+            facts.rules.put(
+                &super::facts::FIELD_PARAM_BRANCHES,
+                &self.field_param_branches,
+            );
+        }
     }
 }
 
@@ -378,6 +459,12 @@ impl Stdio {
             .filter(|(b, _, _)| b.start <= span.start && span.end <= b.end)
             .map(|&(_, param, value)| (param, value))
             .collect();
+        let runs_if_fields = self
+            .field_param_branches
+            .iter()
+            .filter(|(b, ..)| b.start <= span.start && span.end <= b.end)
+            .map(|(_, param, field, value)| (*param, field.clone(), *value))
+            .collect();
         let then_returns_true = self
             .true_arms
             .iter()
@@ -413,6 +500,7 @@ impl Stdio {
                 content,
                 runs_if,
                 lone_params,
+                runs_if_fields,
                 then_returns_true,
                 tty_guarded,
                 flag_guarded,
@@ -759,6 +847,21 @@ impl Stdio {
                 for (param, value) in else_tests {
                     self.param_branches
                         .push((scope.span(&**else_branch), param, !value));
+                }
+            }
+            // `if options.benchmark { .. }` on a field of a parameter.
+            for (param, field, value) in field_param_tests(&expr.cond, &f.named_params, false) {
+                self.field_param_branches
+                    .push((then_span(), param, field, value));
+            }
+            if let Some((_, else_branch)) = &expr.else_branch {
+                for (param, field, value) in field_param_tests(&expr.cond, &f.named_params, true) {
+                    self.field_param_branches.push((
+                        scope.span(&**else_branch),
+                        param,
+                        field,
+                        !value,
+                    ));
                 }
             }
         }

@@ -732,6 +732,13 @@ fn nested_leaving_arms(stmt: &Stmt, depth: usize, scope: &Scope<'_>, out: &mut V
             }
             bodies
         }
+        // A loop's body (an argument-parsing `while i < args.len() { match .. }`): a `return`
+        // in it leaves the function.
+        Expr::While(w) => return looped_leaving_arms(&w.body, depth, scope, out),
+        Expr::Loop(l) => return looped_leaving_arms(&l.body, depth, scope, out),
+        Expr::ForLoop(f) => return looped_leaving_arms(&f.body, depth, scope, out),
+        // A plain block (`{ let s = args[i].as_str(); if s == "convert" { return .. } }`).
+        Expr::Block(b) => return looped_leaving_arms(&b.block, depth, scope, out),
         _ => return,
     };
     for body in bodies {
@@ -740,6 +747,19 @@ fn nested_leaving_arms(stmt: &Stmt, depth: usize, scope: &Scope<'_>, out: &mut V
                 inner_leaving_arms(stmt, depth, scope, out);
             }
         }
+    }
+}
+
+/// [`nested_leaving_arms`] for a loop's body or a plain block: its statements' arms that leave
+/// the function.
+fn looped_leaving_arms(
+    body: &syn::Block,
+    depth: usize,
+    scope: &Scope<'_>,
+    out: &mut Vec<ByteSpan>,
+) {
+    for stmt in &body.stmts {
+        inner_leaving_arms(stmt, depth, scope, out);
     }
 }
 

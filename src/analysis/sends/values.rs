@@ -765,18 +765,24 @@ impl Sends<'_> {
             Expr::MethodCall(m) if m.method == "eq" && m.args.len() == 1 => {
                 self.method_test(cond, m.args.first().and_then(|a| self.marks.operand(a)))
             }
+            // `matches!(value, pattern)`: its pattern read as a `match` arm's is (a variant of
+            // the notification's type, the method's string, a constant); the tokens only when
+            // the body is no value and pattern.
             Expr::Macro(m) if macro_name(&m.mac) == "matches" => {
-                let cancels = parse_macro_body(&m.mac.tokens).is_some()
-                    && self.marks.tokens_name(&m.mac.tokens);
-                if cancels {
-                    Condition::Holds(
+                let condition = match matches_pattern(&m.mac) {
+                    Some(pat) => self.marks.pattern(&pat),
+                    None => (parse_macro_body(&m.mac.tokens).is_some()
+                        && self.marks.tokens_name(&m.mac.tokens))
+                    .then_some(OriginCondition::Always),
+                };
+                match condition {
+                    Some(condition) => Condition::Holds(
                         OriginKind::DispatchArm,
                         self.span(cond),
                         self.marks.label(Place::MethodTest),
-                        OriginCondition::Always,
-                    )
-                } else {
-                    Condition::Plain
+                        condition,
+                    ),
+                    None => Condition::Plain,
                 }
             }
             Expr::Let(l) => match self.marks.pattern(&l.pat) {
@@ -1319,4 +1325,16 @@ fn unit_struct_value(ident: &str) -> Option<ReceiverType> {
     let upper_first = chars.next().is_some_and(|c| c.is_ascii_uppercase());
     (upper_first && ident.chars().any(|c| c.is_ascii_lowercase()))
         .then(|| ReceiverType::Named(ident.to_string()))
+}
+
+/// The pattern of a `matches!(value, pattern)` (a guard after it is left out).
+fn matches_pattern(mac: &Macro) -> Option<Pat> {
+    mac.parse_body_with(|input: syn::parse::ParseStream<'_>| {
+        let _value: Expr = input.parse()?;
+        input.parse::<syn::Token![,]>()?;
+        let pat = Pat::parse_multi_with_leading_vert(input)?;
+        let _rest: proc_macro2::TokenStream = input.parse()?;
+        Ok(pat)
+    })
+    .ok()
 }

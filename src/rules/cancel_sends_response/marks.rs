@@ -211,8 +211,11 @@ fn tokens_mention_cancel(v: &Vocabulary, tokens: &proc_macro2::TokenStream) -> b
             v.is_cancel_method(lit.to_string().trim_matches('"'))
         }
         proc_macro2::TokenTree::Ident(ident) => {
+            // A constant's name (`CANCELLED_METHOD`), not a type's or a variant's (`Cancelled`).
             let text = ident.to_string();
-            text == "CancelledNotification" || super::words::is_cancel_const_name(&text)
+            let const_like = !text.chars().any(|c| c.is_ascii_lowercase());
+            text == "CancelledNotification"
+                || (const_like && super::words::is_cancel_const_name(&text))
         }
         proc_macro2::TokenTree::Group(g) => tokens_mention_cancel(v, &g.stream()),
         proc_macro2::TokenTree::Punct(_) => false,

@@ -37,6 +37,12 @@ pub struct IdTests {
     /// answers messages, the test is of its answer, not of the message.
     #[serde(default)]
     pub tests_of_call_values: Vec<(ByteSpan, String)>,
+    /// Of those, the tests of the value's `id` itself (`resp.id.is_null()`, `resp.id.is_none()`,
+    /// `resp["id"].is_null()`), not of a member's presence (`resp.get("id").is_some()`, true for
+    /// a null `id` too): a null or missing `id` fails them, so they hold back an answer to a
+    /// message that had none when the function only returns its answer.
+    #[serde(default)]
+    pub value_tests_of_call_values: Vec<ByteSpan>,
     /// `id` tests that decide only what one block does ([`Guard`]): not in `id_checks`.
     #[serde(default)]
     pub guards: Vec<Guard>,
@@ -530,6 +536,9 @@ impl Collector {
                     Some(block) => self.push_guard(scope.span(call), block),
                     None => {
                         self.push_id_check_of(scope.span(call), &call.receiver);
+                        if matches!(&*call.receiver, Expr::Field(_) | Expr::Index(_)) {
+                            self.facts.value_tests_of_call_values.push(scope.span(call));
+                        }
                         if let Some(rest) = later_arms(expr, present, scope) {
                             self.push_guard(scope.span(call), rest);
                         }

@@ -482,6 +482,8 @@ struct CallIndex<'a> {
     checks_id: HashSet<&'a str>,
     /// Functions that answer a message: they send a response, return one, or dispatch methods.
     answers: HashSet<&'a str>,
+    /// Of those, the ones that send a response themselves.
+    sends: HashSet<&'a str>,
     /// Functions that write a response themselves (a response sink, also one that writes what
     /// a callee returns).
     writes: HashSet<&'a str>,
@@ -499,13 +501,14 @@ impl<'a> CallIndex<'a> {
         let mut index = CallIndex {
             checks_id: HashSet::new(),
             answers: HashSet::new(),
+            sends: HashSet::new(),
             writes: HashSet::new(),
             callers: HashMap::new(),
             callees: HashMap::new(),
             guarded_calls: HashSet::new(),
             functions: HashMap::new(),
         };
-        let mut checks: Vec<(&'a str, Option<String>)> = Vec::new();
+        let mut checks: Vec<(&'a str, Option<(String, bool)>)> = Vec::new();
         for ((file, facts), tests) in files.iter().zip(tests) {
             let functions: Vec<(ByteSpan, &str)> = facts
                 .functions
@@ -522,6 +525,9 @@ impl<'a> CallIndex<'a> {
                         && s.if_returns_response.is_empty()
                         && s.through.is_none()
                 });
+                if sends {
+                    index.sends.insert(function.name.as_str());
+                }
                 if sends || function.returns_response {
                     index.answers.insert(function.name.as_str());
                 }
@@ -563,15 +569,26 @@ impl<'a> CallIndex<'a> {
                 .collect();
             for (check, _) in &tests.id_checks {
                 if let Some(name) = innermost(&functions, *check) {
-                    checks.push((name, of_calls.get(check).map(|c| c.to_string())));
+                    let value_test = tests.value_tests_of_call_values.contains(check);
+                    checks.push((
+                        name,
+                        of_calls.get(check).map(|c| (c.to_string(), value_test)),
+                    ));
                 }
             }
             index.functions.insert(*file, functions);
         }
         // A test of the value a function that answers returned is a test of its answer (the
         // response written already), not of the message.
+        // A test of the answer's `id` value that a function only returns (`let response =
+        // handle_request(&request); if response.id.is_null() { continue; } write(&response)`)
+        // holds that answer back for a message without one: it is a test of the message's.
         for (name, of_call) in checks {
-            if !of_call.is_some_and(|callee| index.answers.contains(callee.as_str())) {
+            let of_answer = of_call.is_some_and(|(callee, value_test)| {
+                let held_back = value_test && !index.sends.contains(callee.as_str());
+                index.answers.contains(callee.as_str()) && !held_back
+            });
+            if !of_answer {
                 index.checks_id.insert(name);
             }
         }

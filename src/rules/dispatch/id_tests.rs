@@ -549,6 +549,18 @@ impl Collector {
                 let block = self.guarded_block(expr, method == "is_some", scope);
                 self.push_getter_test(scope.span(call), &call.receiver, block);
             }
+            // `id.map(|id| error(id, -32601, ..))`: the closure runs only for a message with an
+            // `id` (the value is `None` for one without), so what it builds answers requests
+            // alone.
+            "map" | "and_then"
+                if id_local(&call.receiver)
+                    && self.reads_id(&call.receiver)
+                    && matches!(call.args.first(), Some(Expr::Closure(_))) =>
+            {
+                if let Some(Expr::Closure(closure)) = call.args.first() {
+                    self.push_guard(scope.span(call), scope.span(&*closure.body));
+                }
+            }
             // `obj.contains_key("id")`: the member's presence, which is what tells a request
             // from a notification.
             "contains_key" if call.args.first().and_then(str_literal).as_deref() == Some("id") => {
@@ -1152,6 +1164,22 @@ fn ends_in_id(expr: &Expr) -> bool {
         Expr::Reference(r) => ends_in_id(&r.expr),
         Expr::Paren(p) => ends_in_id(&p.expr),
         Expr::Group(g) => ends_in_id(&g.expr),
+        _ => false,
+    }
+}
+
+/// A local or parameter, through `.clone()` and `.as_ref()` (`id`, `id.clone()`): the value an
+/// answer is mapped over, not a member read from some other value (`chunk.get("id")`).
+fn id_local(expr: &Expr) -> bool {
+    match expr {
+        Expr::Path(p) => p.path.get_ident().is_some(),
+        Expr::MethodCall(m)
+            if m.args.is_empty() && matches!(m.method.to_string().as_str(), "clone" | "as_ref") =>
+        {
+            id_local(&m.receiver)
+        }
+        Expr::Reference(r) => id_local(&r.expr),
+        Expr::Paren(p) => id_local(&p.expr),
         _ => false,
     }
 }

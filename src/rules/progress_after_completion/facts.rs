@@ -701,20 +701,9 @@ fn own_call(expr: &Expr) -> Option<(crate::analysis::facts::Callee, &Punctuated<
 /// A call without arguments of a free function of the crate (`next_progress_token()`,
 /// `crate::progress::next_token()`), through `&` and the conversions that keep its value.
 fn argless_own_call(expr: &Expr) -> Option<crate::analysis::facts::Callee> {
-    match expr {
-        Expr::Reference(r) => argless_own_call(&r.expr),
-        Expr::Paren(p) => argless_own_call(&p.expr),
-        Expr::MethodCall(m)
-            if m.args.is_empty()
-                && matches!(
-                    m.method.to_string().as_str(),
-                    "clone" | "to_string" | "to_owned" | "into"
-                ) =>
-        {
-            argless_own_call(&m.receiver)
-        }
-        Expr::Call(call) if call.args.is_empty() && matches!(&*call.func, Expr::Path(_)) => {
-            own_call(expr).map(|(callee, _)| callee)
+    match kept_value(expr) {
+        call @ Expr::Call(c) if c.args.is_empty() && matches!(&*c.func, Expr::Path(_)) => {
+            own_call(call).map(|(callee, _)| callee)
         }
         _ => None,
     }
@@ -1053,11 +1042,19 @@ fn member_value(trees: &[TokenTree], key: usize) -> Option<Vec<&TokenTree>> {
 /// The local or parameter whose value an expression is, through `&`, parentheses and the
 /// conversions that keep it (`.clone()`, `.to_string()`, `.into()`, `.to_owned()`).
 fn carried_local(expr: &Expr) -> Option<String> {
-    match expr {
+    match kept_value(expr) {
         Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
-        Expr::Reference(r) => carried_local(&r.expr),
-        Expr::Paren(p) => carried_local(&p.expr),
-        Expr::Group(g) => carried_local(&g.expr),
+        _ => None,
+    }
+}
+
+/// The expression whose value `expr` is, through `&`, parentheses and the conversions that keep
+/// it (`.clone()`, `.to_string()`, `.into()`, `.to_owned()`).
+fn kept_value(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Reference(r) => kept_value(&r.expr),
+        Expr::Paren(p) => kept_value(&p.expr),
+        Expr::Group(g) => kept_value(&g.expr),
         Expr::MethodCall(m)
             if m.args.is_empty()
                 && matches!(
@@ -1065,9 +1062,9 @@ fn carried_local(expr: &Expr) -> Option<String> {
                     "clone" | "to_string" | "to_owned" | "into"
                 ) =>
         {
-            carried_local(&m.receiver)
+            kept_value(&m.receiver)
         }
-        _ => None,
+        other => other,
     }
 }
 

@@ -835,19 +835,7 @@ fn deciding_matches_elsewhere<'f>(
     let g_item = graph.function(g).item_span;
     let g_calls: Vec<(ByteSpan, Vec<FunctionRef>)> = calls_of(graph, g).collect();
     let serves = |arm: ByteSpan| arm_serves(own, &g_calls, toward, arm);
-    // Where `g` serves: its serve sites and its calls on the way.
-    let serving_spans: Vec<ByteSpan> = own
-        .serve_sites
-        .iter()
-        .copied()
-        .filter(|site| within(*site, g_item))
-        .chain(
-            g_calls
-                .iter()
-                .filter(|(_, targets)| targets.iter().any(|t| *t != g && toward.contains(t)))
-                .map(|(span, _)| *span),
-        )
-        .collect();
+    let serving_spans = where_it_serves(graph, all, toward, g);
     if serving_spans.is_empty() {
         return Vec::new();
     }
@@ -879,7 +867,25 @@ fn serves_only_returning_some(
 ) -> bool {
     let item = graph.function(f).item_span;
     let own = &facts[f.file];
-    let sites = own
+    let serving = where_it_serves(graph, facts, toward, f);
+    !serving.is_empty()
+        && serving.into_iter().all(|span| {
+            own.some_returns
+                .iter()
+                .chain(&own.some_tails)
+                .any(|some| within(*some, item) && within(span, *some))
+        })
+}
+
+/// Where `f` starts serving: its serve sites and its calls on the way to serving.
+fn where_it_serves(
+    graph: &CrateGraph<'_>,
+    facts: &[ServingFacts],
+    toward: &HashSet<FunctionRef>,
+    f: FunctionRef,
+) -> Vec<ByteSpan> {
+    let item = graph.function(f).item_span;
+    let sites = facts[f.file]
         .serve_sites
         .iter()
         .copied()
@@ -887,14 +893,7 @@ fn serves_only_returning_some(
     let serving_calls = calls_of(graph, f)
         .filter(|(_, targets)| targets.iter().any(|t| *t != f && toward.contains(t)))
         .map(|(span, _)| span);
-    let mut serving = sites.chain(serving_calls).peekable();
-    serving.peek().is_some()
-        && serving.all(|span| {
-            own.some_returns
-                .iter()
-                .chain(&own.some_tails)
-                .any(|some| within(*some, item) && within(span, *some))
-        })
+    sites.chain(serving_calls).collect()
 }
 
 /// Per function, spans of branches.

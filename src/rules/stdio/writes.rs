@@ -143,31 +143,21 @@ struct LetCapture {
 /// The `bool` parameters of the function whose item is `parent`: name, and position among its
 /// typed parameters (a method's receiver is not one).
 fn bool_params(parent: Option<Node<'_>>) -> Vec<(String, usize)> {
-    let sig = match parent {
-        Some(Node::Item(syn::Item::Fn(f))) => &f.sig,
-        Some(Node::ImplItem(syn::ImplItem::Fn(f))) => &f.sig,
-        Some(Node::TraitItem(syn::TraitItem::Fn(f))) => &f.sig,
-        _ => return Vec::new(),
-    };
-    sig.inputs
-        .iter()
-        .filter_map(|input| match input {
-            syn::FnArg::Typed(arg) => Some(arg),
-            syn::FnArg::Receiver(_) => None,
-        })
-        .enumerate()
-        .filter_map(|(position, arg)| match (&*arg.pat, &*arg.ty) {
-            (Pat::Ident(ident), syn::Type::Path(ty)) if ty.path.is_ident("bool") => {
-                Some((ident.ident.to_string(), position))
-            }
-            _ => None,
-        })
-        .collect()
+    typed_params(
+        parent,
+        |ty| matches!(ty, syn::Type::Path(ty) if ty.path.is_ident("bool")),
+    )
 }
 
 /// The typed parameters bound to a name of the function whose item is `parent`: name, and
 /// position among its typed parameters.
 fn named_params(parent: Option<Node<'_>>) -> Vec<(String, usize)> {
+    typed_params(parent, |_| true)
+}
+
+/// The typed parameters bound to a name whose type `keep` accepts, of the function whose item is
+/// `parent`: name, and position among its typed parameters.
+fn typed_params(parent: Option<Node<'_>>, keep: fn(&syn::Type) -> bool) -> Vec<(String, usize)> {
     let sig = match parent {
         Some(Node::Item(syn::Item::Fn(f))) => &f.sig,
         Some(Node::ImplItem(syn::ImplItem::Fn(f))) => &f.sig,
@@ -182,7 +172,7 @@ fn named_params(parent: Option<Node<'_>>) -> Vec<(String, usize)> {
         })
         .enumerate()
         .filter_map(|(position, arg)| match &*arg.pat {
-            Pat::Ident(ident) => Some((ident.ident.to_string(), position)),
+            Pat::Ident(ident) if keep(&arg.ty) => Some((ident.ident.to_string(), position)),
             _ => None,
         })
         .collect()
@@ -214,24 +204,13 @@ fn field_param_test(cond: &Expr, params: &[(String, usize)]) -> Option<(usize, S
     }
 }
 
-/// [`param_tests`] for fields of parameters ([`field_param_test`]).
+/// [`param_tests`] for `bool` fields of parameters ([`field_param_test`]).
 fn field_param_tests(
     cond: &Expr,
     params: &[(String, usize)],
     or: bool,
 ) -> Vec<(usize, String, bool)> {
-    match cond {
-        Expr::Paren(p) => field_param_tests(&p.expr, params, or),
-        Expr::Binary(b)
-            if (!or && matches!(b.op, syn::BinOp::And(_)))
-                || (or && matches!(b.op, syn::BinOp::Or(_))) =>
-        {
-            let mut tests = field_param_tests(&b.left, params, or);
-            tests.extend(field_param_tests(&b.right, params, or));
-            tests
-        }
-        other => field_param_test(other, params).into_iter().collect(),
-    }
+    chain_tests(cond, or, &|leaf| field_param_test(leaf, params))
 }
 
 /// A condition that is a `bool` parameter (`to_stderr`) or its negation (`!to_stderr`): the
@@ -259,17 +238,23 @@ fn param_test(cond: &Expr, params: &[(String, usize)]) -> Option<(usize, bool)> 
 /// `or`, those among the operands of an `||` chain, each of which makes it hold (what must all
 /// fail for the `else` branch).
 fn param_tests(cond: &Expr, params: &[(String, usize)], or: bool) -> Vec<(usize, bool)> {
+    chain_tests(cond, or, &|leaf| param_test(leaf, params))
+}
+
+/// What `test` finds in a condition that must hold for it to hold: the condition itself, or the
+/// operands of an `&&` chain (with `or`, of an `||` chain: each makes it hold).
+fn chain_tests<T>(cond: &Expr, or: bool, test: &dyn Fn(&Expr) -> Option<T>) -> Vec<T> {
     match cond {
-        Expr::Paren(p) => param_tests(&p.expr, params, or),
+        Expr::Paren(p) => chain_tests(&p.expr, or, test),
         Expr::Binary(b)
             if (!or && matches!(b.op, syn::BinOp::And(_)))
                 || (or && matches!(b.op, syn::BinOp::Or(_))) =>
         {
-            let mut tests = param_tests(&b.left, params, or);
-            tests.extend(param_tests(&b.right, params, or));
+            let mut tests = chain_tests(&b.left, or, test);
+            tests.extend(chain_tests(&b.right, or, test));
             tests
         }
-        other => param_test(other, params).into_iter().collect(),
+        other => test(other).into_iter().collect(),
     }
 }
 

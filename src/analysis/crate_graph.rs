@@ -140,6 +140,11 @@ impl<'a> Index<'a> {
                     .field_types
                     .insert((owner.as_str(), field.as_str()), ty.as_str());
             }
+            for (owner, field, ty) in &facts.optional_fields {
+                index
+                    .field_types
+                    .insert((owner.as_str(), field.as_str()), ty.as_str());
+            }
             index.traits.extend(facts.traits.iter().map(String::as_str));
         }
         index
@@ -213,6 +218,12 @@ impl<'a> Reads<'a> {
                 receiver,
             } => match receiver {
                 Some(ReceiverType::Named(ty)) => self.add_typed(ty, name),
+                // What the inner call reaches decides the type: its keys are read, and a
+                // method of this name anywhere may be the one reached.
+                Some(ReceiverType::Returned(inner)) => {
+                    self.add(graph, caller, inner);
+                    self.methods.insert(name);
+                }
                 Some(ReceiverType::SelfField(field)) => {
                     if let Some(owner) = &caller.self_ty {
                         self.fields.insert((owner, field));
@@ -366,8 +377,10 @@ impl<'g, 'a> Base<'g, 'a> {
         let name = match callee {
             Callee::Path(segments) => segments.last().map(String::as_str).unwrap_or(""),
             Callee::Method { receiver, name, .. } => {
-                if matches!(receiver, Some(ReceiverType::SelfField(_))) {
-                    return false;
+                match receiver {
+                    Some(ReceiverType::SelfField(_)) => return false,
+                    Some(ReceiverType::Returned(inner)) if !self.unchanged(inner) => return false,
+                    _ => {}
                 }
                 name
             }
@@ -763,6 +776,19 @@ impl<'a> CrateGraph<'a> {
                         return exact;
                     }
                     if !module.is_empty() {
+                        // Re-exported from a child module (`pub use amend::run_amend;` in
+                        // `cli::git`): the child's function, when a file re-exports the name
+                        // from that child.
+                        let child = pick(&|f| {
+                            f.module.len() == module.len() + 1
+                                && f.module.starts_with(&module)
+                                && f.module
+                                    .last()
+                                    .is_some_and(|child| self.reexports_from(name, Some(child)))
+                        });
+                        if !child.is_empty() || self.reexports_from(name, None) {
+                            return child;
+                        }
                         return pick(&|f| f.module.last() == module.last());
                     }
                     // At the crate's root: re-exported from a module, found by name below.
@@ -821,7 +847,13 @@ impl<'a> CrateGraph<'a> {
         else {
             return Vec::new();
         };
-        let modules = &path[..path.len().saturating_sub(1)];
+        let mut modules = &path[..path.len().saturating_sub(1)];
+        // `use my_crate::cli::run;` in a target of the crate: the crate's own module.
+        if let Some((first, rest)) = modules.split_first() {
+            if self.crate_name.as_deref() == Some(first.as_str()) && !rest.is_empty() {
+                modules = rest;
+            }
+        }
         if modules
             .iter()
             .all(|m| matches!(m.as_str(), "crate" | "self" | "super"))
@@ -833,6 +865,25 @@ impl<'a> CrateGraph<'a> {
             .copied()
             .filter(|&c| super::syntax::module_ends_with(&self.function(c).module, modules))
             .collect()
+    }
+
+    /// Whether a file of the graph brings `name` in from a module `child` of its own (`pub use
+    /// amend::{run_amend, ..};`, `pub use self::amend::run_amend;`), or from any child module
+    /// of its own when `child` is `None`.
+    fn reexports_from(&self, name: &str, child: Option<&str>) -> bool {
+        let from = |module: &String| child.is_none_or(|child| module == child);
+        self.files.iter().any(|(_, file)| {
+            file.imports.iter().any(|(n, path)| {
+                n == name
+                    && match path.as_slice() {
+                        [first, module, _] if first == "self" => from(module),
+                        [module, _] => {
+                            !matches!(module.as_str(), "crate" | "super" | "self") && from(module)
+                        }
+                        _ => false,
+                    }
+            })
+        })
     }
 
     /// The module a path's modules name from an anchor (`crate`, `self`, `super`, the crate's
@@ -884,6 +935,25 @@ impl<'a> CrateGraph<'a> {
             ReceiverType::SelfField(field) => {
                 let owner = self.function(caller).self_ty.as_deref()?;
                 self.field_type(owner, field)
+            }
+            // The type every target of the call declares it returns, when they agree; only for a
+            // call the code resolves (by its path, or on a value of a known type), not one
+            // guessed by its name alone (`flag.then(..)` is `bool`'s).
+            ReceiverType::Returned(callee) => {
+                if let Callee::Method {
+                    on_self: false,
+                    receiver,
+                    ..
+                } = &**callee
+                {
+                    self.receiver_type(caller, receiver.as_ref())?;
+                }
+                let targets = self.resolve(caller, callee);
+                let mut types = targets
+                    .iter()
+                    .map(|&t| self.function(t).returns_type.as_deref());
+                let first = types.next()??;
+                types.all(|t| t == Some(first)).then_some(first)
             }
         }
     }

@@ -201,6 +201,9 @@ pub enum ReceiverType {
     Named(String),
     /// A field of `self`, whose type the struct's definition gives.
     SelfField(String),
+    /// The value a call returns (`Builder::new().root(p)`, `create_server(..).await?`, `match
+    /// open(..) { Ok(s) => s, .. }`): the type its targets declare they return, when they agree.
+    Returned(Box<Callee>),
 }
 
 /// A call of something that may be a function of the same crate.
@@ -272,6 +275,9 @@ pub struct FunctionFacts {
     pub returns_response: bool,
     /// Calls whose value the function returns (a response if theirs is).
     pub returns_calls: Vec<Callee>,
+    /// The type the function declares it returns, as a receiver's type is named (`Self` as
+    /// the implementing type), out of a `Result`, an `Option` or a future's `Output`.
+    pub returns_type: Option<String>,
     /// Calls whose error the function returns through `?` (`helper(..).await?`).
     pub propagates_calls: Vec<Callee>,
     /// Calls whose value the function writes to the wire (a writing macro or a transport's send
@@ -349,6 +355,10 @@ pub struct FileFacts {
     pub registry_users: Vec<usize>,
     /// Field types of the file's structs: (struct, field, type's last path segment).
     pub struct_fields: Vec<(String, String, String)>,
+    /// Of those, the `Option` fields, with the type they hold: (struct, field, type). A method
+    /// called on what such a field holds (`if let Some(h) = &self.handler { h.run() }`) is
+    /// that type's.
+    pub optional_fields: Vec<(String, String, String)>,
     /// Fields a missing key deserialises to their default (`#[serde(default)]` on the field or
     /// its struct): (struct, field).
     #[serde(default)]

@@ -25,6 +25,7 @@ pub struct Items {
     spans: Vec<ByteSpan>,
     string_consts: Vec<(String, String)>,
     struct_fields: Vec<(String, String, String)>,
+    optional_fields: Vec<(String, String, String)>,
     defaulted_fields: Vec<(String, String)>,
     traits: Vec<String>,
     mod_decls: Vec<ModDecl>,
@@ -96,6 +97,10 @@ impl Hook for Items {
                         self.defaulted_fields
                             .push((owner.clone(), ident.to_string()));
                     }
+                    if let Some(ty) = super::syntax::optional_type_name(&field.ty) {
+                        let field = (owner.clone(), ident.to_string(), ty);
+                        self.optional_fields.push(field);
+                    }
                     if let Some(ty) = type_name(&field.ty) {
                         let field = (owner.clone(), ident.to_string(), ty);
                         self.struct_fields.push(field);
@@ -115,6 +120,7 @@ impl Hook for Items {
         facts.items = self.spans;
         facts.string_consts = self.string_consts;
         facts.struct_fields = self.struct_fields;
+        facts.optional_fields = self.optional_fields;
         facts.defaulted_fields = self.defaulted_fields;
         facts.traits = self.traits;
         facts.mod_decls = self.mod_decls;

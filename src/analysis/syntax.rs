@@ -483,6 +483,89 @@ pub fn type_name(ty: &syn::Type) -> Option<String> {
     }
 }
 
+/// The type of the value a function hands back, as [`type_name`] names it, from its declared
+/// return type: out of a `Result` (any alias named `..Result`, whose first argument is the
+/// value), an `Option`, and a future's `Output` (`impl Future<Output = T>`). `None` for `()`
+/// and for what cannot be named.
+pub fn returned_type_name(output: &syn::ReturnType) -> Option<String> {
+    match output {
+        syn::ReturnType::Default => None,
+        syn::ReturnType::Type(_, ty) => value_type_name(ty, 0),
+    }
+}
+
+fn value_type_name(ty: &syn::Type, depth: usize) -> Option<String> {
+    if depth > 4 {
+        return None;
+    }
+    let first_type = |arguments: &syn::PathArguments| match arguments {
+        syn::PathArguments::AngleBracketed(args) => args.args.iter().find_map(|a| match a {
+            syn::GenericArgument::Type(t) => Some(t.clone()),
+            _ => None,
+        }),
+        _ => None,
+    };
+    match ty {
+        syn::Type::Path(p) => {
+            let last = p.path.segments.last()?;
+            let name = last.ident.to_string();
+            if name == "Option" || name.ends_with("Result") {
+                return value_type_name(&first_type(&last.arguments)?, depth + 1);
+            }
+            type_name(ty)
+        }
+        syn::Type::ImplTrait(t) => {
+            let output = t.bounds.iter().find_map(|bound| match bound {
+                syn::TypeParamBound::Trait(tr) => {
+                    let last = tr.path.segments.last()?;
+                    if last.ident != "Future" {
+                        return None;
+                    }
+                    match &last.arguments {
+                        syn::PathArguments::AngleBracketed(args) => {
+                            args.args.iter().find_map(|a| match a {
+                                syn::GenericArgument::AssocType(assoc)
+                                    if assoc.ident == "Output" =>
+                                {
+                                    Some(assoc.ty.clone())
+                                }
+                                _ => None,
+                            })
+                        }
+                        _ => None,
+                    }
+                }
+                _ => None,
+            });
+            match output {
+                Some(output) => value_type_name(&output, depth + 1),
+                None => type_name(ty),
+            }
+        }
+        syn::Type::Tuple(t) if t.elems.is_empty() => None,
+        _ => type_name(ty),
+    }
+}
+
+/// The type an `Option` holds, as [`type_name`] names it (`Option<Box<dyn Handler>>` gives
+/// `dyn Handler`); `None` for any other type.
+pub fn optional_type_name(ty: &syn::Type) -> Option<String> {
+    let syn::Type::Path(p) = ty else {
+        return None;
+    };
+    let last = p.path.segments.last()?;
+    if last.ident != "Option" {
+        return None;
+    }
+    match &last.arguments {
+        syn::PathArguments::AngleBracketed(args) => match args.args.first()? {
+            syn::GenericArgument::Type(inner) => type_name(inner),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// The name a trait object's type goes by in the analysis: `dyn` and its first trait's last
 /// path segment (`dyn Sink`).
 fn trait_of(

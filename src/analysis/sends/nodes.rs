@@ -378,6 +378,48 @@ impl Sends<'_> {
     }
 }
 
+/// What [`parameter_locals`] gives: the locals, their declared types and the parameter names.
+type ParameterLocals = (
+    HashMap<String, LocalInfo>,
+    HashMap<String, ReceiverType>,
+    Vec<Option<String>>,
+);
+
+/// A function's parameters as locals: which parameter each binding comes from, the declared
+/// type of each binding, and the name of each plain parameter (`None` for a pattern).
+fn parameter_locals(sig: &syn::Signature) -> ParameterLocals {
+    let mut locals = HashMap::new();
+    let mut local_types = HashMap::new();
+    let mut params = Vec::new();
+    let typed_inputs = sig
+        .inputs
+        .iter()
+        .filter(|i| matches!(i, syn::FnArg::Typed(_)));
+    for (position, input) in typed_inputs.enumerate() {
+        if let syn::FnArg::Typed(arg) = input {
+            let bindings = pattern_bindings(&arg.pat);
+            params.push(match (&*arg.pat, bindings.as_slice()) {
+                (syn::Pat::Ident(_), [name]) => Some(name.clone()),
+                _ => None,
+            });
+            if let (Some(ty), [name]) = (type_name(&arg.ty), bindings.as_slice()) {
+                local_types.insert(name.clone(), ReceiverType::Named(ty));
+            }
+            for binding in bindings {
+                let params = 1u64.checked_shl(position as u32).unwrap_or(0);
+                locals.insert(
+                    binding,
+                    LocalInfo {
+                        params,
+                        ..LocalInfo::default()
+                    },
+                );
+            }
+        }
+    }
+    (locals, local_types, params)
+}
+
 impl Sends<'_> {
     /// A function's body is entered: the function's facts start, and the cancel paths around
     /// it are set aside (its own, if it is a cancel hook, take their place).
@@ -396,6 +438,10 @@ impl Sends<'_> {
         };
         let item_span = scope.function().map(|f| f.span).unwrap_or_default();
         let name = sig.ident.to_string();
+        let returns_type = match crate::analysis::syntax::returned_type_name(&sig.output) {
+            Some(ty) if ty == "Self" => self_ty.clone(),
+            other => other,
+        };
         let has_receiver = sig.receiver().is_some();
         let name_span = self.span(&sig.ident);
         let hook = self.marks.is_hook(&name, has_receiver).then(|| {
@@ -406,35 +452,7 @@ impl Sends<'_> {
                 OriginCondition::Always,
             )
         });
-        let mut locals = HashMap::new();
-        let mut local_types = HashMap::new();
-        let mut params = Vec::new();
-        let typed_inputs = sig
-            .inputs
-            .iter()
-            .filter(|i| matches!(i, syn::FnArg::Typed(_)));
-        for (position, input) in typed_inputs.enumerate() {
-            if let syn::FnArg::Typed(arg) = input {
-                let bindings = pattern_bindings(&arg.pat);
-                params.push(match (&*arg.pat, bindings.as_slice()) {
-                    (syn::Pat::Ident(_), [name]) => Some(name.clone()),
-                    _ => None,
-                });
-                if let (Some(ty), [name]) = (type_name(&arg.ty), bindings.as_slice()) {
-                    local_types.insert(name.clone(), ReceiverType::Named(ty));
-                }
-                for binding in bindings {
-                    let params = 1u64.checked_shl(position as u32).unwrap_or(0);
-                    locals.insert(
-                        binding,
-                        LocalInfo {
-                            params,
-                            ..LocalInfo::default()
-                        },
-                    );
-                }
-            }
-        }
+        let (locals, local_types, params) = parameter_locals(sig);
         let mut module = self.module.clone();
         module.extend(scope.inline_modules().iter().map(|m| m.name.clone()));
         let saved_origins = std::mem::take(&mut self.origins);
@@ -455,6 +473,7 @@ impl Sends<'_> {
                 registries: Vec::new(),
                 returns_response: false,
                 returns_calls: Vec::new(),
+                returns_type,
                 propagates_calls: Vec::new(),
                 written_calls: Vec::new(),
                 registry_params: Vec::new(),

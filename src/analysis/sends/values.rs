@@ -974,6 +974,13 @@ impl Sends<'_> {
 
     /// The type of a method call's receiver, when the code makes it evident.
     pub(super) fn receiver_type(&self, receiver: &Expr) -> Option<ReceiverType> {
+        self.receiver_type_at(receiver, 0)
+    }
+
+    /// [`Self::receiver_type`], `depth` calls deep in a chain whose value is typed by what its
+    /// calls return (a few calls at most: a longer chain is left untyped).
+    fn receiver_type_at(&self, receiver: &Expr, depth: usize) -> Option<ReceiverType> {
+        const DEEPEST: usize = 4;
         match peel(receiver) {
             Expr::Path(p) => {
                 let ident = p.path.get_ident()?.to_string();
@@ -1005,14 +1012,39 @@ impl Sends<'_> {
                             | "borrow_mut"
                     ) =>
             {
-                self.receiver_type(&m.receiver)
+                self.receiver_type_at(&m.receiver, depth)
             }
-            Expr::Await(a) => self.receiver_type(&a.base),
-            Expr::Try(t) => self.receiver_type(&t.expr),
+            Expr::MethodCall(m) if m.args.len() == 1 && m.method == "expect" => {
+                self.receiver_type_at(&m.receiver, depth)
+            }
+            Expr::Await(a) => self.receiver_type_at(&a.base, depth),
+            Expr::Try(t) => self.receiver_type_at(&t.expr, depth),
+            // `Builder::new().root(p)`: what the method returns, as the graph resolves it.
+            Expr::MethodCall(m) if depth < DEEPEST => {
+                let on_self = matches!(peel(&m.receiver), Expr::Path(p) if p.path.is_ident("self"));
+                Some(ReceiverType::Returned(Box::new(Callee::Method {
+                    name: m.method.to_string(),
+                    on_self,
+                    receiver: self.receiver_type_at(&m.receiver, depth + 1),
+                })))
+            }
             // `Builder::new(true).build()`: the value a type's associated function makes, as
-            // for a local bound from it.
-            call @ (Expr::Call(_) | Expr::Struct(_)) => {
-                super::shapes::constructed_type(call).map(ReceiverType::Named)
+            // for a local bound from it; another function's value is what it returns.
+            call @ (Expr::Call(_) | Expr::Struct(_)) => super::shapes::constructed_type(call)
+                .map(ReceiverType::Named)
+                .or_else(|| match call {
+                    Expr::Call(c) if depth < DEEPEST => match &*c.func {
+                        Expr::Path(p) => Some(ReceiverType::Returned(Box::new(Callee::Path(
+                            path_segments(&p.path),
+                        )))),
+                        _ => None,
+                    },
+                    _ => None,
+                }),
+            // `match open(..).await { Ok(s) => s, Err(e) => return Err(e) }`: the scrutinee's
+            // value, out of its `Ok` or `Some`.
+            Expr::Match(m) if m.arms.iter().any(unwraps_its_binding) => {
+                self.receiver_type_at(&m.expr, depth)
             }
             _ => None,
         }
@@ -1316,6 +1348,22 @@ fn is_further_path(path: &syn::Path) -> bool {
     path.segments
         .iter()
         .any(|s| vocab::FURTHER_MESSAGE_TYPES.contains(&s.ident.to_string().as_str()))
+}
+
+/// A `match` arm that hands on what its `Ok(x)` or `Some(x)` pattern binds: `Ok(s) => s`.
+fn unwraps_its_binding(arm: &syn::Arm) -> bool {
+    let Pat::TupleStruct(ts) = &arm.pat else {
+        return false;
+    };
+    let (Some(last), [Pat::Ident(binding)]) = (
+        ts.path.segments.last(),
+        ts.elems.iter().collect::<Vec<_>>().as_slice(),
+    ) else {
+        return false;
+    };
+    (last.ident == "Ok" || last.ident == "Some")
+        && arm.guard.is_none()
+        && matches!(peel(&arm.body), Expr::Path(p) if p.path.is_ident(&binding.ident))
 }
 
 /// A unit struct's value named by its type (`Server.run(..)`): a single CamelCase name that no

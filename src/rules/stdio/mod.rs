@@ -70,10 +70,12 @@ pub fn words() -> Vec<String> {
 /// the files that declare modules (the crate roots and `mod.rs` files where a program's
 /// sub-commands are dispatched: the serving path runs through them, from `main` to the serve
 /// site), and the files that define a `main` (a binary whose `main` calls into its library to
-/// set up logging and serve, with no module of its own and no word of the family), once any
-/// parsed file serves MCP over stdio.
+/// set up logging and serve, with no module of its own and no word of the family), once a
+/// parsed file serves over stdio and one speaks MCP.
 pub fn follow_up(facts: &[&FileFacts]) -> BTreeSet<String> {
-    if facts.iter().any(|f| f.serves_stdio && f.mentions_mcp) {
+    // The unit serves over stdio and speaks MCP, in the same file or not: a transport type of
+    // the crate's own (`StdioTransport`, reading `stdin()`) need not name MCP itself.
+    if facts.iter().any(|f| f.serves_stdio) && facts.iter().any(|f| f.mentions_mcp) {
         // Each file's serving facts, decoded once for the questions below.
         let serving: Vec<facts::ServingFacts> = facts.iter().map(|f| facts::serving(f)).collect();
         let handler_types = handler_type_names(&serving);

@@ -232,6 +232,14 @@ impl<'a> Reads<'a> {
                         }
                     }
                 }
+                // The field's type decides, and the base's: a method of this name anywhere
+                // may be the one reached.
+                Some(ReceiverType::FieldOf(base, field)) => {
+                    if let ReceiverType::Named(owner) = &**base {
+                        self.fields.insert((owner, field));
+                    }
+                    self.methods.insert(name);
+                }
                 None => {
                     if *on_self {
                         if let Some(ty) = &caller.self_ty {
@@ -378,7 +386,7 @@ impl<'g, 'a> Base<'g, 'a> {
             Callee::Path(segments) => segments.last().map(String::as_str).unwrap_or(""),
             Callee::Method { receiver, name, .. } => {
                 match receiver {
-                    Some(ReceiverType::SelfField(_)) => return false,
+                    Some(ReceiverType::SelfField(_) | ReceiverType::FieldOf(..)) => return false,
                     Some(ReceiverType::Returned(inner)) if !self.unchanged(inner) => return false,
                     _ => {}
                 }
@@ -934,6 +942,10 @@ impl<'a> CrateGraph<'a> {
             ReceiverType::Named(ty) => Some(ty.as_str()),
             ReceiverType::SelfField(field) => {
                 let owner = self.function(caller).self_ty.as_deref()?;
+                self.field_type(owner, field)
+            }
+            ReceiverType::FieldOf(base, field) => {
+                let owner = self.receiver_type(caller, Some(base))?;
                 self.field_type(owner, field)
             }
             // The type every target of the call declares it returns, when they agree; only for a

@@ -608,6 +608,7 @@ impl Collector {
             err_answered_here: false,
             calls: called_names(body),
             http_error_status: names_http_error_status(body.to_token_stream()),
+            falls_through: does_nothing(body),
         }
     }
 
@@ -752,6 +753,40 @@ impl Collector {
     }
 }
 
+/// Whether an arm's body does nothing: `{}`, `()`, or blocks of those (`else { {} }`).
+fn does_nothing(body: &Expr) -> bool {
+    match body {
+        Expr::Block(b) => b.block.stmts.iter().all(|stmt| match stmt {
+            syn::Stmt::Expr(e, _) => does_nothing(e),
+            _ => false,
+        }),
+        Expr::Tuple(t) => t.elems.is_empty(),
+        Expr::Paren(p) => does_nothing(&p.expr),
+        _ => false,
+    }
+}
+
+/// Whether an argument is a value, not something that may be a handler: a literal, a macro's
+/// value (`json!({})`), a struct literal, a reference to one, or a path or call whose last name
+/// is a type's or a variant's (`None`, `Value::Null`, `Some(params)`). A lowercase name may be
+/// a handler function: not plain.
+fn is_plain_value(arg: &Expr) -> bool {
+    let capitalised = |path: &syn::Path| {
+        path.segments.last().is_some_and(|s| {
+            s.ident
+                .to_string()
+                .starts_with(|c: char| c.is_ascii_uppercase())
+        })
+    };
+    match arg {
+        Expr::Lit(_) | Expr::Macro(_) | Expr::Struct(_) => true,
+        Expr::Reference(r) => is_plain_value(&r.expr),
+        Expr::Path(p) => capitalised(&p.path),
+        Expr::Call(c) => matches!(&*c.func, Expr::Path(p) if capitalised(&p.path)),
+        _ => false,
+    }
+}
+
 /// Whether a node is a function (whose scope the walk has just entered).
 pub fn is_function(node: Node<'_>) -> bool {
     matches!(
@@ -868,7 +903,25 @@ impl Collector {
                     }
                 }
             }
+            Expr::Call(call) => self.note_ping_request(&call.args),
+            Expr::MethodCall(call) => self.note_ping_request(&call.args),
             _ => {}
+        }
+    }
+
+    /// A call whose first argument is `"ping"` and whose others are plain values: a request
+    /// for `ping` being sent (see [`DispatchFacts::ping_request_literals`]).
+    fn note_ping_request(&mut self, args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>) {
+        if self.in_unread > 0 {
+            return;
+        }
+        let mut args = args.iter();
+        let is_ping = matches!(
+            args.next(),
+            Some(Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. })) if s.value() == "ping"
+        );
+        if is_ping && args.all(is_plain_value) {
+            self.facts.ping_request_literals = self.facts.ping_request_literals.saturating_add(1);
         }
     }
 

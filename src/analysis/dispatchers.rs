@@ -77,6 +77,10 @@ pub struct CatchAllArm {
     /// accept over Streamable HTTP.
     #[serde(default)]
     pub http_error_status: bool,
+    /// The arm does nothing (`_ => {}`): the other methods fall through to the code after the
+    /// `match`, maybe a second dispatcher of the same function.
+    #[serde(default)]
+    pub falls_through: bool,
 }
 
 /// A `match` over method names.
@@ -157,6 +161,11 @@ pub struct DispatchFacts {
     /// `ping` is named anywhere else.
     #[serde(default)]
     pub ping_literals: u32,
+    /// How many of those are a request's method: the first argument of a call whose other
+    /// arguments are plain values (`call_daemon("ping", json!({}))`, `request("ping", None)`),
+    /// not a handler (`route("ping", on_ping)`). A program that sends `ping` answers none.
+    #[serde(default)]
+    pub ping_request_literals: u32,
     /// The simple names of the functions whose `Err` a caller in this file turns into a reply:
     /// `match process(line) { .., Err(e) => { let reply = json!({"jsonrpc": "2.0", "error":
     /// ..}); writeln!(out, "{reply}")?; } }`. Sorted, each once.

@@ -43,6 +43,11 @@ pub enum OriginCondition {
     /// sets its atomic flags (`.store(true, ..)`) on marked paths and nowhere else, so that a
     /// set flag means the condition held (see [`FileFacts::flag_sets`]).
     FlagSet,
+    /// A hook known only by a name the crate gives its own function (`cancel(&self)`): a
+    /// marked path when a call on a marked path reaches it, or when the crate's product code
+    /// calls it nowhere (an entry point the crate's users call); not when every call to it
+    /// lies elsewhere (a timeout's clean-up named `cancel`).
+    CalledOnPath,
 }
 
 /// Where a marked path starts.
@@ -204,6 +209,9 @@ pub enum ReceiverType {
     /// The value a call returns (`Builder::new().root(p)`, `create_server(..).await?`, `match
     /// open(..) { Ok(s) => s, .. }`): the type its targets declare they return, when they agree.
     Returned(Box<Callee>),
+    /// A field of a value whose type is known another way (`state.waiter` with `state:
+    /// &Arc<State>`): the type the struct's definition gives the field.
+    FieldOf(Box<ReceiverType>, String),
 }
 
 /// A call of something that may be a function of the same crate.

@@ -44,6 +44,12 @@ pub trait PathMarks: Sync {
     /// Whether a function of this name runs because the condition held.
     fn is_hook(&self, name: &str, has_receiver: bool) -> bool;
 
+    /// When a hook of this name is a marked path: always, or (for a name the crate gives its
+    /// own function) only as its callers show ([`OriginCondition::CalledOnPath`]).
+    fn hook_condition(&self, _name: &str) -> OriginCondition {
+        OriginCondition::Always
+    }
+
     /// Whether a method of this name, on a receiver the condition concerns, is its future
     /// (completes when it holds).
     fn is_future_method(&self, method: &str) -> bool;

@@ -449,7 +449,7 @@ impl Sends<'_> {
                 OriginKind::Hook,
                 name_span,
                 self.marks.label(Place::Hook(&name)),
-                OriginCondition::Always,
+                self.marks.hook_condition(&name),
             )
         });
         let (locals, local_types, params) = parameter_locals(sig);

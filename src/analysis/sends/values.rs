@@ -995,6 +995,10 @@ impl Sends<'_> {
                 (Expr::Path(p), syn::Member::Named(field)) if p.path.is_ident("self") => {
                     Some(ReceiverType::SelfField(field.to_string()))
                 }
+                (base, syn::Member::Named(field)) if depth < DEEPEST => {
+                    let base = self.receiver_type_at(base, depth + 1)?;
+                    Some(ReceiverType::FieldOf(Box::new(base), field.to_string()))
+                }
                 _ => None,
             },
             Expr::MethodCall(m)

@@ -44,6 +44,8 @@ fn on_cancel_path(file: &FileFacts, origins: &[usize], cancel_consts: &HashSet<&
             // Whether the crate's flags mean a cancellation is known only over all its files:
             // look further, as if it did.
             OriginCondition::FlagSet => true,
+            // Whether the hook's callers are on cancel paths is known only over all the files.
+            OriginCondition::CalledOnPath => true,
         })
 }
 
@@ -66,6 +68,41 @@ pub fn needles(facts: &[&FileFacts], vocabulary: &Vocabulary) -> BTreeSet<String
     if sets_flags {
         needles.insert(".load(".to_string());
     }
+    // A hook known only by its own name (`cancel(&self)`) is a cancel path as its callers show:
+    // the files that call a method of its name, whatever words they hold.
+    let mut own_name_hooks = BTreeSet::new();
+    for file in facts {
+        for function in &file.functions {
+            let own_name_hook = function
+                .hook
+                .and_then(|id| file.origins.get(id))
+                .is_some_and(|o| o.condition == OriginCondition::CalledOnPath);
+            if own_name_hook {
+                needles.insert(format!("{STANDALONE}.{}(", function.name));
+                own_name_hooks.insert(function.name.as_str());
+            }
+        }
+    }
+    // A call of such a method on a field of a typed value (`state.waiter.cancel(..)`) reaches
+    // it through the struct's definition: the file that defines the value's type.
+    for file in facts.iter().filter(|_| !own_name_hooks.is_empty()) {
+        for call in file.functions.iter().flat_map(|f| &f.calls) {
+            if let Callee::Method {
+                name,
+                receiver: Some(receiver @ ReceiverType::FieldOf(..)),
+                ..
+            } = &call.callee
+            {
+                if let Some(ty) = own_name_hooks
+                    .contains(name.as_str())
+                    .then(|| innermost_type(receiver))
+                    .flatten()
+                {
+                    needles.insert(format!("{STANDALONE}struct {ty}"));
+                }
+            }
+        }
+    }
     for file in facts.iter().filter(|f| f.mentions_mcp) {
         for removal in &file.registry_removals {
             // The code that registers requests in it (and may answer them).
@@ -82,6 +119,16 @@ pub fn needles(facts: &[&FileFacts], vocabulary: &Vocabulary) -> BTreeSet<String
         needles.insert(format!("{STANDALONE}fn {name}<{companion}"));
     }
     needles
+}
+
+/// The named type a chain of fields starts from (`State` for `state.waiter` with `state:
+/// &State`).
+fn innermost_type(receiver: &ReceiverType) -> Option<&str> {
+    match receiver {
+        ReceiverType::Named(ty) => Some(ty),
+        ReceiverType::FieldOf(base, _) => innermost_type(base),
+        _ => None,
+    }
 }
 
 /// A called function as the follow-up waves look for it: its name, and the type it belongs to

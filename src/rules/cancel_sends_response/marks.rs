@@ -21,6 +21,14 @@ impl PathMarks for Cancellation<'_> {
         super::words::is_cancel_hook(self.vocabulary, name, has_receiver)
     }
 
+    fn hook_condition(&self, name: &str) -> OriginCondition {
+        if super::words::is_own_cancel_hook_name(self.vocabulary, name) {
+            OriginCondition::CalledOnPath
+        } else {
+            OriginCondition::Always
+        }
+    }
+
     fn is_future_method(&self, method: &str) -> bool {
         method == "cancelled" || method == "cancelled_owned"
     }

@@ -9,6 +9,7 @@ use crate::analysis::crate_graph::{CrateGraph, FunctionRef};
 use crate::analysis::facts::{CallSite, FunctionFacts, OriginCondition, PathOrigin, SinkSite};
 use crate::analysis::vocabulary as vocab;
 use crate::source::FileId;
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 /// One step of a call chain from a cancel path down to a send.
 #[derive(Debug, Clone)]
@@ -336,7 +337,7 @@ fn const_is_cancel(graph: &CrateGraph<'_>, name: &str) -> Option<bool> {
     graph.const_holds(name, &|value| value == vocab::CANCELLED_METHOD)
 }
 
-fn origin_holds(graph: &CrateGraph<'_>, origin: &PathOrigin) -> bool {
+fn origin_holds(graph: &CrateGraph<'_>, file: usize, origin: &PathOrigin) -> bool {
     match &origin.condition {
         OriginCondition::FlagSet => {
             graph
@@ -344,6 +345,11 @@ fn origin_holds(graph: &CrateGraph<'_>, origin: &PathOrigin) -> bool {
                 .get_or_init(|| FlagsSetOnCancel::of(graph))
                 .0
         }
+        OriginCondition::CalledOnPath => graph
+            .summaries()
+            .get_or_init(|| HooksCalledOnCancel::of(graph))
+            .0
+            .contains(&(file, origin.span.start)),
         other => plain_origin_holds(graph, other),
     }
 }
@@ -355,7 +361,7 @@ fn plain_origin_holds(graph: &CrateGraph<'_>, condition: &OriginCondition) -> bo
         OriginCondition::ConstNamed(name) => {
             const_is_cancel(graph, name).unwrap_or_else(|| super::words::is_cancel_const_name(name))
         }
-        OriginCondition::FlagSet => false,
+        OriginCondition::FlagSet | OriginCondition::CalledOnPath => false,
     }
 }
 
@@ -386,6 +392,68 @@ impl FlagsSetOnCancel {
     }
 }
 
+/// The hooks known only by a name the crate gives its own method ([`OriginCondition::CalledOnPath`])
+/// that are cancel paths, by file and the start of their origin: those a call on another cancel
+/// path reaches (`Some(responder) => responder.cancel()` in the cancellation's arm), and those
+/// the crate's product code calls nowhere (an entry point its users call, as the seed's
+/// responder). One whose every call lies off cancel paths (a timeout's clean-up) is none.
+struct HooksCalledOnCancel(HashSet<(usize, usize)>);
+
+impl HooksCalledOnCancel {
+    fn of(graph: &CrateGraph<'_>) -> Self {
+        let mut hooks: HashMap<FunctionRef, (bool, bool)> = HashMap::new();
+        for f in graph.all_functions() {
+            let facts = graph.function(f);
+            let own_name = facts
+                .hook
+                .and_then(|id| graph.files()[f.file].1.origins.get(id))
+                .is_some_and(|o| o.condition == OriginCondition::CalledOnPath);
+            if own_name {
+                hooks.insert(f, (false, false));
+            }
+        }
+        if hooks.is_empty() {
+            return HooksCalledOnCancel(HashSet::new());
+        }
+        for g in graph.all_functions() {
+            let facts = graph.function(g);
+            if facts.in_test {
+                continue;
+            }
+            let origins = &graph.files()[g.file].1.origins;
+            for call in &facts.calls {
+                let on_cancel = call
+                    .origins
+                    .iter()
+                    .filter_map(|&id| origins.get(id))
+                    .any(|o| {
+                        o.condition != OriginCondition::CalledOnPath
+                            && origin_holds(graph, g.file, o)
+                    });
+                for target in graph.callees(g, call) {
+                    if target == g {
+                        continue;
+                    }
+                    if let Some((called, called_on_cancel)) = hooks.get_mut(&target) {
+                        *called = true;
+                        *called_on_cancel |= on_cancel;
+                    }
+                }
+            }
+        }
+        let holding = hooks
+            .into_iter()
+            .filter(|(_, (called, on_cancel))| *on_cancel || !*called)
+            .filter_map(|(f, _)| {
+                let facts = graph.function(f);
+                let origin = graph.files()[f.file].1.origins.get(facts.hook?)?;
+                Some((f.file, origin.span.start))
+            })
+            .collect();
+        HooksCalledOnCancel(holding)
+    }
+}
+
 /// The innermost cancel path that holds, of those a site of the graph's `file` lies on.
 pub fn effective_origin<'a>(
     graph: &CrateGraph<'a>,
@@ -397,7 +465,7 @@ pub fn effective_origin<'a>(
         .iter()
         .rev()
         .filter_map(|&id| facts.origins.get(id))
-        .find(|origin| origin_holds(graph, origin))
+        .find(|origin| origin_holds(graph, file, origin))
 }
 
 #[cfg(test)]

@@ -17,6 +17,13 @@ fn is_cancel_hook_name(name: &str, has_receiver: bool) -> bool {
     }
 }
 
+/// Whether a hook is known only by a name as common as `cancel`, which the crate gives its own
+/// method (a per-request responder's, as in the seed, but as well a timeout's clean-up): it is a
+/// cancel path only as its callers show. A name the configuration lists is the user's word.
+pub fn is_own_cancel_hook_name(vocabulary: &Vocabulary, name: &str) -> bool {
+    name == "cancel" && !vocabulary.cancel_hooks.iter().any(|h| h == name)
+}
+
 /// Words that mark a token as server-wide (shutdown) rather than per-request.
 const SHUTDOWN_WORDS: &[&str] = &[
     "shutdown",

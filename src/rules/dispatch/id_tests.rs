@@ -147,6 +147,13 @@ struct FunctionScope {
     /// The function has built an HTTP status so far (`StatusCode::UNAUTHORIZED`), or names an
     /// HTTP response type (`HttpResponse`).
     builds_status: bool,
+    /// The function builds an HTTP error status anywhere (`StatusCode::UNAUTHORIZED`, not
+    /// `OK` or `ACCEPTED`): its null-`id` bodies are those of a rejection, wherever the status
+    /// comes (`let body = json!({.., "id": null}); (StatusCode::UNAUTHORIZED, Json(body))`).
+    builds_error_status: bool,
+    /// How many null-`id` answers the file had when the function was entered: those after are
+    /// the function's.
+    first_null_id: usize,
     /// The function returns nothing (`-> ()`, or no return type).
     returns_unit: bool,
     /// Its locals so far, by name: bound from a read of the message's id (`let id =
@@ -209,6 +216,18 @@ impl Hook for Collector {
                     || path.segments.iter().any(|s| s.ident == "HttpResponse");
                 if let (true, Some(function)) = (status, self.functions.last_mut()) {
                     function.builds_status = true;
+                    // A status constant other than a success's (`StatusCode::from_u16(..)`
+                    // may be any).
+                    let error_status = path.segments.last().is_some_and(|s| {
+                        let name = s.ident.to_string();
+                        name.chars()
+                            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+                            && !matches!(
+                                name.as_str(),
+                                "OK" | "ACCEPTED" | "CREATED" | "NO_CONTENT"
+                            )
+                    });
+                    function.builds_error_status |= error_status;
                 }
             }
             Node::Local(local) => self.enter_local(local, scope),
@@ -264,6 +283,8 @@ impl Collector {
             span,
             takes_status,
             builds_status: false,
+            builds_error_status: false,
+            first_null_id: self.facts.null_id_responses.len(),
             returns_unit,
             locals: std::collections::HashMap::new(),
             call_values: std::collections::HashMap::new(),
@@ -275,6 +296,12 @@ impl Collector {
 
     fn leave_function(&mut self) {
         if let Some(scope) = self.functions.pop() {
+            if scope.builds_error_status {
+                let first = scope.first_null_id.min(self.facts.null_id_responses.len());
+                for response in &mut self.facts.null_id_responses[first..] {
+                    response.answers_parse_error = true;
+                }
+            }
             if scope.name.contains("parse") {
                 self.parse_error_depth = self.parse_error_depth.saturating_sub(1);
             }

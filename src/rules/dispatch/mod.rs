@@ -271,6 +271,21 @@ pub(super) fn fronts<'c>(
     })
 }
 
+/// The dispatchers of the same function before `dispatcher` whose catch-all does nothing (`_ =>
+/// {}`): the methods they do not list fall through to it (`match method { "initialize" => return
+/// .., _ => {} }` and then `match method { "tools/call" => .., other => not_found(other) }`).
+pub(super) fn falling_fronts<'c>(
+    facts: &'c FileFacts,
+    dispatcher: &'c MethodDispatcher,
+) -> impl Iterator<Item = &'c MethodDispatcher> + 'c {
+    facts.dispatch.dispatchers.iter().filter(move |front| {
+        front.function.is_some()
+            && front.function == dispatcher.function
+            && front.span.end <= dispatcher.span.start
+            && front.catch_all.as_ref().is_some_and(|c| c.falls_through)
+    })
+}
+
 /// A dispatcher of the unit's product code that answers `initialize` and whose catch-all hands
 /// every other method to `dispatcher`'s function: the two serve as one, and messages reach
 /// `dispatcher` as they arrive.

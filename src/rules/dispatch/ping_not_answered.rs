@@ -54,42 +54,8 @@ impl Rule for PingNotAnswered {
         {
             return;
         }
+        non_empty_answers(context, out);
         let files = context.graph.files();
-        // A `ping` answered with a result that is not empty is in preview by first contact
-        // (docs/ecosystem.md, batches 4 and 5): its one finding there was false (the `ping` of
-        // the program's own daemon protocol).
-        for (file, facts) in files.iter().filter(|_| context.preview()) {
-            // A test mock's dispatcher serves no client.
-            if context.is_test_file(*file) {
-                continue;
-            }
-            for dispatcher in &facts.dispatch.dispatchers {
-                // An MCP dispatcher: it also dispatches MCP's own methods (`initialize`,
-                // `tools/*`, ..). A `ping` beside only methods of the program's own protocol (a
-                // daemon's `listInstances`) is that protocol's.
-                let speaks_mcp = dispatcher.arms.iter().any(|a| {
-                    a.methods.iter().any(|m| {
-                        m == "initialize"
-                            || m.starts_with("tools/")
-                            || m.starts_with("resources/")
-                            || m.starts_with("prompts/")
-                            || m.starts_with("notifications/")
-                    })
-                });
-                if !speaks_mcp {
-                    continue;
-                }
-                for arm in dispatcher
-                    .arms
-                    .iter()
-                    .filter(|a| a.methods.iter().any(|m| m == "ping"))
-                {
-                    if let Some(d) = non_empty_answer(context, *file, arm) {
-                        out.push(d);
-                    }
-                }
-            }
-        }
         // `"ping"` in the unit outside the dispatchers' arms: answered before a dispatcher, or by
         // a layer around it. A `ping` arm answers only for its own dispatcher (and those it
         // hands methods on to).
@@ -111,7 +77,17 @@ impl Rule for PingNotAnswered {
                 if !context.is_method_dispatcher(dispatcher) {
                     continue;
                 }
+                // A `match` of the same function before this one, whose catch-all does
+                // nothing, has the methods it lists answered first.
+                let before: Vec<&MethodDispatcher> =
+                    super::falling_fronts(facts, dispatcher).collect();
+                let before_lists = |method: &str| {
+                    before
+                        .iter()
+                        .any(|d| d.arms.iter().any(|arm| arm_lists(context, arm, method)))
+                };
                 if handles(&|m| m == "ping")
+                    || before_lists("ping")
                     || front_answers_ping(context, dispatcher)
                     || (dispatcher.by_variants && names_ping_variant_outside_arms(context))
                 {
@@ -119,9 +95,19 @@ impl Rule for PingNotAnswered {
                 }
                 let tools = handles(&|m| m.starts_with("tools/"));
                 // `initialize` answered here, or by a dispatcher whose catch-all hands every
-                // other method to this one's function: the two serve as one.
+                // other method to this one's function (or falls through to it): the two serve
+                // as one.
                 let front = if handles(&|m| m == "initialize") {
                     None
+                } else if before_lists("initialize") {
+                    before
+                        .iter()
+                        .find(|d| {
+                            d.arms
+                                .iter()
+                                .any(|arm| arm_lists(context, arm, "initialize"))
+                        })
+                        .map(|d| (*file, keyword_span(d)))
                 } else {
                     match forwarding_dispatcher(context, dispatcher) {
                         Some(front) => Some(front),
@@ -139,6 +125,46 @@ impl Rule for PingNotAnswered {
                 }
                 let source = context.sources.get(*file);
                 out.push(diagnostic(*file, dispatcher, catch_all, source, front));
+            }
+        }
+    }
+}
+
+/// The `ping` arms of MCP dispatchers that answer with a result that is not empty.
+fn non_empty_answers(context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+    let files = context.graph.files();
+    // A `ping` answered with a result that is not empty is in preview by first contact
+    // (docs/ecosystem.md, batches 4 and 5): its one finding there was false (the `ping` of
+    // the program's own daemon protocol).
+    for (file, facts) in files.iter().filter(|_| context.preview()) {
+        // A test mock's dispatcher serves no client.
+        if context.is_test_file(*file) {
+            continue;
+        }
+        for dispatcher in &facts.dispatch.dispatchers {
+            // An MCP dispatcher: it also dispatches MCP's own methods (`initialize`,
+            // `tools/*`, ..). A `ping` beside only methods of the program's own protocol (a
+            // daemon's `listInstances`) is that protocol's.
+            let speaks_mcp = dispatcher.arms.iter().any(|a| {
+                a.methods.iter().any(|m| {
+                    m == "initialize"
+                        || m.starts_with("tools/")
+                        || m.starts_with("resources/")
+                        || m.starts_with("prompts/")
+                        || m.starts_with("notifications/")
+                })
+            });
+            if !speaks_mcp {
+                continue;
+            }
+            for arm in dispatcher
+                .arms
+                .iter()
+                .filter(|a| a.methods.iter().any(|m| m == "ping"))
+            {
+                if let Some(d) = non_empty_answer(context, *file, arm) {
+                    out.push(d);
+                }
             }
         }
     }
@@ -195,7 +221,9 @@ fn names_ping_outside_arms(context: &RuleContext<'_>) -> bool {
     let literals: u64 = files
         .iter()
         .map(|(_, f)| {
-            u64::from(f.dispatch.ping_literals).saturating_sub(u64::from(f.ping_mapping_literals))
+            u64::from(f.dispatch.ping_literals)
+                .saturating_sub(u64::from(f.ping_mapping_literals))
+                .saturating_sub(u64::from(f.dispatch.ping_request_literals))
         })
         .sum();
     let arms: u64 = files

@@ -459,6 +459,12 @@ impl Collector {
                         | "unwrap_or_else"
                         | "unwrap"
                         | "expect"
+                        // A missing id stays missing: `msg.id.and_then(|v| (!v.is_null()).then_some(v))`.
+                        | "and_then"
+                        | "map"
+                        | "filter"
+                        | "ok_or"
+                        | "ok_or_else"
                 ) =>
             {
                 self.reads_id(&m.receiver)

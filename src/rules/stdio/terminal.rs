@@ -8,10 +8,12 @@ use syn::visit::Visit;
 use syn::Expr;
 
 /// Whether an expression tests whether stdout is a terminal, directly or through one of
-/// `locals` (locals of the function bound from such a test).
-pub fn tests_stdout_terminal(expr: &Expr, locals: &[String]) -> bool {
+/// `locals` (locals of the function bound from such a test); `stdout_locals` are the function's
+/// locals bound from stdout itself (`let mut out = io::stdout();`).
+pub fn tests_stdout_terminal(expr: &Expr, locals: &[String], stdout_locals: &[String]) -> bool {
     let mut finder = Finder {
         locals,
+        stdout_locals,
         found: false,
     };
     finder.visit_expr(expr);
@@ -20,13 +22,21 @@ pub fn tests_stdout_terminal(expr: &Expr, locals: &[String]) -> bool {
 
 struct Finder<'l> {
     locals: &'l [String],
+    stdout_locals: &'l [String],
     found: bool,
 }
 
 /// Whether an expression names stdout: `stdout()`, `io::stdout()`, `Stream::Stdout`,
-/// `STDOUT_FILENO`, or the descriptor `1`.
-fn names_stdout(expr: &Expr) -> bool {
+/// `STDOUT_FILENO`, the descriptor `1`, or one of `stdout_locals`.
+pub fn names_stdout(expr: &Expr, stdout_locals: &[String]) -> bool {
     match crate::analysis::syntax::peel(expr) {
+        Expr::Path(p)
+            if p.path
+                .get_ident()
+                .is_some_and(|i| stdout_locals.iter().any(|l| i == l)) =>
+        {
+            true
+        }
         Expr::Call(call) => {
             matches!(&*call.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "stdout"))
         }
@@ -39,7 +49,7 @@ fn names_stdout(expr: &Expr) -> bool {
             lit: syn::Lit::Int(i),
             ..
         }) => i.base10_digits() == "1",
-        Expr::MethodCall(call) => names_stdout(&call.receiver),
+        Expr::MethodCall(call) => names_stdout(&call.receiver, stdout_locals),
         _ => false,
     }
 }
@@ -52,7 +62,7 @@ impl<'ast> Visit<'ast> for Finder<'_> {
         match expr {
             Expr::MethodCall(call)
                 if (call.method == "is_terminal" || call.method == "is_tty")
-                    && names_stdout(&call.receiver) =>
+                    && names_stdout(&call.receiver, self.stdout_locals) =>
             {
                 self.found = true;
                 return;
@@ -63,7 +73,12 @@ impl<'ast> Visit<'ast> for Finder<'_> {
                     _ => None,
                 };
                 let terminal = matches!(last.as_deref(), Some("is_terminal" | "is" | "isatty"));
-                if terminal && call.args.iter().any(names_stdout) {
+                if terminal
+                    && call
+                        .args
+                        .iter()
+                        .any(|a| names_stdout(a, self.stdout_locals))
+                {
                     self.found = true;
                     return;
                 }
@@ -86,6 +101,68 @@ impl<'ast> Visit<'ast> for Finder<'_> {
     fn visit_item(&mut self, _: &'ast syn::Item) {}
 }
 
+/// Locals whose value tells whether stdout is a terminal: `when_true` holds those that are true
+/// only when it is (`let interactive = stdin.is_terminal() && stdout.is_terminal()`),
+/// `when_false` those that are false only when it is (`let piped = !stdout().is_terminal()`);
+/// `handles` the locals that hold stdout itself.
+#[derive(Default, Clone, Copy)]
+pub struct TerminalLocals<'l> {
+    pub when_true: &'l [String],
+    pub when_false: &'l [String],
+    pub handles: &'l [String],
+}
+
+/// Whether `expr` holds only when stdout is a terminal: a test of it, a conjunction with one,
+/// the negation of something that fails only when it is, or a local of that kind. A branch
+/// that runs only then writes to a person, never to a client's pipe.
+pub fn true_only_on_terminal(expr: &Expr, locals: TerminalLocals<'_>) -> bool {
+    match crate::analysis::syntax::peel(expr) {
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => {
+            false_only_on_terminal(&u.expr, locals)
+        }
+        Expr::Binary(b) => match b.op {
+            syn::BinOp::And(_) => {
+                true_only_on_terminal(&b.left, locals) || true_only_on_terminal(&b.right, locals)
+            }
+            syn::BinOp::Or(_) => {
+                true_only_on_terminal(&b.left, locals) && true_only_on_terminal(&b.right, locals)
+            }
+            _ => false,
+        },
+        Expr::Path(p) => p
+            .path
+            .get_ident()
+            .is_some_and(|i| locals.when_true.iter().any(|l| i == l)),
+        Expr::MethodCall(call) if call.method == "is_terminal" || call.method == "is_tty" => {
+            call.args.is_empty() && names_stdout(&call.receiver, locals.handles)
+        }
+        _ => false,
+    }
+}
+
+/// Whether `expr` fails only when stdout is a terminal (see [`true_only_on_terminal`]).
+pub fn false_only_on_terminal(expr: &Expr, locals: TerminalLocals<'_>) -> bool {
+    match crate::analysis::syntax::peel(expr) {
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => {
+            true_only_on_terminal(&u.expr, locals)
+        }
+        Expr::Binary(b) => match b.op {
+            syn::BinOp::And(_) => {
+                false_only_on_terminal(&b.left, locals) && false_only_on_terminal(&b.right, locals)
+            }
+            syn::BinOp::Or(_) => {
+                false_only_on_terminal(&b.left, locals) || false_only_on_terminal(&b.right, locals)
+            }
+            _ => false,
+        },
+        Expr::Path(p) => p
+            .path
+            .get_ident()
+            .is_some_and(|i| locals.when_false.iter().any(|l| i == l)),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -93,7 +170,40 @@ mod tests {
     fn tests(code: &str, locals: &[&str]) -> bool {
         let expr: Expr = syn::parse_str(code).unwrap_or_else(|e| panic!("{e}"));
         let locals: Vec<String> = locals.iter().map(|l| l.to_string()).collect();
-        tests_stdout_terminal(&expr, &locals)
+        tests_stdout_terminal(&expr, &locals, &[])
+    }
+
+    fn only_on_terminal(code: &str) -> (bool, bool) {
+        let expr: Expr = syn::parse_str(code).unwrap_or_else(|e| panic!("{e}"));
+        let handles = vec!["out".to_string()];
+        let when_true = vec!["interactive".to_string()];
+        let when_false = vec!["piped".to_string()];
+        let locals = TerminalLocals {
+            when_true: &when_true,
+            when_false: &when_false,
+            handles: &handles,
+        };
+        (
+            true_only_on_terminal(&expr, locals),
+            false_only_on_terminal(&expr, locals),
+        )
+    }
+
+    #[test]
+    fn tells_which_side_of_a_test_runs_only_on_a_terminal() {
+        assert_eq!(
+            only_on_terminal("io::stdout().is_terminal()"),
+            (true, false)
+        );
+        assert_eq!(
+            only_on_terminal("stdin.is_terminal() && out.is_terminal()"),
+            (true, false)
+        );
+        assert_eq!(only_on_terminal("!interactive"), (false, true));
+        assert_eq!(only_on_terminal("piped || quiet"), (false, true));
+        // Either side of `||` may hold without a terminal; stdin's test says nothing of stdout.
+        assert_eq!(only_on_terminal("interactive || force"), (false, false));
+        assert_eq!(only_on_terminal("stdin.is_terminal()"), (false, false));
     }
 
     #[test]

@@ -115,6 +115,10 @@ struct Function {
     /// Locals bound from a test of whether stdout is a terminal (`let interactive =
     /// io::stdout().is_terminal();`).
     tty_locals: Vec<String>,
+    /// Locals true only when stdout is a terminal, and those false only then (see
+    /// [`super::terminal::TerminalLocals`]).
+    terminal_when_true: Vec<String>,
+    terminal_when_false: Vec<String>,
 }
 
 /// A writing macro being visited.
@@ -319,6 +323,8 @@ impl Hook for Stdio {
                 bool_params: bool_params(scope.parent()),
                 named_params: named_params(scope.parent()),
                 tty_locals: Vec::new(),
+                terminal_when_true: Vec::new(),
+                terminal_when_false: Vec::new(),
             });
             self.note_true_arms(node, scope);
         }
@@ -701,7 +707,34 @@ impl Stdio {
                         }
                     }
                 }
+                // The block's own locals that hold stdout or a test of it being a terminal, so
+                // far (the walk meets them after the block).
+                let (mut handles, mut tty) = (Vec::new(), Vec::new());
+                let (mut when_true, mut when_false) = (Vec::new(), Vec::new());
                 for (index, stmt) in block.stmts.iter().enumerate() {
+                    if let Stmt::Local(syn::Local {
+                        pat: syn::Pat::Ident(pat),
+                        init: Some(init),
+                        ..
+                    }) = stmt
+                    {
+                        let name = pat.ident.to_string();
+                        let locals = super::terminal::TerminalLocals {
+                            when_true: &when_true,
+                            when_false: &when_false,
+                            handles: &handles,
+                        };
+                        if super::terminal::true_only_on_terminal(&init.expr, locals) {
+                            when_true.push(name.clone());
+                        } else if super::terminal::false_only_on_terminal(&init.expr, locals) {
+                            when_false.push(name.clone());
+                        }
+                        if super::terminal::tests_stdout_terminal(&init.expr, &tty, &handles) {
+                            tty.push(name);
+                        } else if super::terminal::names_stdout(&init.expr, &handles) {
+                            handles.push(name);
+                        }
+                    }
                     let Stmt::Expr(Expr::If(test), _) = stmt else {
                         continue;
                     };
@@ -715,6 +748,27 @@ impl Stdio {
                     let rest = ByteSpan::new(scope.span(next).start, scope.span(last).end);
                     if reads_global_flag(&test.cond) {
                         self.flag_branches.push(rest);
+                    }
+                    // `if !interactive { return Ok(()) }` on a test of stdout being a terminal:
+                    // the rest runs only on one side of that test.
+                    let tty_test = self.functions.last().is_some_and(|f| {
+                        let tty: Vec<String> = f.tty_locals.iter().chain(&tty).cloned().collect();
+                        let handles: Vec<String> =
+                            f.stdout_locals.iter().chain(&handles).cloned().collect();
+                        super::terminal::tests_stdout_terminal(&test.cond, &tty, &handles)
+                    });
+                    if tty_test {
+                        self.tty_branches.push(rest);
+                    }
+                    // `if !interactive { return Ok(()) }`: the rest runs only when stdout is a
+                    // terminal, where a person, not a client, reads what it writes.
+                    let locals = super::terminal::TerminalLocals {
+                        when_true: &when_true,
+                        when_false: &when_false,
+                        handles: &handles,
+                    };
+                    if super::terminal::false_only_on_terminal(&test.cond, locals) {
+                        self.off_path.push(rest);
                     }
                     let called = crate::analysis::dispatch::called_names(&test.cond);
                     if !called.is_empty() {
@@ -778,17 +832,61 @@ impl Stdio {
         let Some(function) = self.functions.last_mut() else {
             return;
         };
-        if super::terminal::tests_stdout_terminal(&init.expr, &function.tty_locals) {
+        if super::terminal::tests_stdout_terminal(
+            &init.expr,
+            &function.tty_locals,
+            &function.stdout_locals,
+        ) {
             function.tty_locals.push(pat.ident.to_string());
+        }
+        let locals = super::terminal::TerminalLocals {
+            when_true: &function.terminal_when_true,
+            when_false: &function.terminal_when_false,
+            handles: &function.stdout_locals,
+        };
+        let (when_true, when_false) = (
+            super::terminal::true_only_on_terminal(&init.expr, locals),
+            super::terminal::false_only_on_terminal(&init.expr, locals),
+        );
+        if when_true {
+            function.terminal_when_true.push(pat.ident.to_string());
+        }
+        if when_false {
+            function.terminal_when_false.push(pat.ident.to_string());
+        }
+    }
+
+    /// The branches of an `if` that run only when stdout is a terminal, where a person, not a
+    /// client, reads what they write: outside the path that serves.
+    fn note_terminal_only_branches(&mut self, expr: &syn::ExprIf, scope: &Scope<'_>) {
+        let (then_terminal, else_terminal) = self.functions.last().map_or((false, false), |f| {
+            let locals = super::terminal::TerminalLocals {
+                when_true: &f.terminal_when_true,
+                when_false: &f.terminal_when_false,
+                handles: &f.stdout_locals,
+            };
+            (
+                super::terminal::true_only_on_terminal(&expr.cond, locals),
+                super::terminal::false_only_on_terminal(&expr.cond, locals),
+            )
+        });
+        if then_terminal {
+            self.off_path.push(byte_span(
+                expr.then_branch.brace_token.span.join(),
+                expr.then_branch.brace_token.span.join(),
+                scope.base,
+            ));
+        }
+        if let (true, Some((_, other))) = (else_terminal, &expr.else_branch) {
+            self.off_path.push(scope.span(&**other));
         }
     }
 
     /// Mark the branches of an `if` that lie outside the path that serves.
     fn note_off_path_if(&mut self, expr: &syn::ExprIf, scope: &Scope<'_>) {
-        let tty = self
-            .functions
-            .last()
-            .is_some_and(|f| super::terminal::tests_stdout_terminal(&expr.cond, &f.tty_locals));
+        let tty = self.functions.last().is_some_and(|f| {
+            super::terminal::tests_stdout_terminal(&expr.cond, &f.tty_locals, &f.stdout_locals)
+        });
         let then_span = || {
             let span = expr.then_branch.brace_token.span.join();
             byte_span(span, span, scope.base)
@@ -801,6 +899,7 @@ impl Stdio {
         if tty {
             self.tty_branches.extend(branches());
         }
+        self.note_terminal_only_branches(expr, scope);
         if reads_global_flag(&expr.cond) {
             self.flag_branches.extend(branches());
         }

@@ -498,19 +498,12 @@ fn value_type_name(ty: &syn::Type, depth: usize) -> Option<String> {
     if depth > 4 {
         return None;
     }
-    let first_type = |arguments: &syn::PathArguments| match arguments {
-        syn::PathArguments::AngleBracketed(args) => args.args.iter().find_map(|a| match a {
-            syn::GenericArgument::Type(t) => Some(t.clone()),
-            _ => None,
-        }),
-        _ => None,
-    };
     match ty {
         syn::Type::Path(p) => {
             let last = p.path.segments.last()?;
             let name = last.ident.to_string();
             if name == "Option" || name.ends_with("Result") {
-                return value_type_name(&first_type(&last.arguments)?, depth + 1);
+                return value_type_name(first_type_argument(&last.arguments)?, depth + 1);
             }
             type_name(ty)
         }
@@ -527,7 +520,7 @@ fn value_type_name(ty: &syn::Type, depth: usize) -> Option<String> {
                                 syn::GenericArgument::AssocType(assoc)
                                     if assoc.ident == "Output" =>
                                 {
-                                    Some(assoc.ty.clone())
+                                    Some(&assoc.ty)
                                 }
                                 _ => None,
                             })
@@ -538,7 +531,7 @@ fn value_type_name(ty: &syn::Type, depth: usize) -> Option<String> {
                 _ => None,
             });
             match output {
-                Some(output) => value_type_name(&output, depth + 1),
+                Some(output) => value_type_name(output, depth + 1),
                 None => type_name(ty),
             }
         }
@@ -557,11 +550,16 @@ pub fn optional_type_name(ty: &syn::Type) -> Option<String> {
     if last.ident != "Option" {
         return None;
     }
-    match &last.arguments {
-        syn::PathArguments::AngleBracketed(args) => match args.args.first()? {
-            syn::GenericArgument::Type(inner) => type_name(inner),
+    type_name(first_type_argument(&last.arguments)?)
+}
+
+/// The first type among a path segment's generic arguments (`T` of `Result<T, E>`).
+fn first_type_argument(arguments: &syn::PathArguments) -> Option<&syn::Type> {
+    match arguments {
+        syn::PathArguments::AngleBracketed(args) => args.args.iter().find_map(|a| match a {
+            syn::GenericArgument::Type(t) => Some(t),
             _ => None,
-        },
+        }),
         _ => None,
     }
 }

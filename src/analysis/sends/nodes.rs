@@ -391,30 +391,28 @@ fn parameter_locals(sig: &syn::Signature) -> ParameterLocals {
     let mut locals = HashMap::new();
     let mut local_types = HashMap::new();
     let mut params = Vec::new();
-    let typed_inputs = sig
-        .inputs
-        .iter()
-        .filter(|i| matches!(i, syn::FnArg::Typed(_)));
-    for (position, input) in typed_inputs.enumerate() {
-        if let syn::FnArg::Typed(arg) = input {
-            let bindings = pattern_bindings(&arg.pat);
-            params.push(match (&*arg.pat, bindings.as_slice()) {
-                (syn::Pat::Ident(_), [name]) => Some(name.clone()),
-                _ => None,
-            });
-            if let (Some(ty), [name]) = (type_name(&arg.ty), bindings.as_slice()) {
-                local_types.insert(name.clone(), ReceiverType::Named(ty));
-            }
-            for binding in bindings {
-                let params = 1u64.checked_shl(position as u32).unwrap_or(0);
-                locals.insert(
-                    binding,
-                    LocalInfo {
-                        params,
-                        ..LocalInfo::default()
-                    },
-                );
-            }
+    let typed_inputs = sig.inputs.iter().filter_map(|i| match i {
+        syn::FnArg::Typed(arg) => Some(arg),
+        syn::FnArg::Receiver(_) => None,
+    });
+    for (position, arg) in typed_inputs.enumerate() {
+        let bindings = pattern_bindings(&arg.pat);
+        params.push(match (&*arg.pat, bindings.as_slice()) {
+            (syn::Pat::Ident(_), [name]) => Some(name.clone()),
+            _ => None,
+        });
+        if let (Some(ty), [name]) = (type_name(&arg.ty), bindings.as_slice()) {
+            local_types.insert(name.clone(), ReceiverType::Named(ty));
+        }
+        for binding in bindings {
+            let params = 1u64.checked_shl(position as u32).unwrap_or(0);
+            locals.insert(
+                binding,
+                LocalInfo {
+                    params,
+                    ..LocalInfo::default()
+                },
+            );
         }
     }
     (locals, local_types, params)

@@ -1359,10 +1359,9 @@ fn unwraps_its_binding(arm: &syn::Arm) -> bool {
     let Pat::TupleStruct(ts) = &arm.pat else {
         return false;
     };
-    let (Some(last), [Pat::Ident(binding)]) = (
-        ts.path.segments.last(),
-        ts.elems.iter().collect::<Vec<_>>().as_slice(),
-    ) else {
+    let (Some(last), Some(Pat::Ident(binding)), 1) =
+        (ts.path.segments.last(), ts.elems.first(), ts.elems.len())
+    else {
         return false;
     };
     (last.ident == "Ok" || last.ident == "Some")

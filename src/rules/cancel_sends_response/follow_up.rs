@@ -73,11 +73,7 @@ pub fn needles(facts: &[&FileFacts], vocabulary: &Vocabulary) -> BTreeSet<String
     let mut own_name_hooks = BTreeSet::new();
     for file in facts {
         for function in &file.functions {
-            let own_name_hook = function
-                .hook
-                .and_then(|id| file.origins.get(id))
-                .is_some_and(|o| o.condition == OriginCondition::CalledOnPath);
-            if own_name_hook {
+            if super::paths::own_name_hook(file, function).is_some() {
                 needles.insert(format!("{STANDALONE}.{}(", function.name));
                 own_name_hooks.insert(function.name.as_str());
             }

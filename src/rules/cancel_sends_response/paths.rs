@@ -6,7 +6,9 @@
 //! which ask it about the library's functions as the graph itself does.
 
 use crate::analysis::crate_graph::{CrateGraph, FunctionRef};
-use crate::analysis::facts::{CallSite, FunctionFacts, OriginCondition, PathOrigin, SinkSite};
+use crate::analysis::facts::{
+    CallSite, FileFacts, FunctionFacts, OriginCondition, PathOrigin, SinkSite,
+};
 use crate::analysis::vocabulary as vocab;
 use crate::source::FileId;
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
@@ -399,17 +401,23 @@ impl FlagsSetOnCancel {
 /// responder). One whose every call lies off cancel paths (a timeout's clean-up) is none.
 struct HooksCalledOnCancel(HashSet<(usize, usize)>);
 
+/// The origin of a function that is a hook known only by its own name
+/// ([`OriginCondition::CalledOnPath`]).
+pub fn own_name_hook<'a>(file: &'a FileFacts, function: &FunctionFacts) -> Option<&'a PathOrigin> {
+    function
+        .hook
+        .and_then(|id| file.origins.get(id))
+        .filter(|o| o.condition == OriginCondition::CalledOnPath)
+}
+
 impl HooksCalledOnCancel {
     fn of(graph: &CrateGraph<'_>) -> Self {
-        let mut hooks: HashMap<FunctionRef, (bool, bool)> = HashMap::new();
+        // Per such hook: where its origin starts, whether product code calls it, and whether a
+        // call on another cancel path does.
+        let mut hooks: HashMap<FunctionRef, (usize, bool, bool)> = HashMap::new();
         for f in graph.all_functions() {
-            let facts = graph.function(f);
-            let own_name = facts
-                .hook
-                .and_then(|id| graph.files()[f.file].1.origins.get(id))
-                .is_some_and(|o| o.condition == OriginCondition::CalledOnPath);
-            if own_name {
-                hooks.insert(f, (false, false));
+            if let Some(origin) = own_name_hook(graph.files()[f.file].1, graph.function(f)) {
+                hooks.insert(f, (origin.span.start, false, false));
             }
         }
         if hooks.is_empty() {
@@ -434,7 +442,7 @@ impl HooksCalledOnCancel {
                     if target == g {
                         continue;
                     }
-                    if let Some((called, called_on_cancel)) = hooks.get_mut(&target) {
+                    if let Some((_, called, called_on_cancel)) = hooks.get_mut(&target) {
                         *called = true;
                         *called_on_cancel |= on_cancel;
                     }
@@ -443,12 +451,8 @@ impl HooksCalledOnCancel {
         }
         let holding = hooks
             .into_iter()
-            .filter(|(_, (called, on_cancel))| *on_cancel || !*called)
-            .filter_map(|(f, _)| {
-                let facts = graph.function(f);
-                let origin = graph.files()[f.file].1.origins.get(facts.hook?)?;
-                Some((f.file, origin.span.start))
-            })
+            .filter(|(_, (_, called, on_cancel))| *on_cancel || !*called)
+            .map(|(f, (start, ..))| (f.file, start))
             .collect();
         HooksCalledOnCancel(holding)
     }

@@ -140,6 +140,27 @@ pub fn true_only_on_terminal(expr: &Expr, locals: TerminalLocals<'_>) -> bool {
     }
 }
 
+/// Notes a local bound from `init` among `when_true` or `when_false` when its value tells
+/// whether stdout is a terminal (see [`TerminalLocals`]).
+pub fn note_terminal_local(
+    name: &str,
+    init: &Expr,
+    when_true: &mut Vec<String>,
+    when_false: &mut Vec<String>,
+    handles: &[String],
+) {
+    let locals = TerminalLocals {
+        when_true,
+        when_false,
+        handles,
+    };
+    if true_only_on_terminal(init, locals) {
+        when_true.push(name.to_string());
+    } else if false_only_on_terminal(init, locals) {
+        when_false.push(name.to_string());
+    }
+}
+
 /// Whether `expr` fails only when stdout is a terminal (see [`true_only_on_terminal`]).
 pub fn false_only_on_terminal(expr: &Expr, locals: TerminalLocals<'_>) -> bool {
     match crate::analysis::syntax::peel(expr) {

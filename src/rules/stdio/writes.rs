@@ -719,16 +719,13 @@ impl Stdio {
                     }) = stmt
                     {
                         let name = pat.ident.to_string();
-                        let locals = super::terminal::TerminalLocals {
-                            when_true: &when_true,
-                            when_false: &when_false,
-                            handles: &handles,
-                        };
-                        if super::terminal::true_only_on_terminal(&init.expr, locals) {
-                            when_true.push(name.clone());
-                        } else if super::terminal::false_only_on_terminal(&init.expr, locals) {
-                            when_false.push(name.clone());
-                        }
+                        super::terminal::note_terminal_local(
+                            &name,
+                            &init.expr,
+                            &mut when_true,
+                            &mut when_false,
+                            &handles,
+                        );
                         if super::terminal::tests_stdout_terminal(&init.expr, &tty, &handles) {
                             tty.push(name);
                         } else if super::terminal::names_stdout(&init.expr, &handles) {
@@ -839,21 +836,13 @@ impl Stdio {
         ) {
             function.tty_locals.push(pat.ident.to_string());
         }
-        let locals = super::terminal::TerminalLocals {
-            when_true: &function.terminal_when_true,
-            when_false: &function.terminal_when_false,
-            handles: &function.stdout_locals,
-        };
-        let (when_true, when_false) = (
-            super::terminal::true_only_on_terminal(&init.expr, locals),
-            super::terminal::false_only_on_terminal(&init.expr, locals),
+        super::terminal::note_terminal_local(
+            &pat.ident.to_string(),
+            &init.expr,
+            &mut function.terminal_when_true,
+            &mut function.terminal_when_false,
+            &function.stdout_locals,
         );
-        if when_true {
-            function.terminal_when_true.push(pat.ident.to_string());
-        }
-        if when_false {
-            function.terminal_when_false.push(pat.ident.to_string());
-        }
     }
 
     /// The branches of an `if` that run only when stdout is a terminal, where a person, not a

@@ -856,6 +856,19 @@ impl<'a> CrateGraph<'a> {
             return Vec::new();
         };
         let mut modules = &path[..path.len().saturating_sub(1)];
+        // `use super::{run, LintReport};`, `use crate::cli::run;`: the module the anchor names,
+        // when a candidate is there (not every function of the name, whose module ends
+        // anywhere).
+        if let Some(module) = self.anchored(self.function(caller), modules) {
+            let exact: Vec<FunctionRef> = candidates
+                .iter()
+                .copied()
+                .filter(|&c| self.function(c).module == module)
+                .collect();
+            if !exact.is_empty() {
+                return exact;
+            }
+        }
         // `use my_crate::cli::run;` in a target of the crate: the crate's own module.
         if let Some((first, rest)) = modules.split_first() {
             if self.crate_name.as_deref() == Some(first.as_str()) && !rest.is_empty() {

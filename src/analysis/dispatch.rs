@@ -36,6 +36,8 @@ const SDK_CRATES: &[&str] = &[
     "mcp_attr",
     "mcp_sdk_rs",
     "mcp_core",
+    // ultrafast-mcp (first contact, batch 56: vibe-workspace serves it with `.run_stdio()`).
+    "ultrafast_mcp",
 ];
 
 /// Whether a crate, as code names it (`rmcp`, `rust_mcp_sdk`), may be an MCP SDK: one of the SDKs

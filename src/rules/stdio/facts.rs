@@ -250,6 +250,18 @@ pub struct ServingFacts {
     /// and the constructor's name (see `server_model::given_io_serves`).
     #[serde(default)]
     pub given_io_sites: Vec<(ByteSpan, String, String)>,
+    /// Serve sites known only by the name of the function or method they call (`run_stdio()`,
+    /// `serve_stdio(server)`), handing it none of the process's stdio: one that calls a
+    /// function of the unit that launches a child to talk to does not serve (see
+    /// `server_model::named_own_function`). A call that hands the process's stdin or stdout to
+    /// a function named for serving stdio (`serve_stdio(BufReader::new(stdin()), &mut out)`) is
+    /// not one of these.
+    #[serde(default)]
+    pub named_sites: Vec<ByteSpan>,
+    /// Calls that launch a child process to talk to over its pipes (see
+    /// `serving::launches_child`).
+    #[serde(default)]
+    pub child_launches: Vec<ByteSpan>,
     /// Calls for the process's own stdio (`stdin()`, `tokio::io::stdout()`).
     #[serde(default)]
     pub stdio_calls: Vec<ByteSpan>,
@@ -267,6 +279,15 @@ pub struct ServingFacts {
     /// Calls in function bodies with a `true` or `false` argument: the call's span, and each
     /// argument's value when it is one (a method call's receiver is not an argument).
     pub bool_args: Vec<(ByteSpan, Vec<Option<bool>>)>,
+    /// Calls in function bodies with an argument that is a place (a local or a field of one,
+    /// through `&`, parentheses and views such as `.clone()`): the call's span, and each
+    /// argument's text as a scrutinee's when it is one.
+    #[serde(default)]
+    pub place_args: Vec<(ByteSpan, Vec<Option<String>>)>,
+    /// Function bodies and their parameters' names by position (the receiver not counted;
+    /// None for a pattern), for functions with a parameter of a plain name.
+    #[serde(default)]
+    pub parameter_names: Vec<(ByteSpan, Vec<Option<String>>)>,
     /// Calls in function bodies with an argument that is a struct literal (or `&` of one, or a
     /// local bound to one) setting `bool` fields to literals: the call's span, and per such
     /// argument its position and the fields' values (`search(&q, &SearchOptions { benchmark:

@@ -163,7 +163,9 @@ fn toward_serving_names(facts: &[&FileFacts], serving: &[facts::ServingFacts]) -
 /// The free functions that functions of the files holding a stdio serve site call by path
 /// (`tools::call_tool(..)`, `handle(..)`) and that no parsed file defines: their definitions may
 /// be in files the pre-filter skipped. Not names as common as `new` or `run`, nor those of
-/// types (`Type::f`).
+/// types (`Type::f`). The files such a call reaches that are parsed (a dispatcher a wave brought
+/// in) are followed in turn: a print two calls below the dispatcher, through handler files with
+/// nothing to write, is reached wave after wave. Each file is followed once.
 fn called_from_serving_files(
     facts: &[&FileFacts],
     serving: &[facts::ServingFacts],
@@ -171,32 +173,69 @@ fn called_from_serving_files(
 ) -> BTreeSet<String> {
     let parsed = ParsedFunctions::of(facts);
     let mut names = BTreeSet::new();
-    for (file, serving) in facts.iter().zip(serving) {
-        // The files that serve, and those with methods of a handler type (the SDK calls them
-        // while it serves).
-        let handles = |f: &crate::analysis::facts::FunctionFacts| {
-            f.self_ty.as_ref().is_some_and(|ty| handlers.contains(ty))
-        };
-        if serving.serve_sites.is_empty() && !file.functions.iter().any(handles) {
-            continue;
-        }
+    // The files that serve, and those with methods of a handler type (the SDK calls them
+    // while it serves).
+    let handles = |f: &crate::analysis::facts::FunctionFacts| {
+        f.self_ty.as_ref().is_some_and(|ty| handlers.contains(ty))
+    };
+    let mut reached: Vec<bool> = facts
+        .iter()
+        .zip(serving)
+        .map(|(file, serving)| {
+            !serving.serve_sites.is_empty() || file.functions.iter().any(handles)
+        })
+        .collect();
+    let mut queue: Vec<usize> = (0..facts.len()).filter(|&i| reached[i]).collect();
+    while let Some(index) = queue.pop() {
+        let file = facts[index];
         for function in file.functions.iter().filter(|f| !f.in_test) {
             for call in &function.calls {
-                let crate::analysis::facts::Callee::Path(segments) = &call.callee else {
-                    continue;
+                let segments = match &call.callee {
+                    crate::analysis::facts::Callee::Path(segments) => segments,
+                    // `server.handle_request(..)`: the parsed files with a method of the name.
+                    crate::analysis::facts::Callee::Method { name, .. } => {
+                        for &defining in parsed.methods_named(name) {
+                            if !reached[defining] {
+                                reached[defining] = true;
+                                queue.push(defining);
+                            }
+                        }
+                        continue;
+                    }
                 };
                 // A bare call of a name the file imports is a call of the imported path.
                 let imported = match segments.as_slice() {
                     [name] => file.imports.iter().find(|(n, _)| n == name).map(|(_, p)| p),
                     _ => None,
                 };
-                if let Some(name) = parsed.unread_callee(imported.unwrap_or(segments)) {
-                    names.insert(name.to_string());
+                let path = imported.unwrap_or(segments);
+                match parsed.callee(path) {
+                    Callee::Unread(name) => {
+                        names.insert(name.to_string());
+                    }
+                    Callee::In(files) => {
+                        for &defining in files {
+                            if !reached[defining] {
+                                reached[defining] = true;
+                                queue.push(defining);
+                            }
+                        }
+                    }
+                    Callee::Other => {}
                 }
             }
         }
     }
     names
+}
+
+/// Where a call by path goes, for [`called_from_serving_files`].
+enum Callee<'s, 'f> {
+    /// A crate function no parsed file defines.
+    Unread(&'s str),
+    /// The parsed files that define a free function the call may reach.
+    In(&'f [usize]),
+    Other,
 }
 
 /// The parsed free functions, by name with their modules, and the crate's own module names,
@@ -205,6 +244,10 @@ struct ParsedFunctions<'f> {
     /// Free functions only: a method of the name (a tool `find_duplicates` calling the free
     /// `find_duplicates` it imports) is not the one called.
     defined: HashMap<&'f str, Vec<&'f [String]>>,
+    /// The files that define free functions of a name.
+    files: HashMap<&'f str, Vec<usize>>,
+    /// The files that define methods (and associated functions) of a name.
+    methods: HashMap<&'f str, Vec<usize>>,
     /// A path whose first segment is none of these (nor `crate`, `self`, `super`) names another
     /// crate's function (`std::fs::read_to_string`).
     own_modules: std::collections::HashSet<&'f str>,
@@ -213,15 +256,28 @@ struct ParsedFunctions<'f> {
 impl<'f> ParsedFunctions<'f> {
     fn of(facts: &[&'f FileFacts]) -> Self {
         let mut defined: HashMap<&str, Vec<&[String]>> = HashMap::new();
-        for function in facts
+        let mut files: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut methods: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (index, function) in facts
             .iter()
-            .flat_map(|f| f.functions.iter())
-            .filter(|function| function.self_ty.is_none())
+            .enumerate()
+            .flat_map(|(index, f)| f.functions.iter().map(move |function| (index, function)))
         {
+            if function.self_ty.is_some() {
+                let defining = methods.entry(function.name.as_str()).or_default();
+                if defining.last() != Some(&index) {
+                    defining.push(index);
+                }
+                continue;
+            }
             defined
                 .entry(function.name.as_str())
                 .or_default()
                 .push(function.module.as_slice());
+            let defining = files.entry(function.name.as_str()).or_default();
+            if defining.last() != Some(&index) {
+                defining.push(index);
+            }
         }
         let own_modules = facts
             .iter()
@@ -236,7 +292,40 @@ impl<'f> ParsedFunctions<'f> {
             .collect();
         ParsedFunctions {
             defined,
+            files,
+            methods,
             own_modules,
+        }
+    }
+
+    /// The parsed files that define a method of this name, unless the name is as common as
+    /// `new` or `to_string` (a call of one says little about where it goes).
+    fn methods_named(&self, name: &str) -> &[usize] {
+        if COMMON_NAMES.contains(&name) || COMMON_CALLEES.contains(&name) {
+            return &[];
+        }
+        self.methods.get(name).map_or(&[], Vec::as_slice)
+    }
+
+    /// Where a call by this path goes: a crate function no parsed file defines (see
+    /// [`ParsedFunctions::unread_callee`]), or the parsed files that define a free function of
+    /// its name in a module whose path ends as the call's does.
+    fn callee<'s>(&self, segments: &'s [String]) -> Callee<'s, '_> {
+        if let Some(name) = self.unread_callee(segments) {
+            return Callee::Unread(name);
+        }
+        let Some((name, modules)) = segments.split_last() else {
+            return Callee::Other;
+        };
+        let defined_here = self
+            .defined
+            .get(name.as_str())
+            .is_some_and(|found| found.iter().any(|module| names_module(module, modules)));
+        match self.files.get(name.as_str()) {
+            Some(files) if defined_here && !COMMON_NAMES.contains(&name.as_str()) => {
+                Callee::In(files)
+            }
+            _ => Callee::Other,
         }
     }
 
@@ -260,12 +349,22 @@ impl<'f> ParsedFunctions<'f> {
         {
             return None;
         }
-        let defined = self.defined.get(name.as_str()).is_some_and(|found| {
-            found
-                .iter()
-                .any(|module| crate::analysis::syntax::module_ends_with(module, modules))
-        });
+        let defined = self
+            .defined
+            .get(name.as_str())
+            .is_some_and(|found| found.iter().any(|module| names_module(module, modules)));
         (!defined).then_some(name.as_str())
+    }
+}
+
+/// Whether a call's modules name `module`: `crate::telemetry::emit` names the root's
+/// `telemetry` only (not `commands::telemetry`, whose `emit` a parsed file may define while the
+/// root's is in a file not read yet); a relative path (`telemetry::emit`) any module whose path
+/// ends so.
+fn names_module(module: &[String], modules: &[String]) -> bool {
+    match modules.split_first() {
+        Some((first, rest)) if first == "crate" => module == rest,
+        _ => crate::analysis::syntax::module_ends_with(module, modules),
     }
 }
 

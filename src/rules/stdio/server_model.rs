@@ -551,15 +551,47 @@ fn serving_functions(
     let mut serving = HashSet::new();
     for (index, file_facts) in facts.iter().enumerate() {
         for site in &file_facts.serve_sites {
+            let Some(function) = innermost(index, *site) else {
+                continue;
+            };
             if !given_io_serves(graph, facts, file_facts, *site)
                 || !own_type_serves(graph, facts, file_facts, *site)
+                || named_own_function(graph, facts, file_facts, function, *site)
             {
                 continue;
             }
-            serving.extend(innermost(index, *site));
+            serving.insert(function);
         }
     }
     serving
+}
+
+/// Whether a serve site known by its callee's name (`run_stdio_demo()`, see
+/// [`ServingFacts::named_sites`]) calls a function of the unit that launches a child process
+/// to talk to over its pipes (`TokioChildProcess::new(..)`, `.stdin(Stdio::piped())`): a demo
+/// that runs the server as a child, named for stdio, serves nothing on the process's own.
+fn named_own_function(
+    graph: &CrateGraph<'_>,
+    facts: &[ServingFacts],
+    file_facts: &ServingFacts,
+    function: FunctionRef,
+    site: ByteSpan,
+) -> bool {
+    let launches = |callee: &FunctionRef| {
+        let item = graph.function(*callee).item_span;
+        facts.get(callee.file).is_some_and(|own| {
+            own.child_launches
+                .iter()
+                .any(|launch| within(*launch, item))
+        })
+    };
+    file_facts.named_sites.contains(&site)
+        && graph
+            .function(function)
+            .calls
+            .iter()
+            .filter(|call| call.span == site)
+            .any(|call| graph.callees(function, call).iter().any(launches))
 }
 
 /// Whether a serve site serves, when it constructs a stdio transport from values it is given
@@ -792,7 +824,7 @@ fn guards_off(
             })
             || elsewhere
                 .iter()
-                .any(|(on, serving)| *on == scrutinee && all_never(serving));
+                .any(|(on, serving)| on == scrutinee && all_never(serving));
         if disjoint {
             off.push(*block);
         }
@@ -805,14 +837,16 @@ fn guards_off(
 /// serves only inside arms of a `match` that name variants; per such `match`, its scrutinee and
 /// the variants of its serving arms. `main` sets up its logger in a `match` on the sub-command,
 /// then calls `run(cli)`, which serves stdio in the `Mcp` arm of its own `match` on it: `main`'s
-/// arms for other sub-commands run only when the program does not serve.
+/// arms for other sub-commands run only when the program does not serve. A `match` on `g`'s
+/// parameter (`fn execute(config, command: Commands) { match command { .. } }`) is one on the
+/// value `f` hands it (`execute(&config, cli.command)`), as that value's text.
 fn deciding_matches_elsewhere<'f>(
     graph: &CrateGraph<'_>,
     all: &'f [ServingFacts],
     toward: &HashSet<FunctionRef>,
     f: FunctionRef,
     calls: &[(ByteSpan, Vec<FunctionRef>)],
-) -> Vec<(&'f String, Vec<&'f Option<Vec<String>>>)> {
+) -> Vec<(String, Vec<&'f Option<Vec<String>>>)> {
     let item = graph.function(f).item_span;
     if all[f.file]
         .serve_sites
@@ -851,9 +885,67 @@ fn deciding_matches_elsewhere<'f>(
             let decided = serving_spans
                 .iter()
                 .all(|span| serving.iter().any(|(arm, _)| within(*span, *arm)));
-            decided.then(|| (on, serving.into_iter().map(|(_, v)| v).collect()))
+            decided.then(|| (on, serving.into_iter().map(|(_, v)| v).collect::<Vec<_>>()))
+        })
+        .flat_map(|(on, serving)| {
+            let handed = handed_value(graph, all, f, g, calls, on);
+            std::iter::once((on.clone(), serving.clone()))
+                .chain(handed.map(|value| (value, serving)))
         })
         .collect()
+}
+
+/// What `on`, a scrutinee of `g` that starts with one of its parameters (`command`,
+/// `args.command`), is in `f`, which calls `g`: the same with the parameter replaced by the place
+/// every call of `f` that reaches `g` hands it (`cli.command`); None when a call hands no place
+/// or the calls differ.
+fn handed_value(
+    graph: &CrateGraph<'_>,
+    all: &[ServingFacts],
+    f: FunctionRef,
+    g: FunctionRef,
+    calls: &[(ByteSpan, Vec<FunctionRef>)],
+    on: &str,
+) -> Option<String> {
+    let g_item = graph.function(g).item_span;
+    let (head, rest) = on.split_once('.').map_or((on, ""), |(h, r)| (h, r));
+    let names = all[g.file]
+        .parameter_names
+        .iter()
+        .find(|(body, _)| within(*body, g_item))
+        .map(|(_, names)| names)?;
+    let position = names.iter().position(|n| n.as_deref() == Some(head))?;
+    // `Type::method(receiver, ..)`: its arguments count the receiver, the names do not.
+    if graph.function(g).has_receiver {
+        let by_path = graph
+            .function(f)
+            .calls
+            .iter()
+            .filter(|c| graph.callees(f, c).contains(&g))
+            .any(|c| matches!(c.callee, crate::analysis::facts::Callee::Path(_)));
+        if by_path {
+            return None;
+        }
+    }
+    let mut handed: Option<&String> = None;
+    for (span, _) in calls.iter().filter(|(_, targets)| targets.contains(&g)) {
+        let arg = all[f.file]
+            .place_args
+            .iter()
+            .find(|(call, _)| call == span)
+            .and_then(|(_, places)| places.get(position))
+            .and_then(Option::as_ref)?;
+        if handed.is_some_and(|seen| seen != arg) {
+            return None;
+        }
+        handed = Some(arg);
+    }
+    let handed = handed?;
+    Some(if rest.is_empty() {
+        handed.clone()
+    } else {
+        format!("{handed}.{rest}")
+    })
 }
 
 /// Whether `f` starts serving (a serve site, or a call on the way to one) only in code that

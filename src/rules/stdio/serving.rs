@@ -180,6 +180,34 @@ impl StdinReads {
         finder.1
     }
 
+    /// Whether the value of an expression reads stdin (see [`StdinReads::mentions_stdin`]):
+    /// for an `if`, a `match` or a block, the values its branches give, not what their
+    /// statements read on the way (`let claim = if from_stdin { stdin().read_to_string(&mut
+    /// buf)?; buf } else { arg };` holds text that was read, no reader).
+    fn value_reads_stdin(&self, expr: &Expr) -> bool {
+        let tail = |block: &syn::Block| match block.stmts.last() {
+            Some(syn::Stmt::Expr(value, None)) => self.value_reads_stdin(value),
+            _ => false,
+        };
+        match expr {
+            Expr::If(expr_if) => {
+                tail(&expr_if.then_branch)
+                    || expr_if
+                        .else_branch
+                        .as_ref()
+                        .is_some_and(|(_, other)| self.value_reads_stdin(other))
+            }
+            Expr::Match(expr_match) => expr_match
+                .arms
+                .iter()
+                .any(|arm| self.value_reads_stdin(&arm.body)),
+            Expr::Block(block) => tail(&block.block),
+            Expr::Unsafe(block) => tail(&block.block),
+            Expr::Paren(inner) => self.value_reads_stdin(&inner.expr),
+            _ => self.mentions_stdin(expr),
+        }
+    }
+
     fn serve(&self) -> bool {
         self.paired
             || (self.lines && (self.parses_json || self.writes_json_lines))
@@ -254,6 +282,20 @@ impl Serving {
                 flags.note_if(expr_if, block_span(&expr_if.then_branch, scope))
             }
             _ => {}
+        }
+    }
+
+    /// Calls for the process's own stdio (`stdin()`), and calls that launch a child process to
+    /// talk to over its pipes.
+    fn note_process_calls(&mut self, node: Node<'_>, scope: &Scope<'_>) {
+        let Node::Expr(expr) = node else {
+            return;
+        };
+        if matches!(expr, Expr::Call(_)) && is_process_stdio_call(expr) {
+            self.facts.stdio_calls.push(scope.span(expr));
+        }
+        if launches_child(expr) {
+            self.facts.child_launches.push(scope.span(expr));
         }
     }
 
@@ -368,6 +410,11 @@ impl Serving {
             Some(Node::ImplItem(syn::ImplItem::Fn(f))) => Some(&f.sig),
             _ => None,
         };
+        if let Some(names) = sig.and_then(parameter_names) {
+            self.facts
+                .parameter_names
+                .push((block_span(block, scope), names));
+        }
         if sig.is_some_and(|sig| super::exits::decides_nothing(sig, block)) {
             self.facts.decide_nothing.push(block_span(block, scope));
         }
@@ -404,6 +451,12 @@ impl Serving {
             Node::Expr(expr @ Expr::MethodCall(call)) => (expr, &call.args),
             _ => return,
         };
+        // `commands::execute(&config, cli.command)`: which value a parameter of the callee
+        // holds, for a `match` on it there (see `server_model::deciding_matches_elsewhere`).
+        let places: Vec<Option<String>> = args.iter().map(place_text).collect();
+        if places.iter().any(Option::is_some) {
+            self.facts.place_args.push((scope.span(expr), places));
+        }
         let values: Vec<Option<bool>> = args.iter().map(bool_literal).collect();
         if values.iter().any(Option::is_some) {
             self.facts.bool_args.push((scope.span(expr), values));
@@ -961,6 +1014,41 @@ fn flag_test(cond: &Expr) -> Option<(String, bool, bool)> {
     }
 }
 
+/// An argument that hands on a place (`cli.command`, `&args`, `cli.command.clone()`): its text
+/// as a scrutinee's (see [`scrutinee_text`]).
+fn place_text(arg: &Expr) -> Option<String> {
+    let mut inner = arg;
+    loop {
+        inner = match inner {
+            Expr::Reference(r) => &r.expr,
+            Expr::Paren(p) => &p.expr,
+            Expr::Group(g) => &g.expr,
+            Expr::MethodCall(call) if is_view_of_receiver(&call.method.to_string()) => {
+                &call.receiver
+            }
+            _ => break,
+        };
+    }
+    is_place(inner).then(|| scrutinee_text(arg))
+}
+
+/// The names of a function's parameters by position (the receiver not counted; None for a
+/// pattern that is not a plain name); None when no parameter has a plain name.
+fn parameter_names(sig: &syn::Signature) -> Option<Vec<Option<String>>> {
+    let names: Vec<Option<String>> = sig
+        .inputs
+        .iter()
+        .filter_map(|input| match input {
+            syn::FnArg::Receiver(_) => None,
+            syn::FnArg::Typed(typed) => Some(match &*typed.pat {
+                syn::Pat::Ident(p) if p.subpat.is_none() => Some(p.ident.to_string()),
+                _ => None,
+            }),
+        })
+        .collect();
+    names.iter().any(Option::is_some).then_some(names)
+}
+
 /// A local or a field of one (`cli`, `self.args`, `cli.opts`).
 fn is_place(expr: &Expr) -> bool {
     match expr {
@@ -1177,6 +1265,28 @@ fn is_call_of(expr: &Expr, names: &[&str]) -> bool {
             .is_some_and(|s| names.iter().any(|name| s.ident == name))))
 }
 
+/// A call that launches a child process to talk to over its pipes: rmcp's
+/// `TokioChildProcess::new(..)`, rust-mcp-sdk's `create_with_server_launch(..)`, a `Command`'s
+/// `.stdin(Stdio::piped())`.
+fn launches_child(expr: &Expr) -> bool {
+    match expr {
+        Expr::Call(call) => matches!(&*call.func, Expr::Path(p) if {
+            let segments = path_segments(&p.path);
+            matches!(segments.as_slice(), [.., owner, last]
+                if owner == "TokioChildProcess" && last == "new")
+                || segments.last().is_some_and(|l| l == "create_with_server_launch")
+        }),
+        Expr::MethodCall(call) => {
+            call.method == "stdin"
+                && call.args.iter().any(|arg| {
+                    matches!(arg, Expr::Call(c) if matches!(&*c.func, Expr::Path(p)
+                        if p.path.segments.last().is_some_and(|s| s.ident == "piped")))
+                })
+        }
+        _ => false,
+    }
+}
+
 /// Whether an expression calls for the process's own stdio anywhere in it
 /// (`BufReader::new(tokio::io::stdin())`).
 fn mentions_process_stdio(expr: &Expr) -> bool {
@@ -1288,7 +1398,7 @@ fn note_stdin_local(function: &mut StdinReads, local: &syn::Local) {
         },
         _ => return,
     };
-    if function.mentions_stdin(&init.expr) {
+    if function.value_reads_stdin(&init.expr) {
         function.readers.push(ident.to_string());
     }
     if is_piece(&init.expr) {
@@ -1375,11 +1485,7 @@ impl Hook for Serving {
         if let Some(function) = self.functions.last_mut() {
             note_in_function(function, node, scope);
         }
-        if let Node::Expr(expr @ Expr::Call(_)) = node {
-            if is_process_stdio_call(expr) {
-                self.facts.stdio_calls.push(scope.span(expr));
-            }
-        }
+        self.note_process_calls(node, scope);
         // `if let Some(code) = shell_mode() { exit(code) }`: a call whose `Some` ends the
         // process (test code serves nothing while the program runs).
         if let Node::Expr(expr @ (Expr::If(_) | Expr::Match(_))) = node {
@@ -1411,6 +1517,13 @@ impl Hook for Serving {
                         }
                     }
                     self.note_constructed(&site, &segments, span);
+                    if segments
+                        .last()
+                        .is_some_and(|last| names_serving_stdio(last))
+                        && !call.args.iter().any(mentions_process_stdio)
+                    {
+                        self.facts.named_sites.push(span);
+                    }
                     if matches!(site, Some(Site::Transport))
                         && client_constructor(scope.parent())
                         && in_match_arm(scope)
@@ -1426,6 +1539,9 @@ impl Hook for Serving {
                     && !scope.in_test()
                     && names_serving_stdio(&call.method.to_string()) =>
             {
+                if !call.args.iter().any(mentions_process_stdio) {
+                    self.facts.named_sites.push(scope.span(call));
+                }
                 self.site(Some(Site::Transport), scope.span(call));
             }
             Node::Expr(Expr::Match(expr)) if expr.arms.len() > 1 => self.note_match(expr, scope),

@@ -253,7 +253,13 @@ fn diagnostic(file: usize, write: &StdoutWrite, certain: bool, text: &str) -> Di
         .with_help("write logs to stderr; only the transport writes to stdout")
         .with_fix(fix.map(|(message, span, replacement)| Fix {
             // The builder `fmt::init()` becomes drops its `RUST_LOG` filter: never a safe change.
-            applicability: if certain && write.kind != StdoutKind::TracingFmtInit {
+            // Nor is moving a print of a bare value (`println!("{}", data)`) to stderr: whether it
+            // is a message the program relays (a proxy forwarding what a server sent) is not
+            // shown, and moving one would take the protocol off stdout.
+            applicability: if certain
+                && write.kind != StdoutKind::TracingFmtInit
+                && write.content != WriteContent::Unlabelled
+            {
                 Applicability::Safe
             } else {
                 Applicability::Unsafe

@@ -559,12 +559,14 @@ impl Collector {
     fn enter_method_call(&mut self, expr: &Expr, call: &syn::ExprMethodCall, scope: &Scope<'_>) {
         let method = call.method.to_string();
         match method.as_str() {
-            "is_none" | "is_some" | "is_null"
+            // `msg.get("id").is_none_or(Value::is_null)`: absent or null, as `is_none` with
+            // `is_null` (and `is_some_and(..)` as `is_some`).
+            "is_none" | "is_some" | "is_null" | "is_none_or" | "is_some_and"
                 if self.reads_id(&call.receiver)
                     && !normalises(call, scope)
                     && !self.either_way(expr, scope) =>
             {
-                let present = method == "is_some";
+                let present = method == "is_some" || method == "is_some_and";
                 match self.guarded_block(expr, present, scope) {
                     Some(block) => self.push_guard(scope.span(call), block),
                     None => {

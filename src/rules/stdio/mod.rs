@@ -194,12 +194,7 @@ fn called_from_serving_files(
                     crate::analysis::facts::Callee::Path(segments) => segments,
                     // `server.handle_request(..)`: the parsed files with a method of the name.
                     crate::analysis::facts::Callee::Method { name, .. } => {
-                        for &defining in parsed.methods_named(name) {
-                            if !reached[defining] {
-                                reached[defining] = true;
-                                queue.push(defining);
-                            }
-                        }
+                        reach(&mut reached, &mut queue, parsed.methods_named(name));
                         continue;
                     }
                 };
@@ -214,12 +209,7 @@ fn called_from_serving_files(
                         names.insert(name.to_string());
                     }
                     Callee::In(files) => {
-                        for &defining in files {
-                            if !reached[defining] {
-                                reached[defining] = true;
-                                queue.push(defining);
-                            }
-                        }
+                        reach(&mut reached, &mut queue, files);
                     }
                     Callee::Other => {}
                 }
@@ -227,6 +217,23 @@ fn called_from_serving_files(
         }
     }
     names
+}
+
+/// Marks the files not reached yet as reached, to be followed in turn.
+fn reach(reached: &mut [bool], queue: &mut Vec<usize>, files: &[usize]) {
+    for &file in files {
+        if let Some(seen @ false) = reached.get_mut(file) {
+            *seen = true;
+            queue.push(file);
+        }
+    }
+}
+
+/// Adds `index` to the files of a name, once (a file's functions come together).
+fn add_file(files: &mut Vec<usize>, index: usize) {
+    if files.last() != Some(&index) {
+        files.push(index);
+    }
 }
 
 /// Where a call by path goes, for [`called_from_serving_files`].
@@ -264,20 +271,14 @@ impl<'f> ParsedFunctions<'f> {
             .flat_map(|(index, f)| f.functions.iter().map(move |function| (index, function)))
         {
             if function.self_ty.is_some() {
-                let defining = methods.entry(function.name.as_str()).or_default();
-                if defining.last() != Some(&index) {
-                    defining.push(index);
-                }
+                add_file(methods.entry(function.name.as_str()).or_default(), index);
                 continue;
             }
             defined
                 .entry(function.name.as_str())
                 .or_default()
                 .push(function.module.as_slice());
-            let defining = files.entry(function.name.as_str()).or_default();
-            if defining.last() != Some(&index) {
-                defining.push(index);
-            }
+            add_file(files.entry(function.name.as_str()).or_default(), index);
         }
         let own_modules = facts
             .iter()

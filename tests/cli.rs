@@ -834,10 +834,12 @@ fn list_rules_and_explain_show_the_status() {
             .unwrap_or_default()
             .to_string()
     };
-    for code in ["MCP002", "MCP003", "MCP007"] {
+    for code in ["MCP002", "MCP007"] {
         assert_eq!(row(code), "preview", "{code}: {stdout}");
     }
-    for code in ["MCP000", "MCP001", "MCP004", "MCP006", "MCP900", "MCP999"] {
+    for code in [
+        "MCP000", "MCP001", "MCP003", "MCP004", "MCP006", "MCP900", "MCP999",
+    ] {
         assert_eq!(row(code), "stable", "{code}: {stdout}");
     }
 
@@ -911,6 +913,25 @@ fn writes_behind_a_feature_off_by_default_run_only_in_preview_mode() {
     }
 }
 
+/// By first contact (docs/ecosystem.md, batch 60): a dispatcher whose arms are aligned by hand
+/// (`"initialize"  =>`), in a module file of a cargo package, is parsed in a default run (the
+/// pre-filter, which decides which of the tree's files are parsed, finds such arms), not only
+/// when a preview rule's words ask for the file.
+#[test]
+fn a_dispatcher_with_arms_aligned_by_hand_is_parsed_by_default() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/mcp004/catch_all_of_arms_aligned_by_hand");
+    let dir = tempfile::tempdir().expect("temp dir");
+    support::copy_tree(&fixture, dir.path());
+    let (_, stdout, stderr) = lint(dir.path(), &["--format", "concise", "--no-cache"]);
+    assert!(
+        concise_lines(&stdout)
+            .iter()
+            .any(|l| l.contains("src/rpc.rs:11:9: error[MCP004]")),
+        "{stdout}{stderr}"
+    );
+}
+
 /// By first contact (docs/ecosystem.md, batches 22 and 23): a server the integration tests start,
 /// kept under `tests/` and declared as a `[[bin]]` so that cargo builds it for them, is test code:
 /// no rule reports it, in cargo mode or path mode. Its twin, the same server declared from
@@ -964,8 +985,9 @@ fn a_test_fixture_server_declared_as_a_bin_is_test_code() {
 /// (batch 15) MCP002 in a branch a test of whether stdout is a terminal chooses, and (batches 15
 /// and 16) MCP003's `notifications/` prefix test.
 /// Each fixture, copied out of this package (whose `tests/` would make it test code), reports
-/// its finding in preview mode only. So does MCP003 as a whole since batches 36 and 37 (its last
-/// stable shape, the method-not-found catch-all, 4 of 5 true at first contact twice).
+/// its finding in preview mode only. MCP003's method-not-found catch-all of a dispatcher that
+/// messages come to, in preview with the rule after batches 34 to 37 and again after batches 58
+/// and 59, is stable again since batches 60 and 61 (5 of 5): reported by default.
 #[test]
 fn new_shapes_of_stable_rules_run_only_in_preview_mode() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
@@ -1029,6 +1051,13 @@ fn new_shapes_of_stable_rules_run_only_in_preview_mode() {
             &["print_behind_a_global_silence_flag.rs"],
             "print_behind_a_global_silence_flag.rs:16:9: error[MCP002]",
         ),
+        // By first contact (docs/ecosystem.md, batch 61): a progress call by its name to the
+        // crate's own function, not shown to send.
+        (
+            &["mcp005/progress_by_name_to_an_own_function_that_stores_a_snapshot.rs"],
+            &["progress_by_name_to_an_own_function_that_stores_a_snapshot.rs"],
+            "progress_by_name_to_an_own_function_that_stores_a_snapshot.rs:25:13: warning[MCP005]",
+        ),
         // By first contact (docs/ecosystem.md, batch 31).
         (
             &["mcp002/print_behind_a_thread_local_quiet_flag.rs"],
@@ -1052,16 +1081,10 @@ fn new_shapes_of_stable_rules_run_only_in_preview_mode() {
             &["catch_all_that_refuses_with_an_http_status.rs"],
             "catch_all_that_refuses_with_an_http_status.rs:16:9: error[MCP004]",
         ),
-        // By first contact (docs/ecosystem.md, batches 36 and 37, and 34 and 35 before them:
-        // 4 of 5 true each time): MCP003's method-not-found catch-all, its last stable shape (the
-        // rule is in preview); and a catch-all of a dispatcher that no message is shown to reach
-        // unchosen (mends after batches 36 and 37, a premise not shown), and MCP006's code of
-        // MCP's own range while 2025-11-25 is targeted too (batch 36: 0 of 1).
-        (
-            &["mcp003/catch_all_answers_notifications.rs"],
-            &["catch_all_answers_notifications.rs"],
-            "catch_all_answers_notifications.rs:18:14: error[MCP003]",
-        ),
+        // A catch-all of a dispatcher that no message is shown to reach unchosen (mends after
+        // batches 36 and 37, a premise not shown; MCP003's catch-all of a dispatcher messages
+        // come to is stable again since batches 60 and 61, below), and MCP006's code of MCP's
+        // own range while 2025-11-25 is targeted too (batch 36: 0 of 1).
         (
             &["mcp003/catch_all_of_a_dispatcher_of_tools_alone.rs"],
             &["catch_all_of_a_dispatcher_of_tools_alone.rs"],
@@ -1109,4 +1132,39 @@ fn new_shapes_of_stable_rules_run_only_in_preview_mode() {
             "{expected} by default: {output}"
         );
     }
+}
+
+/// MCP003's stable shape (docs/ecosystem.md, batches 60 and 61: 5 of 5 at first contact): the
+/// method-not-found catch-all of a dispatcher that messages come to is reported by default; the
+/// notification arm of the same kind of dispatcher is not.
+#[test]
+fn the_catch_all_that_notifications_reach_is_reported_by_default() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let dir = tempfile::tempdir().expect("temp dir");
+    for name in [
+        "catch_all_answers_notifications.rs",
+        "notification_arm_answers.rs",
+    ] {
+        std::fs::copy(fixtures.join("mcp003").join(name), dir.path().join(name))
+            .expect("copy the fixture");
+    }
+    let (_, stdout, stderr) = lint(
+        dir.path(),
+        &[
+            "catch_all_answers_notifications.rs",
+            "notification_arm_answers.rs",
+            "--format",
+            "concise",
+            "--no-cache",
+        ],
+    );
+    let output = format!("{stdout}{stderr}");
+    assert!(
+        output.contains("catch_all_answers_notifications.rs:18:14: error[MCP003]"),
+        "{output}"
+    );
+    assert!(
+        !output.contains("notification_arm_answers.rs:11:45: error[MCP003]"),
+        "{output}"
+    );
 }

@@ -226,9 +226,14 @@ impl Sends<'_> {
                 undo.flowing = true;
                 IfKind::Holds
             }
+            // `if !token.is_cancelled() { .. } else { <cancel path> }`; but the `else` of `if
+            // changed && !token.is_cancelled()` also runs when nothing changed, uncancelled.
             Condition::Negated(span, condition) => {
                 self.guard(undo);
-                IfKind::Negated(span, condition)
+                match is_conjunction(&expr.cond) {
+                    true => IfKind::Plain,
+                    false => IfKind::Negated(span, condition),
+                }
             }
             Condition::Plain => {
                 let guard = match &*expr.cond {
@@ -1096,4 +1101,14 @@ fn handler_path(expr: &Expr) -> Option<Vec<String>> {
         .next()
         .is_some_and(|c| c.is_lowercase() || c == '_')
         .then_some(segments)
+}
+
+/// `a && b` (in parentheses or not): its negation holds when either side fails.
+fn is_conjunction(expr: &Expr) -> bool {
+    match expr {
+        Expr::Paren(p) => is_conjunction(&p.expr),
+        Expr::Group(g) => is_conjunction(&g.expr),
+        Expr::Binary(b) => matches!(b.op, syn::BinOp::And(_)),
+        _ => false,
+    }
 }

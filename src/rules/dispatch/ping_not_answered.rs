@@ -36,7 +36,7 @@ impl Rule for PingNotAnswered {
     }
 
     fn mcp_words(&self) -> &'static [&'static str] {
-        super::DISPATCH_WORDS
+        super::dispatch_words()
     }
 
     fn follow_up(&self, facts: &[&FileFacts], _: &Vocabulary) -> BTreeSet<String> {

@@ -18,8 +18,10 @@ pub type VariantTest = fn(&Expr) -> Option<(String, Vec<String>, bool)>;
 /// What makes a local `true`.
 #[derive(Clone)]
 enum Term {
-    /// A test that admits these variants of the scrutinee.
-    Test(String, Vec<String>),
+    /// A test that admits these variants of the scrutinee: `true` for a test that is the
+    /// local's whole value for them (`let x = matches!(..)`), `false` for one under which it is
+    /// set (`x = true` inside `if matches!(..)`), where the local may still be `false`.
+    Test(String, Vec<String>, bool),
     /// Another such local.
     Local(String),
 }
@@ -30,8 +32,9 @@ pub struct CommandFlags {
     /// Per local: what makes it `true` (`None`: something the code does not show to be a test
     /// of the sub-command).
     locals: HashMap<String, Option<Vec<Term>>>,
-    /// The blocks of `if`s on a local, and the local.
-    pending: Vec<(ByteSpan, String)>,
+    /// The blocks of `if`s on a local, the local, and whether the block runs when it is `true`
+    /// (`if x`) or `false` (`if !x`).
+    pending: Vec<(ByteSpan, String, bool)>,
 }
 
 /// The terms of a disjunction of sub-command tests, locals and `false`.
@@ -52,9 +55,20 @@ fn terms(expr: &Expr, test: VariantTest) -> Option<Vec<Term>> {
             .get_ident()
             .map(|ident| vec![Term::Local(ident.to_string())]),
         other => match test(other) {
-            Some((scrutinee, variants, true)) => Some(vec![Term::Test(scrutinee, variants)]),
+            Some((scrutinee, variants, true)) => Some(vec![Term::Test(scrutinee, variants, true)]),
             _ => None,
         },
+    }
+}
+
+/// `x` or `!x`: the local, and whether the test holds when it is `true`.
+fn tested_local(expr: &Expr) -> Option<(String, bool)> {
+    match expr {
+        Expr::Paren(p) => tested_local(&p.expr),
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => {
+            local_name(&u.expr).map(|name| (name, false))
+        }
+        other => local_name(other).map(|name| (name, true)),
     }
 }
 
@@ -98,7 +112,7 @@ impl CommandFlags {
             Expr::Lit(syn::ExprLit {
                 lit: syn::Lit::Bool(b),
                 ..
-            }) if b.value => guarding_test(scope, test).map(|(s, v)| Term::Test(s, v)),
+            }) if b.value => guarding_test(scope, test).map(|(s, v)| Term::Test(s, v, false)),
             Expr::Lit(syn::ExprLit {
                 lit: syn::Lit::Bool(_),
                 ..
@@ -111,41 +125,48 @@ impl CommandFlags {
         }
     }
 
-    /// `if x { .. }`, `if x && .. { .. }`: the block runs only when the local is `true`.
+    /// `if x { .. }`, `if x && .. { .. }`: the block runs only when the local is `true`;
+    /// `if !x { .. }`, `if !x && .. { .. }`: only when it is `false`.
     pub fn note_if(&mut self, expr: &syn::ExprIf, block: ByteSpan) {
-        let name = match &*expr.cond {
+        let found = match &*expr.cond {
             Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_)) => {
-                local_name(&b.left).or_else(|| local_name(&b.right))
+                tested_local(&b.left).or_else(|| tested_local(&b.right))
             }
-            other => local_name(other),
+            other => tested_local(other),
         };
-        if let Some(name) = name.filter(|n| self.locals.contains_key(n)) {
-            self.pending.push((block, name));
+        if let Some((name, when)) = found.filter(|(n, _)| self.locals.contains_key(n)) {
+            self.pending.push((block, name, when));
         }
     }
 
-    /// The variant guards of the function's `if`s on such locals: (block, scrutinee, variants).
-    pub fn resolve(self) -> Vec<(ByteSpan, String, Vec<String>)> {
+    /// The variant guards of the function's `if`s on such locals: (block, scrutinee, variants,
+    /// whether the block runs for those variants or for every other). A block that runs when
+    /// the local is `false` runs for every other variant only when the local is `true` for every
+    /// value of those variants (no `x = true` under a test, no partial pattern).
+    pub fn resolve(self) -> Vec<(ByteSpan, String, Vec<String>, bool)> {
         let mut guards = Vec::new();
-        for (block, name) in &self.pending {
+        for (block, name, when) in &self.pending {
             let mut tests = Vec::new();
             if !self.expand(name, 0, &mut tests) || tests.is_empty() {
                 continue;
             }
             let scrutinee = tests[0].0.clone();
-            if tests.iter().any(|(s, _)| *s != scrutinee) {
+            if tests.iter().any(|(s, _, _)| *s != scrutinee) {
                 continue;
             }
-            let mut variants: Vec<String> = tests.into_iter().flat_map(|(_, v)| v).collect();
+            if !when && tests.iter().any(|(_, _, whole)| !whole) {
+                continue;
+            }
+            let mut variants: Vec<String> = tests.into_iter().flat_map(|(_, v, _)| v).collect();
             variants.sort();
             variants.dedup();
-            guards.push((*block, scrutinee, variants));
+            guards.push((*block, scrutinee, variants, *when));
         }
         guards
     }
 
     /// The tests that make `name` true, through the locals it is made of (a few deep).
-    fn expand(&self, name: &str, depth: usize, out: &mut Vec<(String, Vec<String>)>) -> bool {
+    fn expand(&self, name: &str, depth: usize, out: &mut Vec<(String, Vec<String>, bool)>) -> bool {
         let Some(Some(terms)) = self.locals.get(name) else {
             return false;
         };
@@ -153,8 +174,8 @@ impl CommandFlags {
             return false;
         }
         terms.iter().all(|term| match term {
-            Term::Test(scrutinee, variants) => {
-                out.push((scrutinee.clone(), variants.clone()));
+            Term::Test(scrutinee, variants, whole) => {
+                out.push((scrutinee.clone(), variants.clone(), *whole));
                 true
             }
             Term::Local(other) => self.expand(other, depth + 1, out),

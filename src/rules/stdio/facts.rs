@@ -316,12 +316,38 @@ pub struct ServingFacts {
     /// makes the caller leave.
     #[serde(default)]
     pub decide_nothing: Vec<ByteSpan>,
+    /// The bodies of a builder's methods that set one field from their one parameter, and the
+    /// field (`fn with_json(mut self, json: bool) -> Self { self.json = json; self }`).
+    #[serde(default)]
+    pub setters: Vec<(ByteSpan, String)>,
     /// `return Some(..)` in function bodies (not in their closures or `async` blocks): the
     /// code inside runs only on a way out that gives `Some`.
     #[serde(default)]
     pub some_returns: Vec<ByteSpan>,
 }
 
+/// In a [`FieldArg`]'s fields: a builder's method called with a `bool` literal
+/// (`.with_json(true)`), by the method's name after this mark.
+pub const SETTER: &str = "@";
+
+/// In a [`FieldArg`]'s fields: any other call of the builder's chain (`.with_strict(strict)`),
+/// by the method's name after this mark.
+pub const OTHER_CALL: &str = "@?";
+
 /// An arm of a `match` over an enum: its body, and the variants its pattern names (None for a
 /// catch-all or a pattern of another shape).
 pub type VariantArm = (ByteSpan, Option<Vec<String>>);
+
+/// Whether every value of the variant `name` is one `listed` admits: `listed` is `name` or a
+/// variant around it (`Some` covers `Some/Stdio`).
+pub fn variant_covers(listed: &str, name: &str) -> bool {
+    let mut names = name.split('/');
+    listed
+        .split('/')
+        .all(|segment| names.next() == Some(segment))
+}
+
+/// Whether some value is of both variants: one is the other or around it.
+pub fn variants_overlap(a: &str, b: &str) -> bool {
+    a.split('/').zip(b.split('/')).all(|(x, y)| x == y)
+}

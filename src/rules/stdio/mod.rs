@@ -580,10 +580,66 @@ fn fields_left_by_every_call(
             tests.iter().any(|(param, field, value)| {
                 args.iter()
                     .filter(|(position, _)| position == param)
-                    .flat_map(|(_, fields)| fields)
-                    .any(|(name, set)| name == field && set != value)
+                    .flat_map(|(_, fields)| resolve_setters(context, fields))
+                    .any(|(name, set)| name == *field && set != *value)
             })
         })
+}
+
+/// The `bool` fields a value is built with: a struct literal's, then those its builder's
+/// methods set (`.with_json(true)` sets `json` where every function of the crate of that name
+/// sets that field from its parameter). A call of the chain whose field is not shown makes every
+/// field set before it unknown; one that sets a field from a value that is no literal makes that
+/// field unknown.
+fn resolve_setters(context: &RuleContext<'_>, fields: &[(String, bool)]) -> Vec<(String, bool)> {
+    let mut known: Vec<(String, bool)> = Vec::new();
+    for (name, value) in fields {
+        let (setter, literal) = match name.strip_prefix(facts::OTHER_CALL) {
+            Some(method) => (method, None),
+            None => match name.strip_prefix(facts::SETTER) {
+                Some(method) => (method, Some(*value)),
+                None => {
+                    known.push((name.clone(), *value));
+                    continue;
+                }
+            },
+        };
+        match (builder_field(context, setter), literal) {
+            (Some(field), Some(value)) => {
+                known.retain(|(n, _)| *n != field);
+                known.push((field, value));
+            }
+            (Some(field), None) => known.retain(|(n, _)| *n != field),
+            (None, _) => known.clear(),
+        }
+    }
+    known
+}
+
+/// The field every method of the crate named `method` sets from its one parameter (see
+/// [`facts::ServingFacts::setters`]); None when one sets none, or they disagree.
+fn builder_field(context: &RuleContext<'_>, method: &str) -> Option<String> {
+    let graph = context.graph;
+    let calls = path_calls(context);
+    let mut field: Option<String> = None;
+    for f in graph.all_functions() {
+        let function = graph.function(f);
+        if function.name != method {
+            continue;
+        }
+        let item = function.item_span;
+        let own = calls
+            .serving
+            .get(f.file)?
+            .setters
+            .iter()
+            .find(|(body, _)| item.start <= body.start && body.end <= item.end)?;
+        match &field {
+            Some(known) if *known != own.1 => return None,
+            _ => field = Some(own.1.clone()),
+        }
+    }
+    field
 }
 
 /// How many callers up [`left_by_every_call`] follows a `bool` parameter handed on.
@@ -847,8 +903,11 @@ fn left_by_every_call(
         };
         let args = of_call(Some(&serving.bool_args), call.span);
         let forwarded = of_call(calls.forwarded.get(caller.file), call.span);
-        // Taken unless an argument is the literal that leaves the branch, or the caller's own
-        // parameter, left so by every call of the caller.
+        let places = of_call(Some(&serving.place_args), call.span);
+        // Taken unless an argument is the literal that leaves the branch, the caller's own
+        // parameter, left so by every call of the caller, or a place of `main` that it serves
+        // only when it holds the value that leaves (`init_logging(is_stream_mode)` before `if
+        // is_stream_mode { http } else { stdio }`).
         let taken = runs_if.iter().all(|&(param, value)| {
             let literal = args.get(param).copied().flatten() == Some(!value);
             let handed_on = || {
@@ -858,7 +917,12 @@ fn left_by_every_call(
                         && left_by_every_call(context, caller, &[(own, value)], depth - 1)
                 })
             };
-            !literal && !handed_on()
+            let decided = || {
+                places.get(param).cloned().flatten().is_some_and(|place| {
+                    serving_path(context).serves_only_when(caller, &place, !value)
+                })
+            };
+            !literal && !handed_on() && !decided()
         });
         if taken {
             return false;

@@ -12,7 +12,7 @@ use std::collections::VecDeque;
 
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
-use super::facts::{serving, ServingFacts};
+use super::facts::{serving, variant_covers, variants_overlap, ServingFacts};
 use crate::analysis::crate_graph::{CrateGraph, FunctionRef};
 use crate::source::{ByteSpan, FileId};
 
@@ -34,6 +34,9 @@ pub struct ServingPath {
     /// Of those, the ones a function on the way calls itself (not through a helper of the
     /// prelude, whose value could decide for it).
     called_early: HashSet<(FileId, ByteSpan)>,
+    /// The program's `main`, and the `bool` places it serves only under: every way it serves is
+    /// inside `if is_stream_mode { .. } else { <here> }` for (`is_stream_mode`, `false`).
+    entry_flags: Option<(FunctionRef, Vec<(String, bool)>)>,
 }
 
 fn within(inner: ByteSpan, outer: ByteSpan) -> bool {
@@ -71,6 +74,7 @@ impl ServingPath {
             return ServingPath::default();
         }
         let (off, serving_arms) = excluded_branches(graph, &facts, &toward);
+        let entry_flags = entry.map(|main| (main, deciding_flags(graph, &facts, &toward, main)));
         let handlers = sdk_handlers(graph, &facts, &functions);
         let locked = serving_holds_stdout_lock(graph, &facts, &serving);
         let exits = |f: FunctionRef| off_the_way(graph, &facts, &by_name, f, &toward, locked);
@@ -139,7 +143,16 @@ impl ServingPath {
             only_serving,
             prelude,
             called_early,
+            entry_flags,
         }
+    }
+
+    /// Whether `f` is the program's `main` and serves only where the `bool` place `place` holds
+    /// `value` (see [`deciding_flags`]).
+    pub fn serves_only_when(&self, f: FunctionRef, place: &str, value: bool) -> bool {
+        self.entry_flags.as_ref().is_some_and(|(main, flags)| {
+            *main == f && flags.iter().any(|(p, v)| p == place && *v == value)
+        })
     }
 
     /// Whether the function whose whole item is `function_span` in `file` is called before
@@ -803,7 +816,10 @@ fn guards_off(
             continue;
         }
         // Whether the guard's block never runs for `name`, a variant another arm serves.
-        let never = |name: &String| variants.contains(name) != admits;
+        let never = |name: &String| match admits {
+            true => !variants.iter().any(|v| variants_overlap(v, name)),
+            false => variants.iter().any(|v| variant_covers(v, name)),
+        };
         let all_never = |serving: &[&Option<Vec<String>>]| {
             !serving.is_empty()
                 && serving
@@ -967,6 +983,45 @@ fn serves_only_returning_some(
                 .chain(&own.some_tails)
                 .any(|some| within(*some, item) && within(span, *some))
         })
+}
+
+/// The `bool` places (a local, a field of one) such that every way `f` serves is inside a
+/// branch taken only when the place holds a value: `if is_stream_mode { http().await } else {
+/// stdio().await }` gives (`is_stream_mode`, `false`). A branch elsewhere on a parameter that
+/// `f` hands that place (`init_logging(is_stream_mode)`) runs for the other value only when `f`
+/// does not serve.
+fn deciding_flags(
+    graph: &CrateGraph<'_>,
+    facts: &[ServingFacts],
+    toward: &HashSet<FunctionRef>,
+    f: FunctionRef,
+) -> Vec<(String, bool)> {
+    let item = graph.function(f).item_span;
+    let serving = where_it_serves(graph, facts, toward, f);
+    let own = &facts[f.file];
+    let guards: Vec<(&ByteSpan, &String, bool)> = own
+        .variant_guards
+        .iter()
+        .filter(|(block, ..)| within(*block, item))
+        .filter_map(|(block, place, variants)| match variants.as_slice() {
+            [v] if v == "true" => Some((block, place, true)),
+            [v] if v == "false" => Some((block, place, false)),
+            _ => None,
+        })
+        .collect();
+    let mut flags: Vec<(String, bool)> = Vec::new();
+    for &(_, place, value) in &guards {
+        let decided = !serving.is_empty()
+            && serving.iter().all(|span| {
+                guards
+                    .iter()
+                    .any(|(b, p, v)| *p == place && *v == value && within(*span, **b))
+            });
+        if decided && !flags.iter().any(|(p, v)| p == place && *v == value) {
+            flags.push((place.clone(), value));
+        }
+    }
+    flags
 }
 
 /// Where `f` starts serving: its serve sites and its calls on the way to serving.

@@ -415,6 +415,9 @@ impl Serving {
                 .parameter_names
                 .push((block_span(block, scope), names));
         }
+        if let Some(field) = sig.and_then(|sig| setter_field(sig, block)) {
+            self.facts.setters.push((block_span(block, scope), field));
+        }
         if sig.is_some_and(|sig| super::exits::decides_nothing(sig, block)) {
             self.facts.decide_nothing.push(block_span(block, scope));
         }
@@ -927,6 +930,76 @@ fn struct_bool_fields(
             let name = p.path.get_ident()?.to_string();
             locals?.get(&name).cloned()
         }
+        // `Options::new().with_json(true).with_strict(strict)`: the calls of a builder, each
+        // named (see [`super::facts::SETTER`]); which field each sets is the method's to say,
+        // wherever the crate defines it.
+        Expr::MethodCall(call) => {
+            let mut fields = match &*call.receiver {
+                Expr::Call(base) if base.args.is_empty() && is_constructor(&base.func) => {
+                    Vec::new()
+                }
+                receiver => struct_bool_fields(receiver, locals)?,
+            };
+            let name = call.method.to_string();
+            match (call.args.len(), call.args.first().and_then(bool_literal)) {
+                (1, Some(value)) => fields.push((format!("{}{name}", super::facts::SETTER), value)),
+                _ => fields.push((format!("{}{name}", super::facts::OTHER_CALL), false)),
+            }
+            Some(fields)
+        }
+        _ => None,
+    }
+}
+
+/// `Options::new`, `Options::default`, `Default::default`: a value built without arguments.
+fn is_constructor(func: &Expr) -> bool {
+    matches!(func, Expr::Path(p) if p.path.segments.len() >= 2
+        && p.path.segments.last().is_some_and(|s| s.ident == "new" || s.ident == "default"))
+}
+
+/// `fn with_json(mut self, json: bool) -> Self { self.json = json; self }` (or `&mut self`,
+/// or `Self { json, ..self }`): the field a builder's method sets from its one parameter.
+fn setter_field(sig: &syn::Signature, block: &syn::Block) -> Option<String> {
+    let mut inputs = sig.inputs.iter();
+    let (Some(syn::FnArg::Receiver(_)), Some(syn::FnArg::Typed(param)), None) =
+        (inputs.next(), inputs.next(), inputs.next())
+    else {
+        return None;
+    };
+    let syn::Pat::Ident(param) = &*param.pat else {
+        return None;
+    };
+    let is_param = |e: &Expr| matches!(e, Expr::Path(p) if p.path.is_ident(&param.ident));
+    let is_self = |e: &Expr| matches!(e, Expr::Path(p) if p.path.is_ident("self"));
+    let self_field = |e: &Expr| match e {
+        Expr::Field(f) if is_self(&f.base) => match &f.member {
+            syn::Member::Named(name) => Some(name.to_string()),
+            syn::Member::Unnamed(_) => None,
+        },
+        _ => None,
+    };
+    match block.stmts.as_slice() {
+        // `self.json = json; self`, or `self.json = json;` alone (`&mut self`).
+        [Stmt::Expr(Expr::Assign(assign), Some(_)), rest @ ..]
+            if is_param(&assign.right)
+                && matches!(rest, [] | [Stmt::Expr(_, None)])
+                && rest
+                    .iter()
+                    .all(|s| matches!(s, Stmt::Expr(e, None) if is_self(e))) =>
+        {
+            self_field(&assign.left)
+        }
+        // `Self { json, ..self }`.
+        [Stmt::Expr(Expr::Struct(literal), None)]
+            if literal.fields.len() == 1
+                && literal.rest.as_deref().is_some_and(is_self)
+                && literal.fields.iter().all(|f| is_param(&f.expr)) =>
+        {
+            literal.fields.iter().find_map(|f| match &f.member {
+                syn::Member::Named(name) => Some(name.to_string()),
+                syn::Member::Unnamed(_) => None,
+            })
+        }
         _ => None,
     }
 }
@@ -1068,13 +1141,28 @@ fn is_catch_all(pat: &syn::Pat) -> bool {
 }
 
 /// The enum variants a pattern admits (`Command::Index { .. } | Command::Reindex`), by their
-/// last path segment; None for a catch-all, a binding or another shape.
+/// last path segment; None for a catch-all, a binding or another shape. A variant inside a
+/// variant is named by both (`Some(Command::Stdio { .. })`: `Some/Stdio`; see
+/// [`super::facts::variant_covers`]). Constraints on fields are not read: `Command::Index {
+/// force: true, .. }` is `Index`, so a negated test of it is taken to leave out every `Index`
+/// (silence, where the tool cannot tell).
 fn pattern_variants(pat: &syn::Pat) -> Option<Vec<String>> {
-    let last = |path: &syn::Path| path.segments.last().map(|s| vec![s.ident.to_string()]);
+    let last = |path: &syn::Path| path.segments.last().map(|s| s.ident.to_string());
     match pat {
-        syn::Pat::Struct(p) => last(&p.path),
-        syn::Pat::TupleStruct(p) => last(&p.path),
-        syn::Pat::Path(p) if p.path.segments.len() > 1 => last(&p.path),
+        syn::Pat::Struct(p) => last(&p.path).map(|name| vec![name]),
+        syn::Pat::TupleStruct(p) => {
+            let name = last(&p.path)?;
+            let inner = match p.elems.iter().collect::<Vec<_>>().as_slice() {
+                [inner] => pattern_variants(inner),
+                _ => None,
+            };
+            Some(match inner {
+                Some(inner) => inner.iter().map(|v| format!("{name}/{v}")).collect(),
+                None => vec![name],
+            })
+        }
+        syn::Pat::Path(p) if p.path.segments.len() > 1 => last(&p.path).map(|name| vec![name]),
+        syn::Pat::Paren(p) => pattern_variants(&p.pat),
         syn::Pat::Or(or) => {
             let mut all = Vec::new();
             for case in &or.cases {
@@ -1561,7 +1649,13 @@ impl Hook for Serving {
     fn leave(&mut self, node: Node<'_>, scope: &Scope<'_>) {
         if scope.in_function_body() && is_function_body(node, scope.parent()) {
             if let Some(flags) = self.flags.pop() {
-                self.facts.variant_guards.extend(flags.resolve());
+                for (block, scrutinee, variants, admits) in flags.resolve() {
+                    let guard = (block, scrutinee, variants);
+                    match admits {
+                        true => self.facts.variant_guards.push(guard),
+                        false => self.facts.except_guards.push(guard),
+                    }
+                }
             }
             if let Some(function) = self.functions.pop() {
                 // Stdin handed to a transport with stdout serves, whatever else the file says;

@@ -991,7 +991,7 @@ fn a_test_fixture_server_declared_as_a_bin_is_test_code() {
 #[test]
 fn new_shapes_of_stable_rules_run_only_in_preview_mode() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    let cases: [(&[&str], &[&str], &str); 19] = [
+    let cases: [(&[&str], &[&str], &str); 20] = [
         (
             &[
                 "mcp001/shape_b_rmcp_2_1/helpers.rs",
@@ -1057,6 +1057,14 @@ fn new_shapes_of_stable_rules_run_only_in_preview_mode() {
             &["mcp005/progress_by_name_to_an_own_function_that_stores_a_snapshot.rs"],
             &["progress_by_name_to_an_own_function_that_stores_a_snapshot.rs"],
             "progress_by_name_to_an_own_function_that_stores_a_snapshot.rs:25:13: warning[MCP005]",
+        ),
+        // A new shape (docs/ecosystem.md, batch 60): a dispatcher over an `Option` of the
+        // variants a conversion reads methods into, whose catch-all is the variant it makes of
+        // every other method.
+        (
+            &["mcp004/catch_all_variant_a_conversion_makes.rs"],
+            &["catch_all_variant_a_conversion_makes.rs"],
+            "catch_all_variant_a_conversion_makes.rs:32:9: error[MCP004]",
         ),
         // By first contact (docs/ecosystem.md, batch 31).
         (

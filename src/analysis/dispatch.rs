@@ -109,6 +109,7 @@ pub fn hook(base: usize, unread: Vec<super::items::UnreadConst>) -> Box<dyn Hook
         expansion_budget: std::cell::Cell::new(super::macros::MAX_EXPANSIONS),
         code_consts: std::collections::HashMap::new(),
         self_ty: None,
+        other_method_variants: Vec::new(),
     })
 }
 
@@ -175,6 +176,10 @@ struct Collector {
     code_consts: std::collections::HashMap<String, i64>,
     /// The type of the `impl` around the current `match`, which `Self::Variant` names.
     self_ty: Option<String>,
+    /// The variants the file's conversions from a method's string make of every other method
+    /// (`other => McpMethod::Unknown(other.to_string())` after `"initialize" =>
+    /// McpMethod::Initialize`, ..), seen so far.
+    other_method_variants: Vec<String>,
 }
 
 impl Collector {
@@ -373,37 +378,68 @@ impl Collector {
     /// Err(method_not_found())`): a dispatcher if the unit reads MCP methods into the variants
     /// (see [`MethodDispatcher::by_variants`]).
     fn variant_dispatcher(&self, expr: &syn::ExprMatch) -> Option<MethodDispatcher> {
-        let (last, rest) = expr.arms.split_last()?;
-        if last.guard.is_some() || !is_catch_all(&last.pat) || rest.len() < 2 {
+        let self_ty = self.self_ty.as_deref();
+        // `Some(McpMethod::Initialize) => ..`: an `Option` of the variants (its `None` arm, a
+        // message without a method, is neither a method's arm nor the catch-all).
+        let wrapped = expr
+            .arms
+            .iter()
+            .any(|arm| matches!(&arm.pat, Pat::TupleStruct(ts) if is_some_of_one(ts)));
+        let arms: Vec<(&syn::Arm, &Pat)> = expr
+            .arms
+            .iter()
+            .filter(|arm| !(wrapped && is_none_pattern(&arm.pat)))
+            .map(|arm| (arm, unwrap_some(&arm.pat, wrapped)))
+            .collect();
+        let variants_of = |pat: &Pat| {
+            let mut named = Vec::new();
+            super::err_variants::pattern_variants(pat, self_ty, &mut named);
+            named
+        };
+        // The catch-all: a last `_` (or binding), or the arm of the variant the file's
+        // conversion makes of every other method (`Some(McpMethod::Unknown(name)) =>`).
+        let by_conversion = |pat: &Pat| {
+            let named = variants_of(pat);
+            !named.is_empty() && named.iter().all(|v| self.other_method_variants.contains(v))
+        };
+        let (last, _) = arms.last()?;
+        let (catch_all_arm, by_conversion_arm) =
+            if last.guard.is_none() && is_catch_all(arms.last()?.1) {
+                (*last, false)
+            } else {
+                let found = arms
+                    .iter()
+                    .find(|(arm, pat)| arm.guard.is_none() && by_conversion(pat))?;
+                (found.0, true)
+            };
+        let rest: Vec<(&syn::Arm, &Pat)> = arms
+            .iter()
+            .filter(|(arm, _)| !std::ptr::eq(*arm, catch_all_arm))
+            .copied()
+            .collect();
+        if rest.len() < 2 {
             return None;
         }
-        let self_ty = self.self_ty.as_deref();
-        let variants: Vec<Vec<String>> = rest
-            .iter()
-            .map(|arm| {
-                let mut named = Vec::new();
-                super::err_variants::pattern_variants(&arm.pat, self_ty, &mut named);
-                named
-            })
-            .collect();
+        let variants: Vec<Vec<String>> = rest.iter().map(|(_, pat)| variants_of(pat)).collect();
         if variants.iter().any(Vec::is_empty) {
             return None;
         }
         // Only a catch-all that answers an error is worth the arms' closer look.
-        let body = self.span(&last.body);
-        let whole = ByteSpan::new(self.span(&last.pat).start, body.end);
-        let catch_all = self.catch_all_arm(&last.body, whole, body);
+        let body = self.span(&catch_all_arm.body);
+        let whole = ByteSpan::new(self.span(&catch_all_arm.pat).start, body.end);
+        let mut catch_all = self.catch_all_arm(&catch_all_arm.body, whole, body);
         if !(catch_all.method_not_found
             || catch_all.err_method_not_found
             || catch_all.err_variant.is_some())
         {
             return None;
         }
+        catch_all.by_conversion = by_conversion_arm || wrapped;
         let arms = rest
             .iter()
             .zip(variants)
-            .filter(|(arm, _)| arm.guard.is_none())
-            .map(|(arm, variants)| MethodArm {
+            .filter(|((arm, _), _)| arm.guard.is_none())
+            .map(|((arm, _), variants)| MethodArm {
                 methods: Vec::new(),
                 constants: Vec::new(),
                 variants,
@@ -417,6 +453,39 @@ impl Collector {
         let mut dispatcher = self.match_dispatcher(expr, arms, Some(catch_all));
         dispatcher.by_variants = true;
         Some(dispatcher)
+    }
+
+    /// A conversion from a method's string into variants (`match s { "initialize" =>
+    /// McpMethod::Initialize, "tools/list" => McpMethod::ToolsList, other =>
+    /// McpMethod::Unknown(other.to_string()) }`): the variant its last catch-all makes.
+    fn note_other_method_variant(&mut self, expr: &syn::ExprMatch) {
+        let Some((last, rest)) = expr.arms.split_last() else {
+            return;
+        };
+        if last.guard.is_some() || !is_catch_all(&last.pat) {
+            return;
+        }
+        let self_ty = self.self_ty.as_deref();
+        let converted = rest
+            .iter()
+            .filter(|arm| {
+                let (mut methods, mut constants) = (Vec::new(), Vec::new());
+                method_patterns(&arm.pat, &mut methods, &mut constants)
+                    && methods.iter().any(|m| is_mcp_method(m))
+                    && super::err_variants::variant_named(super::syntax::peel(&arm.body), self_ty)
+                        .is_some()
+            })
+            .count();
+        if converted < 2 {
+            return;
+        }
+        if let Some(variant) =
+            super::err_variants::variant_named(super::syntax::peel(&last.body), self_ty)
+        {
+            if !self.other_method_variants.contains(&variant) {
+                self.other_method_variants.push(variant);
+            }
+        }
     }
 
     /// `if method == "initialize" { return .. } else if .. { return .. }` followed by more
@@ -599,6 +668,7 @@ impl Collector {
         let body = expanded.as_ref().unwrap_or(body);
         CatchAllArm {
             span,
+            by_conversion: false,
             body: body_span,
             method_not_found: names_method_not_found(
                 body.to_token_stream(),
@@ -928,6 +998,7 @@ impl Collector {
     }
 
     fn enter_match(&mut self, expr: &syn::ExprMatch) {
+        self.note_other_method_variant(expr);
         self.note_err_answered_here(expr);
         for name in self.err_answered_call(expr) {
             if let Err(at) = self.facts.err_answered.binary_search(&name) {
@@ -1760,6 +1831,20 @@ fn answers_error(tokens: &TokenStream, codes: &CodeConsts) -> bool {
         TokenTree::Group(g) => answers_error(&g.stream(), codes),
         _ => false,
     })
+}
+
+/// `None`.
+fn is_none_pattern(pat: &Pat) -> bool {
+    matches!(pat, Pat::Ident(p) if p.ident == "None" && p.subpat.is_none())
+        || matches!(pat, Pat::Path(p) if p.path.is_ident("None"))
+}
+
+/// The pattern inside `Some(..)` when the arms match an `Option` (`wrapped`), else the pattern.
+fn unwrap_some(pat: &Pat, wrapped: bool) -> &Pat {
+    match pat {
+        Pat::TupleStruct(ts) if wrapped && is_some_of_one(ts) => ts.elems.first().unwrap_or(pat),
+        other => other,
+    }
 }
 
 #[cfg(test)]

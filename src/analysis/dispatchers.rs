@@ -52,6 +52,11 @@ pub struct ResultTemplate {
 pub struct CatchAllArm {
     /// The whole arm (its pattern's start to its body's end).
     pub span: ByteSpan,
+    /// A dispatcher over an `Option` of variants (`Some(McpMethod::Initialize) =>`), or a
+    /// catch-all that is the variant a conversion makes of every other method
+    /// (`Some(McpMethod::Unknown(name)) =>`): a shape in preview (first contact, batch 60).
+    #[serde(default)]
+    pub by_conversion: bool,
     pub body: ByteSpan,
     /// The arm answers with method-not-found: `-32601`, a `METHOD_NOT_FOUND`-like name.
     pub method_not_found: bool,

@@ -71,6 +71,12 @@ impl Rule for PingNotAnswered {
                 let Some(catch_all) = &dispatcher.catch_all else {
                     continue;
                 };
+                // Over an `Option` of variants, or a catch-all that is the variant a conversion
+                // makes of every other method: a new shape, in preview (first contact, batch
+                // 60: rezolus, a recorded miss).
+                if catch_all.by_conversion && !context.preview() {
+                    continue;
+                }
                 let handles = |wanted: &dyn Fn(&str) -> bool| lists(context, dispatcher, wanted);
                 // A `match` over variants is a dispatcher only where the unit reads MCP methods
                 // into them.
@@ -124,7 +130,11 @@ impl Rule for PingNotAnswered {
                     continue;
                 }
                 let source = context.sources.get(*file);
-                out.push(diagnostic(*file, dispatcher, catch_all, source, front));
+                let found = diagnostic(*file, dispatcher, catch_all, source, front);
+                out.push(match catch_all.by_conversion {
+                    true => found.with_note(BY_CONVERSION),
+                    false => found,
+                });
             }
         }
     }
@@ -403,3 +413,8 @@ fn arm_text(template: &ResultTemplate, source: &SourceFile) -> Option<String> {
     // A body over several lines is not copied: the arm would be hard to read.
     (!body.contains('\n')).then_some(body)
 }
+
+/// The note of a finding of the shape in preview (see [`crate::analysis::dispatchers::CatchAllArm::by_conversion`]).
+const BY_CONVERSION: &str = "preview: a new shape: the dispatcher matches an `Option` of the \
+variants a conversion reads methods into, or its catch-all is the variant that conversion makes \
+of every other method";

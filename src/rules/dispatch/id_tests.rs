@@ -594,6 +594,12 @@ impl Collector {
             {
                 if let Some(Expr::Closure(closure)) = call.args.first() {
                     self.push_guard(scope.span(call), scope.span(&*closure.body));
+                    // `Ok(id.map(|_| response))`: a value built before is given only for a
+                    // message with an `id` (first contact: huffs-projects' servers), an id
+                    // test of the function as `id.is_some()` would be.
+                    if ignores_its_argument(closure) {
+                        self.push_id_check_of(scope.span(call), &call.receiver);
+                    }
                 }
             }
             // `obj.contains_key("id")`: the member's presence, which is what tells a request
@@ -1299,6 +1305,11 @@ fn calls_parser(expr: &Expr) -> bool {
             "from_str" | "from_slice" | "from_value" | "from_reader" | "parse"
         )
     })
+}
+
+/// `|_| response`: a closure that does not read the value it is given.
+fn ignores_its_argument(closure: &syn::ExprClosure) -> bool {
+    closure.inputs.len() == 1 && matches!(closure.inputs.first(), Some(syn::Pat::Wild(_)))
 }
 
 #[cfg(test)]

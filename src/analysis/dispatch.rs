@@ -402,16 +402,15 @@ impl Collector {
             let named = variants_of(pat);
             !named.is_empty() && named.iter().all(|v| self.other_method_variants.contains(v))
         };
-        let (last, _) = arms.last()?;
-        let (catch_all_arm, by_conversion_arm) =
-            if last.guard.is_none() && is_catch_all(arms.last()?.1) {
-                (*last, false)
-            } else {
-                let found = arms
-                    .iter()
-                    .find(|(arm, pat)| arm.guard.is_none() && by_conversion(pat))?;
-                (found.0, true)
-            };
+        let &(last, last_pat) = arms.last()?;
+        let (catch_all_arm, by_conversion_arm) = if last.guard.is_none() && is_catch_all(last_pat) {
+            (last, false)
+        } else {
+            let found = arms
+                .iter()
+                .find(|(arm, pat)| arm.guard.is_none() && by_conversion(pat))?;
+            (found.0, true)
+        };
         let rest: Vec<(&syn::Arm, &Pat)> = arms
             .iter()
             .filter(|(arm, _)| !std::ptr::eq(*arm, catch_all_arm))

@@ -63,11 +63,10 @@ const ARM_METHODS: &[&str] = &[
 /// dispatcher file was parsed only in preview mode, for another rule's words).
 pub fn dispatch_words() -> &'static [&'static str] {
     static WORDS: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
-        let gaps = ["", "\t"]
+        let gaps: Vec<String> = [String::new(), "\t".to_string()]
             .into_iter()
-            .map(String::from)
-            .chain((2..=24).map(|n| " ".repeat(n)));
-        let gaps: Vec<String> = gaps.collect();
+            .chain((2..=24).map(|n| " ".repeat(n)))
+            .collect();
         let aligned = ARM_METHODS.iter().flat_map(|method| {
             gaps.iter().map(move |gap| {
                 let word: &'static str = Box::leak(format!("\"{method}\"{gap}=>").into_boxed_str());

@@ -26,9 +26,10 @@ pub static META: RuleMeta = RuleMeta {
     // Stable for one shape, by first contact (docs/ecosystem.md): the method-not-found
     // catch-all of a dispatcher that messages come to was 5 of 5 true over batches 60 and 61
     // (and 7 of 7 over 56 and 57, then 1 of 2 over 58 and 59, which sent it back to preview for
-    // one window); it had gone to preview with the rule after batches 34 to 37 (4 of 5 twice). The other shapes (notification arms, `notifications/`
-    // prefix tests, null-`id` responses, and a catch-all that notifications are not shown to
-    // reach) report only in preview, each by its own first contact.
+    // one window); it had gone to preview with the rule after batches 34 to 37 (4 of 5 twice).
+    // The other shapes (notification arms, `notifications/` prefix tests, null-`id` responses,
+    // and a catch-all that notifications are not shown to reach) report only in preview, each
+    // by its own first contact.
     status: RuleStatus::Stable,
 };
 

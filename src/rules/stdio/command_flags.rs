@@ -142,7 +142,7 @@ impl CommandFlags {
     /// The variant guards of the function's `if`s on such locals: (block, scrutinee, variants,
     /// whether the block runs for those variants or for every other). A block that runs when
     /// the local is `false` runs for every other variant only when the local is `true` for every
-    /// value of those variants (no `x = true` under a test, no partial pattern).
+    /// value of those variants (no `x = true` under a test).
     pub fn resolve(self) -> Vec<(ByteSpan, String, Vec<String>, bool)> {
         let mut guards = Vec::new();
         for (block, name, when) in &self.pending {

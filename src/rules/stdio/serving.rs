@@ -971,34 +971,31 @@ fn setter_field(sig: &syn::Signature, block: &syn::Block) -> Option<String> {
     };
     let is_param = |e: &Expr| matches!(e, Expr::Path(p) if p.path.is_ident(&param.ident));
     let is_self = |e: &Expr| matches!(e, Expr::Path(p) if p.path.is_ident("self"));
-    let self_field = |e: &Expr| match e {
-        Expr::Field(f) if is_self(&f.base) => match &f.member {
-            syn::Member::Named(name) => Some(name.to_string()),
-            syn::Member::Unnamed(_) => None,
-        },
-        _ => None,
+    let named = |member: &syn::Member| match member {
+        syn::Member::Named(name) => Some(name.to_string()),
+        syn::Member::Unnamed(_) => None,
     };
     match block.stmts.as_slice() {
         // `self.json = json; self`, or `self.json = json;` alone (`&mut self`).
-        [Stmt::Expr(Expr::Assign(assign), Some(_)), rest @ ..]
-            if is_param(&assign.right)
-                && matches!(rest, [] | [Stmt::Expr(_, None)])
-                && rest
-                    .iter()
-                    .all(|s| matches!(s, Stmt::Expr(e, None) if is_self(e))) =>
-        {
-            self_field(&assign.left)
+        [Stmt::Expr(Expr::Assign(assign), Some(_)), rest @ ..] if is_param(&assign.right) => {
+            let returns_self = match rest {
+                [] => true,
+                [Stmt::Expr(tail, None)] => is_self(tail),
+                _ => false,
+            };
+            match &*assign.left {
+                Expr::Field(f) if returns_self && is_self(&f.base) => named(&f.member),
+                _ => None,
+            }
         }
         // `Self { json, ..self }`.
         [Stmt::Expr(Expr::Struct(literal), None)]
-            if literal.fields.len() == 1
-                && literal.rest.as_deref().is_some_and(is_self)
-                && literal.fields.iter().all(|f| is_param(&f.expr)) =>
+            if literal.rest.as_deref().is_some_and(is_self) =>
         {
-            literal.fields.iter().find_map(|f| match &f.member {
-                syn::Member::Named(name) => Some(name.to_string()),
-                syn::Member::Unnamed(_) => None,
-            })
+            match literal.fields.iter().collect::<Vec<_>>().as_slice() {
+                [field] if is_param(&field.expr) => named(&field.member),
+                _ => None,
+            }
         }
         _ => None,
     }

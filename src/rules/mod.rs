@@ -282,9 +282,18 @@ mod tests {
         assert!(collectors(&Settings::default())
             .iter()
             .any(|c| c.key() == "MCP005"));
-        // A rule in preview costs nothing outside preview mode.
+        // A rule in preview costs nothing outside preview mode: with MCP002 off, MCP007 (in
+        // preview, whose words are MCP002's) makes no stdio server worth parsing.
+        let mut settings = Settings::default();
+        settings.command_line.insert("MCP002", Level::Allow);
         assert!(!parses(
-            &prefilter(&Settings::default()),
+            &prefilter(&settings),
+            "fn main() { serve(stdio()) }",
+            false
+        ));
+        settings.preview = true;
+        assert!(parses(
+            &prefilter(&settings),
             "fn main() { serve(stdio()) }",
             false
         ));

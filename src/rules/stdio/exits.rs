@@ -310,3 +310,34 @@ pub fn diverging_macro(mac: &syn::Macro) -> bool {
         "bail" | "panic" | "unreachable" | "todo" | "unimplemented"
     )
 }
+
+/// Whether a block's last statement [`ends`] its way.
+pub fn ends_block(block: &syn::Block, loops: bool) -> bool {
+    match block.stmts.last() {
+        Some(Stmt::Expr(expr, _)) => ends(expr, loops),
+        Some(Stmt::Macro(mac)) => diverging_macro(&mac.mac),
+        _ => false,
+    }
+}
+
+/// Whether an expression goes no further: `return`, `exit(..)`, a diverging macro (`bail!`),
+/// with `loops` also `break` and `continue`; or a block, `match` or `if` whose every way does.
+pub fn ends(expr: &Expr, loops: bool) -> bool {
+    match expr {
+        Expr::Return(_) => true,
+        Expr::Continue(_) | Expr::Break(_) => loops,
+        Expr::Block(b) => ends_block(&b.block, loops),
+        // `match run() { Ok(()) => return .., Err(e) => { ..; return .. } }`
+        Expr::Match(m) => !m.arms.is_empty() && m.arms.iter().all(|arm| ends(&arm.body, loops)),
+        Expr::If(i) => {
+            ends_block(&i.then_branch, loops)
+                && i.else_branch
+                    .as_ref()
+                    .is_some_and(|(_, other)| ends(other, loops))
+        }
+        Expr::Call(call) => matches!(&*call.func, Expr::Path(p)
+            if p.path.segments.last().is_some_and(|s| s.ident == "exit")),
+        Expr::Macro(mac) => diverging_macro(&mac.mac),
+        _ => false,
+    }
+}

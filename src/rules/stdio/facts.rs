@@ -258,6 +258,15 @@ pub struct ServingFacts {
     /// not one of these.
     #[serde(default)]
     pub named_sites: Vec<ByteSpan>,
+    /// The code of function bodies that may not run when the code around it does (see
+    /// [`super::must`]), outside test code.
+    #[serde(default)]
+    pub maybe: Vec<ByteSpan>,
+    /// Of that code, what runs whenever its function goes on past the statement before it (the
+    /// rest of a block after a statement that may leave, the one branch of an `if` or a `match`
+    /// whose others all leave): it may not run only because the function left before.
+    #[serde(default)]
+    pub rest: Vec<ByteSpan>,
     /// Calls that launch a child process to talk to over its pipes (see
     /// `serving::launches_child`).
     #[serde(default)]

@@ -23,6 +23,7 @@ pub mod embedded_newline;
 pub mod exits;
 pub mod facts;
 pub mod locks;
+pub mod must;
 pub mod server_model;
 pub mod serving;
 pub mod stdout_pollution;
@@ -426,6 +427,17 @@ pub fn called_before_serving(context: &RuleContext<'_>, file: FileId, function: 
 /// function on the way to serving itself (not through a helper of that prelude).
 pub fn called_early(context: &RuleContext<'_>, file: FileId, function: ByteSpan) -> bool {
     serving_path(context).called_early(file, function)
+}
+
+/// Whether code at `span`, in the function whose whole item is `function`, is shown to run
+/// whenever the unit serves stdio (see [`ServingPath::runs_whenever_serving`]).
+pub fn runs_whenever_serving(
+    context: &RuleContext<'_>,
+    file: FileId,
+    function: ByteSpan,
+    span: ByteSpan,
+) -> bool {
+    serving_path(context).runs_whenever_serving(file, function, span)
 }
 
 /// Whether code at `span`, in the function whose whole item is `function`, runs only while the

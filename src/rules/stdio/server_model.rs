@@ -37,6 +37,22 @@ pub struct ServingPath {
     /// The program's `main`, and the `bool` places it serves only under: every way it serves is
     /// inside `if is_stream_mode { .. } else { <here> }` for (`is_stream_mode`, `false`).
     entry_flags: Option<(FunctionRef, Vec<(String, bool)>)>,
+    /// The functions whose code may run whenever the unit serves, and how (see [`Must`]).
+    must: MustMap,
+    /// Each file's regions of code that may not run (see [`super::must`]), sorted.
+    regions: HashMap<FileId, Vec<ByteSpan>>,
+}
+
+/// How code of a function is shown to run whenever the unit serves stdio.
+#[derive(Debug, Clone)]
+enum Must {
+    /// Code in no region of the function: the function runs whenever the unit serves (an SDK's
+    /// handler, or a function such a one, or the way to serving, calls outside any region).
+    Whole,
+    /// Code before one of these anchors (a serve site, or a call on the way to one) and in no
+    /// region the anchor is not in: the function is on the way to serving. Each anchor with the
+    /// regions around it.
+    Before(Vec<(ByteSpan, Vec<ByteSpan>)>),
 }
 
 fn within(inner: ByteSpan, outer: ByteSpan) -> bool {
@@ -78,36 +94,8 @@ impl ServingPath {
         let handlers = sdk_handlers(graph, &facts, &functions);
         let locked = serving_holds_stdout_lock(graph, &facts, &serving);
         let exits = |f: FunctionRef| off_the_way(graph, &facts, &by_name, f, &toward, locked);
-        // Everything reached from there, except through calls in excluded branches.
-        let mut on_path: HashMap<FunctionRef, Vec<ByteSpan>> = HashMap::new();
-        let mut exiting: HashMap<FunctionRef, Vec<ByteSpan>> = HashMap::new();
-        let mut queue: VecDeque<FunctionRef> = VecDeque::new();
-        for f in toward.iter().copied().chain(handlers.iter().copied()) {
-            if let std::collections::hash_map::Entry::Vacant(entry) = on_path.entry(f) {
-                entry.insert(off.get(&f).cloned().unwrap_or_default());
-                exiting.insert(f, exits(f));
-                queue.push_back(f);
-            }
-        }
-        while let Some(f) = queue.pop_front() {
-            let mut excluded = on_path.get(&f).cloned().unwrap_or_default();
-            excluded.extend(exiting.get(&f).into_iter().flatten().copied());
-            for (span, targets) in reached_by_calls_of(graph, f) {
-                if excluded.iter().any(|arm| within(span, *arm)) {
-                    continue;
-                }
-                for t in targets.into_iter().filter(|t| {
-                    !tests.contains(t)
-                        && (toward.contains(t) || !twin_serves(graph, &facts, &toward, *t))
-                }) {
-                    if let std::collections::hash_map::Entry::Vacant(entry) = on_path.entry(t) {
-                        entry.insert(Vec::new());
-                        exiting.insert(t, exits(t));
-                        queue.push_back(t);
-                    }
-                }
-            }
-        }
+        let (on_path, exiting) =
+            reach_path(graph, &facts, &toward, &handlers, &tests, &off, &exits);
         let shared = shared_functions(graph, &by_name, &on_path, &serving_arms);
         let key = |f: &FunctionRef| (files[f.file].0, graph.function(*f).item_span);
         let (prelude, early) = called_before_serving(graph, &facts, &toward, &on_path, &handlers);
@@ -138,13 +126,45 @@ impl ServingPath {
                 (key(f), excluded)
             })
             .collect();
+        let (must, regions) = Way {
+            graph,
+            facts: &facts,
+            serving: &serving,
+            handlers: &handlers,
+            tests: &tests,
+        }
+        .must_functions(&toward, entry);
         ServingPath {
             on_path,
             only_serving,
             prelude,
             called_early,
             entry_flags,
+            must,
+            regions,
         }
+    }
+
+    /// Whether code at `span` of `file`, inside the function whose whole item is
+    /// `function_span`, is shown to run whenever the unit serves stdio: its function is on the
+    /// way to serving and it comes before a serve site (or a call on the way) whose every
+    /// branch it shares, or its function is shown to run (an SDK's handler, or a function one
+    /// of those calls outside any branch) and it lies outside every branch of it.
+    pub fn runs_whenever_serving(
+        &self,
+        file: FileId,
+        function_span: ByteSpan,
+        span: ByteSpan,
+    ) -> bool {
+        let Some(must) = self.must.get(&(file, function_span)) else {
+            return false;
+        };
+        let regions = self
+            .regions
+            .get(&file)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        must.runs(span, &super::must::around(regions, function_span, span))
     }
 
     /// Whether `f` is the program's `main` and serves only where the `bool` place `place` holds
@@ -195,6 +215,240 @@ impl ServingPath {
             .is_some_and(|excluded| !excluded.iter().any(|arm| within(span, *arm)))
     }
 }
+
+/// Everything on the path from the functions on the way and the SDK's handlers, except
+/// through calls in excluded branches (`off`) or in code that ends the process (`exits`): each
+/// function with its excluded branches, and with the code of it that ends the process.
+fn reach_path(
+    graph: &CrateGraph<'_>,
+    facts: &[ServingFacts],
+    toward: &HashSet<FunctionRef>,
+    handlers: &[FunctionRef],
+    tests: &HashSet<FunctionRef>,
+    off: &HashMap<FunctionRef, Vec<ByteSpan>>,
+    exits: &dyn Fn(FunctionRef) -> Vec<ByteSpan>,
+) -> (
+    HashMap<FunctionRef, Vec<ByteSpan>>,
+    HashMap<FunctionRef, Vec<ByteSpan>>,
+) {
+    let mut on_path: HashMap<FunctionRef, Vec<ByteSpan>> = HashMap::new();
+    let mut exiting: HashMap<FunctionRef, Vec<ByteSpan>> = HashMap::new();
+    let mut queue: VecDeque<FunctionRef> = VecDeque::new();
+    for f in toward.iter().copied().chain(handlers.iter().copied()) {
+        if let std::collections::hash_map::Entry::Vacant(entry) = on_path.entry(f) {
+            entry.insert(off.get(&f).cloned().unwrap_or_default());
+            exiting.insert(f, exits(f));
+            queue.push_back(f);
+        }
+    }
+    while let Some(f) = queue.pop_front() {
+        let mut excluded = on_path.get(&f).cloned().unwrap_or_default();
+        excluded.extend(exiting.get(&f).into_iter().flatten().copied());
+        for (span, targets) in reached_by_calls_of(graph, f) {
+            if excluded.iter().any(|arm| within(span, *arm)) {
+                continue;
+            }
+            for t in targets.into_iter().filter(|t| {
+                !tests.contains(t) && (toward.contains(t) || !twin_serves(graph, facts, toward, *t))
+            }) {
+                if let std::collections::hash_map::Entry::Vacant(entry) = on_path.entry(t) {
+                    entry.insert(Vec::new());
+                    exiting.insert(t, exits(t));
+                    queue.push_back(t);
+                }
+            }
+        }
+    }
+    (on_path, exiting)
+}
+
+/// Each file's regions of code that may not run (see [`super::must`]), sorted.
+fn sorted_regions(
+    graph: &CrateGraph<'_>,
+    facts: &[ServingFacts],
+) -> HashMap<FileId, Vec<ByteSpan>> {
+    graph
+        .files()
+        .iter()
+        .zip(facts)
+        .map(|((id, _), f)| {
+            let mut spans: Vec<ByteSpan> = f.maybe.iter().chain(&f.rest).copied().collect();
+            spans.sort_by_key(|s| (s.start, s.end));
+            (*id, spans)
+        })
+        .collect()
+}
+
+/// What [`must_functions`] reads: the unit's functions and what serves.
+struct Way<'a, 'g> {
+    graph: &'a CrateGraph<'g>,
+    facts: &'a [ServingFacts],
+    serving: &'a HashSet<FunctionRef>,
+    handlers: &'a [FunctionRef],
+    tests: &'a HashSet<FunctionRef>,
+}
+
+impl Way<'_, '_> {
+    /// The anchors of a function on the way: its serve sites, and its calls that reach only
+    /// functions that surely serve (`sure`).
+    fn must_functions(
+        &self,
+        toward: &HashSet<FunctionRef>,
+        entry: Option<FunctionRef>,
+    ) -> (MustMap, HashMap<FileId, Vec<ByteSpan>>) {
+        must_functions(self, toward, entry)
+    }
+
+    fn anchors(&self, f: FunctionRef, sure: &HashSet<FunctionRef>) -> Vec<ByteSpan> {
+        let item = self.graph.function(f).item_span;
+        let mut anchors: Vec<ByteSpan> = Vec::new();
+        if self.serving.contains(&f) {
+            anchors.extend(
+                self.facts[f.file]
+                    .serve_sites
+                    .iter()
+                    .copied()
+                    .filter(|site| within(*site, item)),
+            );
+        }
+        for (span, targets) in calls_of(self.graph, f) {
+            if !targets.is_empty() && targets.iter().all(|t| *t != f && sure.contains(t)) {
+                anchors.push(span);
+            }
+        }
+        anchors
+    }
+
+    /// The functions on the way that surely serve once called: an anchor of theirs lies in
+    /// none of their branches. One that serves only in some branches serves by a choice made
+    /// at run time (a transport a configuration names) that is not resolved here. Only
+    /// branches count: the rest of a block after an early exit runs whenever the function goes
+    /// on, and a function that leaves (a help text, a failure) serves nothing.
+    fn surely_serving(&self, toward: &HashSet<FunctionRef>) -> HashSet<FunctionRef> {
+        let mut sure: HashSet<FunctionRef> = HashSet::new();
+        loop {
+            let mut grew = false;
+            for &f in toward {
+                if sure.contains(&f) {
+                    continue;
+                }
+                let item = self.graph.function(f).item_span;
+                let own = &self.facts[f.file].maybe;
+                if self
+                    .anchors(f, &sure)
+                    .iter()
+                    .any(|a| super::must::around(own, item, *a).is_empty())
+                {
+                    sure.insert(f);
+                    grew = true;
+                }
+            }
+            if !grew {
+                return sure;
+            }
+        }
+    }
+}
+
+impl Must {
+    /// Whether code at `span`, inside the regions `around` of the function, runs whenever
+    /// the unit serves.
+    fn runs(&self, span: ByteSpan, around: &[ByteSpan]) -> bool {
+        match self {
+            Must::Whole => around.is_empty(),
+            Must::Before(anchors) => anchors.iter().any(|(anchor, theirs)| {
+                span.end <= anchor.start && around.iter().all(|r| theirs.contains(r))
+            }),
+        }
+    }
+}
+
+/// The functions `main` reaches, through any call.
+fn reached_from(graph: &CrateGraph<'_>, main: FunctionRef) -> HashSet<FunctionRef> {
+    let mut seen: HashSet<FunctionRef> = HashSet::new();
+    seen.insert(main);
+    let mut queue: VecDeque<FunctionRef> = VecDeque::from([main]);
+    while let Some(f) = queue.pop_front() {
+        for (_, targets) in reached_by_calls_of(graph, f) {
+            for t in targets {
+                if seen.insert(t) {
+                    queue.push_back(t);
+                }
+            }
+        }
+    }
+    seen
+}
+
+/// The functions whose code is shown to run whenever the unit serves (see [`Must`]): those on
+/// the way to serving, the SDK's handlers, and the functions called from code of theirs that
+/// runs whenever they do, by a call that reaches one function only. In a program, only what
+/// `main` reaches runs at all (a serving function nothing calls, kept under
+/// `#[allow(dead_code)]`, never does).
+fn must_functions(
+    way: &Way<'_, '_>,
+    toward: &HashSet<FunctionRef>,
+    entry: Option<FunctionRef>,
+) -> (MustMap, HashMap<FileId, Vec<ByteSpan>>) {
+    let graph = way.graph;
+    let regions = sorted_regions(graph, way.facts);
+    let reached = entry.map(|main| reached_from(graph, main));
+    let toward: HashSet<FunctionRef> = toward
+        .iter()
+        .copied()
+        .filter(|f| reached.as_ref().is_none_or(|r| r.contains(f)))
+        .collect();
+    let files = graph.files();
+    let regions_of = |f: FunctionRef| {
+        regions
+            .get(&files[f.file].0)
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+    };
+    let sure = way.surely_serving(&toward);
+    let mut by_ref: HashMap<FunctionRef, Must> = HashMap::new();
+    for &f in &toward {
+        let item = graph.function(f).item_span;
+        let anchors = way
+            .anchors(f, &sure)
+            .into_iter()
+            .map(|a| (a, super::must::around(regions_of(f), item, a)))
+            .collect();
+        by_ref.insert(f, Must::Before(anchors));
+    }
+    for &f in way.handlers {
+        if !toward.contains(&f) && !way.tests.contains(&f) {
+            by_ref.insert(f, Must::Whole);
+        }
+    }
+    let mut queue: VecDeque<FunctionRef> = by_ref.keys().copied().collect();
+    while let Some(f) = queue.pop_front() {
+        let Some(how) = by_ref.get(&f).cloned() else {
+            continue;
+        };
+        let item = graph.function(f).item_span;
+        for (span, targets) in calls_of(graph, f) {
+            let [target] = targets.as_slice() else {
+                continue;
+            };
+            if by_ref.contains_key(target) || way.tests.contains(target) {
+                continue;
+            }
+            if how.runs(span, &super::must::around(regions_of(f), item, span)) {
+                by_ref.insert(*target, Must::Whole);
+                queue.push_back(*target);
+            }
+        }
+    }
+    let must = by_ref
+        .into_iter()
+        .map(|(f, how)| ((files[f.file].0, graph.function(f).item_span), how))
+        .collect();
+    (must, regions)
+}
+
+/// The functions whose code is shown to run whenever the unit serves, by file and item.
+type MustMap = HashMap<(FileId, ByteSpan), Must>;
 
 /// The functions on the path reached only from calls that a function on the way makes before
 /// it starts serving (before its first serve site or call on the way); never from a handler, a

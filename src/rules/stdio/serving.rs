@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use syn::{Expr, Stmt};
 
-use super::exits::{diverging_macro, exits_process, exits_process_block};
+use super::exits::{ends, ends_block, exits_process, exits_process_block};
 use super::facts::{ServingFacts, SERVING};
 use crate::analysis::facts::FileFacts;
 use crate::analysis::syntax::{macro_name, path_segments};
@@ -1411,37 +1411,6 @@ fn diverges_expr(expr: &Expr) -> bool {
     ends(expr, true)
 }
 
-/// Whether a block's last statement [`ends`] its way.
-fn ends_block(block: &syn::Block, loops: bool) -> bool {
-    match block.stmts.last() {
-        Some(Stmt::Expr(expr, _)) => ends(expr, loops),
-        Some(Stmt::Macro(mac)) => diverging_macro(&mac.mac),
-        _ => false,
-    }
-}
-
-/// Whether an expression goes no further: `return`, `exit(..)`, a diverging macro (`bail!`),
-/// with `loops` also `break` and `continue`; or a block, `match` or `if` whose every way does.
-fn ends(expr: &Expr, loops: bool) -> bool {
-    match expr {
-        Expr::Return(_) => true,
-        Expr::Continue(_) | Expr::Break(_) => loops,
-        Expr::Block(b) => ends_block(&b.block, loops),
-        // `match run() { Ok(()) => return .., Err(e) => { ..; return .. } }`
-        Expr::Match(m) => !m.arms.is_empty() && m.arms.iter().all(|arm| ends(&arm.body, loops)),
-        Expr::If(i) => {
-            ends_block(&i.then_branch, loops)
-                && i.else_branch
-                    .as_ref()
-                    .is_some_and(|(_, other)| ends(other, loops))
-        }
-        Expr::Call(call) => matches!(&*call.func, Expr::Path(p)
-            if p.path.segments.last().is_some_and(|s| s.ident == "exit")),
-        Expr::Macro(mac) => diverging_macro(&mac.mac),
-        _ => false,
-    }
-}
-
 /// `self.reader`, `self.stdin.lock()`: a field of the receiver, under method calls.
 fn self_field(expr: &Expr) -> bool {
     match expr {
@@ -1557,6 +1526,9 @@ impl Hook for Serving {
         self.note_cfg_function(node, scope);
         if !scope.in_function_body() {
             return;
+        }
+        if !scope.in_test() {
+            super::must::regions(node, scope, &mut self.facts.maybe, &mut self.facts.rest);
         }
         if is_function_body(node, scope.parent()) {
             self.functions.push(StdinReads::default());

@@ -19,7 +19,7 @@ pub static META: RuleMeta = RuleMeta {
     summary: "a stdio MCP server writes something other than protocol messages to stdout",
     fix: FixAvailability::Sometimes,
     docs: include_str!("../../../rules/MCP002-stdio-stdout-pollution.md"),
-    status: RuleStatus::Preview,
+    status: RuleStatus::Stable,
 };
 
 const SPEC: &str = "MCP stdio transport (2025-11-25 basic/transports, 2026-07-28 basic/transports/stdio): \
@@ -42,6 +42,13 @@ the write is not shown to run when a client, not a person, reads stdout";
 const FLAG: &str = "preview: the branch is chosen by a flag the program sets at run time (a \
 global `FLAG.load(..)`, a thread-local, or a field such as `self.quiet`), so the write is not shown \
 to run while the program serves";
+
+/// The premise a finding not shown to run whenever the program serves could not show (issue
+/// 32: certain or silent; see [`super::runs_whenever_serving`]).
+const UNSHOWN: &str = "preview: the write is not shown to run whenever the program serves stdio \
+(it lies in a branch, a loop or a closure that the serve site is not in, after the serve call, \
+in a function called only from such code, or the way to the serve site chooses the transport at \
+run time), so the write is not shown to run while the program serves";
 
 pub struct StdioStdoutPollution;
 
@@ -134,15 +141,29 @@ impl Rule for StdioStdoutPollution {
                             write.span,
                         );
                         let text = context.sources.get(*file).map_or("", |s| s.text());
+                        // Not shown to run whenever the program serves stdio: preview.
+                        let shown = super::runs_whenever_serving(
+                            context,
+                            *file,
+                            function.item_span,
+                            write.span,
+                        );
+                        if !shown && !context.preview() {
+                            continue;
+                        }
                         let found = diagnostic(*file, write, certain, text);
-                        let found = if gated { found.with_note(GATED) } else { found };
-                        out.push(if write.tty_guarded {
-                            found.with_note(TTY)
-                        } else if flagged {
-                            found.with_note(FLAG)
-                        } else {
-                            found
-                        });
+                        let notes = [
+                            (gated, GATED),
+                            (!shown, UNSHOWN),
+                            (write.tty_guarded, TTY),
+                            (flagged && !write.tty_guarded, FLAG),
+                        ];
+                        out.push(
+                            notes
+                                .into_iter()
+                                .filter(|(holds, _)| *holds)
+                                .fold(found, |found, (_, note)| found.with_note(note)),
+                        );
                     }
                 }
             }

@@ -1,0 +1,157 @@
+//! The code of a function body that may not run when the code around it runs: what a write must
+//! be outside of (or share with a serve site) to be shown to run whenever the program serves.
+//!
+//! A region is a branch of an `if` or a `match`, a loop's body, a closure's or an `async`
+//! block's body, the right side of `&&` and `||`, an arm of `select!`, and the rest of a block
+//! after a statement that may leave the function (`if .. { return }`, `let .. else`, a call of
+//! `exit`, `bail!`). Code in no region of its function runs whenever the function runs and goes
+//! on past it; code in the same regions as a serve site after it runs whenever that site does.
+
+use syn::visit::Visit;
+use syn::{BinOp, Expr, Stmt};
+
+use crate::analysis::walk::{Node, Scope};
+use crate::source::ByteSpan;
+
+use super::exits::{diverging_macro, ends, ends_block};
+
+/// The regions a node opens (see the module's text): branches, loops' bodies and the like to
+/// `out`, and code that runs whenever its function goes on past the statement before it to
+/// `rest` (the rest of a block after a statement that may leave, the one branch of an `if` or
+/// a `match` whose others all leave).
+pub fn regions(
+    node: Node<'_>,
+    scope: &Scope<'_>,
+    out: &mut Vec<ByteSpan>,
+    rest: &mut Vec<ByteSpan>,
+) {
+    match node {
+        Node::Expr(Expr::If(expr)) => {
+            let then = block(&expr.then_branch, scope);
+            match &expr.else_branch {
+                Some((_, other)) => {
+                    let other_span = scope.span(&**other);
+                    match (ends_block(&expr.then_branch, false), ends(other, false)) {
+                        (true, false) => {
+                            out.push(then);
+                            rest.push(other_span);
+                        }
+                        (false, true) => {
+                            rest.push(then);
+                            out.push(other_span);
+                        }
+                        _ => {
+                            out.push(then);
+                            out.push(other_span);
+                        }
+                    }
+                }
+                None => out.push(then),
+            }
+        }
+        Node::Expr(Expr::Match(expr)) => {
+            let going_on: Vec<&syn::Arm> = expr
+                .arms
+                .iter()
+                .filter(|arm| !ends(&arm.body, false))
+                .collect();
+            for arm in &expr.arms {
+                let span = scope.span(&*arm.body);
+                match going_on.as_slice() {
+                    [only] if std::ptr::eq(*only, arm) && expr.arms.len() > 1 => rest.push(span),
+                    _ => out.push(span),
+                }
+            }
+        }
+        Node::Expr(Expr::While(expr)) => out.push(block(&expr.body, scope)),
+        Node::Expr(Expr::ForLoop(expr)) => out.push(block(&expr.body, scope)),
+        Node::Expr(Expr::Loop(expr)) => out.push(block(&expr.body, scope)),
+        Node::Expr(Expr::Closure(expr)) => out.push(scope.span(&*expr.body)),
+        Node::Expr(Expr::Async(expr)) => out.push(block(&expr.block, scope)),
+        Node::Expr(Expr::Binary(expr)) if matches!(expr.op, BinOp::And(_) | BinOp::Or(_)) => {
+            out.push(scope.span(&*expr.right))
+        }
+        Node::SelectArm(arm) => out.push(scope.span(&arm.handler)),
+        Node::Block(body) => {
+            let end = block(body, scope).end;
+            let count = body.stmts.len();
+            for (i, stmt) in body.stmts.iter().enumerate() {
+                if i + 1 < count && may_leave(stmt) {
+                    let start = scope.span(stmt).end;
+                    if start < end {
+                        rest.push(ByteSpan { start, end });
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn block(body: &syn::Block, scope: &Scope<'_>) -> ByteSpan {
+    scope.raw_span(body.brace_token.span.open(), body.brace_token.span.close())
+}
+
+/// Whether a statement may leave its function on some way through it: a `return`, a call of
+/// `exit`, a diverging macro (`bail!`), or a `let .. else`; not inside a closure, an `async`
+/// block or a nested item, which leave only themselves. `?` is an error's way out, not counted.
+fn may_leave(stmt: &Stmt) -> bool {
+    if let Stmt::Local(local) = stmt {
+        if local
+            .init
+            .as_ref()
+            .is_some_and(|init| init.diverge.is_some())
+        {
+            return true;
+        }
+    }
+    let mut finder = Leaves(false);
+    finder.visit_stmt(stmt);
+    finder.0
+}
+
+struct Leaves(bool);
+
+impl<'ast> Visit<'ast> for Leaves {
+    fn visit_expr(&mut self, expr: &'ast Expr) {
+        if self.0 {
+            return;
+        }
+        match expr {
+            Expr::Return(_) => self.0 = true,
+            Expr::Closure(_) | Expr::Async(_) => {}
+            Expr::Call(call)
+                if matches!(&*call.func, Expr::Path(p)
+                    if p.path.segments.last().is_some_and(|s| s.ident == "exit")) =>
+            {
+                self.0 = true
+            }
+            Expr::Macro(mac) if diverging_macro(&mac.mac) => self.0 = true,
+            _ => syn::visit::visit_expr(self, expr),
+        }
+    }
+
+    fn visit_stmt_macro(&mut self, mac: &'ast syn::StmtMacro) {
+        if diverging_macro(&mac.mac) {
+            self.0 = true;
+        }
+    }
+
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+/// The regions of `regions` (a file's, sorted by start) inside the function whose whole item is
+/// `function` that hold `span`.
+pub fn around(regions: &[ByteSpan], function: ByteSpan, span: ByteSpan) -> Vec<ByteSpan> {
+    regions
+        .iter()
+        .filter(|r| {
+            function.start <= r.start
+                && r.end <= function.end
+                && *r != &function
+                && r.start <= span.start
+                && span.end <= r.end
+        })
+        .copied()
+        .collect()
+}

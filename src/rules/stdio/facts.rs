@@ -262,6 +262,10 @@ pub struct ServingFacts {
     /// [`super::must`]), outside test code.
     #[serde(default)]
     pub maybe: Vec<ByteSpan>,
+    /// Of the serve sites, the reads of `stdin()` a loop of JSON lines makes (a hand-written
+    /// transport), not an SDK's transport.
+    #[serde(default)]
+    pub stdin_sites: Vec<ByteSpan>,
     /// Of that code, what runs whenever its function goes on past the statement before it (the
     /// rest of a block after a statement that may leave, the one branch of an `if` or a `match`
     /// whose others all leave): it may not run only because the function left before.

@@ -793,6 +793,23 @@ fn test_functions(graph: &CrateGraph<'_>) -> HashSet<FunctionRef> {
         .collect()
 }
 
+/// Whether a file's dispatchers answer another JSON-RPC protocol, not MCP: one of them has an
+/// arm for a method with a `/` that is no MCP method (`"session/new"`, `"textDocument/hover"`),
+/// and none has an arm for an MCP method but `initialize`, which every such protocol shares. A
+/// loop of JSON lines on stdin in that file serves that protocol (an Agent Client Protocol or a
+/// language server beside an MCP server the crate serves over HTTP), not MCP.
+fn dispatches_another_protocol(dispatch: &crate::analysis::dispatchers::DispatchFacts) -> bool {
+    let methods = || {
+        dispatch
+            .dispatchers
+            .iter()
+            .flat_map(|d| d.arms.iter())
+            .flat_map(|arm| arm.methods.iter())
+    };
+    methods().any(|m| m.contains('/') && !crate::analysis::dispatch::is_mcp_method(m))
+        && !methods().any(|m| m != "initialize" && crate::analysis::dispatch::is_mcp_method(m))
+}
+
 /// The functions that start serving: the innermost function around each serve site.
 fn serving_functions(
     graph: &CrateGraph<'_>,
@@ -823,6 +840,8 @@ fn serving_functions(
             };
             if !given_io_serves(graph, facts, file_facts, *site)
                 || !own_type_serves(graph, facts, file_facts, *site)
+                || (file_facts.stdin_sites.contains(site)
+                    && dispatches_another_protocol(&graph.files()[index].1.dispatch))
                 || named_own_function(graph, facts, file_facts, function, *site)
             {
                 continue;

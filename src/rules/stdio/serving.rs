@@ -1630,6 +1630,9 @@ impl Hook for Serving {
                 // Stdin handed to a transport with stdout serves, whatever else the file says;
                 // stdin read as a stream serves in a file that reads JSON.
                 if function.paired || (self.json && function.serve()) {
+                    self.facts
+                        .stdin_sites
+                        .extend(function.sites.iter().copied());
                     self.facts.serve_sites.extend(function.sites);
                 }
                 for transport in function.transports.iter().filter(|t| t.chosen && t.client) {

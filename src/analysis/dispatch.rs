@@ -102,6 +102,8 @@ pub fn hook(base: usize, unread: Vec<super::items::UnreadConst>) -> Box<dyn Hook
         seen_two: false,
         chain_links: std::collections::HashSet::new(),
         fall_through: std::collections::HashMap::new(),
+        separate_chains: std::collections::HashMap::new(),
+        separate_links: std::collections::HashSet::new(),
         unread,
         in_unread: 0,
         in_expansion: false,
@@ -160,6 +162,11 @@ struct Collector {
     /// `if` chains with no `else` whose every branch returns, by the first `if`'s start: the
     /// statements after the chain in its block, which every other method falls through to.
     fall_through: std::collections::HashMap<usize, Vec<syn::Stmt>>,
+    /// Runs of separate `if` statements on method names that each leave, read as one chain (see
+    /// [`Collector::note_separate_links`]), by the first `if`'s start.
+    separate_chains: std::collections::HashMap<usize, syn::ExprIf>,
+    /// The starts of the later `if`s of those runs, read with the first.
+    separate_links: std::collections::HashSet<usize>,
     /// The private constants no code of the file reads.
     unread: Vec<super::items::UnreadConst>,
     /// How many of them enclose the current node.
@@ -491,6 +498,7 @@ impl Collector {
     /// statements: what the methods the chain does not name fall through to, remembered for
     /// [`Collector::if_chain_dispatcher`].
     fn note_fall_through(&mut self, stmts: &[syn::Stmt]) {
+        self.note_separate_links(stmts);
         for (index, stmt) in stmts.iter().enumerate() {
             let syn::Stmt::Expr(Expr::If(first), _) = stmt else {
                 continue;
@@ -507,7 +515,57 @@ impl Collector {
             let start = self
                 .raw_span(first.if_token.span, first.if_token.span)
                 .start;
+            // A run of separate links is read whole (see [`Collector::note_separate_links`]).
+            if self.separate_chains.contains_key(&start) || self.separate_links.contains(&start) {
+                continue;
+            }
             self.fall_through.insert(start, rest.to_vec());
+        }
+    }
+
+    /// A run of separate statements `if method == "initialize" { ..; continue; } if method ==
+    /// "tools/list" { ..; return ..; }` in a block, each on method names and each leaving, with
+    /// more statements after the run: read as the chain `if .. {..} else if .. {..}` they stand
+    /// for (kept by the first `if`'s start), whose methods no link names fall through to the
+    /// statements after it. The later `if`s are not read again as chains of their own.
+    fn note_separate_links(&mut self, stmts: &[syn::Stmt]) {
+        let link = |stmt: &syn::Stmt| match stmt {
+            syn::Stmt::Expr(Expr::If(link), _)
+                if link.else_branch.is_none()
+                    && condition_methods(&link.cond).is_some()
+                    && leaves_link(&link.then_branch) =>
+            {
+                Some(link.clone())
+            }
+            _ => None,
+        };
+        let mut index = 0;
+        while index < stmts.len() {
+            let run: Vec<syn::ExprIf> = stmts[index..].iter().map_while(link).collect();
+            let after = index + run.len();
+            // The statements after the run are the catch-all only when they are no link of it
+            // that stays (`if method == "tools/call" { match .. { .. } }` with a way on).
+            let next_is_link = matches!(stmts.get(after),
+                Some(syn::Stmt::Expr(Expr::If(next), _)) if condition_methods(&next.cond).is_some());
+            if run.len() < 2 || after >= stmts.len() || next_is_link {
+                index = after.max(index + 1);
+                continue;
+            }
+            let start =
+                |link: &syn::ExprIf| self.raw_span(link.if_token.span, link.if_token.span).start;
+            let first = start(&run[0]);
+            let later: Vec<usize> = run[1..].iter().map(start).collect();
+            let chain = run.into_iter().rev().reduce(|next, mut link| {
+                let token = syn::Token![else](link.if_token.span);
+                link.else_branch = Some((token, Box::new(Expr::If(next))));
+                link
+            });
+            if let Some(chain) = chain {
+                self.separate_chains.insert(first, chain);
+                self.separate_links.extend(later);
+                self.fall_through.insert(first, stmts[after..].to_vec());
+            }
+            index = after;
         }
     }
 
@@ -968,7 +1026,14 @@ impl Collector {
                 let start = self
                     .raw_span(expr_if.if_token.span, expr_if.if_token.span)
                     .start;
-                if !self.chain_links.remove(&start) {
+                if self.separate_links.remove(&start) {
+                    return;
+                }
+                if let Some(chain) = self.separate_chains.remove(&start) {
+                    if let Some(dispatcher) = self.if_chain_dispatcher(&chain) {
+                        self.facts.dispatchers.push(dispatcher);
+                    }
+                } else if !self.chain_links.remove(&start) {
                     if let Some(dispatcher) = self.if_chain_dispatcher(expr_if) {
                         self.facts.dispatchers.push(dispatcher);
                     }
@@ -1390,6 +1455,33 @@ fn block_expr(block: &syn::Block) -> Expr {
         label: None,
         block: block.clone(),
     })
+}
+
+/// Whether a link's block ends by leaving: `return`, or `continue` to the next message of the
+/// loop around it.
+fn leaves_link(block: &syn::Block) -> bool {
+    match block.stmts.last() {
+        Some(syn::Stmt::Expr(expr, _)) => leaves_link_expr(expr),
+        _ => false,
+    }
+}
+
+/// `return`, `continue`, or a block, `match` or `if`/`else` whose every way ends so.
+fn leaves_link_expr(expr: &Expr) -> bool {
+    match expr {
+        Expr::Return(_) | Expr::Continue(_) => true,
+        Expr::Block(b) => leaves_link(&b.block),
+        Expr::Match(m) => {
+            !m.arms.is_empty() && m.arms.iter().all(|arm| leaves_link_expr(&arm.body))
+        }
+        Expr::If(i) => {
+            leaves_link(&i.then_branch)
+                && i.else_branch
+                    .as_ref()
+                    .is_some_and(|(_, other)| leaves_link_expr(other))
+        }
+        _ => false,
+    }
 }
 
 /// Whether every branch of an `if`/`else if` chain with no final `else` ends by returning: the

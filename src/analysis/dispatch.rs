@@ -529,19 +529,9 @@ impl Collector {
     /// for (kept by the first `if`'s start), whose methods no link names fall through to the
     /// statements after it. The later `if`s are not read again as chains of their own.
     fn note_separate_links(&mut self, stmts: &[syn::Stmt]) {
-        let link = |stmt: &syn::Stmt| match stmt {
-            syn::Stmt::Expr(Expr::If(link), _)
-                if link.else_branch.is_none()
-                    && condition_methods(&link.cond).is_some()
-                    && leaves_link(&link.then_branch) =>
-            {
-                Some(link.clone())
-            }
-            _ => None,
-        };
         let mut index = 0;
         while index < stmts.len() {
-            let run: Vec<syn::ExprIf> = stmts[index..].iter().map_while(link).collect();
+            let run: Vec<&syn::ExprIf> = stmts[index..].iter().map_while(separate_link).collect();
             let after = index + run.len();
             // The statements after the run are the catch-all only when they are no link of it
             // that stays (`if method == "tools/call" { match .. { .. } }` with a way on).
@@ -553,9 +543,10 @@ impl Collector {
             }
             let start =
                 |link: &syn::ExprIf| self.raw_span(link.if_token.span, link.if_token.span).start;
-            let first = start(&run[0]);
-            let later: Vec<usize> = run[1..].iter().map(start).collect();
-            let chain = run.into_iter().rev().reduce(|next, mut link| {
+            let first = start(run[0]);
+            let later: Vec<usize> = run[1..].iter().map(|link| start(link)).collect();
+            // Only a run that is read is copied.
+            let chain = run.into_iter().cloned().rev().reduce(|next, mut link| {
                 let token = syn::Token![else](link.if_token.span);
                 link.else_branch = Some((token, Box::new(Expr::If(next))));
                 link
@@ -1455,6 +1446,21 @@ fn block_expr(block: &syn::Block) -> Expr {
         label: None,
         block: block.clone(),
     })
+}
+
+/// A statement `if <method test> { .. }` with no `else` whose block leaves: a link of a run of
+/// separate links (see [`Collector::note_separate_links`]).
+fn separate_link(stmt: &syn::Stmt) -> Option<&syn::ExprIf> {
+    match stmt {
+        syn::Stmt::Expr(Expr::If(link), _)
+            if link.else_branch.is_none()
+                && condition_methods(&link.cond).is_some()
+                && leaves_link(&link.then_branch) =>
+        {
+            Some(link)
+        }
+        _ => None,
+    }
 }
 
 /// Whether a link's block ends by leaving: `return`, or `continue` to the next message of the

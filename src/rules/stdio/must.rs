@@ -140,8 +140,8 @@ impl<'ast> Visit<'ast> for Leaves {
     fn visit_item(&mut self, _: &'ast syn::Item) {}
 }
 
-/// The regions of `regions` (a file's, sorted by start) inside the function whose whole item is
-/// `function` that hold `span`.
+/// The regions of `regions` (a file's) inside the function whose whole item is `function` that
+/// hold `span`.
 pub fn around(regions: &[ByteSpan], function: ByteSpan, span: ByteSpan) -> Vec<ByteSpan> {
     regions
         .iter()

@@ -39,7 +39,7 @@ pub struct ServingPath {
     entry_flags: Option<(FunctionRef, Vec<(String, bool)>)>,
     /// The functions whose code may run whenever the unit serves, and how (see [`Must`]).
     must: MustMap,
-    /// Each file's regions of code that may not run (see [`super::must`]), sorted.
+    /// Each file's regions of code that may not run (see [`super::must`]).
     regions: HashMap<FileId, Vec<ByteSpan>>,
 }
 
@@ -126,14 +126,14 @@ impl ServingPath {
                 (key(f), excluded)
             })
             .collect();
-        let (must, regions) = Way {
+        let way = Way {
             graph,
             facts: &facts,
             serving: &serving,
             handlers: &handlers,
             tests: &tests,
-        }
-        .must_functions(&toward, entry);
+        };
+        let (must, regions) = must_functions(&way, &toward, entry);
         ServingPath {
             on_path,
             only_serving,
@@ -262,20 +262,13 @@ fn reach_path(
     (on_path, exiting)
 }
 
-/// Each file's regions of code that may not run (see [`super::must`]), sorted.
-fn sorted_regions(
-    graph: &CrateGraph<'_>,
-    facts: &[ServingFacts],
-) -> HashMap<FileId, Vec<ByteSpan>> {
+/// Each file's regions of code that may not run (see [`super::must`]).
+fn file_regions(graph: &CrateGraph<'_>, facts: &[ServingFacts]) -> HashMap<FileId, Vec<ByteSpan>> {
     graph
         .files()
         .iter()
         .zip(facts)
-        .map(|((id, _), f)| {
-            let mut spans: Vec<ByteSpan> = f.maybe.iter().chain(&f.rest).copied().collect();
-            spans.sort_by_key(|s| (s.start, s.end));
-            (*id, spans)
-        })
+        .map(|((id, _), f)| (*id, f.maybe.iter().chain(&f.rest).copied().collect()))
         .collect()
 }
 
@@ -291,14 +284,6 @@ struct Way<'a, 'g> {
 impl Way<'_, '_> {
     /// The anchors of a function on the way: its serve sites, and its calls that reach only
     /// functions that surely serve (`sure`).
-    fn must_functions(
-        &self,
-        toward: &HashSet<FunctionRef>,
-        entry: Option<FunctionRef>,
-    ) -> (MustMap, HashMap<FileId, Vec<ByteSpan>>) {
-        must_functions(self, toward, entry)
-    }
-
     fn anchors(&self, f: FunctionRef, sure: &HashSet<FunctionRef>) -> Vec<ByteSpan> {
         let item = self.graph.function(f).item_span;
         let mut anchors: Vec<ByteSpan> = Vec::new();
@@ -391,7 +376,7 @@ fn must_functions(
     entry: Option<FunctionRef>,
 ) -> (MustMap, HashMap<FileId, Vec<ByteSpan>>) {
     let graph = way.graph;
-    let regions = sorted_regions(graph, way.facts);
+    let regions = file_regions(graph, way.facts);
     let reached = entry.map(|main| reached_from(graph, main));
     let toward: HashSet<FunctionRef> = toward
         .iter()

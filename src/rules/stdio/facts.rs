@@ -271,6 +271,9 @@ pub struct ServingFacts {
     /// whose others all leave): it may not run only because the function left before.
     #[serde(default)]
     pub rest: Vec<ByteSpan>,
+    /// Of that code, the bodies of loops (`for`, `while`, `loop`).
+    #[serde(default)]
+    pub loop_bodies: Vec<ByteSpan>,
     /// Calls that launch a child process to talk to over its pipes (see
     /// `serving::launches_child`).
     #[serde(default)]

@@ -14,17 +14,19 @@ use crate::analysis::walk::{Node, Scope};
 use crate::source::ByteSpan;
 
 use super::exits::{diverging_macro, ends, ends_block};
+use super::facts::ServingFacts;
 
 /// The regions a node opens (see the module's text): branches, loops' bodies and the like to
-/// `out`, and code that runs whenever its function goes on past the statement before it to
+/// `maybe`, and code that runs whenever its function goes on past the statement before it to
 /// `rest` (the rest of a block after a statement that may leave, the one branch of an `if` or
-/// a `match` whose others all leave).
-pub fn regions(
-    node: Node<'_>,
-    scope: &Scope<'_>,
-    out: &mut Vec<ByteSpan>,
-    rest: &mut Vec<ByteSpan>,
-) {
+/// a `match` whose others all leave). A loop's body goes to `loop_bodies` as well.
+pub fn regions(node: Node<'_>, scope: &Scope<'_>, facts: &mut ServingFacts) {
+    let ServingFacts {
+        maybe: out,
+        rest,
+        loop_bodies: loops,
+        ..
+    } = facts;
     match node {
         Node::Expr(Expr::If(expr)) => {
             let then = block(&expr.then_branch, scope);
@@ -63,9 +65,18 @@ pub fn regions(
                 }
             }
         }
-        Node::Expr(Expr::While(expr)) => out.push(block(&expr.body, scope)),
-        Node::Expr(Expr::ForLoop(expr)) => out.push(block(&expr.body, scope)),
-        Node::Expr(Expr::Loop(expr)) => out.push(block(&expr.body, scope)),
+        Node::Expr(Expr::While(expr)) => {
+            out.push(block(&expr.body, scope));
+            loops.push(block(&expr.body, scope));
+        }
+        Node::Expr(Expr::ForLoop(expr)) => {
+            out.push(block(&expr.body, scope));
+            loops.push(block(&expr.body, scope));
+        }
+        Node::Expr(Expr::Loop(expr)) => {
+            out.push(block(&expr.body, scope));
+            loops.push(block(&expr.body, scope));
+        }
         Node::Expr(Expr::Closure(expr)) => out.push(scope.span(&*expr.body)),
         Node::Expr(Expr::Async(expr)) => out.push(block(&expr.block, scope)),
         Node::Expr(Expr::Binary(expr)) if matches!(expr.op, BinOp::And(_) | BinOp::Or(_)) => {

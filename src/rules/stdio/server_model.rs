@@ -40,19 +40,41 @@ pub struct ServingPath {
     /// The functions whose code may run whenever the unit serves, and how (see [`Must`]).
     must: MustMap,
     /// Each file's regions of code that may not run (see [`super::must`]).
-    regions: HashMap<FileId, Vec<ByteSpan>>,
+    regions: HashMap<FileId, Regions>,
 }
 
-/// How code of a function is shown to run whenever the unit serves stdio.
+/// A file's regions of code that may not run (see [`super::must`]), but the arms of an MCP
+/// dispatcher (see [`mcp_dispatch_arms`]); and of them, the rest of a block after a statement
+/// that may leave.
+#[derive(Debug, Default)]
+struct Regions {
+    all: Vec<ByteSpan>,
+    rest: Vec<ByteSpan>,
+}
+
+/// How code of a function is shown to run while the unit serves stdio.
 #[derive(Debug, Clone)]
 enum Must {
-    /// Code in no region of the function: the function runs whenever the unit serves (an SDK's
-    /// handler, or a function such a one, or the way to serving, calls outside any region).
+    /// Code in no region of the function: the function runs whenever the unit serves (a
+    /// function the way to serving calls outside any region, before it serves).
     Whole,
-    /// Code before one of these anchors (a serve site, or a call on the way to one) and in no
-    /// region the anchor is not in: the function is on the way to serving. Each anchor with the
-    /// regions around it.
-    Before(Vec<(ByteSpan, Vec<ByteSpan>)>),
+    /// Code in no region of the function but the rest of a block after a statement that may
+    /// leave: the function runs while the unit serves, for a message (an SDK's handler, or a
+    /// function the loop of a hand-written transport or such a one calls). What may leave
+    /// before it tests the message, not the transport, which is chosen already.
+    Serving,
+    /// The function is on the way to serving. Code before one of these anchors (a serve site,
+    /// or a call on the way to one) and in no region the anchor is not in runs whenever the
+    /// unit serves; each anchor with the regions around it. Code in the body of a loop that
+    /// reads the messages of a hand-written transport (one whose body comes after a read of
+    /// stdin that serves, or holds it outside any of its own regions), after that read, runs
+    /// while the unit serves: in no region the read is not in but that body and the rest of a
+    /// block inside it; each such loop's body with the regions around the read and the offset
+    /// code must come after.
+    Before {
+        anchors: Vec<(ByteSpan, Vec<ByteSpan>)>,
+        loops: Vec<(ByteSpan, Vec<ByteSpan>, usize)>,
+    },
 }
 
 fn within(inner: ByteSpan, outer: ByteSpan) -> bool {
@@ -146,10 +168,12 @@ impl ServingPath {
     }
 
     /// Whether code at `span` of `file`, inside the function whose whole item is
-    /// `function_span`, is shown to run whenever the unit serves stdio: its function is on the
-    /// way to serving and it comes before a serve site (or a call on the way) whose every
-    /// branch it shares, or its function is shown to run (an SDK's handler, or a function one
-    /// of those calls outside any branch) and it lies outside every branch of it.
+    /// `function_span`, is shown to run while the unit serves stdio (see [`Must`]): its
+    /// function is on the way to serving and it comes before a serve site (or a call on the
+    /// way) whose every branch it shares, or lies in the loop that reads a hand-written
+    /// transport's messages; or its function is shown to run (an SDK's handler, or a function
+    /// such code calls) and it lies outside every branch of it that is not the message's
+    /// choice.
     pub fn runs_whenever_serving(
         &self,
         file: FileId,
@@ -159,12 +183,15 @@ impl ServingPath {
         let Some(must) = self.must.get(&(file, function_span)) else {
             return false;
         };
-        let regions = self
-            .regions
-            .get(&file)
-            .map(Vec::as_slice)
-            .unwrap_or_default();
-        must.runs(span, &super::must::around(regions, function_span, span))
+        let Some(regions) = self.regions.get(&file) else {
+            return must.runs(span, &[], &[]).is_some();
+        };
+        must.runs(
+            span,
+            &super::must::around(&regions.all, function_span, span),
+            &regions.rest,
+        )
+        .is_some()
     }
 
     /// Whether `f` is the program's `main` and serves only where the `bool` place `place` holds
@@ -262,13 +289,60 @@ fn reach_path(
     (on_path, exiting)
 }
 
-/// Each file's regions of code that may not run (see [`super::must`]).
-fn file_regions(graph: &CrateGraph<'_>, facts: &[ServingFacts]) -> HashMap<FileId, Vec<ByteSpan>> {
+/// Each file's regions of code that may not run (see [`super::must`]), but the arms of its MCP
+/// dispatchers: which arm runs is the message's choice, made while serving.
+fn file_regions(graph: &CrateGraph<'_>, facts: &[ServingFacts]) -> HashMap<FileId, Regions> {
     graph
         .files()
         .iter()
         .zip(facts)
-        .map(|((id, _), f)| (*id, f.maybe.iter().chain(&f.rest).copied().collect()))
+        .map(|((id, file), f)| {
+            let arms = mcp_dispatch_arms(&file.dispatch);
+            let kept = |r: &&ByteSpan| {
+                !arms
+                    .iter()
+                    .any(|(d, arm)| within(**r, *d) && within(*arm, **r))
+            };
+            let regions = Regions {
+                all: f
+                    .maybe
+                    .iter()
+                    .chain(&f.rest)
+                    .filter(kept)
+                    .copied()
+                    .collect(),
+                rest: f.rest.iter().filter(kept).copied().collect(),
+            };
+            (*id, regions)
+        })
+        .collect()
+}
+
+/// The arms (and catch-alls) of a file's dispatchers over MCP's method names (an arm for an
+/// MCP method other than `initialize`), each with its dispatcher's span. A region of the
+/// dispatcher that holds an arm is that arm, or the `else` of a chain that holds the next ones.
+fn mcp_dispatch_arms(
+    dispatch: &crate::analysis::dispatchers::DispatchFacts,
+) -> Vec<(ByteSpan, ByteSpan)> {
+    if dispatches_another_protocol(dispatch) {
+        return Vec::new();
+    }
+    dispatch
+        .dispatchers
+        .iter()
+        .filter(|d| {
+            d.arms
+                .iter()
+                .flat_map(|a| &a.methods)
+                .any(|m| m != "initialize" && crate::analysis::dispatch::is_mcp_method(m))
+        })
+        .flat_map(|d| {
+            d.arms
+                .iter()
+                .map(|a| a.body)
+                .chain(d.catch_all.as_ref().map(|c| c.body))
+                .map(move |body| (d.span, body))
+        })
         .collect()
 }
 
@@ -304,6 +378,26 @@ impl Way<'_, '_> {
         anchors
     }
 
+    /// The loops of a function on the way that read the messages of a hand-written transport,
+    /// each with the read of stdin that serves: a loop whose body comes after such a read, or
+    /// holds it in none of its own regions.
+    fn message_loops(&self, f: FunctionRef) -> Vec<(ByteSpan, ByteSpan)> {
+        let item = self.graph.function(f).item_span;
+        let facts = &self.facts[f.file];
+        let mut loops = Vec::new();
+        for read in facts.stdin_sites.iter().filter(|s| within(**s, item)) {
+            for body in facts.loop_bodies.iter().filter(|b| within(**b, item)) {
+                let after = read.end <= body.start;
+                let holds = within(*read, *body)
+                    && super::must::around(&facts.maybe, *body, *read).is_empty();
+                if after || holds {
+                    loops.push((*body, *read));
+                }
+            }
+        }
+        loops
+    }
+
     /// The functions on the way that surely serve once called: an anchor of theirs lies in
     /// none of their branches. One that serves only in some branches serves by a choice made
     /// at run time (a transport a configuration names) that is not resolved here. Only
@@ -336,14 +430,40 @@ impl Way<'_, '_> {
 }
 
 impl Must {
-    /// Whether code at `span`, inside the regions `around` of the function, runs whenever
-    /// the unit serves.
-    fn runs(&self, span: ByteSpan, around: &[ByteSpan]) -> bool {
+    /// How code at `span`, inside the regions `around` of the function (of which the file's
+    /// regions `rest` are the rest of a block after a statement that may leave), is shown to
+    /// run: whenever the unit serves (`Whole`), while it serves, for a message (`Serving`), or
+    /// not shown (`None`). A function it calls there runs the same way.
+    fn runs(&self, span: ByteSpan, around: &[ByteSpan], rest: &[ByteSpan]) -> Option<Must> {
         match self {
-            Must::Whole => around.is_empty(),
-            Must::Before(anchors) => anchors.iter().any(|(anchor, theirs)| {
-                span.end <= anchor.start && around.iter().all(|r| theirs.contains(r))
-            }),
+            Must::Whole => around.is_empty().then_some(Must::Whole),
+            Must::Serving => around
+                .iter()
+                .all(|r| rest.contains(r))
+                .then_some(Must::Serving),
+            Must::Before { anchors, loops } => {
+                let before = anchors.iter().any(|(anchor, theirs)| {
+                    span.end <= anchor.start && around.iter().all(|r| theirs.contains(r))
+                });
+                let in_loop = || {
+                    loops.iter().any(|(body, theirs, from)| {
+                        within(span, *body)
+                            && span.start >= *from
+                            && around.iter().all(|r| {
+                                r == body
+                                    || theirs.contains(r)
+                                    || (rest.contains(r) && within(*r, *body))
+                            })
+                    })
+                };
+                if before {
+                    Some(Must::Whole)
+                } else if in_loop() {
+                    Some(Must::Serving)
+                } else {
+                    None
+                }
+            }
         }
     }
 }
@@ -365,16 +485,16 @@ fn reached_from(graph: &CrateGraph<'_>, main: FunctionRef) -> HashSet<FunctionRe
     seen
 }
 
-/// The functions whose code is shown to run whenever the unit serves (see [`Must`]): those on
+/// The functions whose code is shown to run while the unit serves (see [`Must`]): those on
 /// the way to serving, the SDK's handlers, and the functions called from code of theirs that
-/// runs whenever they do, by a call that reaches one function only. In a program, only what
+/// is shown to run, by a call that reaches one function only. In a program, only what
 /// `main` reaches runs at all (a serving function nothing calls, kept under
 /// `#[allow(dead_code)]`, never does).
 fn must_functions(
     way: &Way<'_, '_>,
     toward: &HashSet<FunctionRef>,
     entry: Option<FunctionRef>,
-) -> (MustMap, HashMap<FileId, Vec<ByteSpan>>) {
+) -> (MustMap, HashMap<FileId, Regions>) {
     let graph = way.graph;
     let regions = file_regions(graph, way.facts);
     let reached = entry.map(|main| reached_from(graph, main));
@@ -384,26 +504,28 @@ fn must_functions(
         .filter(|f| reached.as_ref().is_none_or(|r| r.contains(f)))
         .collect();
     let files = graph.files();
-    let regions_of = |f: FunctionRef| {
-        regions
-            .get(&files[f.file].0)
-            .map(Vec::as_slice)
-            .unwrap_or_default()
-    };
+    let empty = Regions::default();
+    let regions_of = |f: FunctionRef| regions.get(&files[f.file].0).unwrap_or(&empty);
     let sure = way.surely_serving(&toward);
     let mut by_ref: HashMap<FunctionRef, Must> = HashMap::new();
     for &f in &toward {
         let item = graph.function(f).item_span;
+        let around = |a: ByteSpan| super::must::around(&regions_of(f).all, item, a);
         let anchors = way
             .anchors(f, &sure)
             .into_iter()
-            .map(|a| (a, super::must::around(regions_of(f), item, a)))
+            .map(|a| (a, around(a)))
             .collect();
-        by_ref.insert(f, Must::Before(anchors));
+        let loops = way
+            .message_loops(f)
+            .into_iter()
+            .map(|(body, read)| (body, around(read), read.end.max(body.start)))
+            .collect();
+        by_ref.insert(f, Must::Before { anchors, loops });
     }
     for &f in way.handlers {
         if !toward.contains(&f) && !way.tests.contains(&f) {
-            by_ref.insert(f, Must::Whole);
+            by_ref.insert(f, Must::Serving);
         }
     }
     let mut queue: VecDeque<FunctionRef> = by_ref.keys().copied().collect();
@@ -412,15 +534,24 @@ fn must_functions(
             continue;
         };
         let item = graph.function(f).item_span;
+        let own = regions_of(f);
         for (span, targets) in calls_of(graph, f) {
             let [target] = targets.as_slice() else {
                 continue;
             };
-            if by_ref.contains_key(target) || way.tests.contains(target) {
+            if way.tests.contains(target) {
                 continue;
             }
-            if how.runs(span, &super::must::around(regions_of(f), item, span)) {
-                by_ref.insert(*target, Must::Whole);
+            let Some(runs) = how.runs(span, &super::must::around(&own.all, item, span), &own.rest)
+            else {
+                continue;
+            };
+            // A function reached both before serving and for a message is read the stricter
+            // way (before serving: it may test the transport before it leaves).
+            let known = by_ref.get(target);
+            let stricter = matches!((known, &runs), (Some(Must::Serving), Must::Whole));
+            if known.is_none() || stricter {
+                by_ref.insert(*target, runs);
                 queue.push_back(*target);
             }
         }
@@ -432,7 +563,7 @@ fn must_functions(
     (must, regions)
 }
 
-/// The functions whose code is shown to run whenever the unit serves, by file and item.
+/// The functions whose code is shown to run while the unit serves, by file and item.
 type MustMap = HashMap<(FileId, ByteSpan), Must>;
 
 /// The functions on the path reached only from calls that a function on the way makes before

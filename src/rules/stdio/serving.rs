@@ -1528,7 +1528,7 @@ impl Hook for Serving {
             return;
         }
         if !scope.in_test() {
-            super::must::regions(node, scope, &mut self.facts.maybe, &mut self.facts.rest);
+            super::must::regions(node, scope, &mut self.facts);
         }
         if is_function_body(node, scope.parent()) {
             self.functions.push(StdinReads::default());

@@ -817,6 +817,13 @@ impl Collector {
         if macro_name(mac) == "matches" && tokens_name_notification_variant(&mac.tokens) {
             self.push_id_check(scope.span(mac));
         }
+        // `matches!(request.id.as_ref(), None | Some(Value::Null))`: whether the message has
+        // an id (a `bool` local bound from it then decides, like `request.id.is_none()`).
+        if macro_name(mac) == "matches" {
+            if let Some(subject) = matched_option(mac).filter(|e| self.reads_id(e)) {
+                self.push_id_check_of(scope.span(mac), &subject);
+            }
+        }
         // `json!({"id": id?, ..})`: a message without an id gets no answer.
         if tokens_try_id(&mac.tokens) {
             self.push_id_check(scope.span(mac));
@@ -1121,6 +1128,28 @@ fn is_error_code_expr(expr: &Expr) -> bool {
 }
 
 /// `Some(..)` or `None` patterns.
+/// The subject of a `matches!` whose pattern tells a missing value (`None`, or an alternative of
+/// `None | ..`) from a present one.
+fn matched_option(mac: &syn::Macro) -> Option<Expr> {
+    let (subject, pat) = mac
+        .parse_body_with(|input: syn::parse::ParseStream<'_>| {
+            let subject: Expr = input.parse()?;
+            input.parse::<syn::Token![,]>()?;
+            let pat = Pat::parse_multi_with_leading_vert(input)?;
+            let _ = input.parse::<proc_macro2::TokenStream>()?;
+            Ok((subject, pat))
+        })
+        .ok()?;
+    let alternatives: Vec<&Pat> = match &pat {
+        Pat::Or(or) => or.cases.iter().collect(),
+        other => vec![other],
+    };
+    alternatives
+        .iter()
+        .any(|p| option_pattern(p).is_some() && !matches!(p, Pat::TupleStruct(_)))
+        .then_some(subject)
+}
+
 fn option_pattern(pat: &Pat) -> Option<()> {
     match pat {
         Pat::TupleStruct(ts) if ts.path.is_ident("Some") => Some(()),

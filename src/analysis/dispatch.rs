@@ -363,7 +363,7 @@ impl Collector {
         catch_all: Option<CatchAllArm>,
     ) -> MethodDispatcher {
         let scope = self.functions.last();
-        let (subject, subject_type) = self.subject(&expr.expr);
+        let (subject, subject_type) = self.subject(method_element(expr).unwrap_or(&expr.expr));
         MethodDispatcher {
             span: self.raw_span(expr.match_token.span, expr.brace_token.span.close()),
             chain: false,
@@ -1586,10 +1586,14 @@ pub(crate) fn method_patterns(
             .elems
             .first()
             .is_some_and(|only| method_patterns(only, methods, constants)),
-        // `("tools/call", _)` in a `match (method, id)`: the one element that names methods,
-        // the others taking anything.
+        // `("tools/call", _)` in a `match (method, id)`: the one element that names methods.
+        // The others may test other values (`(Some(state), "tools/list")` in a `match (blocked,
+        // method)`): the arm is still that method's, for some messages.
         Pat::Tuple(t) => {
-            let mut named = t.elems.iter().filter(|e| !is_catch_all(e));
+            let mut named = t
+                .elems
+                .iter()
+                .filter(|e| method_patterns(e, &mut Vec::new(), &mut Vec::new()));
             match (named.next(), named.next()) {
                 (Some(only), None) => method_patterns(only, methods, constants),
                 _ => false,
@@ -1599,13 +1603,50 @@ pub(crate) fn method_patterns(
     }
 }
 
-/// A tuple pattern that tests something other than the method (`(_, None)`, `(m, Some(id))`):
-/// a `match` holding one is not read as a method dispatcher (that test would go unseen).
+/// The element of a `match`'s tuple that its arms name methods in (`method` in `match (blocked,
+/// method) { (_, "initialize") => .., (Some(s), "tools/list") => .. }`), when one is.
+fn method_element(expr: &syn::ExprMatch) -> Option<&Expr> {
+    let Expr::Tuple(tuple) = peel_parens(&expr.expr) else {
+        return None;
+    };
+    let index = expr.arms.iter().find_map(|arm| {
+        let first = match &arm.pat {
+            Pat::Or(or) => or.cases.first()?,
+            other => other,
+        };
+        let Pat::Tuple(t) = first else {
+            return None;
+        };
+        let mut named = t
+            .elems
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| method_patterns(e, &mut Vec::new(), &mut Vec::new()));
+        match (named.next(), named.next()) {
+            (Some((index, _)), None) => Some(index),
+            _ => None,
+        }
+    })?;
+    tuple.elems.iter().nth(index)
+}
+
+fn peel_parens(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Paren(p) => peel_parens(&p.expr),
+        Expr::Group(g) => peel_parens(&g.expr),
+        other => other,
+    }
+}
+
+/// A tuple pattern that tests something other than the method for every method (`(_, None)`,
+/// `(m, Some(id))`): a `match` holding one is not read as a method dispatcher (that test, of
+/// which messages take which way whatever their method, would go unseen). A test beside a
+/// method the arm names (`(Some(state), "tools/list")`) only narrows that method's arm.
 fn tests_beside_the_method(pat: &Pat) -> bool {
     match pat {
         Pat::Tuple(t) => {
-            let tested = t.elems.iter().filter(|e| !is_catch_all(e)).count();
-            tested > 1 || (tested == 1 && !method_patterns(pat, &mut Vec::new(), &mut Vec::new()))
+            let tested = t.elems.iter().any(|e| !is_catch_all(e));
+            tested && !method_patterns(pat, &mut Vec::new(), &mut Vec::new())
         }
         Pat::Or(or) => or.cases.iter().any(tests_beside_the_method),
         _ => false,

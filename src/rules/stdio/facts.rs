@@ -100,6 +100,9 @@ pub enum StdoutKind {
     Log4rsConsole,
     /// A `log4rs` `ConsoleAppender` whose `.target(..)` is not `Target::Stderr`: no automatic fix.
     Log4rsConsoleToStdout,
+    /// A child process started with the server's stdout (`Command::new(..).status()` with no
+    /// `.stdout(..)`, see [`super::children`]): no automatic fix; a shape in preview.
+    ChildInherits,
 }
 
 /// What a write to stdout writes, as far as the code shows.

@@ -18,6 +18,7 @@ use crate::prefilter::{standalone, MODULE_FILES};
 use crate::rules::contract::RuleContext;
 use crate::source::{ByteSpan, FileId};
 
+pub mod children;
 pub mod command_flags;
 pub mod embedded_newline;
 pub mod exits;

@@ -43,6 +43,11 @@ const FLAG: &str = "preview: the branch is chosen by a flag the program sets at 
 global `FLAG.load(..)`, a thread-local, or a field such as `self.quiet`), so the write is not shown \
 to run while the program serves";
 
+/// A child process that shares the server's stdout (see [`super::children`]): a new shape, in
+/// preview until first contact measures it.
+const CHILD: &str = "preview: a child process that shares the server's stdout is a new shape of \
+this rule; give the child `.stdout(Stdio::null())`, `Stdio::piped()` or stderr";
+
 /// The premise a finding not shown to run whenever the program serves could not show (issue
 /// 32: certain or silent; see [`super::runs_whenever_serving`]). The rule is in preview (first
 /// contact of batches 64 and 65: the shown writes 5 of 6); its findings say whether they show
@@ -156,21 +161,25 @@ impl Rule for StdioStdoutPollution {
                         let found = diagnostic(*file, write, certain, text);
                         let notes = [
                             (gated, GATED),
+                            (write.kind == StdoutKind::ChildInherits, CHILD),
                             (!shown, UNSHOWN),
                             (write.tty_guarded, TTY),
                             (flagged && !write.tty_guarded, FLAG),
                         ];
-                        out.push(
-                            notes
-                                .into_iter()
-                                .filter(|(holds, _)| *holds)
-                                .fold(found, |found, (_, note)| found.with_note(note)),
-                        );
+                        out.push(with_notes(found, &notes));
                     }
                 }
             }
         }
     }
+}
+
+/// A finding with the notes whose premise holds.
+fn with_notes(found: Diagnostic, notes: &[(bool, &'static str)]) -> Diagnostic {
+    notes
+        .iter()
+        .filter(|(holds, _)| *holds)
+        .fold(found, |found, (_, note)| found.with_note(*note))
 }
 
 /// Whether every serve site of the unit is a client's transport built in one arm of a `match`
@@ -197,7 +206,10 @@ fn talks_only_as_a_chosen_client(context: &RuleContext<'_>) -> bool {
 /// installed in the HTTP branch of a `match` whose stdio branch installs a stderr logger, which
 /// the rule now reads) and left it with batches 13 and 14 (29 of 29 true).
 fn in_preview(kind: StdoutKind) -> bool {
-    matches!(kind, StdoutKind::TracingFmtChosenStdout)
+    matches!(
+        kind,
+        StdoutKind::TracingFmtChosenStdout | StdoutKind::ChildInherits
+    )
 }
 
 /// Whether a write to stdout pollutes the stream. Not: test code; a branch off the path that
@@ -267,6 +279,11 @@ fn diagnostic(file: usize, write: &StdoutWrite, certain: bool, text: &str) -> Di
         ),
         StdoutKind::Log4rsConsoleToStdout => (
             "this `log4rs` console appender's target is not stderr: it writes to the protocol stream"
+                .to_string(),
+            None,
+        ),
+        StdoutKind::ChildInherits => (
+            "this child process inherits the server's stdout: what it prints goes into the protocol stream"
                 .to_string(),
             None,
         ),

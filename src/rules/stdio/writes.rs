@@ -27,7 +27,15 @@ pub struct StdioCollector;
 
 /// Words without which a file writes nothing to stdout and serialises no JSON: `println!`,
 /// `stdout()`, `serde_json::..`, a `tracing_subscriber` fmt subscriber, a `log4rs` console.
-const WORDS: &[&str] = &["print", "stdout", "serde_json", "fmt", "ConsoleAppender"];
+/// `Command`: a child process started with the server's stdout.
+const WORDS: &[&str] = &[
+    "print",
+    "stdout",
+    "serde_json",
+    "fmt",
+    "ConsoleAppender",
+    "Command",
+];
 
 impl Collects for StdioCollector {
     fn key(&self) -> &'static str {
@@ -92,6 +100,8 @@ pub struct Stdio {
     /// The file's `use .. as ..` renames (`use tracing_subscriber::fmt as trace_fmt;`): the
     /// alias, and the path it names.
     renames: HashMap<String, Vec<String>>,
+    /// The names the file's `use`s bring in by their own name, and the paths they name.
+    imports: HashMap<String, Vec<String>>,
 }
 
 struct Function {
@@ -119,6 +129,14 @@ struct Function {
     /// [`super::terminal::TerminalLocals`]).
     terminal_when_true: Vec<String>,
     terminal_when_false: Vec<String>,
+    /// Locals bound to a process command (see [`super::children`]): what its child's stdout is
+    /// (`Own` too once the local is handed to code that may give it one), and the spans of the
+    /// writes recorded for starting it with the parent's.
+    command_locals: HashMap<String, (super::children::ChildStdout, Vec<ByteSpan>)>,
+    /// `spawn()`s of children with the parent's stdout by default, not yet reported: each with
+    /// the command local it started, if any; and the locals bound to such a child.
+    unset_spawns: Vec<(ByteSpan, Option<String>)>,
+    spawned_children: HashMap<String, usize>,
 }
 
 /// A writing macro being visited.
@@ -306,6 +324,7 @@ impl Hook for Stdio {
     fn enter(&mut self, node: Node<'_>, scope: &Scope<'_>) {
         if let Node::Item(syn::Item::Use(item)) = node {
             crate::analysis::syntax::use_renames(&item.tree, &mut Vec::new(), &mut self.renames);
+            crate::analysis::syntax::use_imports(&item.tree, &mut Vec::new(), &mut self.imports);
         }
         if !scope.in_function_body() {
             return;
@@ -325,6 +344,9 @@ impl Hook for Stdio {
                 tty_locals: Vec::new(),
                 terminal_when_true: Vec::new(),
                 terminal_when_false: Vec::new(),
+                command_locals: HashMap::new(),
+                unset_spawns: Vec::new(),
+                spawned_children: HashMap::new(),
             });
             self.note_true_arms(node, scope);
         }
@@ -333,8 +355,14 @@ impl Hook for Stdio {
         match node {
             Node::Expr(Expr::If(expr)) => self.note_off_path_if(expr, scope),
             Node::Expr(Expr::Match(expr)) => self.note_off_path_match(expr, scope),
-            Node::Expr(Expr::MethodCall(call)) => self.enter_method_call(call, scope),
-            Node::Expr(Expr::Call(call)) => self.check_stdout_call(call, scope),
+            Node::Expr(Expr::MethodCall(call)) => {
+                self.note_child(call, scope);
+                self.enter_method_call(call, scope)
+            }
+            Node::Expr(Expr::Call(call)) => {
+                self.hand_commands_on(&call.args);
+                self.check_stdout_call(call, scope)
+            }
             Node::Local(local) if local.init.is_some() => {
                 self.note_tty_local(local);
                 self.let_captures.push(LetCapture::default())
@@ -422,10 +450,149 @@ impl Stdio {
                     .as_ref()
                     .is_some_and(|i| std::ptr::eq(&*i.expr, expr)) =>
             {
-                self.bind_local(local, expr);
+                self.bind_local(local, expr, scope);
             }
             _ => {}
         }
+    }
+
+    /// A child process started with the server's stdout where the code shows that it prints
+    /// (see [`super::children`]): given the parent's stdout explicitly, or spawned with it by
+    /// default and then waited for with `wait_with_output()`. A stdout set later on the command
+    /// local, or its handing to other code, takes the write back. A stdout set on a command
+    /// local, and a command local handed on as an argument, are noted.
+    fn note_child(&mut self, call: &syn::ExprMethodCall, scope: &Scope<'_>) {
+        use super::children::{started, stdout_set, ChildStdout};
+        self.hand_commands_on(&call.args);
+        let span = scope.span(call);
+        if let Some(start) = started(call, &self.imports) {
+            match self.child_stdout(&start) {
+                Some(ChildStdout::Inherit) => self.record_child(span, start.local, scope),
+                Some(ChildStdout::Unset) if start.spawn => {
+                    if let Some(function) = self.current() {
+                        function.unset_spawns.push((span, start.local));
+                    }
+                }
+                _ => {}
+            }
+        }
+        if call.method == "wait_with_output" && call.args.is_empty() {
+            self.note_waited_child(&call.receiver, scope);
+        }
+        if let Some(set) = stdout_set(call) {
+            if let Some(name) = super::children::chain_local(&call.receiver) {
+                match set {
+                    ChildStdout::Own => self.give_command_stdout(&name),
+                    _ => {
+                        if let Some((stdout, _)) =
+                            self.current().and_then(|f| f.command_locals.get_mut(&name))
+                        {
+                            *stdout = set;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The stdout of the child a `spawn()` or `status()` starts: the chain's, or else the
+    /// command local's. `None` for a local that holds no command (a thread's `spawn()`).
+    fn child_stdout(
+        &self,
+        start: &super::children::Started,
+    ) -> Option<super::children::ChildStdout> {
+        use super::children::ChildStdout;
+        let local_stdout = start.local.as_ref().and_then(|name| {
+            self.functions
+                .last()
+                .and_then(|f| f.command_locals.get(name))
+                .map(|(stdout, _)| *stdout)
+        });
+        match (start.local.is_some(), start.stdout, local_stdout) {
+            (true, _, None) => None,
+            (_, ChildStdout::Unset, Some(local)) => Some(local),
+            (_, chain, _) => Some(chain),
+        }
+    }
+
+    /// `child.wait_with_output()` (or `cmd.spawn()?.wait_with_output()`) of a child spawned
+    /// with the parent's stdout: the code waits for what the child prints, which goes to the
+    /// server's stdout (only a piped stdout is captured). Reported at the `spawn()`.
+    fn note_waited_child(&mut self, receiver: &Expr, scope: &Scope<'_>) {
+        let Some(function) = self.functions.last() else {
+            return;
+        };
+        // Chained, the `spawn()` is read here: the walk reaches it after this call.
+        if let Some(spawn) = super::children::spawned_by(receiver) {
+            let Some(start) = super::children::started(spawn, &self.imports) else {
+                return;
+            };
+            if self.child_stdout(&start) == Some(super::children::ChildStdout::Unset) {
+                self.record_child(scope.span(spawn), start.local, scope);
+            }
+            return;
+        }
+        let index =
+            local_ident(receiver).and_then(|name| function.spawned_children.get(&name).copied());
+        let Some((span, local)) = index.and_then(|i| function.unset_spawns.get(i).cloned()) else {
+            return;
+        };
+        let still_unset = local.as_ref().is_none_or(|name| {
+            function
+                .command_locals
+                .get(name)
+                .is_some_and(|(stdout, _)| *stdout != super::children::ChildStdout::Own)
+        });
+        if still_unset {
+            self.record_child(span, local, scope);
+        }
+    }
+
+    /// A child process started with the server's stdout, recorded at `span`; the write is
+    /// remembered with the command local it started, if any (see [`Stdio::give_command_stdout`]).
+    fn record_child(&mut self, span: ByteSpan, local: Option<String>, scope: &Scope<'_>) {
+        if self
+            .functions
+            .last()
+            .is_some_and(|f| f.facts.writes.iter().any(|w| w.span == span))
+        {
+            return;
+        }
+        self.record_stdout(
+            StdoutKind::ChildInherits,
+            span,
+            span,
+            WriteContent::Text,
+            scope,
+        );
+        if let Some((_, spans)) =
+            local.and_then(|name| self.current()?.command_locals.get_mut(&name))
+        {
+            spans.push(span);
+        }
+    }
+
+    /// Command locals handed to other code as arguments: that code may give them a stdout.
+    fn hand_commands_on(&mut self, args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>) {
+        for arg in args {
+            if let Some(name) = crate::analysis::syntax::root_local(arg) {
+                self.give_command_stdout(&name);
+            }
+        }
+    }
+
+    /// A command local gets a stdout of its own (or may): the writes recorded for starting it
+    /// are taken back.
+    fn give_command_stdout(&mut self, name: &str) {
+        let Some(function) = self.current() else {
+            return;
+        };
+        let Some((stdout, spans)) = function.command_locals.get_mut(name) else {
+            return;
+        };
+        *stdout = super::children::ChildStdout::Own;
+        let spans = std::mem::take(spans);
+        function.facts.writes.retain(|w| !spans.contains(&w.span));
     }
 
     fn current(&mut self) -> Option<&mut Function> {
@@ -649,8 +816,28 @@ impl Stdio {
 
     /// A `let`'s initialiser was visited: the names it binds hold serialised JSON or a stdout
     /// handle when it does.
-    fn bind_local(&mut self, local: &syn::Local, init: &Expr) {
+    fn bind_local(&mut self, local: &syn::Local, init: &Expr, scope: &Scope<'_>) {
         let capture = self.let_captures.pop().unwrap_or_default();
+        let bound = super::children::bound_command(init, &self.imports);
+        let spawn = super::children::spawned_by(init).map(|call| scope.span(call).start);
+        if let Some(function) = self.functions.last_mut() {
+            for name in crate::analysis::syntax::pattern_bindings(&local.pat) {
+                if let Some(stdout) = bound {
+                    function
+                        .command_locals
+                        .insert(name.clone(), (stdout, Vec::new()));
+                }
+                let pending = spawn.and_then(|at| {
+                    function
+                        .unset_spawns
+                        .iter()
+                        .position(|(span, _)| span.start == at)
+                });
+                if let Some(index) = pending {
+                    function.spawned_children.insert(name, index);
+                }
+            }
+        }
         if let (syn::Pat::Ident(binding), false) = (&local.pat, capture.loggers.is_empty()) {
             let name = binding.ident.to_string();
             if let Some(function) = self.current() {

@@ -277,6 +277,14 @@ pub struct ServingFacts {
     /// Of that code, the bodies of loops (`for`, `while`, `loop`).
     #[serde(default)]
     pub loop_bodies: Vec<ByteSpan>,
+    /// Of that code, the arms of a `match` over an enum's variants, with the enum's name as the
+    /// patterns write it (`Commands` in `Commands::Serve { .. } =>`).
+    #[serde(default)]
+    pub variant_arms: Vec<(ByteSpan, String)>,
+    /// The enums the file derives clap's `Subcommand` for: which of their variants a `match`
+    /// takes is the command line's choice.
+    #[serde(default)]
+    pub subcommand_enums: Vec<String>,
     /// Calls that launch a child process to talk to over its pipes (see
     /// `serving::launches_child`).
     #[serde(default)]

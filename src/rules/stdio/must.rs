@@ -21,6 +21,13 @@ use super::facts::ServingFacts;
 /// `rest` (the rest of a block after a statement that may leave, the one branch of an `if` or
 /// a `match` whose others all leave). A loop's body goes to `loop_bodies` as well.
 pub fn regions(node: Node<'_>, scope: &Scope<'_>, facts: &mut ServingFacts) {
+    if let Node::Expr(Expr::Match(expr)) = node {
+        for arm in &expr.arms {
+            if let Some(owner) = variant_owner(&arm.pat) {
+                facts.variant_arms.push((scope.span(&*arm.body), owner));
+            }
+        }
+    }
     let ServingFacts {
         maybe: out,
         rest,
@@ -97,6 +104,21 @@ pub fn regions(node: Node<'_>, scope: &Scope<'_>, facts: &mut ServingFacts) {
         }
         _ => {}
     }
+}
+
+/// The enum an arm's pattern names a variant of (`Commands` in `Commands::Serve { .. }`,
+/// `cli::Commands::Mcp(args)`), by the segment before the variant; not `Self::` nor `Some(..)`.
+fn variant_owner(pat: &syn::Pat) -> Option<String> {
+    let path = match pat {
+        syn::Pat::Path(p) => &p.path,
+        syn::Pat::TupleStruct(t) => &t.path,
+        syn::Pat::Struct(s) => &s.path,
+        syn::Pat::Or(or) => return or.cases.first().and_then(variant_owner),
+        _ => return None,
+    };
+    let count = path.segments.len();
+    let owner = path.segments.iter().nth(count.checked_sub(2)?)?;
+    (owner.ident != "Self").then(|| owner.ident.to_string())
 }
 
 fn block(body: &syn::Block, scope: &Scope<'_>) -> ByteSpan {

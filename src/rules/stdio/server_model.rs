@@ -399,11 +399,33 @@ impl Way<'_, '_> {
     }
 
     /// The functions on the way that surely serve once called: an anchor of theirs lies in
-    /// none of their branches. One that serves only in some branches serves by a choice made
-    /// at run time (a transport a configuration names) that is not resolved here. Only
+    /// none of their branches but the arms of a `match` over a clap sub-command enum (the
+    /// command line chooses to serve). One that serves only in some branches serves by a choice
+    /// made at run time (a transport a configuration names) that is not resolved here. Only
     /// branches count: the rest of a block after an early exit runs whenever the function goes
     /// on, and a function that leaves (a help text, a failure) serves nothing.
     fn surely_serving(&self, toward: &HashSet<FunctionRef>) -> HashSet<FunctionRef> {
+        // The arms of a `match` over a clap sub-command enum are the command line's choice: a
+        // function that serves in one serves whenever the program is run to serve.
+        let subcommands: HashSet<&str> = self
+            .facts
+            .iter()
+            .flat_map(|f| f.subcommand_enums.iter().map(String::as_str))
+            .collect();
+        let branches = |file: usize| -> Vec<ByteSpan> {
+            let facts = &self.facts[file];
+            facts
+                .maybe
+                .iter()
+                .filter(|r| {
+                    !facts
+                        .variant_arms
+                        .iter()
+                        .any(|(arm, owner)| arm == *r && subcommands.contains(owner.as_str()))
+                })
+                .copied()
+                .collect()
+        };
         let mut sure: HashSet<FunctionRef> = HashSet::new();
         loop {
             let mut grew = false;
@@ -412,11 +434,11 @@ impl Way<'_, '_> {
                     continue;
                 }
                 let item = self.graph.function(f).item_span;
-                let own = &self.facts[f.file].maybe;
+                let own = branches(f.file);
                 if self
                     .anchors(f, &sure)
                     .iter()
-                    .any(|a| super::must::around(own, item, *a).is_empty())
+                    .any(|a| super::must::around(&own, item, *a).is_empty())
                 {
                     sure.insert(f);
                     grew = true;

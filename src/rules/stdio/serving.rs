@@ -241,6 +241,17 @@ fn serving_path(segments: &[String], no_args: bool) -> Option<Site> {
         .then_some(Site::Transport)
 }
 
+/// Whether an item derives clap's `Subcommand` (`#[derive(Subcommand)]`,
+/// `#[derive(clap::Subcommand)]`).
+fn derives_subcommand(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|attr| {
+        attr.path().is_ident("derive")
+            && quote::ToTokens::to_token_stream(&attr.meta)
+                .to_string()
+                .contains("Subcommand")
+    })
+}
+
 /// A function or method named for serving over stdio: `run_stdio`, `serve_stdio`,
 /// `start_stdio_server`, `listen_stdio`.
 fn names_serving_stdio(name: &str) -> bool {
@@ -1519,8 +1530,12 @@ fn note_in_function(function: &mut StdinReads, node: Node<'_>, scope: &Scope<'_>
 
 impl Hook for Serving {
     fn enter(&mut self, node: Node<'_>, scope: &Scope<'_>) {
-        if let Node::Item(syn::Item::Impl(item)) = node {
-            self.note_handler_impl(item);
+        match node {
+            Node::Item(syn::Item::Impl(item)) => self.note_handler_impl(item),
+            Node::Item(syn::Item::Enum(item)) if derives_subcommand(&item.attrs) => {
+                self.facts.subcommand_enums.push(item.ident.to_string())
+            }
+            _ => {}
         }
         self.note_threads(node, scope);
         self.note_cfg_function(node, scope);

@@ -1606,7 +1606,7 @@ pub(crate) fn method_patterns(
 /// The element of a `match`'s tuple that its arms name methods in (`method` in `match (blocked,
 /// method) { (_, "initialize") => .., (Some(s), "tools/list") => .. }`), when one is.
 fn method_element(expr: &syn::ExprMatch) -> Option<&Expr> {
-    let Expr::Tuple(tuple) = peel_parens(&expr.expr) else {
+    let Expr::Tuple(tuple) = super::syntax::peel(&expr.expr) else {
         return None;
     };
     let index = expr.arms.iter().find_map(|arm| {
@@ -1628,14 +1628,6 @@ fn method_element(expr: &syn::ExprMatch) -> Option<&Expr> {
         }
     })?;
     tuple.elems.iter().nth(index)
-}
-
-fn peel_parens(expr: &Expr) -> &Expr {
-    match expr {
-        Expr::Paren(p) => peel_parens(&p.expr),
-        Expr::Group(g) => peel_parens(&g.expr),
-        other => other,
-    }
 }
 
 /// A tuple pattern that tests something other than the method for every method (`(_, None)`,

@@ -742,6 +742,18 @@ pub fn use_renames(
     }
 }
 
+/// The value and the pattern of a `matches!(value, pattern)` (a guard after it is left out).
+pub fn matches_parts(mac: &syn::Macro) -> Option<(Expr, Pat)> {
+    mac.parse_body_with(|input: syn::parse::ParseStream<'_>| {
+        let value: Expr = input.parse()?;
+        input.parse::<Token![,]>()?;
+        let pat = Pat::parse_multi_with_leading_vert(input)?;
+        let _rest: proc_macro2::TokenStream = input.parse()?;
+        Ok((value, pat))
+    })
+    .ok()
+}
+
 /// The names a `use` tree brings in by their own name: `use crate::mcp::helpers::{run, stop};`
 /// maps `run` to `crate::mcp::helpers::run` (not `self`, globs or renames, see
 /// [`use_renames`]).

@@ -1380,12 +1380,5 @@ fn unit_struct_value(ident: &str) -> Option<ReceiverType> {
 
 /// The pattern of a `matches!(value, pattern)` (a guard after it is left out).
 fn matches_pattern(mac: &Macro) -> Option<Pat> {
-    mac.parse_body_with(|input: syn::parse::ParseStream<'_>| {
-        let _value: Expr = input.parse()?;
-        input.parse::<syn::Token![,]>()?;
-        let pat = Pat::parse_multi_with_leading_vert(input)?;
-        let _rest: proc_macro2::TokenStream = input.parse()?;
-        Ok(pat)
-    })
-    .ok()
+    super::super::syntax::matches_parts(mac).map(|(_, pat)| pat)
 }

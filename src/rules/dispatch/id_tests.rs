@@ -1127,19 +1127,10 @@ fn is_error_code_expr(expr: &Expr) -> bool {
     }
 }
 
-/// `Some(..)` or `None` patterns.
 /// The subject of a `matches!` whose pattern tells a missing value (`None`, or an alternative of
 /// `None | ..`) from a present one.
 fn matched_option(mac: &syn::Macro) -> Option<Expr> {
-    let (subject, pat) = mac
-        .parse_body_with(|input: syn::parse::ParseStream<'_>| {
-            let subject: Expr = input.parse()?;
-            input.parse::<syn::Token![,]>()?;
-            let pat = Pat::parse_multi_with_leading_vert(input)?;
-            let _ = input.parse::<proc_macro2::TokenStream>()?;
-            Ok((subject, pat))
-        })
-        .ok()?;
+    let (subject, pat) = crate::analysis::syntax::matches_parts(mac)?;
     let alternatives: Vec<&Pat> = match &pat {
         Pat::Or(or) => or.cases.iter().collect(),
         other => vec![other],
@@ -1150,6 +1141,7 @@ fn matched_option(mac: &syn::Macro) -> Option<Expr> {
         .then_some(subject)
 }
 
+/// `Some(..)` or `None` patterns.
 fn option_pattern(pat: &Pat) -> Option<()> {
     match pat {
         Pat::TupleStruct(ts) if ts.path.is_ident("Some") => Some(()),

@@ -115,14 +115,6 @@ fn chain_stdout(methods: &[&syn::ExprMethodCall]) -> ChildStdout {
         .unwrap_or(ChildStdout::Unset)
 }
 
-/// The local a method chain starts from (`cmd` in `cmd.current_dir(..).stdout(..)`).
-pub fn chain_local(expr: &Expr) -> Option<String> {
-    match chain(expr).0 {
-        Expr::Path(p) => p.path.get_ident().map(ToString::to_string),
-        _ => None,
-    }
-}
-
 /// The root of a method chain (through `&mut`, `?`, `.await` and parentheses), and its method
 /// calls.
 fn chain(expr: &Expr) -> (&Expr, Vec<&syn::ExprMethodCall>) {

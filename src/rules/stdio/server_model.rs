@@ -183,9 +183,8 @@ impl ServingPath {
         let Some(must) = self.must.get(&(file, function_span)) else {
             return false;
         };
-        let Some(regions) = self.regions.get(&file) else {
-            return must.runs(span, &[], &[]).is_some();
-        };
+        let empty = Regions::default();
+        let regions = self.regions.get(&file).unwrap_or(&empty);
         must.runs(
             span,
             &super::must::around(&regions.all, function_span, span),
@@ -412,20 +411,22 @@ impl Way<'_, '_> {
             .iter()
             .flat_map(|f| f.subcommand_enums.iter().map(String::as_str))
             .collect();
-        let branches = |file: usize| -> Vec<ByteSpan> {
-            let facts = &self.facts[file];
-            facts
-                .maybe
+        let branches: Vec<Vec<ByteSpan>> =
+            self.facts
                 .iter()
-                .filter(|r| {
-                    !facts
-                        .variant_arms
+                .map(|facts| {
+                    facts
+                        .maybe
                         .iter()
-                        .any(|(arm, owner)| arm == *r && subcommands.contains(owner.as_str()))
+                        .filter(|r| {
+                            !facts.variant_arms.iter().any(|(arm, owner)| {
+                                arm == *r && subcommands.contains(owner.as_str())
+                            })
+                        })
+                        .copied()
+                        .collect()
                 })
-                .copied()
-                .collect()
-        };
+                .collect();
         let mut sure: HashSet<FunctionRef> = HashSet::new();
         loop {
             let mut grew = false;
@@ -434,11 +435,11 @@ impl Way<'_, '_> {
                     continue;
                 }
                 let item = self.graph.function(f).item_span;
-                let own = branches(f.file);
+                let own = &branches[f.file];
                 if self
                     .anchors(f, &sure)
                     .iter()
-                    .any(|a| super::must::around(&own, item, *a).is_empty())
+                    .any(|a| super::must::around(own, item, *a).is_empty())
                 {
                     sure.insert(f);
                     grew = true;

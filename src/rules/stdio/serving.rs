@@ -1204,16 +1204,7 @@ fn variant_test(cond: &Expr) -> Option<(String, Vec<String>, bool)> {
             }
         }
         Expr::Macro(m) if macro_name(&m.mac) == "matches" => {
-            let (scrutinee, pat) = m
-                .mac
-                .parse_body_with(|input: syn::parse::ParseStream<'_>| {
-                    let scrutinee: Expr = input.parse()?;
-                    input.parse::<syn::Token![,]>()?;
-                    let pat = syn::Pat::parse_multi_with_leading_vert(input)?;
-                    let _rest: proc_macro2::TokenStream = input.parse()?;
-                    Ok((scrutinee, pat))
-                })
-                .ok()?;
+            let (scrutinee, pat) = crate::analysis::syntax::matches_parts(&m.mac)?;
             Some((scrutinee_text(&scrutinee), pattern_variants(&pat)?, true))
         }
         _ => None,

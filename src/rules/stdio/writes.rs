@@ -480,7 +480,7 @@ impl Stdio {
             self.note_waited_child(&call.receiver, scope);
         }
         if let Some(set) = stdout_set(call) {
-            if let Some(name) = super::children::chain_local(&call.receiver) {
+            if let Some(name) = crate::analysis::syntax::root_local(&call.receiver) {
                 match set {
                     ChildStdout::Own => self.give_command_stdout(&name),
                     _ => {

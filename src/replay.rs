@@ -52,6 +52,8 @@ pub fn group_key(run: &[u8; 32], units: &[&LintUnit], sdks: &[Option<Sdk>]) -> [
             rooted,
             manifest,
             test_target,
+            is_library,
+            path_dependencies,
             crate_name,
             roots,
             library,
@@ -78,9 +80,10 @@ pub fn group_key(run: &[u8; 32], units: &[&LintUnit], sdks: &[Option<Sdk>]) -> [
         feed(&[
             u8::from(*follow_modules),
             u8::from(*rooted),
+            u8::from(*is_library),
             u8::from(*test_target),
         ]);
-        feed(format!("{manifest:?}\0{crate_name:?}\0{roots:?}").as_bytes());
+        feed(format!("{manifest:?}\0{crate_name:?}\0{roots:?}\0{path_dependencies:?}").as_bytes());
         feed(b"\0unit");
     }
     feed(format!("{sdks:?}").as_bytes());

@@ -18,6 +18,12 @@ pub struct LintUnit {
     pub manifest: Option<PathBuf>,
     /// A test or bench target (cargo mode).
     pub test_target: bool,
+    /// The package's library target: the workspace's other packages call into it by its crate
+    /// name (`my_server::run()`).
+    pub is_library: bool,
+    /// The manifests of the packages its package depends on by `path` (see [`lexical`]): their
+    /// libraries are linted beside it, and what their functions do is known where it calls them.
+    pub path_dependencies: Vec<PathBuf>,
     /// The name the package's library is used by (`my_server` for `my-server`): a binary's
     /// `my_server::run()` calls into the library, like `crate::run()` there.
     pub crate_name: Option<String>,
@@ -82,4 +88,22 @@ pub struct ModDecl {
     /// loads is compiled only when they are on.
     #[serde(default)]
     pub features: Vec<String>,
+}
+
+/// A path made absolute and rid of `.` and `..` by its components alone, touching no file (a
+/// path dependency may name a directory outside the linted tree): how the manifests of path
+/// dependencies and of the units are compared.
+pub fn lexical(path: &Path) -> PathBuf {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut out = PathBuf::new();
+    for component in absolute.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }

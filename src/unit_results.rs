@@ -15,6 +15,9 @@ use crate::source::FileId;
 /// What a unit is checked with, besides its files' facts.
 pub struct UnitInputs<'a> {
     pub files: &'a [FileId],
+    /// The files of the libraries the unit's code may call into (see
+    /// [`crate::rules::RuleContext::libraries`]): what they do decides findings of the unit.
+    pub libraries: Vec<&'a [FileId]>,
     pub crate_name: Option<&'a str>,
     pub rooted: bool,
     pub test_target: bool,
@@ -40,6 +43,13 @@ pub fn key(
     hasher.update(&(unit.files.len() as u64).to_le_bytes());
     for file in unit.files {
         hasher.update(keys.get(file)?);
+    }
+    for library in &unit.libraries {
+        hasher.update(b"library\0");
+        hasher.update(&(library.len() as u64).to_le_bytes());
+        for file in *library {
+            hasher.update(keys.get(file)?);
+        }
     }
     let described = format!(
         "{:?}\0{}\0{}\0{:?}\0{:?}\0{:?}\0{}\0{:?}\0{:?}",

@@ -2,7 +2,10 @@
 //! with its workspace, and from a directory above the workspace, in path mode and in cargo mode.
 //! Path mode groups files into packages by their nearest `Cargo.toml` and into targets by
 //! cargo's layout, so a call in one package never resolves to another package's function and
-//! one package's server does not make its neighbours servers.
+//! one package's server does not make its neighbours servers. The one exception is a library
+//! the package depends on by `path`, linted with it: what a function of that library does
+//! (serve stdio) is known where the package calls it; linted alone, the package gets no finding
+//! that would need it.
 
 mod support;
 
@@ -162,5 +165,92 @@ fn a_packages_findings_are_the_same_alone_in_its_workspace_and_from_above_in_bot
         ("cargo mode, the CLI alone", &cli_alone_cargo),
     ] {
         assert_eq!(run, &Findings::new(), "{name}");
+    }
+}
+
+/// A workspace whose CLI serves stdio through its server library (a path dependency): the CLI's
+/// `main` installs a stdout logger, then calls the library's `stdio::run`, which serves.
+fn workspace_serving_through_a_library(parent: &Path) -> PathBuf {
+    let ws = parent.join("ws");
+    write(
+        &ws,
+        "Cargo.toml",
+        "[workspace]\nmembers = [\"server\", \"cli\"]\nresolver = \"2\"\n",
+    );
+    write(
+        &ws,
+        "server/Cargo.toml",
+        "[package]\nname = \"notes-server\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nrmcp = \"3\"\n",
+    );
+    write(&ws, "server/src/lib.rs", "pub mod stdio;\n");
+    write(
+        &ws,
+        "server/src/stdio.rs",
+        r#"use rmcp::{transport::stdio, ServiceExt};
+
+#[derive(Clone)]
+struct Notes;
+
+impl rmcp::ServerHandler for Notes {}
+
+pub async fn run() -> anyhow::Result<()> {
+    Notes.serve(stdio()).await?.waiting().await?;
+    Ok(())
+}
+"#,
+    );
+    write(
+        &ws,
+        "cli/Cargo.toml",
+        "[package]\nname = \"notes\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nnotes-server = { path = \"../server\" }\n",
+    );
+    write(
+        &ws,
+        "cli/src/main.rs",
+        r#"#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt().init();
+    notes_server::stdio::run().await
+}
+"#,
+    );
+    ws
+}
+
+#[test]
+fn a_package_linted_with_the_library_it_serves_through_gets_its_findings_in_both_modes() {
+    let parent = tempfile::tempdir().expect("a temporary directory");
+    let ws = workspace_serving_through_a_library(parent.path());
+    let expected: Findings = [("cli/src/main.rs".to_string(), 3, "MCP002".to_string())]
+        .into_iter()
+        .collect();
+    // With its library, the CLI is known to serve stdio: its logger writes to the protocol
+    // stream. Alone, what the library does is unknown, and nothing is reported (silence, never
+    // a guess).
+    for (name, run) in [
+        ("path mode, the workspace", findings(&ws, &["."], &ws)),
+        (
+            "path mode, from above",
+            findings(parent.path(), &["ws"], &ws),
+        ),
+        (
+            "cargo mode, the workspace",
+            findings(&ws, &["--workspace"], &ws),
+        ),
+    ] {
+        assert_eq!(of_package(&run, "cli"), expected, "{name}");
+        assert_eq!(of_package(&run, "server"), Findings::new(), "{name}");
+    }
+    for (name, run) in [
+        (
+            "path mode, the CLI alone",
+            findings(&ws.join("cli"), &["."], &ws),
+        ),
+        (
+            "cargo mode, the CLI alone",
+            findings(&ws.join("cli"), &[], &ws),
+        ),
+    ] {
+        assert_eq!(run, Findings::new(), "{name}");
     }
 }

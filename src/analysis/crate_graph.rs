@@ -1216,6 +1216,11 @@ impl<'a> CrateGraph<'a> {
         &self.summaries
     }
 
+    /// The name the unit's library is used by, if known (`my_server` for `my-server`).
+    pub fn crate_name(&self) -> Option<&str> {
+        self.crate_name.as_deref()
+    }
+
     /// The library graph this one extends, if it does: it answers for the library's functions
     /// (see [`CrateGraph::in_base`]).
     pub fn library(&self) -> Option<&'a CrateGraph<'a>> {

@@ -262,6 +262,13 @@ impl PackageTargets {
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect(),
             targets,
+            path_dependencies: package
+                .dependencies
+                .iter()
+                .filter(|d| d.kind == cargo_metadata::DependencyKind::Normal)
+                .filter_map(|d| d.path.as_ref())
+                .map(|dir| crate::unit::lexical(dir.join("Cargo.toml").as_std_path()))
+                .collect(),
         }
     }
 }
@@ -309,6 +316,8 @@ fn units_of(package: &PackageTargets) -> Vec<LintUnit> {
             rooted: true,
             manifest: Some(package.manifest.clone()),
             test_target: false,
+            is_library: true,
+            path_dependencies: package.path_dependencies.clone(),
             crate_name: crate_name.clone(),
             roots: Vec::new(),
             library: Default::default(),
@@ -333,6 +342,8 @@ fn units_of(package: &PackageTargets) -> Vec<LintUnit> {
             manifest: Some(package.manifest.clone()),
             test_target: target.role == TargetRole::Test
                 || super::private_feature_target(&target.required_features, &package.features),
+            is_library: false,
+            path_dependencies: package.path_dependencies.clone(),
             crate_name: crate_name.clone(),
             roots: Vec::new(),
             library: Default::default(),

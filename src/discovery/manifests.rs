@@ -272,11 +272,18 @@ fn package(
         add(product, TargetRole::Test, None);
     }
     let features: BTreeMap<String, Vec<String>> = manifest.features.clone();
+    let path_dependencies = manifest
+        .dependencies
+        .values()
+        .filter_map(|d| d.detail()?.path.as_deref())
+        .map(|p| crate::unit::lexical(&dir.join(p).join("Cargo.toml")))
+        .collect();
     Ok(Some(PackageTargets {
         name: package.name().to_string(),
         manifest: path.to_path_buf(),
         features,
         targets,
+        path_dependencies,
     }))
 }
 

@@ -299,6 +299,8 @@ fn loose_unit(files: Vec<PathBuf>) -> LintUnit {
         rooted: false,
         manifest: None,
         test_target: false,
+        is_library: false,
+        path_dependencies: Vec::new(),
         crate_name: None,
         roots: Vec::new(),
         library: Default::default(),
@@ -307,8 +309,7 @@ fn loose_unit(files: Vec<PathBuf>) -> LintUnit {
 
 /// The units of one package's named files.
 fn package_units(dir: &Path, files: Vec<PathBuf>) -> Vec<LintUnit> {
-    let manifest = Some(dir.join("Cargo.toml"));
-    let declared = read_manifest(dir);
+    let (manifest, declared) = (Some(dir.join("Cargo.toml")), read_manifest(dir));
     let crate_name = declared.crate_name.clone();
     let name = dir
         .file_name()
@@ -356,6 +357,8 @@ fn package_units(dir: &Path, files: Vec<PathBuf>) -> Vec<LintUnit> {
             rooted: library_root.is_some(),
             manifest: manifest.clone(),
             test_target: false,
+            is_library: library_root.is_some(),
+            path_dependencies: declared.path_dependencies.clone(),
             crate_name: crate_name.clone(),
             roots: Vec::new(),
             library: Default::default(),
@@ -396,6 +399,8 @@ fn package_units(dir: &Path, files: Vec<PathBuf>) -> Vec<LintUnit> {
             rooted,
             manifest: manifest.clone(),
             test_target,
+            is_library: false,
+            path_dependencies: declared.path_dependencies.clone(),
             crate_name: crate_name.clone(),
             roots: Vec::new(),
             library: shared.clone(),
@@ -416,6 +421,9 @@ struct Manifest {
     /// Where each declared path is first in `targets` (a package may declare hundreds, and
     /// every file of the package is looked up).
     by_path: std::collections::HashMap<PathBuf, usize>,
+    /// The manifests of the packages its `[dependencies]` name by `path` (see
+    /// [`LintUnit::path_dependencies`]).
+    path_dependencies: Vec<PathBuf>,
 }
 
 impl Manifest {
@@ -516,10 +524,19 @@ fn read_manifest(dir: &Path) -> Manifest {
     for (at, (path, ..)) in targets.iter().enumerate() {
         by_path.entry(path.clone()).or_insert(at);
     }
+    let path_dependencies = table
+        .get("dependencies")
+        .and_then(|d| d.as_table())
+        .into_iter()
+        .flat_map(|d| d.values())
+        .filter_map(|d| d.get("path")?.as_str())
+        .map(|p| crate::unit::lexical(&dir.join(p).join("Cargo.toml")))
+        .collect();
     Manifest {
         crate_name,
         targets,
         by_path,
+        path_dependencies,
     }
 }
 

@@ -59,4 +59,7 @@ pub struct PackageTargets {
     pub manifest: PathBuf,
     pub features: std::collections::BTreeMap<String, Vec<String>>,
     pub targets: Vec<TargetInfo>,
+    /// The manifests of the packages it depends on by `path` (normal dependencies: what its
+    /// product code calls), as its manifest names them.
+    pub path_dependencies: Vec<PathBuf>,
 }

@@ -100,6 +100,21 @@ pub(super) fn groups(
             }
         }
     }
+    // A package is linted with the libraries of the workspace's packages it depends on by
+    // `path`: what it runs of theirs (a sibling crate's function that serves stdio) is known
+    // where it calls them.
+    let libraries: HashMap<PathBuf, usize> = (units.iter().enumerate())
+        .filter(|(_, unit)| unit.is_library)
+        .filter_map(|(index, unit)| Some((crate::unit::lexical(unit.manifest.as_deref()?), index)))
+        .collect();
+    for (index, unit) in units.iter().enumerate() {
+        for dependency in &unit.path_dependencies {
+            if let Some(&library) = libraries.get(dependency) {
+                let (a, b) = (root(&mut parent, index), root(&mut parent, library));
+                parent[a.max(b)] = a.min(b);
+            }
+        }
+    }
     let mut order: Vec<usize> = Vec::new();
     let mut members: HashMap<usize, Vec<usize>> = HashMap::new();
     for index in 0..units.len() {

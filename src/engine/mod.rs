@@ -58,9 +58,10 @@ pub fn lint_observed(
 ) -> LintResult {
     let run = run_for(units, cwd, overlay, settings, on_file);
     // The units are linted a group at a time (the units that share a file: a package's
-    // targets and its library), each group's facts dropped before the next: a run holds the
-    // facts of one group, not of the tree, and what one package holds never decides what is
-    // found in another.
+    // targets and its library; and the libraries of the packages it depends on by `path`), each
+    // group's facts dropped before the next: a run holds the facts of one group, not of the
+    // tree, and what one package holds decides what is found in another only through a
+    // function of its library that the other calls.
     let mut merged = Merged::default();
     let canonical = Canonical::default();
     // Groups are taken from their records (see [`crate::replay`]) when the files are linted

@@ -58,11 +58,8 @@ pub(super) fn check_units(
     // are cached builds none).
     let graphs: Vec<std::sync::OnceLock<CrateGraph<'_>>> =
         chosen.iter().map(|_| std::sync::OnceLock::new()).collect();
-    let is_base: Vec<bool> = {
-        let mut is_base = vec![false; chosen.len()];
-        base_of.iter().flatten().for_each(|&b| is_base[b] = true);
-        is_base
-    };
+    let depends_on = dependencies(&chosen);
+    let is_base = built_once(chosen.len(), &base_of, &depends_on);
     let base_graph = |b: usize| {
         graphs[b].get_or_init(|| {
             timings::work("crate graph", || {
@@ -97,13 +94,21 @@ pub(super) fn check_units(
                                 &own
                             };
                             let context = (sources, tests, gated);
-                            check_unit(graph, input, sdk.as_ref(), &rules, context, settings)
+                            let libraries: Vec<rules::Library<'_>> = (depends_on[index].iter())
+                                .filter_map(|&b| Some((chosen[b].crate_name?, base_graph(b))))
+                                .collect();
+                            let unit = (graph, *input, libraries.as_slice());
+                            check_unit(unit, sdk.as_ref(), &rules, context, settings)
                         };
                         let Some((cache, keys)) = cache else {
                             return check();
                         };
                         let inputs = crate::unit_results::UnitInputs {
                             files: &input.files,
+                            libraries: depends_on[index]
+                                .iter()
+                                .map(|&b| chosen[b].files.as_slice())
+                                .collect(),
                             crate_name: input.crate_name,
                             rooted: input.rooted,
                             test_target: input.test_target,
@@ -122,6 +127,36 @@ pub(super) fn check_units(
     found.into_iter().flatten().collect()
 }
 
+/// Which units' graphs are built once and kept for others: a target's library (a base), and a
+/// library another package's unit depends on (for its own check and for what its dependents ask
+/// of it).
+fn built_once(units: usize, base_of: &[Option<usize>], depends_on: &[Vec<usize>]) -> Vec<bool> {
+    let mut is_base = vec![false; units];
+    base_of.iter().flatten().for_each(|&b| is_base[b] = true);
+    depends_on.iter().flatten().for_each(|&b| is_base[b] = true);
+    is_base
+}
+
+/// Per unit, the libraries (by index) of the packages its package depends on by `path`, but
+/// its own package's: what its code may call by their crate names.
+fn dependencies(chosen: &[&UnitInput<'_>]) -> Vec<Vec<usize>> {
+    let libraries: HashMap<std::path::PathBuf, usize> = (chosen.iter().enumerate())
+        .filter(|(_, input)| input.library && input.crate_name.is_some())
+        .filter_map(|(index, input)| Some((crate::unit::lexical(input.manifest?), index)))
+        .collect();
+    chosen
+        .iter()
+        .map(|input| {
+            input
+                .dependencies
+                .iter()
+                .filter_map(|manifest| libraries.get(manifest).copied())
+                .filter(|&b| chosen[b].manifest != input.manifest)
+                .collect()
+        })
+        .collect()
+}
+
 /// What the rules see of a unit: its files with facts (each once, in the unit's order), and the
 /// unit's crate, flags and manifest.
 #[derive(PartialEq, Eq, Hash)]
@@ -131,6 +166,10 @@ pub(super) struct UnitInput<'u> {
     pub(super) rooted: bool,
     pub(super) test_target: bool,
     pub(super) manifest: Option<&'u Path>,
+    /// The unit is its package's library (see [`LintUnit::is_library`]).
+    pub(super) library: bool,
+    /// The manifests of the packages its package depends on by `path`.
+    pub(super) dependencies: &'u [std::path::PathBuf],
 }
 
 /// Each unit's input. A path many units share (a library's files, in each of its package's
@@ -163,6 +202,8 @@ pub(super) fn unit_inputs<'u>(
                 rooted: unit.rooted,
                 test_target: unit.test_target,
                 manifest: unit.manifest.as_deref(),
+                library: unit.is_library,
+                dependencies: &unit.path_dependencies,
             }
         })
         .collect()
@@ -255,13 +296,12 @@ pub(super) fn own_first<'f>(
 }
 
 /// One unit's findings: every enabled rule on its crate graph.
-pub(super) fn check_unit(
-    graph: &CrateGraph<'_>,
-    input: &UnitInput<'_>,
-    sdk: Option<&crate::sdk::Sdk>,
+pub(super) fn check_unit<'a>(
+    (graph, input, libraries): (&'a CrateGraph<'a>, &UnitInput<'_>, &'a [rules::Library<'a>]),
+    sdk: Option<&'a crate::sdk::Sdk>,
     rules: &[&'static dyn rules::Rule],
-    (sources, test_files, gated_files): (&SourceMap, &FileSet, &FileSet),
-    settings: &Settings,
+    (sources, test_files, gated_files): (&'a SourceMap, &'a FileSet, &'a FileSet),
+    settings: &'a Settings,
 ) -> Vec<Diagnostic> {
     let context = RuleContext {
         graph,
@@ -273,6 +313,7 @@ pub(super) fn check_unit(
         memo: Default::default(),
         test_files,
         gated_files,
+        libraries,
     };
     let mut found = Vec::new();
     timings::work("rules", || {
@@ -294,6 +335,8 @@ mod tests {
             rooted: true,
             test_target: false,
             manifest: Some(Path::new("/p/Cargo.toml")),
+            library: false,
+            dependencies: &[],
         }
     }
 

@@ -30,7 +30,15 @@ pub struct RuleContext<'a> {
     /// a `#[cfg(feature = "x")] mod m;`): whether their code runs in the program users build is
     /// not shown.
     pub gated_files: &'a std::collections::HashSet<crate::source::FileId>,
+    /// The graphs of the libraries of the workspace's packages that the unit's package depends
+    /// on by `path`, each with the crate name its code calls it by (`my_server` in
+    /// `my_server::serve_stdio()`); none outside cargo mode.
+    pub libraries: &'a [Library<'a>],
 }
+
+/// A library of the workspace by the crate name code calls it by, and its graph (see
+/// [`RuleContext::libraries`]).
+pub type Library<'a> = (&'a str, &'a CrateGraph<'a>);
 
 impl RuleContext<'_> {
     /// Whether preview mode is on (`--preview`, or `preview = true` in the configuration). A
@@ -55,15 +63,7 @@ impl RuleContext<'_> {
     /// other than MCP001 run only on such units, so ordinary crates of a workspace never get
     /// them.
     pub fn serves_mcp(&self) -> bool {
-        let files = self.graph.files();
-        self.sdk.is_some()
-            || files.iter().any(|(_, f)| f.dispatch.names_sdk)
-            || files
-                .iter()
-                .flat_map(|(_, f)| &f.dispatch.dispatchers)
-                .any(|d| self.is_method_dispatcher(d))
-            || (files.iter().any(|(_, f)| f.dispatch.jsonrpc_literals)
-                && files.iter().any(|(_, f)| f.dispatch.mcp_method_literals))
+        self.sdk.is_some() || code_serves_mcp(self.graph)
     }
 
     /// Whether a dispatcher found in the code dispatches MCP methods: by the method names its
@@ -72,21 +72,7 @@ impl RuleContext<'_> {
         &self,
         dispatcher: &crate::analysis::dispatch::MethodDispatcher,
     ) -> bool {
-        if dispatcher.by_variants {
-            return dispatcher
-                .arms
-                .iter()
-                .flat_map(|arm| &arm.variants)
-                .filter_map(|v| self.variant_method(v))
-                .any(crate::analysis::dispatch::is_mcp_method);
-        }
-        !dispatcher.by_constants
-            || dispatcher
-                .arms
-                .iter()
-                .flat_map(|arm| &arm.constants)
-                .filter_map(|c| self.string_const(c))
-                .any(crate::analysis::dispatch::is_mcp_method)
+        is_method_dispatcher_in(self.graph, dispatcher)
     }
 
     /// Whether `file` is test or bench code: the unit is a test or bench target, or the file is
@@ -107,25 +93,71 @@ impl RuleContext<'_> {
     /// ([`crate::analysis::facts::FileFacts::method_variants`]; the first file's word counts
     /// where two disagree).
     pub fn variant_method(&self, variant: &str) -> Option<&str> {
-        self.graph.files().iter().find_map(|(_, f)| {
-            let pairs = &f.method_variants;
-            let at = pairs.partition_point(|(v, _)| v.as_str() < variant);
-            pairs
-                .get(at)
-                .filter(|(v, _)| v == variant)
-                .map(|(_, m)| m.as_str())
-        })
+        variant_method_in(self.graph, variant)
     }
 
     /// The value of a string constant of the unit, by name.
     pub fn string_const(&self, name: &str) -> Option<&str> {
-        self.graph.files().iter().find_map(|(_, f)| {
-            f.string_consts
-                .iter()
-                .find(|(n, _)| n == name)
-                .map(|(_, v)| v.as_str())
-        })
+        string_const_in(self.graph, name)
     }
+}
+
+/// Whether the code of a graph's files serves MCP, whatever its manifest says (see
+/// [`RuleContext::serves_mcp`]): it names an SDK's paths (`use rmcp::..`), holds a method
+/// dispatcher, or builds JSON-RPC messages for MCP methods.
+pub fn code_serves_mcp(graph: &CrateGraph<'_>) -> bool {
+    let files = graph.files();
+    files.iter().any(|(_, f)| f.dispatch.names_sdk)
+        || files
+            .iter()
+            .flat_map(|(_, f)| &f.dispatch.dispatchers)
+            .any(|d| is_method_dispatcher_in(graph, d))
+        || (files.iter().any(|(_, f)| f.dispatch.jsonrpc_literals)
+            && files.iter().any(|(_, f)| f.dispatch.mcp_method_literals))
+}
+
+/// See [`RuleContext::is_method_dispatcher`].
+fn is_method_dispatcher_in(
+    graph: &CrateGraph<'_>,
+    dispatcher: &crate::analysis::dispatch::MethodDispatcher,
+) -> bool {
+    if dispatcher.by_variants {
+        return dispatcher
+            .arms
+            .iter()
+            .flat_map(|arm| &arm.variants)
+            .filter_map(|v| variant_method_in(graph, v))
+            .any(crate::analysis::dispatch::is_mcp_method);
+    }
+    !dispatcher.by_constants
+        || dispatcher
+            .arms
+            .iter()
+            .flat_map(|arm| &arm.constants)
+            .filter_map(|c| string_const_in(graph, c))
+            .any(crate::analysis::dispatch::is_mcp_method)
+}
+
+/// See [`RuleContext::variant_method`].
+fn variant_method_in<'g>(graph: &CrateGraph<'g>, variant: &str) -> Option<&'g str> {
+    graph.files().iter().find_map(|(_, f)| {
+        let pairs = &f.method_variants;
+        let at = pairs.partition_point(|(v, _)| v.as_str() < variant);
+        pairs
+            .get(at)
+            .filter(|(v, _)| v == variant)
+            .map(|(_, m)| m.as_str())
+    })
+}
+
+/// See [`RuleContext::string_const`].
+fn string_const_in<'g>(graph: &CrateGraph<'g>, name: &str) -> Option<&'g str> {
+    graph.files().iter().find_map(|(_, f)| {
+        f.string_consts
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    })
 }
 
 pub trait Rule: Sync {

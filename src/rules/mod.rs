@@ -25,7 +25,7 @@ use crate::prefilter::Prefilter;
 use crate::settings::Settings;
 
 pub use crate::diagnostic::{FixAvailability, RuleMeta, RuleStatus};
-pub use contract::{Rule, RuleContext};
+pub use contract::{Library, Rule, RuleContext};
 
 /// The pre-filter of a run: the union of the enabled rules' words.
 pub fn prefilter(settings: &Settings) -> Prefilter {
@@ -391,6 +391,7 @@ mod tests {
                 memo: Default::default(),
                 test_files: &Default::default(),
                 gated_files: &Default::default(),
+                libraries: &[],
             };
             context.preview()
         };

@@ -49,11 +49,22 @@ pub static READ: FactKey<Vec<(String, ByteSpan)>> = FactKey::new("MCP006 read");
 /// position (a method's receiver is not one).
 pub static CALL_CODES: FactKey<Vec<(ByteSpan, String, usize)>> = FactKey::new("MCP006 call codes");
 
-/// The file's functions named for an error, and which of their parameters (by position among
-/// the typed ones) the body uses as an error code: a `code` field, `"code": p` in a `json!`
-/// literal, `ErrorCode(p)`, or a call named for an error at a code's place. A literal handed to
-/// such a function at another place is its other data (a private protocol's request id).
-pub static PARAM_CODES: FactKey<Vec<(String, Vec<usize>)>> = FactKey::new("MCP006 param codes");
+/// The file's functions named for an error, and those whose body uses a parameter as an error
+/// code itself: which of their parameters (by position among the typed ones) the body uses so
+/// (a `code` field, `"code": p` in a `json!` literal, `ErrorCode(p)`), and which it hands on to a
+/// call (see [`Forward`]). A literal handed to a function named for an error at a place whose
+/// parameter is no code is its other data (a private protocol's request id, a count).
+pub static PARAM_CODES: FactKey<Vec<ParamCodes>> = FactKey::new("MCP006 param codes and forwards");
+
+/// A function (see [`PARAM_CODES`]): its name, the parameters its body uses as a code, and those
+/// it hands on to a call.
+pub type ParamCodes = (String, Vec<usize>, Vec<Forward>);
+
+/// A parameter handed on to a call: the parameter, the called function's simple name, the
+/// argument's position, and whether the call is named for an error with the argument at a code's
+/// place. The parameter is a code if the called function is the crate's and uses that argument
+/// as one, or is none of the crate's and is named for an error with it at a code's place.
+pub type Forward = (usize, String, usize, bool);
 
 /// MCP006's collector.
 pub struct ErrorCodes;
@@ -117,7 +128,7 @@ pub fn call_codes(facts: &FileFacts) -> Vec<(ByteSpan, String, usize)> {
 
 /// The file's functions named for an error and the parameters they use as codes (see
 /// [`PARAM_CODES`]).
-pub fn param_codes(facts: &FileFacts) -> Vec<(String, Vec<usize>)> {
+pub fn param_codes(facts: &FileFacts) -> Vec<ParamCodes> {
     facts.rules.get(&PARAM_CODES)
 }
 
@@ -134,7 +145,7 @@ struct Collector {
     constants: Vec<(String, ByteSpan, i64)>,
     read: Vec<(String, ByteSpan)>,
     call_codes: Vec<(ByteSpan, String, usize)>,
-    param_codes: Vec<(String, Vec<usize>)>,
+    param_codes: Vec<ParamCodes>,
     /// How many constant or static items enclose the node: their initialisers are read only as
     /// a whole (a constant named as an error code).
     in_constant: usize,
@@ -215,9 +226,10 @@ impl Collector {
     /// A function that returns an integer (`-> i32`): the integer literals it returns, where its
     /// body's value is one (its tail, through blocks, `if`s and `match` arms).
     fn function(&mut self, sig: &syn::Signature, block: &syn::Block, scope: &Scope<'_>) {
-        if is_error_call(&sig.ident.to_string()) {
+        let (used, forwarded) = params_used_as_codes(sig, block);
+        if is_error_call(&sig.ident.to_string()) || !used.is_empty() {
             self.param_codes
-                .push((sig.ident.to_string(), params_used_as_codes(sig, block)));
+                .push((sig.ident.to_string(), used, forwarded));
         }
         let integer = match &sig.output {
             syn::ReturnType::Type(_, ty) => matches!(
@@ -408,8 +420,9 @@ fn code_place(negative: bool, position: usize, count: usize) -> bool {
 }
 
 /// The positions (among the typed parameters) of the parameters a function's body uses as an
-/// error code (see [`PARAM_CODES`]).
-fn params_used_as_codes(sig: &syn::Signature, block: &syn::Block) -> Vec<usize> {
+/// error code, and those it hands to a call named for an error at a code's place (see
+/// [`PARAM_CODES`]).
+fn params_used_as_codes(sig: &syn::Signature, block: &syn::Block) -> (Vec<usize>, Vec<Forward>) {
     let params: Vec<String> = sig
         .inputs
         .iter()
@@ -424,11 +437,14 @@ fn params_used_as_codes(sig: &syn::Signature, block: &syn::Block) -> Vec<usize> 
     let mut uses = Uses {
         params: &params,
         found: Vec::new(),
+        forwarded: Vec::new(),
     };
     syn::visit::Visit::visit_block(&mut uses, block);
     uses.found.sort_unstable();
     uses.found.dedup();
-    uses.found
+    uses.forwarded.sort_unstable();
+    uses.forwarded.dedup();
+    (uses.found, uses.forwarded)
 }
 
 /// The value of an integer literal, through negation, parentheses and casts.
@@ -447,7 +463,7 @@ fn int_literal(expr: &Expr) -> Option<i64> {
 }
 
 /// Calls whose integer-literal argument is an error code.
-fn is_error_call(name: &str) -> bool {
+pub fn is_error_call(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
     lower.contains("error") || lower == "reply_err" || lower == "with_code"
 }
@@ -456,19 +472,24 @@ fn is_error_call(name: &str) -> bool {
 struct Uses<'p> {
     params: &'p [String],
     found: Vec<usize>,
+    forwarded: Vec<Forward>,
 }
 impl Uses<'_> {
-    fn note(&mut self, expr: &Expr) {
+    /// The parameter an expression is, through parentheses and a cast.
+    fn param(&self, expr: &Expr) -> Option<usize> {
         let expr = match crate::analysis::syntax::peel(expr) {
             Expr::Cast(c) => &*c.expr,
             other => other,
         };
-        if let Expr::Path(p) = crate::analysis::syntax::peel(expr) {
-            if let Some(ident) = p.path.get_ident() {
-                if let Some(i) = self.params.iter().position(|n| ident == n.as_str()) {
-                    self.found.push(i);
-                }
-            }
+        let Expr::Path(p) = crate::analysis::syntax::peel(expr) else {
+            return None;
+        };
+        let ident = p.path.get_ident()?;
+        self.params.iter().position(|n| ident == n.as_str())
+    }
+    fn note(&mut self, expr: &Expr) {
+        if let Some(i) = self.param(expr) {
+            self.found.push(i);
         }
     }
     fn note_tokens(&mut self, tokens: TokenStream) {
@@ -506,11 +527,14 @@ impl Uses<'_> {
         let args: Vec<&Expr> = args.collect();
         if name == "ErrorCode" {
             args.iter().for_each(|a| self.note(a));
-        } else if is_error_call(name) {
-            for (position, arg) in args.iter().enumerate() {
-                if code_place(false, position, args.len()) {
-                    self.note(arg);
-                }
+            return;
+        }
+        let named = is_error_call(name);
+        for (position, arg) in args.iter().enumerate() {
+            if let Some(param) = self.param(arg) {
+                let at_code = named && code_place(false, position, args.len());
+                self.forwarded
+                    .push((param, name.to_string(), position, at_code));
             }
         }
     }

@@ -123,9 +123,21 @@ impl Rule for BadErrorCode {
             .iter()
             .flat_map(|f| self::facts::constant_codes(f))
             .map(|(name, ..)| format!("{}{name}", crate::prefilter::STANDALONE));
+        // The functions named for an error that the crate's functions named for an error hand a
+        // parameter on to, at a code's place: whether that parameter is a code depends on what
+        // the called one does with it (see `code_params`); `fn name` without `(`, as a generic
+        // one is `fn name<T>(`.
+        let forwarded = facts
+            .iter()
+            .flat_map(|f| self::facts::param_codes(f))
+            .filter(|(name, ..)| self::facts::is_error_call(name))
+            .flat_map(|(_, _, forwarded)| forwarded)
+            .filter(|(.., at_code)| *at_code)
+            .map(|(_, callee, ..)| format!("{}fn {callee}", crate::prefilter::STANDALONE));
         crate::prefilter::standalone(ERROR_CODE_WORDS)
             .chain(used)
             .chain(constants)
+            .chain(forwarded)
             .collect()
     }
 
@@ -135,7 +147,8 @@ impl Rule for BadErrorCode {
             return;
         }
         // The crate's functions named for an error, and the parameters each uses as a code.
-        let param_codes = product_facts(context, self::facts::param_codes);
+        let defined = product_facts(context, self::facts::param_codes);
+        let param_codes = code_params(&defined);
         for (file, facts) in files {
             let call_codes = self::facts::call_codes(facts);
             for (span, code) in &self::facts::error_codes(facts) {
@@ -147,12 +160,9 @@ impl Rule for BadErrorCode {
                 // protocol's request id) is that function's other data.
                 let other_data = call_codes.iter().find(|(at, _, _)| at == span).is_some_and(
                     |(_, callee, position)| {
-                        let defined: Vec<&Vec<usize>> = param_codes
-                            .iter()
-                            .filter(|(_, (name, _))| name == callee)
-                            .map(|(_, (_, used))| used)
-                            .collect();
-                        !defined.is_empty() && !defined.iter().any(|u| u.contains(position))
+                        param_codes
+                            .get(callee.as_str())
+                            .is_some_and(|used| !used.contains(position))
                     },
                 );
                 if other_data {
@@ -169,6 +179,39 @@ impl Rule for BadErrorCode {
         }
         returned_codes(context, out);
         constant_codes(context, out);
+    }
+}
+
+/// Per name of the crate's functions named for an error (and of those that use a parameter as
+/// a code), the positions of the parameters one of them uses as an error code: itself, or by
+/// handing it on to one of the crate's functions that uses that argument as a code, or to a call
+/// named for an error, at a code's place, of a function that is none of the crate's (an SDK's,
+/// say); worked out to a fixed point. A count handed on to another of the crate's functions
+/// named for an error that uses it as no code is no code, whatever the names say.
+fn code_params(
+    defined: &[(FileId, self::facts::ParamCodes)],
+) -> std::collections::HashMap<&str, std::collections::BTreeSet<usize>> {
+    let mut used: std::collections::HashMap<&str, std::collections::BTreeSet<usize>> =
+        std::collections::HashMap::new();
+    for (_, (name, own, _)) in defined {
+        used.entry(name.as_str()).or_default().extend(own);
+    }
+    loop {
+        let mut grew = false;
+        for (_, (name, _, forwarded)) in defined {
+            for (param, callee, position, at_code) in forwarded {
+                let code = match used.get(callee.as_str()) {
+                    Some(theirs) => theirs.contains(position),
+                    None => *at_code,
+                };
+                if code && used.entry(name.as_str()).or_default().insert(*param) {
+                    grew = true;
+                }
+            }
+        }
+        if !grew {
+            return used;
+        }
     }
 }
 

@@ -277,6 +277,11 @@ pub struct ServingFacts {
     /// Of that code, the bodies of loops (`for`, `while`, `loop`).
     #[serde(default)]
     pub loop_bodies: Vec<ByteSpan>,
+    /// Of that code, the arms of a `match` over string literals (a tool's name) whose scrutinee
+    /// is read from a parameter of the function other than `self` (`match name { "search" =>
+    /// .. }`): in a function that runs for a message, which arm runs is the message's choice.
+    #[serde(default)]
+    pub message_arms: Vec<ByteSpan>,
     /// Of that code, the arms of a `match` over an enum's variants, with the enum's name as the
     /// patterns write it (`Commands` in `Commands::Serve { .. } =>`).
     #[serde(default)]

@@ -386,7 +386,7 @@ fn handler_type_names(serving: &[facts::ServingFacts]) -> BTreeSet<String> {
 pub fn serving_path(context: &RuleContext<'_>) -> std::rc::Rc<ServingPath> {
     context
         .memo
-        .get_or_init(|| ServingPath::new(context.graph, entry(context)))
+        .get_or_init(|| ServingPath::new(context.graph, entry(context), context.libraries))
 }
 
 /// The program's `main`, when the unit is a target whose root defines one (a binary, example,
@@ -413,7 +413,7 @@ pub fn stdout_is_protocol_at(
     span: ByteSpan,
 ) -> bool {
     !context.is_test_target
-        && context.serves_mcp()
+        && (context.serves_mcp() || serving_path(context).serves_through_library())
         && serving_path(context).runs_while_serving(file, function, span)
 }
 

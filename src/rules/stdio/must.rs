@@ -1,7 +1,7 @@
 //! The code of a function body that may not run when the code around it runs: what a write must
 //! be outside of (or share with a serve site) to be shown to run whenever the program serves.
 //!
-//! A region is a branch of an `if` or a `match`, a loop's body, a closure's or an `async`
+//! A region is a branch of an `if` or a `match` (of more than one arm, or one with a guard), a loop's body, a closure's or an `async`
 //! block's body, the right side of `&&` and `||`, an arm of `select!`, and the rest of a block
 //! after a statement that may leave the function (`if .. { return }`, `let .. else`, a call of
 //! `exit`, `bail!`). Code in no region of its function runs whenever the function runs and goes
@@ -26,6 +26,9 @@ pub fn regions(node: Node<'_>, scope: &Scope<'_>, facts: &mut ServingFacts) {
             if let Some(owner) = variant_owner(&arm.pat) {
                 facts.variant_arms.push((scope.span(&*arm.body), owner));
             }
+        }
+        if chosen_by_a_parameter(expr, scope) {
+            (expr.arms.iter()).for_each(|arm| facts.message_arms.push(scope.span(&*arm.body)));
         }
     }
     let ServingFacts {
@@ -58,6 +61,9 @@ pub fn regions(node: Node<'_>, scope: &Scope<'_>, facts: &mut ServingFacts) {
                 None => out.push(then),
             }
         }
+        // A `match` of one arm with no guard runs it whenever it runs (the compiler holds the
+        // pattern to be exhaustive: `match transport { Transport::Stdio => .. }`).
+        Node::Expr(Expr::Match(expr)) if expr.arms.len() == 1 && expr.arms[0].guard.is_none() => {}
         Node::Expr(Expr::Match(expr)) => {
             let going_on: Vec<&syn::Arm> = expr
                 .arms
@@ -104,6 +110,44 @@ pub fn regions(node: Node<'_>, scope: &Scope<'_>, facts: &mut ServingFacts) {
         }
         _ => {}
     }
+}
+
+/// Whether a `match` chooses by a string a parameter of its function (not `self`) holds: its
+/// arms are string literals (two at least), with a catch-all last or not (`match name {
+/// "search" => .., "read" => .., other => .. }`).
+fn chosen_by_a_parameter(expr: &syn::ExprMatch, scope: &Scope<'_>) -> bool {
+    let literal = |pat: &syn::Pat| match pat {
+        syn::Pat::Lit(lit) => matches!(lit.lit, syn::Lit::Str(_)),
+        syn::Pat::Or(or) => or
+            .cases
+            .iter()
+            .all(|case| matches!(case, syn::Pat::Lit(l) if matches!(l.lit, syn::Lit::Str(_)))),
+        _ => false,
+    };
+    let (last, named) = match expr.arms.split_last() {
+        Some((last, named)) if !literal(&last.pat) => (Some(last), named),
+        _ => (None, expr.arms.as_slice()),
+    };
+    let catch_all = last.is_none_or(|arm| {
+        matches!(&arm.pat, syn::Pat::Wild(_) | syn::Pat::Ident(_)) && arm.guard.is_none()
+    });
+    let Some(root) = crate::analysis::syntax::root_local(&expr.expr) else {
+        return false;
+    };
+    let parameter = scope.function().is_some_and(|f| {
+        f.sig.inputs.iter().any(|input| match input {
+            syn::FnArg::Typed(arg) => {
+                matches!(&*arg.pat, syn::Pat::Ident(ident) if ident.ident == root.as_str())
+            }
+            syn::FnArg::Receiver(_) => false,
+        })
+    });
+    named.len() >= 2
+        && named
+            .iter()
+            .all(|arm| literal(&arm.pat) && arm.guard.is_none())
+        && catch_all
+        && parameter
 }
 
 /// The enum an arm's pattern names a variant of (`Commands` in `Commands::Serve { .. }`,

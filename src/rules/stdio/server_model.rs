@@ -41,6 +41,10 @@ pub struct ServingPath {
     must: MustMap,
     /// Each file's regions of code that may not run (see [`super::must`]).
     regions: HashMap<FileId, Regions>,
+    /// The unit serves through a library of the workspace: one of its calls reaches a function
+    /// of another package's library that surely serves MCP over the process's stdio (see
+    /// [`library_serve_sites`]).
+    through_library: bool,
 }
 
 /// A file's regions of code that may not run (see [`super::must`]), but the arms of an MCP
@@ -50,6 +54,9 @@ pub struct ServingPath {
 struct Regions {
     all: Vec<ByteSpan>,
     rest: Vec<ByteSpan>,
+    /// Of them, the arms of a `match` a parameter's string chooses (see
+    /// [`ServingFacts::message_arms`]).
+    message: Vec<ByteSpan>,
 }
 
 /// How code of a function is shown to run while the unit serves stdio.
@@ -86,10 +93,15 @@ impl ServingPath {
     /// `main` when the unit is a program (a binary, example, test or bench target): a program
     /// serves only through what `main` calls, so when `main` never reaches a serve site, nothing
     /// in it runs while serving, whatever its library could serve.
-    pub fn new(graph: &CrateGraph<'_>, entry: Option<FunctionRef>) -> Self {
+    pub fn new(
+        graph: &CrateGraph<'_>,
+        entry: Option<FunctionRef>,
+        libraries: &[crate::rules::contract::Library<'_>],
+    ) -> Self {
         let files = graph.files();
         // Each file's serve sites and branches, decoded once.
-        let facts: Vec<ServingFacts> = files.iter().map(|(_, f)| serving(f)).collect();
+        let mut facts: Vec<ServingFacts> = files.iter().map(|(_, f)| serving(f)).collect();
+        let through_library = library_serve_sites(graph, libraries, &mut facts);
         // Nothing serves where no file holds a serve site.
         if facts.iter().all(|f| f.serve_sites.is_empty()) {
             return ServingPath::default();
@@ -164,7 +176,14 @@ impl ServingPath {
             entry_flags,
             must,
             regions,
+            through_library,
         }
+    }
+
+    /// Whether the unit serves through a library of the workspace (see
+    /// [`ServingPath::through_library`]): it speaks MCP on its stdio, whatever its manifest says.
+    pub fn serves_through_library(&self) -> bool {
+        self.through_library
     }
 
     /// Whether code at `span` of `file`, inside the function whose whole item is
@@ -188,7 +207,7 @@ impl ServingPath {
         must.runs(
             span,
             &super::must::around(&regions.all, function_span, span),
-            &regions.rest,
+            regions,
         )
         .is_some()
     }
@@ -311,6 +330,7 @@ fn file_regions(graph: &CrateGraph<'_>, facts: &[ServingFacts]) -> HashMap<FileI
                     .copied()
                     .collect(),
                 rest: f.rest.iter().filter(kept).copied().collect(),
+                message: f.message_arms.iter().filter(kept).copied().collect(),
             };
             (*id, regions)
         })
@@ -453,16 +473,19 @@ impl Way<'_, '_> {
 }
 
 impl Must {
-    /// How code at `span`, inside the regions `around` of the function (of which the file's
-    /// regions `rest` are the rest of a block after a statement that may leave), is shown to
-    /// run: whenever the unit serves (`Whole`), while it serves, for a message (`Serving`), or
-    /// not shown (`None`). A function it calls there runs the same way.
-    fn runs(&self, span: ByteSpan, around: &[ByteSpan], rest: &[ByteSpan]) -> Option<Must> {
+    /// How code at `span`, inside the regions `around` of the function (of the file's
+    /// `regions`: the rest of a block after a statement that may leave, and the arms a
+    /// parameter's string chooses, are of them), is shown to run: whenever the unit serves
+    /// (`Whole`), while it serves, for a message (`Serving`: there, what may leave and which
+    /// arm a parameter chooses, a tool's name, are the message's choice), or not shown (`None`).
+    /// A function it calls there runs the same way.
+    fn runs(&self, span: ByteSpan, around: &[ByteSpan], regions: &Regions) -> Option<Must> {
+        let rest = &regions.rest;
         match self {
             Must::Whole => around.is_empty().then_some(Must::Whole),
             Must::Serving => around
                 .iter()
-                .all(|r| rest.contains(r))
+                .all(|r| rest.contains(r) || regions.message.contains(r))
                 .then_some(Must::Serving),
             Must::Before { anchors, loops } => {
                 let before = anchors.iter().any(|(anchor, theirs)| {
@@ -565,8 +588,7 @@ fn must_functions(
             if way.tests.contains(target) {
                 continue;
             }
-            let Some(runs) = how.runs(span, &super::must::around(&own.all, item, span), &own.rest)
-            else {
+            let Some(runs) = how.runs(span, &super::must::around(&own.all, item, span), own) else {
                 continue;
             };
             // A function reached both before serving and for a message is read the stricter
@@ -947,6 +969,208 @@ fn dispatches_another_protocol(dispatch: &crate::analysis::dispatchers::Dispatch
     };
     methods().any(|m| m.contains('/') && !crate::analysis::dispatch::is_mcp_method(m))
         && !methods().any(|m| m != "initialize" && crate::analysis::dispatch::is_mcp_method(m))
+}
+
+/// A library's functions, each with whether it surely serves MCP over the process's stdio once
+/// called (see [`Way::surely_serving`]), by module, type (for an associated function) and name;
+/// and the names its root re-exports (`pub use server::serve_stdio;`). Built once per library
+/// graph, for every unit that calls into it.
+#[derive(Default)]
+struct LibraryServing {
+    functions: Vec<(Vec<String>, Option<String>, String, bool)>,
+    reexports: Vec<(String, Vec<String>)>,
+}
+
+impl LibraryServing {
+    /// What a library's code shows: nothing when it does not speak MCP (see
+    /// [`crate::rules::contract::code_serves_mcp`]) or serves nothing.
+    fn of(graph: &CrateGraph<'_>) -> Self {
+        let mut facts: Vec<ServingFacts> = graph.files().iter().map(|(_, f)| serving(f)).collect();
+        // Only a site that opens the process's own stdio serves here: not a transport built
+        // from values it is given (a child's pipes, a client library's `StdioTransport::new(
+        // child_stdout, child_stdin)`), nor one in a function that launches a child process.
+        for (index, file) in facts.iter_mut().enumerate() {
+            let launching: Vec<ByteSpan> = (graph.files()[index].1.functions.iter())
+                .map(|f| f.item_span)
+                .filter(|item| file.child_launches.iter().any(|l| within(*l, *item)))
+                .collect();
+            let given: Vec<ByteSpan> = file.given_io_sites.iter().map(|(s, ..)| *s).collect();
+            file.serve_sites.retain(|site| {
+                !given.contains(site) && !launching.iter().any(|item| within(*site, *item))
+            });
+        }
+        if facts.iter().all(|f| f.serve_sites.is_empty())
+            || !crate::rules::contract::code_serves_mcp(graph)
+        {
+            return LibraryServing::default();
+        }
+        let tests = test_functions(graph);
+        let functions: Vec<FunctionRef> = graph
+            .all_functions()
+            .filter(|f| !tests.contains(f))
+            .collect();
+        let serving = serving_functions(graph, &facts, &functions);
+        let by_name = calls_by_name(graph, &functions);
+        let toward = callers_of(graph, &by_name, &serving);
+        let way = Way {
+            graph,
+            facts: &facts,
+            serving: &serving,
+            handlers: &[],
+            tests: &tests,
+        };
+        let sure = way.surely_serving(&toward);
+        let functions = functions
+            .into_iter()
+            .map(|f| {
+                let function = graph.function(f);
+                let module = function.module.clone();
+                (
+                    module,
+                    function.self_ty.clone(),
+                    function.name.clone(),
+                    sure.contains(&f),
+                )
+            })
+            .collect();
+        // The library's root is its graph's first file.
+        let reexports = graph
+            .files()
+            .first()
+            .map(|(_, root)| root.imports.clone())
+            .unwrap_or_default();
+        LibraryServing {
+            functions,
+            reexports,
+        }
+    }
+
+    /// Whether the library defines a method or associated function `name` of type `ty`.
+    fn defines(&self, ty: &str, name: &str) -> bool {
+        (self.functions.iter()).any(|(_, t, n, _)| n == name && t.as_deref() == Some(ty))
+    }
+
+    /// Whether a call by `path` (inside the library: its modules, then the type for an
+    /// associated function, then the name) surely serves: every function it may reach does,
+    /// and there is one. A function by its modules, or by the name the root re-exports it
+    /// under; an associated function by its type in any module. A function the analysis did not
+    /// read (in a file with nothing that serves) is reached by no path here: silence.
+    fn serves(&self, path: &[&str]) -> bool {
+        let Some((name, before)) = path.split_last() else {
+            return false;
+        };
+        let (owner, modules) = match before.split_last() {
+            Some((last, modules)) if last.starts_with(|c: char| c.is_ascii_uppercase()) => {
+                (Some(*last), modules)
+            }
+            _ => (None, before),
+        };
+        let reexported: Vec<&str>;
+        let modules: Option<&[&str]> = match (owner, modules) {
+            (Some(_), _) => None,
+            (None, []) => match self.reexports.iter().find(|(n, _)| n == name) {
+                Some((_, from)) => {
+                    reexported = (from.iter().map(String::as_str))
+                        .skip_while(|segment| matches!(*segment, "crate" | "self"))
+                        .collect();
+                    Some(reexported.split_last().map_or(&[], |(_, m)| m))
+                }
+                None => Some(&[]),
+            },
+            (None, modules) => Some(modules),
+        };
+        let reached: Vec<bool> = (self.functions.iter())
+            .filter(|(module, ty, n, _)| {
+                n == name
+                    && ty.as_deref() == owner
+                    && modules
+                        .is_none_or(|m| module.iter().map(String::as_str).eq(m.iter().copied()))
+            })
+            .map(|(.., sure)| *sure)
+            .collect();
+        !reached.is_empty() && reached.iter().all(|sure| *sure)
+    }
+}
+
+/// Adds to `facts` a serve site at each call of the unit's functions that reaches a function
+/// of a library of the workspace that surely serves MCP over the process's stdio (every
+/// function of that library the call may reach doing so, see [`LibraryServing::serves`]): by
+/// a path through the library (`other_crate::stdio::run()`, or a name a `use` brings from
+/// there), or a method of a type only the library defines (`server.run()` where `server` is an
+/// `other_crate::Server`). Whether the unit serves any this way.
+fn library_serve_sites(
+    graph: &CrateGraph<'_>,
+    libraries: &[crate::rules::contract::Library<'_>],
+    facts: &mut [ServingFacts],
+) -> bool {
+    use crate::analysis::facts::{Callee, ReceiverType};
+    if libraries.is_empty() {
+        return false;
+    }
+    let known = |library: &CrateGraph<'_>| {
+        library
+            .summaries()
+            .get_or_init(|| LibraryServing::of(library))
+    };
+    // Types the unit defines itself: a method of one of them is the unit's.
+    let own_types: HashSet<&str> = graph
+        .all_functions()
+        .filter_map(|f| graph.function(f).self_ty.as_deref())
+        .collect();
+    let mut any = false;
+    for (index, (_, file)) in graph.files().iter().enumerate() {
+        let imported = |first: &str| {
+            file.imports
+                .iter()
+                .find(|(name, _)| name == first)
+                .map(|(_, path)| path)
+        };
+        for function in &file.functions {
+            for call in &function.calls {
+                let serves = match &call.callee {
+                    Callee::Path(segments) => {
+                        let Some(first) = segments.first() else {
+                            continue;
+                        };
+                        let path: Vec<&str> = match imported(first) {
+                            Some(from) => (from.iter().chain(&segments[1..]))
+                                .map(String::as_str)
+                                .collect(),
+                            None => segments.iter().map(String::as_str).collect(),
+                        };
+                        let Some((root, inside)) = path.split_first() else {
+                            continue;
+                        };
+                        !inside.is_empty()
+                            && graph.crate_name() != Some(*root)
+                            && libraries
+                                .iter()
+                                .find(|(name, _)| name == root)
+                                .is_some_and(|(_, library)| known(library).serves(inside))
+                    }
+                    Callee::Method {
+                        name,
+                        receiver: Some(ReceiverType::Named(ty)),
+                        ..
+                    } if !own_types.contains(ty.as_str()) => {
+                        let mut defining = libraries
+                            .iter()
+                            .map(|(_, library)| known(library))
+                            .filter(|k| k.defines(ty, name))
+                            .peekable();
+                        defining.peek().is_some()
+                            && defining.all(|k| k.serves(&[ty.as_str(), name.as_str()]))
+                    }
+                    _ => false,
+                };
+                if serves {
+                    facts[index].serve_sites.push(call.span);
+                    any = true;
+                }
+            }
+        }
+    }
+    any
 }
 
 /// The functions that start serving: the innermost function around each serve site.

@@ -834,11 +834,9 @@ fn list_rules_and_explain_show_the_status() {
             .unwrap_or_default()
             .to_string()
     };
-    for code in ["MCP002", "MCP007"] {
-        assert_eq!(row(code), "preview", "{code}: {stdout}");
-    }
+    assert_eq!(row("MCP007"), "preview", "MCP007: {stdout}");
     for code in [
-        "MCP000", "MCP001", "MCP003", "MCP004", "MCP006", "MCP900", "MCP999",
+        "MCP000", "MCP001", "MCP002", "MCP003", "MCP004", "MCP006", "MCP900", "MCP999",
     ] {
         assert_eq!(row(code), "stable", "{code}: {stdout}");
     }
@@ -976,48 +974,39 @@ fn a_test_fixture_server_declared_as_a_bin_is_test_code() {
     }
 }
 
-/// MCP002's findings say whether the write is shown to run whenever the program serves stdio
-/// (issue 32; the rule is in preview since first contact of batches 64 and 65): a logger before
-/// `main`'s `match` and a banner in its serving arm before the serve site carry no note of an
-/// unshown premise, and are reported in preview mode only.
+/// MCP002 is stable for the writes shown to run whenever the program serves stdio (issue 32):
+/// a logger before `main`'s `match` and a banner in its serving arm before the serve site are
+/// reported by default, with no preview note; `--preview` adds nothing.
 #[test]
-fn mcp002_findings_shown_to_run_whenever_the_program_serves_carry_no_unshown_note() {
+fn mcp002_reports_by_default_the_writes_shown_to_run_whenever_the_program_serves() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp002");
+    let name = "banner_in_the_serving_arm_before_its_serve_site.rs";
     let dir = tempfile::tempdir().expect("temp dir");
-    for name in [
-        "banner_in_the_serving_arm_before_its_serve_site.rs",
-        "banner_before_a_serve_whose_transport_a_configuration_names.rs",
-    ] {
-        std::fs::copy(fixtures.join(name), dir.path().join(name)).expect("copy the fixture");
-    }
-    let (_, stdout, _) = lint(dir.path(), &[".", "--format", "concise", "--no-cache"]);
-    assert!(concise_lines(&stdout).is_empty(), "{stdout}");
-    let (_, json, _) = lint(
-        dir.path(),
-        &[".", "--format", "json", "--no-cache", "--preview"],
-    );
-    let report: serde_json::Value = serde_json::from_str(&json).expect("json");
-    let diagnostics = report["diagnostics"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    let unshown = |file: &str, line: u64| {
-        let found = diagnostics
-            .iter()
-            .find(|d| {
-                d["path"].as_str().is_some_and(|p| p.ends_with(file))
-                    && d["span"]["start"]["line"] == line
-            })
-            .unwrap_or_else(|| panic!("{file}:{line} in {json}"));
-        found["notes"].as_array().into_iter().flatten().any(|n| {
-            n.as_str()
-                .is_some_and(|n| n.contains("not shown to run whenever"))
-        })
+    std::fs::copy(fixtures.join(name), dir.path().join(name)).expect("copy the fixture");
+    let run = |preview: &[&str]| {
+        let (_, stdout, _) = lint(
+            dir.path(),
+            &[&[name, "--format", "concise", "--no-cache"][..], preview].concat(),
+        );
+        concise_lines(&stdout)
+            .into_iter()
+            .map(str::to_string)
+            .collect::<Vec<_>>()
     };
-    let shown = "banner_in_the_serving_arm_before_its_serve_site.rs";
-    let not_shown = "banner_before_a_serve_whose_transport_a_configuration_names.rs";
-    assert!(!unshown(shown, 24) && !unshown(shown, 27), "{json}");
-    assert!(unshown(not_shown, 37) && unshown(not_shown, 39), "{json}");
+    let by_default = run(&[]);
+    for expected in [
+        "banner_in_the_serving_arm_before_its_serve_site.rs:24:5: error[MCP002]",
+        "banner_in_the_serving_arm_before_its_serve_site.rs:27:13: error[MCP002]",
+    ] {
+        assert!(
+            by_default.iter().any(|l| l.starts_with(expected)),
+            "{expected}: {by_default:?}"
+        );
+    }
+    assert_eq!(by_default.len(), 2, "{by_default:?}");
+    assert_eq!(run(&["--preview"]), by_default);
+    let (_, json, _) = lint(dir.path(), &[name, "--format", "json", "--no-cache"]);
+    assert!(!json.contains("preview:"), "{json}");
 }
 
 /// New shapes of stable rules start in preview (issue 13): MCP001's shape B through helpers and
@@ -1035,7 +1024,7 @@ fn mcp002_findings_shown_to_run_whenever_the_program_serves_carry_no_unshown_not
 #[test]
 fn new_shapes_of_stable_rules_run_only_in_preview_mode() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    let cases: [(&[&str], &[&str], &str); 20] = [
+    let cases: [(&[&str], &[&str], &str); 22] = [
         (
             &[
                 "mcp001/shape_b_rmcp_2_1/helpers.rs",
@@ -1160,6 +1149,19 @@ fn new_shapes_of_stable_rules_run_only_in_preview_mode() {
             &["mcp006/range_code_while_both_versions_are_targeted.rs"],
             &["range_code_while_both_versions_are_targeted.rs"],
             "range_code_while_both_versions_are_targeted.rs:9:30: error[MCP006]",
+        ),
+        // MCP002's writes not shown to run whenever the program serves (issue 32, MCP002
+        // stable again for the writes that are): one in a branch of a flag of `main`'s own,
+        // one before a call that serves stdio only when a configuration's string says so.
+        (
+            &["mcp002/banner_before_a_serve_whose_transport_a_configuration_names.rs"],
+            &["banner_before_a_serve_whose_transport_a_configuration_names.rs"],
+            "banner_before_a_serve_whose_transport_a_configuration_names.rs:37:9: error[MCP002]",
+        ),
+        (
+            &["mcp002/banner_before_a_serve_whose_transport_a_configuration_names.rs"],
+            &["banner_before_a_serve_whose_transport_a_configuration_names.rs"],
+            "banner_before_a_serve_whose_transport_a_configuration_names.rs:39:5: error[MCP002]",
         ),
     ];
     for (files, args, expected) in cases {

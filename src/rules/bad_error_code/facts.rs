@@ -87,6 +87,7 @@ impl Collects for ErrorCodes {
             .any(|w| text.contains(w));
         might.then(|| -> Box<dyn Hook + 'a> {
             Box::new(Collector {
+                text,
                 base,
                 codes: Vec::new(),
                 returned: Vec::new(),
@@ -137,7 +138,9 @@ pub fn used_as_codes(facts: &FileFacts) -> Vec<(String, ByteSpan)> {
     facts.rules.get(&USED)
 }
 
-struct Collector {
+struct Collector<'a> {
+    /// The file's text, from `base` on.
+    text: &'a str,
     base: usize,
     codes: Vec<(ByteSpan, i64)>,
     returned: ReturnedCodes,
@@ -160,7 +163,7 @@ fn is_constant(node: Node<'_>) -> bool {
     )
 }
 
-impl Hook for Collector {
+impl Hook for Collector<'_> {
     fn reads_macro_body(&self, _name: &str) -> bool {
         // `select! { _ = ct.cancelled() => send_error(id, 0, ..) }`, `println!("{}", json!(..))`:
         // an error code can be built in any macro whose body is code.
@@ -222,14 +225,30 @@ impl Hook for Collector {
     }
 }
 
-impl Collector {
+impl Collector<'_> {
     /// A function that returns an integer (`-> i32`): the integer literals it returns, where its
     /// body's value is one (its tail, through blocks, `if`s and `match` arms).
     fn function(&mut self, sig: &syn::Signature, block: &syn::Block, scope: &Scope<'_>) {
-        let (used, forwarded) = params_used_as_codes(sig, block);
-        if is_error_call(&sig.ident.to_string()) || !used.is_empty() {
-            self.param_codes
-                .push((sig.ident.to_string(), used, forwarded));
+        // A function not named for an error counts only if its body uses a parameter as a code
+        // itself, which it cannot without a word of a code (`code`, `Code`): the others' bodies
+        // are not read again.
+        let named = is_error_call(&sig.ident.to_string());
+        let body = scope.raw_span(
+            block.brace_token.span.open(),
+            block.brace_token.span.close(),
+        );
+        let mentions_code = || {
+            let at = |offset: usize| offset.saturating_sub(self.base).min(self.text.len());
+            self.text
+                .get(at(body.start)..at(body.end))
+                .is_none_or(|text| text.contains("ode"))
+        };
+        if named || mentions_code() {
+            let (used, forwarded) = params_used_as_codes(sig, block);
+            if named || !used.is_empty() {
+                self.param_codes
+                    .push((sig.ident.to_string(), used, forwarded));
+            }
         }
         let integer = match &sig.output {
             syn::ReturnType::Type(_, ty) => matches!(

@@ -151,10 +151,15 @@ fn chosen_by_a_parameter(expr: &syn::ExprMatch, scope: &Scope<'_>) -> bool {
 }
 
 /// The enum an arm's pattern names a variant of (`Commands` in `Commands::Serve { .. }`,
-/// `cli::Commands::Mcp(args)`), by the segment before the variant; not `Self::` nor `Some(..)`.
+/// `cli::Commands::Mcp(args)`, `Some(Commands::Serve { .. })`), by the segment before the
+/// variant; not `Self::`, nor `Some(x)` of anything else.
 fn variant_owner(pat: &syn::Pat) -> Option<String> {
     let path = match pat {
         syn::Pat::Path(p) => &p.path,
+        // `Some(Commands::Serve { .. })`: a sub-command clap leaves optional.
+        syn::Pat::TupleStruct(t) if t.path.is_ident("Some") && t.elems.len() == 1 => {
+            return t.elems.first().and_then(variant_owner);
+        }
         syn::Pat::TupleStruct(t) => &t.path,
         syn::Pat::Struct(s) => &s.path,
         syn::Pat::Or(or) => return or.cases.first().and_then(variant_owner),

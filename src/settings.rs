@@ -213,8 +213,8 @@ impl Settings {
                 .map(|d| d.join(path))
                 .unwrap_or_else(|_| path.to_path_buf())
         };
-        let absolute = normalise(&absolute);
-        let root = normalise(&self.root);
+        let absolute = crate::unit::normalise(&absolute);
+        let root = crate::unit::normalise(&self.root);
         absolute
             .strip_prefix(&root)
             .map(Path::to_path_buf)
@@ -227,19 +227,4 @@ impl Settings {
             .protocol_versions
             .contains(&ProtocolVersion::V2026_07_28)
     }
-}
-
-/// `a/./b/../c` without touching the file system.
-fn normalise(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            std::path::Component::CurDir => {}
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }

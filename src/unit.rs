@@ -94,9 +94,13 @@ pub struct ModDecl {
 /// path dependency may name a directory outside the linted tree): how the manifests of path
 /// dependencies and of the units are compared.
 pub fn lexical(path: &Path) -> PathBuf {
-    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    normalise(&std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()))
+}
+
+/// `a/./b/../c` without touching the file system.
+pub fn normalise(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
-    for component in absolute.components() {
+    for component in path.components() {
         match component {
             std::path::Component::CurDir => {}
             std::path::Component::ParentDir => {

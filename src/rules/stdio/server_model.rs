@@ -106,12 +106,7 @@ impl ServingPath {
         if facts.iter().all(|f| f.serve_sites.is_empty()) {
             return ServingPath::default();
         }
-        // Test code never runs while the program serves: its functions are left out.
-        let tests = test_functions(graph);
-        let functions: Vec<FunctionRef> = graph
-            .all_functions()
-            .filter(|f| !tests.contains(f))
-            .collect();
+        let (tests, functions) = product_functions(graph);
         let serving = serving_functions(graph, &facts, &functions);
         if serving.is_empty() {
             return ServingPath::default();
@@ -946,12 +941,14 @@ fn serving_holds_stdout_lock(
     })
 }
 
-/// The test functions (`#[test]`, inside `#[cfg(test)]`).
-fn test_functions(graph: &CrateGraph<'_>) -> HashSet<FunctionRef> {
-    graph
+/// The graph's test functions (`#[test]`, inside `#[cfg(test)]`), and its other functions (in
+/// the files' order): test code never runs while the program serves, so its functions are left
+/// out.
+fn product_functions(graph: &CrateGraph<'_>) -> (HashSet<FunctionRef>, Vec<FunctionRef>) {
+    let (tests, functions): (Vec<FunctionRef>, Vec<FunctionRef>) = graph
         .all_functions()
-        .filter(|f| graph.function(*f).in_test)
-        .collect()
+        .partition(|f| graph.function(*f).in_test);
+    (tests.into_iter().collect(), functions)
 }
 
 /// Whether a file's dispatchers answer another JSON-RPC protocol, not MCP: one of them has an
@@ -1004,11 +1001,7 @@ impl LibraryServing {
         {
             return LibraryServing::default();
         }
-        let tests = test_functions(graph);
-        let functions: Vec<FunctionRef> = graph
-            .all_functions()
-            .filter(|f| !tests.contains(f))
-            .collect();
+        let (tests, functions) = product_functions(graph);
         let serving = serving_functions(graph, &facts, &functions);
         let by_name = calls_by_name(graph, &functions);
         let toward = callers_of(graph, &by_name, &serving);

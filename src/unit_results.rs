@@ -67,6 +67,18 @@ pub fn key(
     Some(*hasher.finalize().as_bytes())
 }
 
+impl UnitInputs<'_> {
+    /// The unit's files, then its libraries': a finding may lie in a library's file (a write
+    /// its code runs while the unit serves), so what is kept of the unit's findings names them
+    /// by their place in this list.
+    pub fn all_files(&self) -> Vec<FileId> {
+        (self.files.iter())
+            .chain(self.libraries.iter().flat_map(|files| files.iter()))
+            .copied()
+            .collect()
+    }
+}
+
 /// The unit's findings: from the cache if `key` is there, else from `check` (and then kept).
 pub fn checked(
     key: Option<[u8; 32]>,

@@ -117,7 +117,7 @@ pub(super) fn check_units(
                             features: chosen_features[index].clone(),
                         };
                         let key = crate::unit_results::key(&inputs, keys, &rules, settings);
-                        crate::unit_results::checked(key, &input.files, cache, check)
+                        crate::unit_results::checked(key, &inputs.all_files(), cache, check)
                     })
                     .collect()
             })

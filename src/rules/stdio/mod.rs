@@ -23,6 +23,7 @@ pub mod command_flags;
 pub mod embedded_newline;
 pub mod exits;
 pub mod facts;
+pub mod library_calls;
 pub mod locks;
 pub mod must;
 pub mod server_model;

@@ -90,7 +90,10 @@ pub fn regions(node: Node<'_>, scope: &Scope<'_>, facts: &mut ServingFacts) {
             out.push(block(&expr.body, scope));
             loops.push(block(&expr.body, scope));
         }
-        Node::Expr(Expr::Closure(expr)) => out.push(scope.span(&*expr.body)),
+        // A closure called where it is written (`(|| { .. })()`) runs then, as a block does.
+        Node::Expr(Expr::Closure(expr)) if !called_in_place(expr, scope) => {
+            out.push(scope.span(&*expr.body))
+        }
         Node::Expr(Expr::Async(expr)) => out.push(block(&expr.block, scope)),
         Node::Expr(Expr::Binary(expr)) if matches!(expr.op, BinOp::And(_) | BinOp::Or(_)) => {
             out.push(scope.span(&*expr.right))
@@ -110,6 +113,25 @@ pub fn regions(node: Node<'_>, scope: &Scope<'_>, facts: &mut ServingFacts) {
         }
         _ => {}
     }
+}
+
+/// Whether a closure is called where it is written: it is the callee of the call that holds it,
+/// through parentheses (`(|| -> Result<_, E> { .. })()`).
+fn called_in_place(closure: &syn::ExprClosure, scope: &Scope<'_>) -> bool {
+    for n in 0.. {
+        match scope.ancestor(n) {
+            Some(Node::Expr(Expr::Paren(_))) => continue,
+            Some(Node::Expr(Expr::Call(call))) => {
+                let mut callee: &Expr = &call.func;
+                while let Expr::Paren(inner) = callee {
+                    callee = &inner.expr;
+                }
+                return matches!(callee, Expr::Closure(c) if std::ptr::eq(c, closure));
+            }
+            _ => return false,
+        }
+    }
+    false
 }
 
 /// Whether a `match` chooses by a string a parameter of its function (not `self`) holds: its

@@ -45,6 +45,9 @@ pub struct ServingPath {
     /// of another package's library that surely serves MCP over the process's stdio (see
     /// [`library_serve_sites`]).
     through_library: bool,
+    /// The library functions that run while the unit serves, each with the call of the unit's
+    /// code that reaches it (see [`library_must`]).
+    from_unit: HashMap<(FileId, ByteSpan), (FileId, ByteSpan)>,
 }
 
 /// A file's regions of code that may not run (see [`super::must`]), but the arms of an MCP
@@ -162,7 +165,15 @@ impl ServingPath {
             handlers: &handlers,
             tests: &tests,
         };
-        let (must, regions) = must_functions(&way, &toward, entry);
+        let (mut must, mut regions) = must_functions(&way, &toward, entry);
+        let mut on_path: HashMap<(FileId, ByteSpan), Vec<ByteSpan>> = on_path;
+        let mut from_unit = HashMap::new();
+        for (key, call, library_regions) in library_must(graph, libraries, &must, &regions) {
+            on_path.entry(key).or_default();
+            must.entry(key).or_insert(Must::Serving);
+            from_unit.insert(key, call);
+            regions.extend(library_regions);
+        }
         ServingPath {
             on_path,
             only_serving,
@@ -172,7 +183,18 @@ impl ServingPath {
             must,
             regions,
             through_library,
+            from_unit,
         }
+    }
+
+    /// For a function of a library of the workspace that runs while the unit serves (see
+    /// [`library_must`]), the call in the unit's code by which it is reached: the file and span.
+    pub fn reached_from_unit(
+        &self,
+        file: FileId,
+        function_span: ByteSpan,
+    ) -> Option<(FileId, ByteSpan)> {
+        self.from_unit.get(&(file, function_span)).copied()
     }
 
     /// Whether the unit serves through a library of the workspace (see
@@ -602,6 +624,108 @@ fn must_functions(
         .collect();
     (must, regions)
 }
+
+/// The functions of the workspace's libraries whose code is shown to run while the unit serves,
+/// for a message: those a call in the unit's code that runs so reaches (the one library function
+/// it may reach, see [`super::library_calls::library_callee`]), and those such library code
+/// calls (by a call that reaches one function only), each with how it runs and the regions of
+/// its library's files (given once per library), and the unit's call it is reached by. A library
+/// function called before serving is left out: whether its caller goes on to serve may depend on
+/// what it does (a help printer).
+fn library_must(
+    graph: &CrateGraph<'_>,
+    libraries: &[crate::rules::contract::Library<'_>],
+    must: &MustMap,
+    regions: &HashMap<FileId, Regions>,
+) -> Vec<LibraryFunction> {
+    if libraries.is_empty() {
+        return Vec::new();
+    }
+    let own_types: HashSet<&str> = graph
+        .all_functions()
+        .filter_map(|f| graph.function(f).self_ty.as_deref())
+        .collect();
+    let own = |ty: &str| own_types.contains(ty);
+    let empty = Regions::default();
+    // The library functions the unit's serving code calls, by library.
+    let mut seeds: Vec<Vec<(FunctionRef, (FileId, ByteSpan))>> = vec![Vec::new(); libraries.len()];
+    for f in graph.all_functions() {
+        let function = graph.function(f);
+        let (file_id, file) = graph.files()[f.file];
+        let Some(how) = must.get(&(file_id, function.item_span)) else {
+            continue;
+        };
+        let unit_regions = regions.get(&file_id).unwrap_or(&empty);
+        for call in &function.calls {
+            if !graph.callees(f, call).is_empty() {
+                continue;
+            }
+            let around = super::must::around(&unit_regions.all, function.item_span, call.span);
+            if !matches!(
+                how.runs(call.span, &around, unit_regions),
+                Some(Must::Serving)
+            ) {
+                continue;
+            }
+            if let Some((index, target)) =
+                super::library_calls::library_callee(graph, file, call, libraries, &own)
+            {
+                seeds[index].push((target, (file_id, call.span)));
+            }
+        }
+    }
+    let mut found = Vec::new();
+    for ((_, library), seeds) in libraries.iter().zip(seeds) {
+        if seeds.is_empty() {
+            continue;
+        }
+        let facts: Vec<ServingFacts> = library.files().iter().map(|(_, f)| serving(f)).collect();
+        let library_regions = file_regions(library, &facts);
+        let (tests, _) = product_functions(library);
+        let mut reached: HashMap<FunctionRef, (FileId, ByteSpan)> = HashMap::new();
+        let mut queue: VecDeque<FunctionRef> = VecDeque::new();
+        for (seed, call) in seeds {
+            if !tests.contains(&seed) && !reached.contains_key(&seed) {
+                reached.insert(seed, call);
+                queue.push_back(seed);
+            }
+        }
+        while let Some(f) = queue.pop_front() {
+            let call = reached.get(&f).copied();
+            let item = library.function(f).item_span;
+            let own_regions = library_regions.get(&library.file_id(f)).unwrap_or(&empty);
+            for (span, targets) in calls_of(library, f) {
+                let [target] = targets.as_slice() else {
+                    continue;
+                };
+                let around = super::must::around(&own_regions.all, item, span);
+                if Must::Serving.runs(span, &around, own_regions).is_some()
+                    && !tests.contains(target)
+                    && !reached.contains_key(target)
+                {
+                    if let Some(call) = call {
+                        reached.insert(*target, call);
+                        queue.push_back(*target);
+                    }
+                }
+            }
+        }
+        let mut library_regions = Some(library_regions);
+        for (f, call) in reached {
+            let key = (library.file_id(f), library.function(f).item_span);
+            found.push((key, call, library_regions.take().unwrap_or_default()));
+        }
+    }
+    found
+}
+
+/// A library function that runs while the unit serves (its file and item), the unit's call that
+/// reaches it, and the regions of its library's files (given once per library).
+type LibraryFunction = (
+    (FileId, ByteSpan),
+    (FileId, ByteSpan),
+    HashMap<FileId, Regions>,
+);
 
 /// The functions whose code is shown to run while the unit serves, by file and item.
 type MustMap = HashMap<(FileId, ByteSpan), Must>;

@@ -171,6 +171,63 @@ impl Rule for StdioStdoutPollution {
                 }
             }
         }
+        library_writes(context, out);
+    }
+}
+
+/// The findings in the workspace's libraries the unit calls into: a write of a library function
+/// that a tool handler (or code that runs for a message) reaches, shown to run whenever that
+/// code runs (see [`super::server_model::ServingPath`]). Only writes that show it are
+/// reported, in preview or not; their fix is never certain, since the library's other callers
+/// (a command line, another program) also print there.
+fn library_writes(context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+    if context.libraries.is_empty() || context.is_test_target {
+        return;
+    }
+    let own: BTreeSet<crate::source::FileId> =
+        context.graph.files().iter().map(|(id, _)| *id).collect();
+    for (_, library) in context.libraries {
+        for (file, facts) in library.files() {
+            if own.contains(file) || context.is_feature_gated(*file) {
+                continue;
+            }
+            for function in &super::facts::writes(facts) {
+                for write in &function.writes {
+                    if in_preview(write.kind)
+                        || write.tty_guarded
+                        || !reported(write, function.serializes_json, false)
+                        || !super::stdout_is_protocol_at(
+                            context,
+                            *file,
+                            function.item_span,
+                            write.span,
+                        )
+                        || !super::runs_whenever_serving(
+                            context,
+                            *file,
+                            function.item_span,
+                            write.span,
+                        )
+                    {
+                        continue;
+                    }
+                    let text = context.sources.get(*file).map_or("", |s| s.text());
+                    let found = diagnostic(*file, write, false, text);
+                    out.push(
+                        match super::serving_path(context)
+                            .reached_from_unit(*file, function.item_span)
+                        {
+                            Some((from, call)) => found.with_label(
+                                from,
+                                call,
+                                "the server's code that runs for a message calls into the library here",
+                            ),
+                            None => found,
+                        },
+                    );
+                }
+            }
+        }
     }
 }
 

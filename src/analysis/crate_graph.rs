@@ -797,7 +797,17 @@ impl<'a> CrateGraph<'a> {
                         if !child.is_empty() || self.reexports_from(name, None) {
                             return child;
                         }
-                        return pick(&|f| f.module.last() == module.last());
+                        let last = pick(&|f| f.module.last() == module.last());
+                        if !last.is_empty() {
+                            return last;
+                        }
+                        // Re-exported by globs down the tree (`pub use migrations::*;` in
+                        // `database` and in `database::migrations`): the one function of the
+                        // name under the module, when there is one only.
+                        let under = pick(&|f| {
+                            f.module.len() > module.len() && f.module.starts_with(&module)
+                        });
+                        return if under.len() == 1 { under } else { Vec::new() };
                     }
                     // At the crate's root: re-exported from a module, found by name below.
                 }

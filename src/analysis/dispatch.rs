@@ -1297,7 +1297,8 @@ impl ResponseFinder<'_> {
 
 impl<'ast> Visit<'ast> for ResponseFinder<'_> {
     fn visit_expr(&mut self, expr: &'ast Expr) {
-        if self.found.is_some() {
+        // An HTTP status with no body builds no message, whatever its method is called.
+        if self.found.is_some() || http_status_only(expr) {
             return;
         }
         match expr {
@@ -1417,6 +1418,9 @@ pub fn responding_name(name: &str) -> bool {
 /// An arm value that answers nothing: `None`, `()`, `{}`, `Ok(())`, `Ok(None)`, `continue`,
 /// `return`, a block ending in a statement.
 fn is_quiet(expr: &Expr) -> bool {
+    if http_status_only(expr) {
+        return true;
+    }
     match expr {
         Expr::Block(b) => !matches!(b.block.stmts.last(), Some(syn::Stmt::Expr(_, None))),
         Expr::Tuple(t) => t.elems.is_empty(),
@@ -1434,6 +1438,55 @@ fn is_quiet(expr: &Expr) -> bool {
                     .is_some_and(|arg| !matches!(arg, Expr::Block(_)) && is_quiet(arg))
         }
         _ => false,
+    }
+}
+
+/// An HTTP reply that carries no JSON-RPC message: a status alone (`StatusCode::ACCEPTED`,
+/// `.into_response()` of one), or with an empty body (`(StatusCode::OK, Json(json!({})))`,
+/// `(StatusCode::NO_CONTENT, "")`): what Streamable HTTP answers a notification with (batch
+/// 80's fold and recall).
+fn http_status_only(expr: &Expr) -> bool {
+    let status = |e: &Expr| match e {
+        Expr::Path(p) => {
+            let segments: Vec<String> = p
+                .path
+                .segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .collect();
+            segments.len() >= 2 && segments[segments.len() - 2] == "StatusCode"
+        }
+        _ => false,
+    };
+    let empty_body = |e: &Expr| match e {
+        Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s),
+            ..
+        }) => s.value().is_empty(),
+        Expr::Tuple(t) => t.elems.is_empty(),
+        Expr::Call(call) => {
+            matches!(&*call.func, Expr::Path(p) if p.path.is_ident("Json"))
+                && call.args.len() == 1
+                && call.args.first().is_some_and(|arg| match arg {
+                    Expr::Macro(m) => {
+                        m.mac.path.is_ident("json")
+                            && m.mac.tokens.to_string().replace(' ', "") == "{}"
+                    }
+                    _ => false,
+                })
+        }
+        _ => false,
+    };
+    match expr {
+        Expr::Paren(p) => http_status_only(&p.expr),
+        Expr::MethodCall(m) if m.method == "into_response" && m.args.is_empty() => {
+            http_status_only(&m.receiver)
+        }
+        Expr::Tuple(t) => match t.elems.iter().collect::<Vec<_>>().as_slice() {
+            [first, second] => status(first) && empty_body(second),
+            _ => false,
+        },
+        _ => status(expr),
     }
 }
 

@@ -262,6 +262,78 @@ pub fn parse_macro_body(tokens: &TokenStream) -> Option<MacroBody> {
         .map(MacroBody::Stmts)
 }
 
+/// The values of a `json!` body that are Rust code which does something (a call, a method
+/// call, a macro, a block, ..): `run_tool(&args)` in `json!({ "content": [{ "text":
+/// run_tool(&args) }] })`. The body's JSON structure (objects, arrays, keys) is read, not
+/// parsed as Rust; a literal, a plain path (`null`, `id`) and a value that does not parse are
+/// left out. Each value keeps the spans of its tokens.
+pub fn json_values(tokens: &TokenStream) -> Vec<Expr> {
+    let mut found = Vec::new();
+    json_value(tokens.clone().into_iter().collect(), &mut found, 0);
+    found
+}
+
+/// How deep `json!` bodies are read (objects and arrays in arrays ..): the rest is left out.
+const JSON_DEPTH: usize = 32;
+
+fn json_value(tokens: Vec<proc_macro2::TokenTree>, found: &mut Vec<Expr>, depth: usize) {
+    use proc_macro2::{Delimiter, TokenTree};
+    if depth > JSON_DEPTH {
+        return;
+    }
+    match tokens.as_slice() {
+        [TokenTree::Group(g)] if g.delimiter() == Delimiter::Bracket => {
+            for element in split_commas(g.stream()) {
+                json_value(element, found, depth + 1);
+            }
+        }
+        [TokenTree::Group(g)] if g.delimiter() == Delimiter::Brace => {
+            for entry in split_commas(g.stream()) {
+                // The key runs to the first `:` at this level (not `::` of a path).
+                let mut colon = None;
+                for (i, tree) in entry.iter().enumerate() {
+                    if let TokenTree::Punct(p) = tree {
+                        let joint_before = i > 0
+                            && matches!(&entry[i - 1], TokenTree::Punct(q) if q.as_char() == ':' && q.spacing() == proc_macro2::Spacing::Joint);
+                        if p.as_char() == ':'
+                            && p.spacing() == proc_macro2::Spacing::Alone
+                            && !joint_before
+                        {
+                            colon = Some(i);
+                            break;
+                        }
+                    }
+                }
+                if let Some(at) = colon {
+                    json_value(entry[at + 1..].to_vec(), found, depth + 1);
+                }
+            }
+        }
+        [] => {}
+        _ => {
+            let stream: TokenStream = tokens.into_iter().collect();
+            if let Ok(expr) = syn::parse2::<Expr>(stream) {
+                if !matches!(peel(&expr), Expr::Lit(_) | Expr::Path(_)) {
+                    found.push(expr);
+                }
+            }
+        }
+    }
+}
+
+/// A token stream's parts between its top-level commas (a trailing comma ends no part).
+fn split_commas(stream: TokenStream) -> Vec<Vec<proc_macro2::TokenTree>> {
+    let mut parts = vec![Vec::new()];
+    for tree in stream {
+        match &tree {
+            proc_macro2::TokenTree::Punct(p) if p.as_char() == ',' => parts.push(Vec::new()),
+            _ => parts.last_mut().map_or((), |part| part.push(tree)),
+        }
+    }
+    parts.retain(|part| !part.is_empty());
+    parts
+}
+
 /// Remove wrappers that do not change what a value is: parentheses, groups, references,
 /// `Some(..)`, `Ok(..)`, `Err(..)`, `Box::new(..)`, `.into()`, `.await`, `?`.
 pub fn peel(expr: &Expr) -> &Expr {

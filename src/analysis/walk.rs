@@ -293,15 +293,21 @@ pub enum ParsedBody {
 
 /// How the walk reads a macro's body: `select!` as its branches; the writing macros
 /// (`println!`, `write!`) as their arguments; every other macro in an expression or a statement
-/// as expressions or statements, except those that only log, format or assert and `json!`
-/// (whose body is JSON). Macros that stand for items (`macro_rules!` definitions, `cfg_x! { fn
+/// as expressions or statements, except those that only log, format or assert; `json!` as the
+/// values of its JSON that do something (see [`syntax::json_values`]). Macros that stand for items (`macro_rules!` definitions, `cfg_x! { fn
 /// .. }` in a module or an impl), types or patterns are not read.
 fn parse_body(mac: &syn::Macro, in_code: bool, hooks: &[Box<dyn Hook + '_>]) -> Option<ParsedBody> {
     if !in_code {
         return None;
     }
     let name = syntax::macro_name(mac);
-    if name == "json" || vocab::QUIET_MACROS.contains(&name.as_str()) {
+    // A `json!`'s values that do something are code, whoever reads macro bodies (its JSON
+    // structure is not).
+    if name == "json" {
+        let values = syntax::json_values(&mac.tokens);
+        return (!values.is_empty()).then_some(ParsedBody::Exprs(values));
+    }
+    if vocab::QUIET_MACROS.contains(&name.as_str()) {
         return None;
     }
     // A `vec![..]`'s elements are code as an array's are, whoever reads macro bodies.
@@ -633,8 +639,11 @@ impl<'ast> Visit<'ast> for Walker<'ast, '_> {
         let expanded = self.expansion(mac, in_code);
         let is_expansion = expanded.is_some();
         let body = expanded.or_else(|| parse_body(mac, in_code, &self.hooks));
-        let plain =
-            !is_expansion && matches!(body, Some(ParsedBody::Exprs(_))) && mac.path.is_ident("vec");
+        let exprs = !is_expansion && matches!(body, Some(ParsedBody::Exprs(_)));
+        let plain = exprs && mac.path.is_ident("vec");
+        // A `json!`'s values are code as well, but its tokens are still read on their own (its
+        // keys and literals, which the walk does not visit).
+        let as_code = plain || (exprs && syntax::macro_name(mac) == "json");
         let entered = Entered {
             region: (!in_code).then_some(false),
             plain_macro: plain,
@@ -643,7 +652,7 @@ impl<'ast> Visit<'ast> for Walker<'ast, '_> {
         self.around(Node::Macro(mac), entered, |w| {
             visit::visit_macro(w, mac);
             if let Some(body) = &body {
-                w.visit_body(body, is_expansion, plain);
+                w.visit_body(body, is_expansion, as_code);
             }
         });
     }

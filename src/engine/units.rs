@@ -38,6 +38,7 @@ pub(super) fn check_units(
 ) -> Vec<Diagnostic> {
     let rules = rules::enabled(settings);
     let inputs = unit_inputs(units, ids, facts);
+    let shared = shared_files(&inputs);
     // Units with the same input (the same files with facts, crate, flags and manifest: a
     // package's targets whose own files hold nothing the analysis needs, beside its library)
     // give the same findings: each distinct input is checked once.
@@ -93,7 +94,7 @@ pub(super) fn check_units(
                                 });
                                 &own
                             };
-                            let context = (sources, tests, gated);
+                            let context = (sources, tests, gated, &shared);
                             let libraries: Vec<rules::Library<'_>> = (depends_on[index].iter())
                                 .filter_map(|&b| Some((chosen[b].crate_name?, base_graph(b))))
                                 .collect();
@@ -135,6 +136,21 @@ fn built_once(units: usize, base_of: &[Option<usize>], depends_on: &[Vec<usize>]
     base_of.iter().flatten().for_each(|&b| is_base[b] = true);
     depends_on.iter().flatten().for_each(|&b| is_base[b] = true);
     is_base
+}
+
+/// The files that more than one program of the run compiles (units that are neither a library
+/// nor a test target): a change to one of them changes each of those programs.
+fn shared_files(inputs: &[UnitInput<'_>]) -> FileSet {
+    let mut seen: FileSet = FileSet::new();
+    let mut shared: FileSet = FileSet::new();
+    for input in inputs.iter().filter(|i| !i.library && !i.test_target) {
+        for &file in &input.files {
+            if !seen.insert(file) {
+                shared.insert(file);
+            }
+        }
+    }
+    shared
 }
 
 /// Per unit, the libraries (by index) of the packages its package depends on by `path`, but
@@ -300,7 +316,12 @@ pub(super) fn check_unit<'a>(
     (graph, input, libraries): (&'a CrateGraph<'a>, &UnitInput<'_>, &'a [rules::Library<'a>]),
     sdk: Option<&'a crate::sdk::Sdk>,
     rules: &[&'static dyn rules::Rule],
-    (sources, test_files, gated_files): (&'a SourceMap, &'a FileSet, &'a FileSet),
+    (sources, test_files, gated_files, shared_files): (
+        &'a SourceMap,
+        &'a FileSet,
+        &'a FileSet,
+        &'a FileSet,
+    ),
     settings: &'a Settings,
 ) -> Vec<Diagnostic> {
     let context = RuleContext {
@@ -313,6 +334,7 @@ pub(super) fn check_unit<'a>(
         memo: Default::default(),
         test_files,
         gated_files,
+        shared_files,
         libraries,
     };
     let mut found = Vec::new();

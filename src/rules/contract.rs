@@ -30,6 +30,9 @@ pub struct RuleContext<'a> {
     /// a `#[cfg(feature = "x")] mod m;`): whether their code runs in the program users build is
     /// not shown.
     pub gated_files: &'a std::collections::HashSet<crate::source::FileId>,
+    /// The files more than one program of the run compiles (two binaries' module trees, or a
+    /// library several binaries use): a fix there changes each of them.
+    pub shared_files: &'a std::collections::HashSet<crate::source::FileId>,
     /// The graphs of the libraries of the workspace's packages that the unit's package depends
     /// on by `path`, each with the crate name its code calls it by (`my_server` in
     /// `my_server::serve_stdio()`); none outside cargo mode.
@@ -87,6 +90,12 @@ impl RuleContext<'_> {
     /// Whether `file` is compiled only with a feature its package's default build leaves off.
     pub fn is_feature_gated(&self, file: crate::source::FileId) -> bool {
         self.gated_files.contains(&file)
+    }
+
+    /// Whether more than one program of the run compiles `file` (see
+    /// [`RuleContext::shared_files`]).
+    pub fn is_shared(&self, file: crate::source::FileId) -> bool {
+        self.shared_files.contains(&file)
     }
 
     /// The method the unit reads into an enum variant (`Type::Variant`), if its code says one

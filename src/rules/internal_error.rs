@@ -215,6 +215,7 @@ mod tests {
             memo: Default::default(),
             test_files: &Default::default(),
             gated_files: &Default::default(),
+            shared_files: &Default::default(),
             libraries: &[],
         };
         let mut out = Vec::new();

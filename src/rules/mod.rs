@@ -391,6 +391,7 @@ mod tests {
                 memo: Default::default(),
                 test_files: &Default::default(),
                 gated_files: &Default::default(),
+                shared_files: &Default::default(),
                 libraries: &[],
             };
             context.preview()

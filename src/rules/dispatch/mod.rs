@@ -301,18 +301,28 @@ pub(super) fn fronts<'c>(
     })
 }
 
-/// The dispatchers of the same function before `dispatcher` whose catch-all does nothing (`_ =>
-/// {}`): the methods they do not list fall through to it (`match method { "initialize" => return
-/// .., _ => {} }` and then `match method { "tools/call" => .., other => not_found(other) }`).
+/// The dispatchers the methods reach before `dispatcher`: those of the same function before it
+/// whose catch-all does nothing (`_ => {}`), so the methods they do not list fall through to it
+/// (`match method { "initialize" => return .., _ => {} }` and then `match method { "tools/call"
+/// => .., other => not_found(other) }`), and those whose catch-all holds it (`match method {
+/// "initialize" => .., _ => match method { "tools/list" => .., _ => not_found } }`, batch 80's
+/// fold).
 pub(super) fn falling_fronts<'c>(
     facts: &'c FileFacts,
     dispatcher: &'c MethodDispatcher,
 ) -> impl Iterator<Item = &'c MethodDispatcher> + 'c {
     facts.dispatch.dispatchers.iter().filter(move |front| {
-        front.function.is_some()
+        let Some(catch_all) = front.catch_all.as_ref() else {
+            return false;
+        };
+        let before = front.function.is_some()
             && front.function == dispatcher.function
             && front.span.end <= dispatcher.span.start
-            && front.catch_all.as_ref().is_some_and(|c| c.falls_through)
+            && catch_all.falls_through;
+        let around = !std::ptr::eq(*front, dispatcher)
+            && catch_all.span.start <= dispatcher.span.start
+            && dispatcher.span.end <= catch_all.span.end;
+        before || around
     })
 }
 

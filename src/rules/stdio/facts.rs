@@ -282,6 +282,12 @@ pub struct ServingFacts {
     /// .. }`): in a function that runs for a message, which arm runs is the message's choice.
     #[serde(default)]
     pub message_arms: Vec<ByteSpan>,
+    /// Of that code, the arms of a `match` over whether a local parses (`match
+    /// serde_json::from_str::<Request>(&line) { Ok(request) => .., Err(e) => .. }`): in the
+    /// loop that reads a hand-written transport's messages, which arm runs is the message's
+    /// choice.
+    #[serde(default)]
+    pub parsed_arms: Vec<ByteSpan>,
     /// Of that code, the arms of a `match` over an enum's variants, with the enum's name as the
     /// patterns write it (`Commands` in `Commands::Serve { .. } =>`).
     #[serde(default)]

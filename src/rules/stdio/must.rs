@@ -27,8 +27,15 @@ pub fn regions(node: Node<'_>, scope: &Scope<'_>, facts: &mut ServingFacts) {
                 facts.variant_arms.push((scope.span(&*arm.body), owner));
             }
         }
-        if chosen_by_a_parameter(expr, scope) {
+        let parsed = parsed_root(expr, scope);
+        if chosen_by_a_parameter(expr, scope)
+            || parsed
+                .as_deref()
+                .is_some_and(|root| is_parameter(scope, root))
+        {
             (expr.arms.iter()).for_each(|arm| facts.message_arms.push(scope.span(&*arm.body)));
+        } else if parsed.is_some() {
+            (expr.arms.iter()).for_each(|arm| facts.parsed_arms.push(scope.span(&*arm.body)));
         }
     }
     let ServingFacts {
@@ -170,6 +177,96 @@ fn chosen_by_a_parameter(expr: &syn::ExprMatch, scope: &Scope<'_>) -> bool {
             .all(|arm| literal(&arm.pat) && arm.guard.is_none())
         && catch_all
         && parameter
+}
+
+/// What a `match` chooses by when it chooses by whether a value parses: its two arms are
+/// `Ok(..)` and `Err(..)`, with no guard, and its scrutinee is the deserialisation of a value
+/// (`serde_json::from_value(request.params.clone())`, `from_str(&line)`, `.parse()`), or a local
+/// such a deserialisation initialises in a block around it (batch 81's chasm: `match params {
+/// Ok(params) => tools::call_tool(..), Err(e) => .. }`): the local or parameter the parsed value
+/// is read from (not `self`).
+fn parsed_root(expr: &syn::ExprMatch, scope: &Scope<'_>) -> Option<String> {
+    let arm_of = |arm: &syn::Arm, name: &str| {
+        arm.guard.is_none() && matches!(&arm.pat, syn::Pat::TupleStruct(t) if t.path.is_ident(name))
+    };
+    let [first, second] = expr.arms.as_slice() else {
+        return None;
+    };
+    if !((arm_of(first, "Ok") && arm_of(second, "Err"))
+        || (arm_of(first, "Err") && arm_of(second, "Ok")))
+    {
+        return None;
+    }
+    if let Some(root) = parsed_from(&expr.expr) {
+        return Some(root);
+    }
+    let Expr::Path(local) = &*expr.expr else {
+        return None;
+    };
+    let name = local.path.get_ident()?;
+    (0..)
+        .map_while(|n| scope.ancestor(n))
+        .find_map(|node| match node {
+            Node::Block(block) => block.stmts.iter().find_map(|stmt| match stmt {
+                Stmt::Local(let_) => {
+                    let binds = match &let_.pat {
+                        syn::Pat::Ident(ident) => ident.ident == *name,
+                        syn::Pat::Type(typed) => {
+                            matches!(&*typed.pat, syn::Pat::Ident(ident) if ident.ident == *name)
+                        }
+                        _ => false,
+                    };
+                    if binds {
+                        parsed_from(&let_.init.as_ref()?.expr)
+                    } else {
+                        None
+                    }
+                }
+                _ => None,
+            }),
+            _ => None,
+        })
+}
+
+/// The local or parameter an expression deserialises (a call of `from_value`, `from_str`,
+/// `from_slice` or `from_reader`, serde's formats, or a `.parse()`), when it reads one that is
+/// not `self`.
+fn parsed_from(expr: &Expr) -> Option<String> {
+    let root = |arg: &Expr| crate::analysis::syntax::root_local(arg).filter(|root| root != "self");
+    match expr {
+        Expr::Call(call) => {
+            let Expr::Path(path) = &*call.func else {
+                return None;
+            };
+            let parse = path.path.segments.last().is_some_and(|s| {
+                matches!(
+                    s.ident.to_string().as_str(),
+                    "from_value" | "from_str" | "from_slice" | "from_reader"
+                )
+            });
+            if parse {
+                call.args.iter().find_map(root)
+            } else {
+                None
+            }
+        }
+        Expr::MethodCall(m) if m.method == "parse" => root(&m.receiver),
+        Expr::Paren(p) => parsed_from(&p.expr),
+        Expr::Reference(r) => parsed_from(&r.expr),
+        _ => None,
+    }
+}
+
+/// Whether `name` is a parameter of the function around the node (not `self`).
+fn is_parameter(scope: &Scope<'_>, name: &str) -> bool {
+    scope.function().is_some_and(|f| {
+        f.sig.inputs.iter().any(|input| match input {
+            syn::FnArg::Typed(arg) => {
+                matches!(&*arg.pat, syn::Pat::Ident(ident) if ident.ident == name)
+            }
+            syn::FnArg::Receiver(_) => false,
+        })
+    })
 }
 
 /// The enum an arm's pattern names a variant of (`Commands` in `Commands::Serve { .. }`,

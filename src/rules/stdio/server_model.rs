@@ -60,6 +60,9 @@ struct Regions {
     /// Of them, the arms of a `match` a parameter's string chooses (see
     /// [`ServingFacts::message_arms`]).
     message: Vec<ByteSpan>,
+    /// Of them, the arms of a `match` over whether a local parses (see
+    /// [`ServingFacts::parsed_arms`]).
+    parsed: Vec<ByteSpan>,
 }
 
 /// How code of a function is shown to run while the unit serves stdio.
@@ -348,6 +351,7 @@ fn file_regions(graph: &CrateGraph<'_>, facts: &[ServingFacts]) -> HashMap<FileI
                     .collect(),
                 rest: f.rest.iter().filter(kept).copied().collect(),
                 message: f.message_arms.iter().filter(kept).copied().collect(),
+                parsed: f.parsed_arms.iter().filter(kept).copied().collect(),
             };
             (*id, regions)
         })
@@ -515,7 +519,10 @@ impl Must {
                             && around.iter().all(|r| {
                                 r == body
                                     || theirs.contains(r)
-                                    || (rest.contains(r) && within(*r, *body))
+                                    || ((rest.contains(r)
+                                        || regions.parsed.contains(r)
+                                        || regions.message.contains(r))
+                                        && within(*r, *body))
                             })
                     })
                 };

@@ -140,13 +140,16 @@ impl Rule for StdioStdoutPollution {
                         }
                         // The fix is certain only where the write runs only while serving: a
                         // helper shared with a CLI command, or `main` before its sub-commands,
-                        // also writes a person's output there.
-                        let certain = super::runs_only_while_serving(
-                            context,
-                            *file,
-                            function.item_span,
-                            write.span,
-                        );
+                        // also writes a person's output there; and only in a file no other
+                        // program compiles (batch 81's chasm: the command functions its MCP
+                        // binary's tools call are its CLI binary's commands too).
+                        let certain = !context.is_shared(*file)
+                            && super::runs_only_while_serving(
+                                context,
+                                *file,
+                                function.item_span,
+                                write.span,
+                            );
                         let text = context.sources.get(*file).map_or("", |s| s.text());
                         // Not shown to run whenever the program serves stdio: preview.
                         let shown = super::runs_whenever_serving(

@@ -775,6 +775,12 @@ impl Stdio {
         if text.contains("jsonrpc") {
             return WriteContent::Message;
         }
+        // A header block, then the serialised message (`"Content-Length: {}\r\n\r\n{}"`): the
+        // transport's framed write of that message.
+        let framed = text.ends_with("\r\n\r\n{}") || text.ends_with("\n\n{}");
+        if framed && args.last().is_some_and(|a| self.is_serialized(a)) {
+            return WriteContent::Message;
+        }
         if !format_text(&text).trim().is_empty() {
             return WriteContent::Text;
         }
@@ -784,6 +790,9 @@ impl Stdio {
                 .any(|name| self.is_serialized_local(name));
         if serialized {
             WriteContent::Message
+        } else if args.iter().any(literal_text) {
+            // Text the code spells itself (`println!("{}", "=".repeat(70))`): no message relayed.
+            WriteContent::Text
         } else {
             WriteContent::Unlabelled
         }
@@ -1823,3 +1832,21 @@ fn is_field_flag(expr: &Expr) -> bool {
 /// What [`predicate_call`] gives for an argument that is a field flag ([`is_field_flag`]): no
 /// function's name (a name never holds a `.`).
 pub const FIELD_FLAG: &str = ".";
+
+/// Whether a formatting argument is text the code spells itself: a string literal, or a method
+/// of one (`"=".repeat(70)`, `"-".to_string()`), that names no JSON-RPC message.
+fn literal_text(arg: &Expr) -> bool {
+    let mut expr = arg;
+    loop {
+        match expr {
+            Expr::MethodCall(m) => expr = &m.receiver,
+            Expr::Paren(p) => expr = &p.expr,
+            Expr::Reference(r) => expr = &r.expr,
+            Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) => return !s.value().contains("jsonrpc"),
+            _ => return false,
+        }
+    }
+}

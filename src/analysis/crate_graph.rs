@@ -737,6 +737,49 @@ impl<'a> CrateGraph<'a> {
             .collect()
     }
 
+    /// A call by a path anchored at a module (`crate::a::f()`, `self::f()`, `super::a::f()`,
+    /// `my_crate::a::f()`): the free functions of `free` the module reaches, or `None` at the
+    /// crate's root when it defines none (a function re-exported there, found by name). A
+    /// function re-exported in the module (`pub use`) is found by its last module, as a relative
+    /// path is, or by globs down the tree.
+    fn in_anchored_module(
+        &self,
+        free: &[FunctionRef],
+        name: &str,
+        module: &[String],
+    ) -> Option<Vec<FunctionRef>> {
+        let pick = |keep: &dyn Fn(&FunctionFacts) -> bool| self.pick(free, keep);
+        let exact = pick(&|f| f.module == module);
+        if !exact.is_empty() {
+            return Some(exact);
+        }
+        if !module.is_empty() {
+            // Re-exported from a child module (`pub use amend::run_amend;` in
+            // `cli::git`): the child's function, when a file re-exports the name
+            // from that child.
+            let child = pick(&|f| {
+                f.module.len() == module.len() + 1
+                    && f.module.starts_with(module)
+                    && f.module
+                        .last()
+                        .is_some_and(|child| self.reexports_from(name, Some(child)))
+            });
+            if !child.is_empty() || self.reexports_from(name, None) {
+                return Some(child);
+            }
+            let last = pick(&|f| f.module.last() == module.last());
+            if !last.is_empty() {
+                return Some(last);
+            }
+            // Re-exported by globs down the tree (`pub use migrations::*;` in
+            // `database` and in `database::migrations`): the one function of the
+            // name under the module, when there is one only.
+            let under = pick(&|f| f.module.len() > module.len() && f.module.starts_with(module));
+            return Some(if under.len() == 1 { under } else { Vec::new() });
+        }
+        None
+    }
+
     /// The crate functions a call by path (`f()`, `Type::f()`, `module::f()`) may reach.
     fn resolve_path(
         &self,
@@ -779,35 +822,8 @@ impl<'a> CrateGraph<'a> {
                 // the path names; a function re-exported there (`pub use`) is found by its
                 // last module, as a relative path is.
                 Some(module) => {
-                    let exact = pick(&|f| f.module == module);
-                    if !exact.is_empty() {
-                        return exact;
-                    }
-                    if !module.is_empty() {
-                        // Re-exported from a child module (`pub use amend::run_amend;` in
-                        // `cli::git`): the child's function, when a file re-exports the name
-                        // from that child.
-                        let child = pick(&|f| {
-                            f.module.len() == module.len() + 1
-                                && f.module.starts_with(&module)
-                                && f.module
-                                    .last()
-                                    .is_some_and(|child| self.reexports_from(name, Some(child)))
-                        });
-                        if !child.is_empty() || self.reexports_from(name, None) {
-                            return child;
-                        }
-                        let last = pick(&|f| f.module.last() == module.last());
-                        if !last.is_empty() {
-                            return last;
-                        }
-                        // Re-exported by globs down the tree (`pub use migrations::*;` in
-                        // `database` and in `database::migrations`): the one function of the
-                        // name under the module, when there is one only.
-                        let under = pick(&|f| {
-                            f.module.len() > module.len() && f.module.starts_with(&module)
-                        });
-                        return if under.len() == 1 { under } else { Vec::new() };
+                    if let Some(found) = self.in_anchored_module(&free, name, &module) {
+                        return found;
                     }
                     // At the crate's root: re-exported from a module, found by name below.
                 }

@@ -22,21 +22,7 @@ use super::facts::ServingFacts;
 /// a `match` whose others all leave). A loop's body goes to `loop_bodies` as well.
 pub fn regions(node: Node<'_>, scope: &Scope<'_>, facts: &mut ServingFacts) {
     if let Node::Expr(Expr::Match(expr)) = node {
-        for arm in &expr.arms {
-            if let Some(owner) = variant_owner(&arm.pat) {
-                facts.variant_arms.push((scope.span(&*arm.body), owner));
-            }
-        }
-        let parsed = parsed_root(expr, scope);
-        if chosen_by_a_parameter(expr, scope)
-            || parsed
-                .as_deref()
-                .is_some_and(|root| is_parameter(scope, root))
-        {
-            (expr.arms.iter()).for_each(|arm| facts.message_arms.push(scope.span(&*arm.body)));
-        } else if parsed.is_some() {
-            (expr.arms.iter()).for_each(|arm| facts.parsed_arms.push(scope.span(&*arm.body)));
-        }
+        note_match_arms(expr, scope, facts);
     }
     let ServingFacts {
         maybe: out,
@@ -119,6 +105,26 @@ pub fn regions(node: Node<'_>, scope: &Scope<'_>, facts: &mut ServingFacts) {
             }
         }
         _ => {}
+    }
+}
+
+/// The arms of a `match` that are a choice the rules read (see [`ServingFacts::variant_arms`],
+/// [`ServingFacts::message_arms`] and [`ServingFacts::parsed_arms`]).
+fn note_match_arms(expr: &syn::ExprMatch, scope: &Scope<'_>, facts: &mut ServingFacts) {
+    for arm in &expr.arms {
+        if let Some(owner) = variant_owner(&arm.pat) {
+            facts.variant_arms.push((scope.span(&*arm.body), owner));
+        }
+    }
+    let parsed = parsed_root(expr, scope);
+    if chosen_by_a_parameter(expr, scope)
+        || parsed
+            .as_deref()
+            .is_some_and(|root| is_parameter(scope, root))
+    {
+        (expr.arms.iter()).for_each(|arm| facts.message_arms.push(scope.span(&*arm.body)));
+    } else if parsed.is_some() {
+        (expr.arms.iter()).for_each(|arm| facts.parsed_arms.push(scope.span(&*arm.body)));
     }
 }
 

@@ -55,6 +55,10 @@ pub struct IdTests {
     /// [`IdTests::id_getters`], which [`IdTests::resolve_getters`] decides.
     #[serde(default)]
     pub tests_of_getters: Vec<GetterTest>,
+    /// The `Err` arms of parses of a value into a named type, with the type (see
+    /// [`super::strict_parse`]).
+    #[serde(default)]
+    pub typed_parse_errors: Vec<(ByteSpan, String)>,
 }
 
 /// A test of whether a call's value is missing ([`IdTests::tests_of_getters`]).
@@ -483,6 +487,11 @@ impl Collector {
     fn enter_expr(&mut self, expr: &Expr, scope: &Scope<'_>) {
         if let Expr::Let(expr_let) = expr {
             self.bind_let(expr_let);
+        }
+        if let Expr::Match(m) = expr {
+            if let Some(found) = super::strict_parse::err_arm_of_typed_parse(m, scope) {
+                self.facts.typed_parse_errors.push(found);
+            }
         }
         match expr {
             Expr::Match(m) => {

@@ -18,6 +18,7 @@ use crate::source::FileId;
 pub mod id_tests;
 pub mod ping_not_answered;
 pub mod response_to_notification;
+pub mod strict_parse;
 
 /// Where methods are dispatched and messages answered without an id (both rules): parsed in a
 /// run that speaks MCP. The dispatcher needles are arms as rustfmt writes them (`"ping" =>`),

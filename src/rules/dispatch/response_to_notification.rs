@@ -135,6 +135,11 @@ impl Rule for ResponseToNotification {
             for response in &tests.null_id_responses {
                 if !response.answers_parse_error && context.preview() {
                     out.push(null_id_diagnostic(*file, response.span));
+                } else if context.preview() {
+                    // A new shape, in preview until first contact measures it.
+                    if let Some(ty) = strict_parse_answered(context, tests, response.span) {
+                        out.push(strict_parse_diagnostic(*file, response.span, ty));
+                    }
                 }
             }
         }
@@ -472,6 +477,67 @@ fn prefix_diagnostic(file: FileId, span: ByteSpan) -> Diagnostic {
             "a message without an `id` is a notification whatever its method; one with an unknown or unprefixed method would still be answered"
                 .into(),
         ]).with_help("test whether the message has an `id` (`msg.id.is_none()`) instead")
+}
+
+/// The request type whose parse failed, when a null-`id` answer at `span` answers that failure
+/// and the type is a struct of the unit whose `id` is required (not an `Option`, no
+/// `#[serde(default)]`, in every struct of the name): every
+/// notification fails to parse into it and gets the answer. Not when the function tests an
+/// `id` (a notification may be told apart before the parse).
+fn strict_parse_answered<'t>(
+    context: &RuleContext<'_>,
+    tests: &'t IdTests,
+    span: ByteSpan,
+) -> Option<&'t str> {
+    let within =
+        |inner: ByteSpan, outer: ByteSpan| outer.start <= inner.start && inner.end <= outer.end;
+    let (_, ty) = tests
+        .typed_parse_errors
+        .iter()
+        .find(|(arm, _)| within(span, *arm))?;
+    // Every struct of the name in the unit requires its `id` (with two, one of them optional,
+    // which one the parse reads is not shown: silence).
+    let definitions: Vec<bool> = (context.graph.files().iter())
+        .flat_map(|(_, f)| {
+            (f.struct_fields.iter())
+                .filter(|(owner, field, _)| owner == ty && field == "id")
+                .map(move |(_, _, field_ty)| {
+                    field_ty != "Option"
+                        && !(f.defaulted_fields.iter())
+                            .any(|(owner, field)| owner == ty && field == "id")
+                })
+        })
+        .collect();
+    let defined = !definitions.is_empty() && definitions.iter().all(|required| *required);
+    let tested = tests
+        .id_checks
+        .iter()
+        .chain(
+            tests
+                .guards
+                .iter()
+                .map(|g| (g.check, g.function))
+                .collect::<Vec<_>>()
+                .iter(),
+        )
+        .any(|(_, function)| function.is_some_and(|f| within(span, f)));
+    (defined && !tested).then_some(ty.as_str())
+}
+
+fn strict_parse_diagnostic(file: FileId, span: ByteSpan, ty: &str) -> Diagnostic {
+    Diagnostic::new(
+        &META,
+        file,
+        span,
+        format!("every notification fails to parse into `{ty}`, whose `id` is required, and gets this error response"),
+    )
+    .with_note(SPEC)
+    .with_note(format!(
+        "a notification has no `id`; `{ty}` requires one (not an `Option`, no `#[serde(default)]`), so the parse of a well-formed notification fails and this arm answers it"
+    ))
+    .with_help(format!(
+        "make `{ty}`'s `id` an `Option` (or parse into a type that admits a missing `id`) and send nothing for a message without one"
+    ))
 }
 
 fn null_id_diagnostic(file: FileId, span: ByteSpan) -> Diagnostic {

@@ -425,12 +425,10 @@ fn in_foreign_trait_method(
         .any(|(_, f)| f.traits.iter().any(|t| t == trait_name))
 }
 
-/// Whether a request of type `ty` (its last path segment) cannot hold a message without an
-/// `id`: a struct of the unit whose `id` field is not an `Option` and has no
-/// `#[serde(default)]`, or a type from another crate named like a request.
-fn requires_id(context: &RuleContext<'_>, ty: &str) -> bool {
-    // Each definition of a struct of that name in the unit: whether its `id` is required.
-    let definitions: Vec<bool> = context
+/// Each definition of a struct named `ty` in the unit that has an `id` field: whether that `id`
+/// is required (not an `Option`, no `#[serde(default)]`).
+fn id_required_in(context: &RuleContext<'_>, ty: &str) -> Vec<bool> {
+    context
         .graph
         .files()
         .iter()
@@ -439,14 +437,21 @@ fn requires_id(context: &RuleContext<'_>, ty: &str) -> bool {
                 .iter()
                 .filter(|(owner, field, _)| owner == ty && field == "id")
                 .map(move |(_, _, field_ty)| {
-                    let defaulted = f
-                        .defaulted_fields
-                        .iter()
-                        .any(|(owner, field)| owner == ty && field == "id");
-                    field_ty != "Option" && !defaulted
+                    field_ty != "Option"
+                        && !f
+                            .defaulted_fields
+                            .iter()
+                            .any(|(owner, field)| owner == ty && field == "id")
                 })
         })
-        .collect();
+        .collect()
+}
+
+/// Whether a request of type `ty` (its last path segment) cannot hold a message without an
+/// `id`: a struct of the unit whose `id` field is not an `Option` and has no
+/// `#[serde(default)]`, or a type from another crate named like a request.
+fn requires_id(context: &RuleContext<'_>, ty: &str) -> bool {
+    let definitions = id_required_in(context, ty);
     // A struct of the unit with no `id` field at all (the loop keeps the id beside it, `let
     // request = McpRequest { method, params, .. }`) rejects no message for its lack of one.
     let defined_here = || {
@@ -497,30 +502,11 @@ fn strict_parse_answered<'t>(
         .find(|(arm, _)| within(span, *arm))?;
     // Every struct of the name in the unit requires its `id` (with two, one of them optional,
     // which one the parse reads is not shown: silence).
-    let definitions: Vec<bool> = (context.graph.files().iter())
-        .flat_map(|(_, f)| {
-            (f.struct_fields.iter())
-                .filter(|(owner, field, _)| owner == ty && field == "id")
-                .map(move |(_, _, field_ty)| {
-                    field_ty != "Option"
-                        && !(f.defaulted_fields.iter())
-                            .any(|(owner, field)| owner == ty && field == "id")
-                })
-        })
-        .collect();
+    let definitions = id_required_in(context, ty);
     let defined = !definitions.is_empty() && definitions.iter().all(|required| *required);
-    let tested = tests
-        .id_checks
-        .iter()
-        .chain(
-            tests
-                .guards
-                .iter()
-                .map(|g| (g.check, g.function))
-                .collect::<Vec<_>>()
-                .iter(),
-        )
-        .any(|(_, function)| function.is_some_and(|f| within(span, f)));
+    let in_function = |function: Option<ByteSpan>| function.is_some_and(|f| within(span, f));
+    let tested = tests.id_checks.iter().any(|(_, f)| in_function(*f))
+        || tests.guards.iter().any(|g| in_function(g.function));
     (defined && !tested).then_some(ty.as_str())
 }
 

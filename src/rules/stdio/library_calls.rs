@@ -79,13 +79,15 @@ fn methods<'g>(
     })
 }
 
-/// The function a path through a library reaches (see [`library_callee`]).
-fn by_path(
+/// The library a call's path goes through, by its index, and the path inside it: the path as
+/// written, or from the `use` of the file that brings its first segment (`use
+/// other::dfg::Analyzer;` then `Analyzer::new()`); not a path through the unit's own crate.
+pub fn library_path<'s>(
     graph: &CrateGraph<'_>,
-    file: &FileFacts,
-    segments: &[String],
+    file: &'s FileFacts,
+    segments: &'s [String],
     libraries: &[Library<'_>],
-) -> Option<(usize, FunctionRef)> {
+) -> Option<(usize, Vec<&'s str>)> {
     let first = segments.first()?;
     let imported = file.imports.iter().find(|(name, _)| name == first);
     let path: Vec<&str> = match imported {
@@ -99,6 +101,17 @@ fn by_path(
         return None;
     }
     let index = libraries.iter().position(|(name, _)| name == root)?;
+    Some((index, inside.to_vec()))
+}
+
+/// The function a path through a library reaches (see [`library_callee`]).
+fn by_path(
+    graph: &CrateGraph<'_>,
+    file: &FileFacts,
+    segments: &[String],
+    libraries: &[Library<'_>],
+) -> Option<(usize, FunctionRef)> {
+    let (index, inside) = library_path(graph, file, segments, libraries)?;
     let library = libraries[index].1;
     let (name, before) = inside.split_last()?;
     let reached: Vec<FunctionRef> = match before.split_last() {

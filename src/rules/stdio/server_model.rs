@@ -1243,34 +1243,14 @@ fn library_serve_sites(
         .collect();
     let mut any = false;
     for (index, (_, file)) in graph.files().iter().enumerate() {
-        let imported = |first: &str| {
-            file.imports
-                .iter()
-                .find(|(name, _)| name == first)
-                .map(|(_, path)| path)
-        };
         for function in &file.functions {
             for call in &function.calls {
                 let serves = match &call.callee {
                     Callee::Path(segments) => {
-                        let Some(first) = segments.first() else {
-                            continue;
-                        };
-                        let path: Vec<&str> = match imported(first) {
-                            Some(from) => (from.iter().chain(&segments[1..]))
-                                .map(String::as_str)
-                                .collect(),
-                            None => segments.iter().map(String::as_str).collect(),
-                        };
-                        let Some((root, inside)) = path.split_first() else {
-                            continue;
-                        };
-                        !inside.is_empty()
-                            && graph.crate_name() != Some(*root)
-                            && libraries
-                                .iter()
-                                .find(|(name, _)| name == root)
-                                .is_some_and(|(_, library)| known(library).serves(inside))
+                        super::library_calls::library_path(graph, file, segments, libraries)
+                            .is_some_and(|(index, inside)| {
+                                !inside.is_empty() && known(libraries[index].1).serves(&inside)
+                            })
                     }
                     Callee::Method {
                         name,

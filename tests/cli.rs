@@ -834,10 +834,11 @@ fn list_rules_and_explain_show_the_status() {
             .unwrap_or_default()
             .to_string()
     };
-    assert_eq!(row("MCP007"), "preview", "MCP007: {stdout}");
-    for code in [
-        "MCP000", "MCP001", "MCP002", "MCP003", "MCP004", "MCP006", "MCP900", "MCP999",
-    ] {
+    // MCP002 to MCP004 are in preview since batches 82 and 83 (docs/ecosystem.md).
+    for code in ["MCP002", "MCP003", "MCP004", "MCP007"] {
+        assert_eq!(row(code), "preview", "{code}: {stdout}");
+    }
+    for code in ["MCP000", "MCP001", "MCP005", "MCP006", "MCP900", "MCP999"] {
         assert_eq!(row(code), "stable", "{code}: {stdout}");
     }
 
@@ -871,7 +872,7 @@ fn a_suppression_of_a_preview_rule_is_not_unused_without_preview_mode() {
         assert_eq!(code, 0, "{flags:?}: {stdout}{stderr}");
         assert!(concise_lines(&stdout).is_empty(), "{flags:?}: {stdout}");
     }
-    let unsuppressed = suppressed.replace("allow(MCP007)", "allow(MCP004)");
+    let unsuppressed = suppressed.replace("allow(MCP007)", "allow(MCP001)");
     write(dir.path(), "server.rs", &unsuppressed);
     let (_, stdout, _) = lint(dir.path(), &["server.rs", "--format", "concise"]);
     assert!(
@@ -912,22 +913,28 @@ fn writes_behind_a_feature_off_by_default_run_only_in_preview_mode() {
 }
 
 /// By first contact (docs/ecosystem.md, batch 60): a dispatcher whose arms are aligned by hand
-/// (`"initialize"  =>`), in a module file of a cargo package, is parsed in a default run (the
-/// pre-filter, which decides which of the tree's files are parsed, finds such arms), not only
-/// when a preview rule's words ask for the file.
+/// (`"initialize"  =>`), in a module file of a cargo package, is parsed (the pre-filter, which
+/// decides which of the tree's files are parsed, finds such arms). MCP004 is in preview since
+/// batches 82 and 83: reported in preview mode only.
 #[test]
-fn a_dispatcher_with_arms_aligned_by_hand_is_parsed_by_default() {
+fn a_dispatcher_with_arms_aligned_by_hand_is_parsed() {
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/mcp004/catch_all_of_arms_aligned_by_hand");
     let dir = tempfile::tempdir().expect("temp dir");
     support::copy_tree(&fixture, dir.path());
-    let (_, stdout, stderr) = lint(dir.path(), &["--format", "concise", "--no-cache"]);
-    assert!(
-        concise_lines(&stdout)
-            .iter()
-            .any(|l| l.contains("src/rpc.rs:11:9: error[MCP004]")),
-        "{stdout}{stderr}"
-    );
+    for (flags, reported) in [(&["--preview"][..], true), (&[][..], false)] {
+        let (_, stdout, stderr) = lint(
+            dir.path(),
+            &[&["--format", "concise", "--no-cache"][..], flags].concat(),
+        );
+        assert_eq!(
+            concise_lines(&stdout)
+                .iter()
+                .any(|l| l.contains("src/rpc.rs:11:9: error[MCP004]")),
+            reported,
+            "{flags:?}: {stdout}{stderr}"
+        );
+    }
 }
 
 /// By first contact (docs/ecosystem.md, batches 22 and 23): a server the integration tests start,
@@ -974,11 +981,11 @@ fn a_test_fixture_server_declared_as_a_bin_is_test_code() {
     }
 }
 
-/// MCP002 is stable for the writes shown to run whenever the program serves stdio (issue 32):
-/// a logger before `main`'s `match` and a banner in its serving arm before the serve site are
-/// reported by default, with no preview note; `--preview` adds nothing.
+/// The writes shown to run whenever the program serves stdio (issue 32): a logger before
+/// `main`'s `match` and a banner in its serving arm before the serve site are reported with no
+/// preview note. MCP002 is in preview since batches 82 and 83: in preview mode only.
 #[test]
-fn mcp002_reports_by_default_the_writes_shown_to_run_whenever_the_program_serves() {
+fn mcp002_reports_the_writes_shown_to_run_whenever_the_program_serves_without_a_note() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp002");
     let name = "banner_in_the_serving_arm_before_its_serve_site.rs";
     let dir = tempfile::tempdir().expect("temp dir");
@@ -993,20 +1000,26 @@ fn mcp002_reports_by_default_the_writes_shown_to_run_whenever_the_program_serves
             .map(str::to_string)
             .collect::<Vec<_>>()
     };
-    let by_default = run(&[]);
+    let in_preview = run(&["--preview"]);
     for expected in [
         "banner_in_the_serving_arm_before_its_serve_site.rs:24:5: error[MCP002]",
         "banner_in_the_serving_arm_before_its_serve_site.rs:27:13: error[MCP002]",
     ] {
         assert!(
-            by_default.iter().any(|l| l.starts_with(expected)),
-            "{expected}: {by_default:?}"
+            in_preview.iter().any(|l| l.starts_with(expected)),
+            "{expected}: {in_preview:?}"
         );
     }
-    assert_eq!(by_default.len(), 2, "{by_default:?}");
-    assert_eq!(run(&["--preview"]), by_default);
-    let (_, json, _) = lint(dir.path(), &[name, "--format", "json", "--no-cache"]);
-    assert!(!json.contains("preview:"), "{json}");
+    assert_eq!(in_preview.len(), 2, "{in_preview:?}");
+    assert!(run(&[]).is_empty());
+    let (_, json, _) = lint(
+        dir.path(),
+        &[name, "--format", "json", "--no-cache", "--preview"],
+    );
+    assert!(
+        json.contains("MCP002") && !json.contains("preview:"),
+        "{json}"
+    );
 }
 
 /// New shapes of stable rules start in preview (issue 13): MCP001's shape B through helpers and
@@ -1188,11 +1201,12 @@ fn new_shapes_of_stable_rules_run_only_in_preview_mode() {
     }
 }
 
-/// MCP003's stable shape (docs/ecosystem.md, batches 60 and 61: 5 of 5 at first contact): the
-/// method-not-found catch-all of a dispatcher that messages come to is reported by default; the
-/// notification arm of the same kind of dispatcher is not.
+/// MCP003's shape stable from batches 60 to 81 (docs/ecosystem.md): the method-not-found
+/// catch-all of a dispatcher that messages come to, like the notification arm of the same kind
+/// of dispatcher, is reported in preview mode only (MCP003 is in preview since batches 82 and
+/// 83).
 #[test]
-fn the_catch_all_that_notifications_reach_is_reported_by_default() {
+fn the_catch_all_that_notifications_reach_is_reported_in_preview_mode() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let dir = tempfile::tempdir().expect("temp dir");
     for name in [
@@ -1202,23 +1216,27 @@ fn the_catch_all_that_notifications_reach_is_reported_by_default() {
         std::fs::copy(fixtures.join("mcp003").join(name), dir.path().join(name))
             .expect("copy the fixture");
     }
-    let (_, stdout, stderr) = lint(
-        dir.path(),
-        &[
-            "catch_all_answers_notifications.rs",
-            "notification_arm_answers.rs",
-            "--format",
-            "concise",
-            "--no-cache",
-        ],
-    );
-    let output = format!("{stdout}{stderr}");
-    assert!(
-        output.contains("catch_all_answers_notifications.rs:18:14: error[MCP003]"),
-        "{output}"
-    );
-    assert!(
-        !output.contains("notification_arm_answers.rs:11:45: error[MCP003]"),
-        "{output}"
-    );
+    for (flags, reported) in [(&["--preview"][..], true), (&[][..], false)] {
+        let (_, stdout, stderr) = lint(
+            dir.path(),
+            &[
+                &[
+                    "catch_all_answers_notifications.rs",
+                    "notification_arm_answers.rs",
+                    "--format",
+                    "concise",
+                    "--no-cache",
+                ][..],
+                flags,
+            ]
+            .concat(),
+        );
+        let output = format!("{stdout}{stderr}");
+        for expected in [
+            "catch_all_answers_notifications.rs:18:14: error[MCP003]",
+            "notification_arm_answers.rs:11:45: error[MCP003]",
+        ] {
+            assert_eq!(output.contains(expected), reported, "{flags:?}: {output}");
+        }
+    }
 }

@@ -486,7 +486,13 @@ fn an_inserted_arm_follows_crlf_line_endings() {
     std::fs::write(dir.path().join("server.rs"), &text).expect("write");
     let (code, stdout, stderr) = lint(
         dir.path(),
-        &["server.rs", "--fix", "--allow-no-vcs", "--no-cache"],
+        &[
+            "server.rs",
+            "--fix",
+            "--allow-no-vcs",
+            "--no-cache",
+            "--preview",
+        ],
     );
     assert!(code == 0 || code == 1, "{stdout}{stderr}");
     let fixed = std::fs::read_to_string(dir.path().join("server.rs")).expect("read");

@@ -30,7 +30,7 @@ pub static META: RuleMeta = RuleMeta {
     // The other shapes (notification arms, `notifications/` prefix tests, null-`id` responses,
     // and a catch-all that notifications are not shown to reach) report only in preview, each
     // by its own first contact.
-    status: RuleStatus::Stable,
+    status: RuleStatus::Preview,
 };
 
 const SPEC: &str = "MCP basic/index (2025-11-25 and 2026-07-28): notifications are one-way messages and the \

@@ -271,6 +271,10 @@ pub struct FunctionFacts {
     /// Test code (`#[test]`, inside `#[cfg(test)]`): it runs under the test harness, never in
     /// the program, so it neither serves nor calls into what serves.
     pub in_test: bool,
+    /// `#[allow(dead_code)]` on the function: its author says the compiler finds nothing that
+    /// calls it in some target.
+    #[serde(default)]
+    pub allows_dead_code: bool,
     /// Set when the whole function is a marked path (a hook).
     pub hook: Option<OriginId>,
     /// Values returned on a marked path.

@@ -951,6 +951,23 @@ pub fn module_ends_with(module: &[String], modules: &[String]) -> bool {
             .all(|(a, b)| a == *b)
 }
 
+/// `#[allow(dead_code)]` (or `#[allow(unused, ..)]`, `#[expect(dead_code)]`) among the
+/// attributes.
+pub fn allows_dead_code(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|attr| {
+        let path = attr.path();
+        if !(path.is_ident("allow") || path.is_ident("expect")) {
+            return false;
+        }
+        let mut found = false;
+        let _ = attr.parse_nested_meta(|meta| {
+            found |= meta.path.is_ident("dead_code") || meta.path.is_ident("unused");
+            Ok(())
+        });
+        found
+    })
+}
+
 #[cfg(test)]
 mod cfg_tests {
     use super::*;

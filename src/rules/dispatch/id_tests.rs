@@ -195,15 +195,15 @@ impl Hook for Collector {
             if let Some(function) = scope.function() {
                 self.enter_function(function.name(), function.span, function.sig);
             }
-            let body = match node {
-                Node::Item(syn::Item::Fn(f)) => Some(&*f.block),
-                Node::ImplItem(syn::ImplItem::Fn(f)) => Some(&f.block),
-                _ => None,
+            let (body, sig) = match node {
+                Node::Item(syn::Item::Fn(f)) => (Some(&*f.block), Some(&f.sig)),
+                Node::ImplItem(syn::ImplItem::Fn(f)) => (Some(&f.block), Some(&f.sig)),
+                _ => (None, None),
             };
-            if let Some(function) = scope
-                .function()
-                .filter(|_| body.is_some_and(|b| self.returns_id(b)))
-            {
+            let getter = |b: &syn::Block| {
+                self.returns_id(b) || (sig.is_some_and(returns_option) && finds_id_key_or_leaves(b))
+            };
+            if let Some(function) = scope.function().filter(|_| body.is_some_and(getter)) {
                 self.facts.id_getters.push(function.name());
             }
         }
@@ -1340,6 +1340,68 @@ fn calls_parser(expr: &Expr) -> bool {
 /// `|_| response`: a closure that does not read the value it is given.
 fn ignores_its_argument(closure: &syn::ExprClosure) -> bool {
     closure.inputs.len() == 1 && matches!(closure.inputs.first(), Some(syn::Pat::Wild(_)))
+}
+
+/// Whether a function declares it returns an `Option`.
+fn returns_option(sig: &syn::Signature) -> bool {
+    matches!(&sig.output, syn::ReturnType::Type(_, ty)
+        if type_name(ty).is_some_and(|t| t == "Option"))
+}
+
+/// Whether a function's body leaves with `None` when the text it reads has no `id` key: a `?`
+/// on a search of the raw text for the key (`let start = json.find("\"id\":")? + 5;`, the key
+/// spelled in the call or in a local bound to it). Such a function returns the message's id as
+/// the text has it (batch 83's squeez: `let id = extract_id_raw(line); if id.is_none() { return
+/// None; }`).
+fn finds_id_key_or_leaves(body: &syn::Block) -> bool {
+    struct Finder {
+        keys: Vec<String>,
+        found: bool,
+    }
+    fn id_key(expr: &Expr, keys: &[String]) -> bool {
+        match expr {
+            Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) => {
+                let text = s.value();
+                text.trim_end_matches([':', ' ']) == "\"id\""
+            }
+            Expr::Reference(r) => id_key(&r.expr, keys),
+            Expr::Path(p) => p
+                .path
+                .get_ident()
+                .is_some_and(|ident| keys.iter().any(|k| ident == k.as_str())),
+            _ => false,
+        }
+    }
+    impl<'ast> syn::visit::Visit<'ast> for Finder {
+        fn visit_local(&mut self, local: &'ast syn::Local) {
+            if let (syn::Pat::Ident(p), Some(init)) = (&local.pat, &local.init) {
+                if id_key(&init.expr, &[]) {
+                    self.keys.push(p.ident.to_string());
+                }
+            }
+            syn::visit::visit_local(self, local);
+        }
+        fn visit_expr_try(&mut self, expr: &'ast syn::ExprTry) {
+            if let Expr::MethodCall(call) = &*expr.expr {
+                let searches = matches!(
+                    call.method.to_string().as_str(),
+                    "find" | "split_once" | "strip_prefix"
+                );
+                self.found |= searches && call.args.iter().any(|a| id_key(a, &self.keys));
+            }
+            syn::visit::visit_expr_try(self, expr);
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut finder = Finder {
+        keys: Vec::new(),
+        found: false,
+    };
+    syn::visit::Visit::visit_block(&mut finder, body);
+    finder.found
 }
 
 #[cfg(test)]

@@ -343,3 +343,38 @@ pub(super) fn initializing_front<'c>(
                 .any(|arm| arm_lists(context, arm, "initialize"))
         })
 }
+
+/// Whether a dispatcher lies in a function its author keeps under `#[allow(dead_code)]` that no
+/// code of the unit outside tests calls (batch 82: a "testable" stdio loop beside the server's
+/// real SDK transport, which only tests run): it serves no client.
+pub(super) fn in_dead_code(
+    context: &RuleContext<'_>,
+    facts: &FileFacts,
+    dispatcher: &MethodDispatcher,
+) -> bool {
+    let graph = context.graph;
+    let Some(file) = graph
+        .files()
+        .iter()
+        .position(|(_, f)| std::ptr::eq(*f, facts))
+    else {
+        return false;
+    };
+    let span = dispatcher.whole();
+    let dead = facts.functions.iter().enumerate().find(|(_, f)| {
+        f.allows_dead_code && f.item_span.start <= span.start && span.end <= f.item_span.end
+    });
+    let Some((function, _)) = dead else {
+        return false;
+    };
+    let target = crate::analysis::crate_graph::FunctionRef { file, function };
+    !graph.all_functions().any(|caller| {
+        let facts = graph.function(caller);
+        !facts.in_test
+            && caller != target
+            && facts
+                .calls
+                .iter()
+                .any(|call| graph.callees(caller, call).contains(&target))
+    })
+}

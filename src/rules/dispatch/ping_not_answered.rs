@@ -80,7 +80,9 @@ impl Rule for PingNotAnswered {
                 let handles = |wanted: &dyn Fn(&str) -> bool| lists(context, dispatcher, wanted);
                 // A `match` over variants is a dispatcher only where the unit reads MCP methods
                 // into them.
-                if !context.is_method_dispatcher(dispatcher) {
+                if !context.is_method_dispatcher(dispatcher)
+                    || super::in_dead_code(context, facts, dispatcher)
+                {
                     continue;
                 }
                 // A `match` of the same function before this one, whose catch-all does

@@ -98,7 +98,10 @@ impl Rule for ResponseToNotification {
             // it after batches 60 and 61 (5 of 5).
             for dispatcher in &facts.dispatch.dispatchers {
                 // A `match` over typed requests: notifications are another type's.
-                if dispatcher.by_variants || !context.is_method_dispatcher(dispatcher) {
+                if dispatcher.by_variants
+                    || !context.is_method_dispatcher(dispatcher)
+                    || super::in_dead_code(context, facts, dispatcher)
+                {
                     continue;
                 }
                 let catch_all =

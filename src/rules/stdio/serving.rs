@@ -81,6 +81,9 @@ struct StdinReads {
     /// Locals bound to a piece of a value (`let json = args[2..].join(" ");`): a command's
     /// argument, not a whole message.
     pieces: Vec<String>,
+    /// Locals bound to a file's contents (`let content = fs::read_to_string(&path)?;`): JSON
+    /// parsed from them is a configuration, not a message.
+    file_contents: Vec<String>,
     paired: bool,
     lines: bool,
     looped: bool,
@@ -150,6 +153,21 @@ impl StdinReads {
                 .get_ident()
                 .is_some_and(|ident| self.pieces.iter().any(|n| ident == n.as_str())),
             _ => false,
+        }
+    }
+
+    /// A file's contents: read where it is used (`fs::read_to_string(&path)?`) or a local bound
+    /// to them, under a reference or a view (`&content`, `content.trim()`).
+    fn is_file_contents(&self, expr: &Expr) -> bool {
+        match expr {
+            Expr::Reference(r) => self.is_file_contents(&r.expr),
+            Expr::Paren(p) => self.is_file_contents(&p.expr),
+            Expr::MethodCall(call) if call.args.is_empty() => self.is_file_contents(&call.receiver),
+            Expr::Path(p) => p
+                .path
+                .get_ident()
+                .is_some_and(|ident| self.file_contents.iter().any(|n| ident == n.as_str())),
+            _ => reads_a_file(expr),
         }
     }
 
@@ -1313,10 +1331,9 @@ fn note_json_call(function: &mut StdinReads, call: &syn::ExprCall) {
     if segments.iter().any(|s| s == "serde_json")
         && last.starts_with("from_")
         && owner.is_some_and(|o| o == "serde_json" || o == "Deserializer")
-        && !call
-            .args
-            .first()
-            .is_some_and(|a| is_piece(a) || function.is_piece_local(a))
+        && !call.args.first().is_some_and(|a| {
+            is_piece(a) || function.is_piece_local(a) || function.is_file_contents(a)
+        })
     {
         function.parses_json = true;
     }
@@ -1460,6 +1477,29 @@ fn note_stdin_local(function: &mut StdinReads, local: &syn::Local) {
     if is_piece(&init.expr) {
         function.pieces.push(ident.to_string());
     }
+    if reads_a_file(&init.expr) && !function.value_reads_stdin(&init.expr) {
+        function.file_contents.push(ident.to_string());
+    }
+}
+
+/// Whether an expression reads a file anywhere in it (`std::fs::read_to_string(&path)`,
+/// `tokio::fs::read(p).await`, `File::open(p)`).
+fn reads_a_file(expr: &Expr) -> bool {
+    struct Finder(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Finder {
+        fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+            if let Expr::Path(p) = &*call.func {
+                let segments = path_segments(&p.path);
+                self.0 |= matches!(segments.as_slice(), [.., owner, last]
+                    if (owner == "fs" && (last == "read_to_string" || last == "read"))
+                        || (owner == "File" && last == "open"));
+            }
+            syn::visit::visit_expr_call(self, call);
+        }
+    }
+    let mut finder = Finder(false);
+    syn::visit::Visit::visit_expr(&mut finder, expr);
+    finder.0
 }
 
 /// What a node tells of its function's reads of stdin and its stdio transports (see

@@ -102,6 +102,14 @@ pub struct Stdio {
     renames: HashMap<String, Vec<String>>,
     /// The names the file's `use`s bring in by their own name, and the paths they name.
     imports: HashMap<String, Vec<String>>,
+    /// The file's functions by name, with the path of the type they declare they return
+    /// (`fn jsonrpc_error(..) -> Value`).
+    returns: HashMap<String, Vec<String>>,
+    /// Writes without text of their own of a local whose every value is a `json!` or a call of a
+    /// function of the file (see [`call_valued`]): the write (its function in `out`, and its
+    /// place among that function's writes) and the functions called. Told apart when the file
+    /// is done: a message when every one of them returns a JSON value.
+    valued_writes: Vec<(usize, usize, Vec<String>)>,
 }
 
 struct Function {
@@ -137,6 +145,12 @@ struct Function {
     /// the command local it started, if any; and the locals bound to such a child.
     unset_spawns: Vec<(ByteSpan, Option<String>)>,
     spawned_children: HashMap<String, usize>,
+    /// Locals whose every value is a `json!` or a call of a function by its bare name (`let
+    /// response = match parsed { Ok(r) => handle(r), Err(e) => jsonrpc_error(..) };`), with the
+    /// functions called.
+    call_valued_locals: HashMap<String, Vec<String>>,
+    /// Writes of such locals: their place among the function's writes, and the functions.
+    valued_writes: Vec<(usize, Vec<String>)>,
 }
 
 /// A writing macro being visited.
@@ -326,6 +340,14 @@ impl Hook for Stdio {
             crate::analysis::syntax::use_renames(&item.tree, &mut Vec::new(), &mut self.renames);
             crate::analysis::syntax::use_imports(&item.tree, &mut Vec::new(), &mut self.imports);
         }
+        if let Node::Item(syn::Item::Fn(item)) = node {
+            if let syn::ReturnType::Type(_, ty) = &item.sig.output {
+                if let syn::Type::Path(path) = &**ty {
+                    self.returns
+                        .insert(item.sig.ident.to_string(), path_segments(&path.path));
+                }
+            }
+        }
         if !scope.in_function_body() {
             return;
         }
@@ -347,6 +369,8 @@ impl Hook for Stdio {
                 command_locals: HashMap::new(),
                 unset_spawns: Vec::new(),
                 spawned_children: HashMap::new(),
+                call_valued_locals: HashMap::new(),
+                valued_writes: Vec::new(),
             });
             self.note_true_arms(node, scope);
         }
@@ -399,6 +423,13 @@ impl Hook for Stdio {
                     || facts.touches_stdout
                     || !facts.pretty_json.is_empty();
                 if any {
+                    let at = self.out.len();
+                    self.valued_writes.extend(
+                        function
+                            .valued_writes
+                            .into_iter()
+                            .map(|(write, names)| (at, write, names)),
+                    );
                     self.out.push(facts);
                 }
             }
@@ -406,6 +437,53 @@ impl Hook for Stdio {
     }
 
     fn finish(self: Box<Self>, facts: &mut FileFacts) {
+        let mut this = *self;
+        this.label_valued_writes();
+        this.put(facts);
+    }
+}
+
+impl Stdio {
+    /// The writes of locals whose values are calls of the file's functions (see
+    /// [`Stdio::valued_writes`]) write a protocol message when every function called returns a
+    /// JSON value (`-> Value`, `serde_json::Value`, by the file's imports or renames), which
+    /// prints as one line of JSON.
+    fn label_valued_writes(&mut self) {
+        for (function, write, names) in std::mem::take(&mut self.valued_writes) {
+            let json = !names.is_empty()
+                && names.iter().all(|name| {
+                    self.returns
+                        .get(name)
+                        .is_some_and(|path| self.is_json_value_type(path))
+                });
+            let Some(write) = self
+                .out
+                .get_mut(function)
+                .and_then(|f| f.writes.get_mut(write))
+            else {
+                continue;
+            };
+            if json && write.content == WriteContent::Unlabelled {
+                write.content = WriteContent::Message;
+            }
+        }
+    }
+
+    /// `serde_json::Value`, or `Value` (or an alias) that the file imports from `serde_json`.
+    fn is_json_value_type(&self, path: &[String]) -> bool {
+        let full = match path {
+            [one] => self
+                .imports
+                .get(one)
+                .or_else(|| self.renames.get(one))
+                .cloned()
+                .unwrap_or_default(),
+            _ => path.to_vec(),
+        };
+        matches!(full.as_slice(), [first, .., last] if first == "serde_json" && last == "Value")
+    }
+
+    fn put(self, facts: &mut FileFacts) {
         if !self.out.is_empty() {
             facts.rules.put(&WRITES, &self.out);
         }
@@ -868,6 +946,14 @@ impl Stdio {
             serialized: capture.serialized || json_valued(init),
             ..capture
         };
+        if !capture.serialized {
+            if let (syn::Pat::Ident(binding), Some(called)) = (&local.pat, call_valued(init)) {
+                let name = binding.ident.to_string();
+                if let Some(function) = self.current() {
+                    function.call_valued_locals.insert(name, called);
+                }
+            }
+        }
         if !(capture.serialized || stdout_handle || aliased.is_some()) {
             return;
         }
@@ -1451,6 +1537,9 @@ impl Stdio {
             }
             _ => {}
         }
+        if let (Some(WriteContent::Unlabelled), true) = (content, skip == 1) {
+            self.note_valued_write(args);
+        }
         let message = matches!(
             content,
             Some(WriteContent::Message | WriteContent::Unlabelled)
@@ -1464,6 +1553,31 @@ impl Stdio {
 }
 
 impl Stdio {
+    /// A print without text of its own, just recorded, of one local whose values are calls of
+    /// functions (`println!("{response}")`, `println!("{}", response)`): see
+    /// [`Stdio::valued_writes`].
+    fn note_valued_write(&mut self, args: &[Expr]) {
+        let mut names: Vec<String> = args.iter().skip(1).filter_map(local_ident).collect();
+        names.extend(
+            args.first()
+                .and_then(str_literal)
+                .map(|format| format_captures(&format))
+                .unwrap_or_default(),
+        );
+        let [name] = names.as_slice() else {
+            return;
+        };
+        let Some(function) = self.current() else {
+            return;
+        };
+        let Some(called) = function.call_valued_locals.get(name).cloned() else {
+            return;
+        };
+        if let Some(write) = function.facts.writes.len().checked_sub(1) {
+            function.valued_writes.push((write, called));
+        }
+    }
+
     /// A writing macro's arguments were visited: the pretty-printed JSON they carry.
     fn leave_macro_args(&mut self, args: &[Expr], scope: &Scope<'_>) {
         let Some(Node::Macro(mac)) = scope.parent() else {
@@ -1570,6 +1684,47 @@ fn json_valued(expr: &Expr) -> bool {
                 && i.else_branch.as_ref().is_some_and(|(_, e)| json_valued(e))
         }
         _ => false,
+    }
+}
+
+/// The functions an expression's values are calls of, when every value it can evaluate to is a
+/// `json!(..)` or a call of a function by its bare name (through `match` arms, `if` branches and
+/// blocks): `match parsed { Ok(r) => handle(r), Err(e) => jsonrpc_error(..) }`.
+fn call_valued(expr: &Expr) -> Option<Vec<String>> {
+    match expr {
+        Expr::Macro(m) => (macro_name(&m.mac) == "json").then(Vec::new),
+        Expr::Call(call) => match &*call.func {
+            Expr::Path(p) => p.path.get_ident().map(|ident| vec![ident.to_string()]),
+            _ => None,
+        },
+        Expr::Paren(p) => call_valued(&p.expr),
+        Expr::Block(b) => block_call_valued(&b.block),
+        Expr::Match(m) => {
+            let mut called = Vec::new();
+            let mut any = false;
+            for arm in &m.arms {
+                let body = &*arm.body;
+                if diverges_expr(body) || matches!(body, Expr::Continue(_) | Expr::Break(_)) {
+                    continue;
+                }
+                called.extend(call_valued(body)?);
+                any = true;
+            }
+            any.then_some(called)
+        }
+        Expr::If(i) => {
+            let mut called = block_call_valued(&i.then_branch)?;
+            called.extend(call_valued(&i.else_branch.as_ref()?.1)?);
+            Some(called)
+        }
+        _ => None,
+    }
+}
+
+fn block_call_valued(block: &syn::Block) -> Option<Vec<String>> {
+    match block.stmts.last() {
+        Some(syn::Stmt::Expr(e, None)) => call_valued(e),
+        _ => None,
     }
 }
 

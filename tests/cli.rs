@@ -1038,7 +1038,17 @@ fn mcp002_reports_the_writes_shown_to_run_whenever_the_program_serves_without_a_
 #[test]
 fn new_shapes_of_stable_rules_run_only_in_preview_mode() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    let cases: [(&[&str], &[&str], &str); 21] = [
+    let cases: [(&[&str], &[&str], &str); 22] = [
+        // MCP001's shape B through a helper known as a cancel hook by its name only (batch 58;
+        // kept out of `tests/fixtures`, whose rename variant would take the name away).
+        (
+            &[
+                "../fixture-crates/shape-b-named-hook/tools.rs",
+                "../fixture-crates/shape-b-named-hook/mcp-lint.toml",
+            ],
+            &["tools.rs"],
+            "tools.rs:19:12: error[MCP001]",
+        ),
         (
             &["mcp001/shape_c_token_registry.rs"],
             &["shape_c_token_registry.rs"],

@@ -252,6 +252,29 @@ pub trait Collects: Sync {
 
 use super::syntax::is_test_item;
 
+/// The attributes of a statement: a `let`'s, a macro statement's, or an expression statement's
+/// (for the expressions that statements with attributes usually are).
+fn stmt_attrs(stmt: &syn::Stmt) -> &[syn::Attribute] {
+    match stmt {
+        syn::Stmt::Local(local) => &local.attrs,
+        syn::Stmt::Macro(mac) => &mac.attrs,
+        syn::Stmt::Expr(expr, _) => match expr {
+            syn::Expr::Block(e) => &e.attrs,
+            syn::Expr::Call(e) => &e.attrs,
+            syn::Expr::MethodCall(e) => &e.attrs,
+            syn::Expr::Macro(e) => &e.attrs,
+            syn::Expr::If(e) => &e.attrs,
+            syn::Expr::Match(e) => &e.attrs,
+            syn::Expr::Assign(e) => &e.attrs,
+            syn::Expr::ForLoop(e) => &e.attrs,
+            syn::Expr::While(e) => &e.attrs,
+            syn::Expr::Loop(e) => &e.attrs,
+            _ => &[],
+        },
+        syn::Stmt::Item(_) => &[],
+    }
+}
+
 /// Walk a file once, handing every node to every hook, then let each hook write its facts.
 pub fn walk<'h>(
     file: &syn::File,
@@ -584,10 +607,13 @@ impl<'ast> Visit<'ast> for Walker<'ast, '_> {
         });
     }
 
+    /// A statement compiled only for tests (`#[cfg(test)] println!(..);`) is test code.
     fn visit_stmt(&mut self, stmt: &'ast syn::Stmt) {
-        self.around(Node::Stmt(stmt), Entered::default(), |w| {
-            visit::visit_stmt(w, stmt)
-        });
+        let entered = Entered {
+            test: stmt_attrs(stmt).iter().any(super::syntax::is_test_cfg),
+            ..Entered::default()
+        };
+        self.around(Node::Stmt(stmt), entered, |w| visit::visit_stmt(w, stmt));
     }
 
     fn visit_local(&mut self, local: &'ast syn::Local) {

@@ -49,6 +49,21 @@ pub static READ: FactKey<Vec<(String, ByteSpan)>> = FactKey::new("MCP006 read");
 /// position (a method's receiver is not one).
 pub static CALL_CODES: FactKey<Vec<(ByteSpan, String, usize)>> = FactKey::new("MCP006 call codes");
 
+/// Integers of JSON-RPC's reserved range (-32768 to -32000) a file hands to a call not named for
+/// an error (`zz1(id, -32604, ..)`): where, the called function's simple name, the argument's
+/// position and the value. A code when the crate's function of that name uses the parameter as
+/// one (see [`PARAM_CODES`]), whatever it is called.
+pub static HANDED_CODES: FactKey<Vec<HandedCode>> = FactKey::new("MCP006 handed codes");
+
+/// See [`HANDED_CODES`].
+pub type HandedCode = (ByteSpan, String, usize, i64);
+
+/// The file's functions that write a parameter as the `code` of the JSON they build themselves
+/// (`"code": p` in a `json!`, a map's `insert("code", ..)`, `{code}` inlined in JSON text): the
+/// function's name and those parameters. Only such a function makes an integer handed to it
+/// under any name a code on the wire (a struct's `code` field may be a private protocol's).
+pub static WIRE_CODES: FactKey<Vec<(String, Vec<usize>)>> = FactKey::new("MCP006 wire codes");
+
 /// The file's functions named for an error, and those whose body uses a parameter as an error
 /// code itself: which of their parameters (by position among the typed ones) the body uses so
 /// (a `code` field, `"code": p` in a `json!` literal, `ErrorCode(p)`), and which it hands on to a
@@ -95,6 +110,8 @@ impl Collects for ErrorCodes {
                 constants: Vec::new(),
                 read: Vec::new(),
                 call_codes: Vec::new(),
+                handed_codes: Vec::new(),
+                wire_codes: Vec::new(),
                 param_codes: Vec::new(),
                 in_constant: 0,
             })
@@ -127,6 +144,18 @@ pub fn call_codes(facts: &FileFacts) -> Vec<(ByteSpan, String, usize)> {
     facts.rules.get(&CALL_CODES)
 }
 
+/// The reserved-range integers a file hands to calls not named for an error (see
+/// [`HANDED_CODES`]).
+pub fn handed_codes(facts: &FileFacts) -> Vec<HandedCode> {
+    facts.rules.get(&HANDED_CODES)
+}
+
+/// The file's functions that write a parameter as a JSON `code` themselves (see
+/// [`WIRE_CODES`]).
+pub fn wire_codes(facts: &FileFacts) -> Vec<(String, Vec<usize>)> {
+    facts.rules.get(&WIRE_CODES)
+}
+
 /// The file's functions named for an error and the parameters they use as codes (see
 /// [`PARAM_CODES`]).
 pub fn param_codes(facts: &FileFacts) -> Vec<ParamCodes> {
@@ -148,6 +177,8 @@ struct Collector<'a> {
     constants: Vec<(String, ByteSpan, i64)>,
     read: Vec<(String, ByteSpan)>,
     call_codes: Vec<(ByteSpan, String, usize)>,
+    handed_codes: Vec<HandedCode>,
+    wire_codes: Vec<(String, Vec<usize>)>,
     param_codes: Vec<ParamCodes>,
     /// How many constant or static items enclose the node: their initialisers are read only as
     /// a whole (a constant named as an error code).
@@ -222,6 +253,12 @@ impl Hook for Collector<'_> {
         if !self.param_codes.is_empty() {
             facts.rules.put(&PARAM_CODES, &self.param_codes);
         }
+        if !self.handed_codes.is_empty() {
+            facts.rules.put(&HANDED_CODES, &self.handed_codes);
+        }
+        if !self.wire_codes.is_empty() {
+            facts.rules.put(&WIRE_CODES, &self.wire_codes);
+        }
     }
 }
 
@@ -244,7 +281,10 @@ impl Collector<'_> {
                 .is_none_or(|text| text.contains("ode"))
         };
         if named || mentions_code() {
-            let (used, forwarded) = params_used_as_codes(sig, block);
+            let (used, forwarded, wire) = params_used_as_codes(sig, block);
+            if !wire.is_empty() {
+                self.wire_codes.push((sig.ident.to_string(), wire));
+            }
             if named || !used.is_empty() {
                 self.param_codes
                     .push((sig.ident.to_string(), used, forwarded));
@@ -408,10 +448,16 @@ impl Collector<'_> {
     /// index that such a call also takes (`error_envelope(&msg, &[], 0, ..)`,
     /// `with_error(rows, 0)`).
     fn call<'e>(&mut self, name: &str, args: impl Iterator<Item = &'e Expr>, scope: &Scope<'_>) {
+        let args: Vec<&Expr> = args.collect();
         if name != "ErrorCode" && !is_error_call(name) {
+            for (position, arg) in args.iter().enumerate() {
+                if let Some(value) = int_literal(arg).filter(|v| (-32768..=-32000).contains(v)) {
+                    self.handed_codes
+                        .push((scope.span(*arg), name.to_string(), position, value));
+                }
+            }
             return;
         }
-        let args: Vec<&Expr> = args.collect();
         if let (true, [only]) = (name == "ErrorCode", args.as_slice()) {
             if int_literal(only).is_none() {
                 self.code_call(only, scope);
@@ -441,7 +487,10 @@ fn code_place(negative: bool, position: usize, count: usize) -> bool {
 /// The positions (among the typed parameters) of the parameters a function's body uses as an
 /// error code, and those it hands to a call named for an error at a code's place (see
 /// [`PARAM_CODES`]).
-fn params_used_as_codes(sig: &syn::Signature, block: &syn::Block) -> (Vec<usize>, Vec<Forward>) {
+fn params_used_as_codes(
+    sig: &syn::Signature,
+    block: &syn::Block,
+) -> (Vec<usize>, Vec<Forward>, Vec<usize>) {
     let params: Vec<String> = sig
         .inputs
         .iter()
@@ -456,14 +505,17 @@ fn params_used_as_codes(sig: &syn::Signature, block: &syn::Block) -> (Vec<usize>
     let mut uses = Uses {
         params: &params,
         found: Vec::new(),
+        wire: Vec::new(),
         forwarded: Vec::new(),
     };
     syn::visit::Visit::visit_block(&mut uses, block);
     uses.found.sort_unstable();
     uses.found.dedup();
+    uses.wire.sort_unstable();
+    uses.wire.dedup();
     uses.forwarded.sort_unstable();
     uses.forwarded.dedup();
-    (uses.found, uses.forwarded)
+    (uses.found, uses.forwarded, uses.wire)
 }
 
 /// The value of an integer literal, through negation, parentheses and casts.
@@ -487,10 +539,32 @@ pub fn is_error_call(name: &str) -> bool {
     lower.contains("error") || lower == "reply_err" || lower == "with_code"
 }
 
+/// The `"code"` key of a JSON object, as a map's `insert` takes it (`"code".to_string()`,
+/// `"code".into()`, `String::from("code")`, `"code".to_owned()`).
+fn code_key(expr: &Expr) -> bool {
+    match crate::analysis::syntax::peel(expr) {
+        Expr::MethodCall(call) if call.args.is_empty() => code_key(&call.receiver),
+        Expr::Call(call) if call.args.len() == 1 => call.args.first().is_some_and(code_key),
+        other => crate::analysis::syntax::str_literal(other).as_deref() == Some("code"),
+    }
+}
+
+/// The value a JSON value is made of: `Value::Number(code.into())`, `Value::from(code)`,
+/// `json!(code)` and `code.into()` are `code`.
+fn json_value_of(expr: &Expr) -> &Expr {
+    match crate::analysis::syntax::peel(expr) {
+        Expr::MethodCall(call) if call.args.is_empty() => json_value_of(&call.receiver),
+        Expr::Call(call) if call.args.len() == 1 => call.args.first().map_or(expr, json_value_of),
+        other => other,
+    }
+}
+
 /// A function body's uses of its parameters as error codes (see [`params_used_as_codes`]).
 struct Uses<'p> {
     params: &'p [String],
     found: Vec<usize>,
+    /// Of those, the ones written as the `code` of JSON the body builds.
+    wire: Vec<usize>,
     forwarded: Vec<Forward>,
 }
 impl Uses<'_> {
@@ -522,6 +596,7 @@ impl Uses<'_> {
                     let position = self.params.iter().position(|n| ident == n.as_str());
                     if let (true, Some(position)) = (keyed, position) {
                         self.found.push(position);
+                        self.wire.push(position);
                     }
                 }
                 // `format!(r#"{{"error":{{"code":{code},..}}}}"#)`: the parameter inlined as
@@ -535,6 +610,7 @@ impl Uses<'_> {
                     for (position, name) in self.params.iter().enumerate() {
                         if !name.is_empty() && text.contains(&format!("code:{{{name}}}")) {
                             self.found.push(position);
+                            self.wire.push(position);
                         }
                     }
                 }
@@ -574,7 +650,21 @@ impl<'ast> syn::visit::Visit<'ast> for Uses<'_> {
                     self.note_call(&name, call.args.iter());
                 }
             }
-            Expr::MethodCall(call) => self.note_call(&call.method.to_string(), call.args.iter()),
+            Expr::MethodCall(call) => {
+                // `err.insert("code".to_string(), Value::Number(code.into()))`: the parameter
+                // put into a JSON object under the `code` key.
+                if call.method == "insert" && call.args.len() == 2 {
+                    let mut args = call.args.iter();
+                    if let (Some(key), Some(value)) = (args.next(), args.next()) {
+                        if let Some(i) = self.param(json_value_of(value)).filter(|_| code_key(key))
+                        {
+                            self.found.push(i);
+                            self.wire.push(i);
+                        }
+                    }
+                }
+                self.note_call(&call.method.to_string(), call.args.iter())
+            }
             _ => {}
         }
         syn::visit::visit_expr(self, expr);

@@ -177,6 +177,30 @@ impl Rule for BadErrorCode {
                 );
             }
         }
+        // An integer of the reserved range handed to a function of the crate, under any name,
+        // that writes that parameter as the `code` of the JSON it builds.
+        let wire: Vec<(String, Vec<usize>)> = product_facts(context, self::facts::wire_codes)
+            .into_iter()
+            .map(|(_, w)| w)
+            .collect();
+        for (file, facts) in files {
+            for (span, callee, position, code) in self::facts::handed_codes(facts) {
+                let used = wire
+                    .iter()
+                    .any(|(name, params)| *name == callee && params.contains(&position));
+                let Some((message, severity, note)) = judge_in(context, code).filter(|_| used)
+                else {
+                    continue;
+                };
+                out.push(
+                    Diagnostic::new(&META, *file, span, message)
+                        .with_severity(severity)
+                        .with_note(note.to_string())
+                        .with_help(HELP)
+                        .with_fix(replacement_fix(context, *file, span, code)),
+                );
+            }
+        }
         returned_codes(context, out);
         constant_codes(context, out);
     }

@@ -65,8 +65,16 @@ impl Rule for CancelSendsResponse {
         }
         removals.complete(out, context.sources);
         if let Some(sdk) = context.sdk.filter(|sdk| sdk.answers_cancelled_requests()) {
-            // Through helpers too: stable since first contact in batches 84 and 85 (8 of 8).
+            // Through helpers too: stable since first contact in batches 84 and 85 (8 of 8,
+            // each a `select!` on the request's token), but not when the cancel path is a
+            // function known as a cancel hook by its name only (batch 58's surreal-mind: a
+            // `cancel_agent_job` tool, a request like any other): preview.
             for handler_return in shape_b::find(context.graph, context.sources) {
+                let named_hook = handler_return.handler.is_some()
+                    && handler_return.origin.kind == crate::analysis::facts::OriginKind::Hook;
+                if named_hook && !context.preview() {
+                    continue;
+                }
                 out.push(shape_b::diagnostic(&handler_return, sdk, context.sources));
             }
         }

@@ -1144,9 +1144,11 @@ fn matched_option(mac: &syn::Macro) -> Option<Expr> {
         Pat::Or(or) => or.cases.iter().collect(),
         other => vec![other],
     };
+    // `Value::Null`: a missing id that serde read as null (`#[serde(default)] id: Value`).
+    let null = |p: &Pat| matches!(p, Pat::Path(path) if path.path.segments.last().is_some_and(|s| s.ident == "Null"));
     alternatives
         .iter()
-        .any(|p| option_pattern(p).is_some() && !matches!(p, Pat::TupleStruct(_)))
+        .any(|p| (option_pattern(p).is_some() && !matches!(p, Pat::TupleStruct(_))) || null(p))
         .then_some(subject)
 }
 

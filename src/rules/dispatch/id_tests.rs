@@ -555,9 +555,12 @@ impl Collector {
                     Expr::Path(p) => crate::analysis::syntax::last_segment(&p.path),
                     _ => String::new(),
                 };
-                if answers_with_null_id(&name, &call.args) {
+                let span = scope.span(call);
+                if answers_with_null_id(&name, &call.args)
+                    || self.null_error_in_parse_arm(call, span)
+                {
                     let tokens = call.to_token_stream();
-                    self.null_id_response(scope.span(call), Some(tokens));
+                    self.null_id_response(span, Some(tokens));
                 }
             }
             Expr::Struct(s) => self.enter_struct(s, scope),
@@ -793,6 +796,19 @@ impl Collector {
         };
         syn::visit::Visit::visit_block(&mut finder, block);
         finder.found
+    }
+
+    /// In the `Err` arm of a parse into a request type (see [`IdTests::typed_parse_errors`]), a
+    /// call given a null id and an error code (`McpResponse::error(Value::Null, -32700, ..)`),
+    /// whatever it is called, builds the answer to the failed parse.
+    fn null_error_in_parse_arm(&self, call: &syn::ExprCall, span: ByteSpan) -> bool {
+        call.args.first().is_some_and(is_null_id)
+            && call.args.iter().skip(1).any(is_error_code_expr)
+            && self
+                .facts
+                .typed_parse_errors
+                .iter()
+                .any(|(arm, _)| arm.start <= span.start && span.end <= arm.end)
     }
 
     fn enter_struct(&mut self, expr: &syn::ExprStruct, scope: &Scope<'_>) {

@@ -144,7 +144,6 @@ impl Collects for IdTestsCollector {
 }
 
 struct FunctionScope {
-    name: String,
     span: ByteSpan,
     /// The function is handed an HTTP `StatusCode`.
     takes_status: bool,
@@ -160,6 +159,10 @@ struct FunctionScope {
     first_null_id: usize,
     /// The function returns nothing (`-> ()`, or no return type).
     returns_unit: bool,
+    /// Where the function's first statement that deserialises something starts
+    /// (`serde_json::from_str(..)`, see [`deserialises`]): its null-`id` answers after it are
+    /// those of a message it could not read.
+    parses: Option<usize>,
     /// Its locals so far, by name: bound from a read of the message's id (`let id =
     /// msg.get("id").cloned()`) or from something else (`let session_id =
     /// extract_session_id(&req)`). A local's name decides nothing.
@@ -192,14 +195,20 @@ impl Hook for Collector {
             self.parse_error_depth += 1;
         }
         if is_function(node) {
-            if let Some(function) = scope.function() {
-                self.enter_function(function.name(), function.span, function.sig);
-            }
             let (body, sig) = match node {
                 Node::Item(syn::Item::Fn(f)) => (Some(&*f.block), Some(&f.sig)),
                 Node::ImplItem(syn::ImplItem::Fn(f)) => (Some(&f.block), Some(&f.sig)),
                 _ => (None, None),
             };
+            if let Some(function) = scope.function() {
+                let parses = body.and_then(|b| {
+                    b.stmts
+                        .iter()
+                        .find(|stmt| deserialises(stmt))
+                        .map(|stmt| scope.span(stmt).start)
+                });
+                self.enter_function(function.span, function.sig, parses);
+            }
             let getter = |b: &syn::Block| {
                 self.returns_id(b) || (sig.is_some_and(returns_option) && finds_id_key_or_leaves(b))
             };
@@ -270,12 +279,11 @@ impl Collector {
         self.functions.last().map(|f| f.span)
     }
 
-    fn enter_function(&mut self, name: String, span: ByteSpan, sig: &syn::Signature) {
+    fn enter_function(&mut self, span: ByteSpan, sig: &syn::Signature, parses: Option<usize>) {
         let takes_status = sig.inputs.iter().any(|input| match input {
             syn::FnArg::Typed(typed) => type_name(&typed.ty).is_some_and(|t| t == "StatusCode"),
             syn::FnArg::Receiver(_) => false,
         });
-        let parse = name.contains("parse");
         let returns_unit = match &sig.output {
             syn::ReturnType::Default => true,
             syn::ReturnType::Type(_, ty) => {
@@ -283,7 +291,6 @@ impl Collector {
             }
         };
         self.functions.push(FunctionScope {
-            name,
             span,
             takes_status,
             builds_status: false,
@@ -292,10 +299,8 @@ impl Collector {
             returns_unit,
             locals: std::collections::HashMap::new(),
             call_values: std::collections::HashMap::new(),
+            parses,
         });
-        if parse {
-            self.parse_error_depth += 1;
-        }
     }
 
     fn leave_function(&mut self) {
@@ -305,9 +310,6 @@ impl Collector {
                 for response in &mut self.facts.null_id_responses[first..] {
                     response.answers_parse_error = true;
                 }
-            }
-            if scope.name.contains("parse") {
-                self.parse_error_depth = self.parse_error_depth.saturating_sub(1);
             }
         }
     }
@@ -322,9 +324,19 @@ impl Collector {
             .functions
             .last()
             .is_some_and(|f| f.builds_status || f.takes_status);
+        // After the function's first deserialisation: the answer to what it could not read
+        // (what the function does decides, not what it is called).
+        let after_a_parse = self
+            .functions
+            .last()
+            .and_then(|f| f.parses)
+            .is_some_and(|at| at <= span.start);
         self.facts.null_id_responses.push(NullIdResponse {
             span,
-            answers_parse_error: self.parse_error_depth > 0 || parse_codes || http_rejection,
+            answers_parse_error: self.parse_error_depth > 0
+                || parse_codes
+                || http_rejection
+                || after_a_parse,
         });
     }
 
@@ -1352,6 +1364,33 @@ fn calls_parser(expr: &Expr) -> bool {
             name.as_str(),
             "from_str" | "from_slice" | "from_value" | "from_reader" | "parse"
         )
+    })
+}
+
+/// Whether a function's body deserialises something (`serde_json::from_str(..)`, `from_slice`,
+/// `from_value`, `from_reader`): what a function does, not what it is called, makes its
+/// null-`id` answers those of a message it could not read.
+fn deserialises(stmt: &syn::Stmt) -> bool {
+    std::iter::once(stmt).any(|stmt| {
+        let exprs: Vec<&Expr> = match stmt {
+            syn::Stmt::Local(local) => local
+                .init
+                .iter()
+                .flat_map(|init| {
+                    std::iter::once(&*init.expr).chain(init.diverge.as_ref().map(|d| &*d.1))
+                })
+                .collect(),
+            syn::Stmt::Expr(expr, _) => vec![expr],
+            _ => Vec::new(),
+        };
+        exprs.into_iter().any(|e| {
+            called_names(e).iter().any(|name| {
+                matches!(
+                    name.as_str(),
+                    "from_str" | "from_slice" | "from_value" | "from_reader"
+                )
+            })
+        })
     })
 }
 

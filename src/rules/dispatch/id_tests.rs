@@ -1358,39 +1358,34 @@ fn names_parse_error_code(tokens: TokenStream) -> bool {
 }
 
 /// Whether an expression parses a message (`serde_json::from_str`, `.parse()`).
+/// The deserialising functions of serde's data formats (`serde_json::from_str`, ..).
+const DESERIALISERS: [&str; 4] = ["from_str", "from_slice", "from_value", "from_reader"];
+
 fn calls_parser(expr: &Expr) -> bool {
-    called_names(expr).iter().any(|name| {
-        matches!(
-            name.as_str(),
-            "from_str" | "from_slice" | "from_value" | "from_reader" | "parse"
-        )
-    })
+    called_names(expr)
+        .iter()
+        .any(|name| name == "parse" || DESERIALISERS.contains(&name.as_str()))
 }
 
-/// Whether a function's body deserialises something (`serde_json::from_str(..)`, `from_slice`,
+/// Whether a statement deserialises something (`serde_json::from_str(..)`, `from_slice`,
 /// `from_value`, `from_reader`): what a function does, not what it is called, makes its
 /// null-`id` answers those of a message it could not read.
 fn deserialises(stmt: &syn::Stmt) -> bool {
-    std::iter::once(stmt).any(|stmt| {
-        let exprs: Vec<&Expr> = match stmt {
-            syn::Stmt::Local(local) => local
-                .init
-                .iter()
-                .flat_map(|init| {
-                    std::iter::once(&*init.expr).chain(init.diverge.as_ref().map(|d| &*d.1))
-                })
-                .collect(),
-            syn::Stmt::Expr(expr, _) => vec![expr],
-            _ => Vec::new(),
-        };
-        exprs.into_iter().any(|e| {
-            called_names(e).iter().any(|name| {
-                matches!(
-                    name.as_str(),
-                    "from_str" | "from_slice" | "from_value" | "from_reader"
-                )
+    let exprs: Vec<&Expr> = match stmt {
+        syn::Stmt::Local(local) => local
+            .init
+            .iter()
+            .flat_map(|init| {
+                std::iter::once(&*init.expr).chain(init.diverge.as_ref().map(|d| &*d.1))
             })
-        })
+            .collect(),
+        syn::Stmt::Expr(expr, _) => vec![expr],
+        _ => Vec::new(),
+    };
+    exprs.into_iter().any(|e| {
+        called_names(e)
+            .iter()
+            .any(|name| DESERIALISERS.contains(&name.as_str()))
     })
 }
 

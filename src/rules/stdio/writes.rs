@@ -1662,29 +1662,9 @@ fn unwrap_chain(expr: &Expr) -> &Expr {
 }
 
 /// Whether every value an expression can evaluate to is a `json!(..)` (through `match` arms,
-/// `if` branches and blocks).
+/// `if` branches and blocks): [`call_valued`] with no call among them.
 fn json_valued(expr: &Expr) -> bool {
-    match expr {
-        Expr::Macro(m) => macro_name(&m.mac) == "json",
-        Expr::Paren(p) => json_valued(&p.expr),
-        Expr::Block(b) => block_json_valued(&b.block),
-        Expr::Match(m) => {
-            let values: Vec<&Expr> = m
-                .arms
-                .iter()
-                .map(|arm| &*arm.body)
-                .filter(|body| {
-                    !diverges_expr(body) && !matches!(body, Expr::Continue(_) | Expr::Break(_))
-                })
-                .collect();
-            !values.is_empty() && values.into_iter().all(json_valued)
-        }
-        Expr::If(i) => {
-            block_json_valued(&i.then_branch)
-                && i.else_branch.as_ref().is_some_and(|(_, e)| json_valued(e))
-        }
-        _ => false,
-    }
+    call_valued(expr).is_some_and(|called| called.is_empty())
 }
 
 /// The functions an expression's values are calls of, when every value it can evaluate to is a
@@ -1726,10 +1706,6 @@ fn block_call_valued(block: &syn::Block) -> Option<Vec<String>> {
         Some(syn::Stmt::Expr(e, None)) => call_valued(e),
         _ => None,
     }
-}
-
-fn block_json_valued(block: &syn::Block) -> bool {
-    matches!(block.stmts.last(), Some(syn::Stmt::Expr(e, None)) if json_valued(e))
 }
 
 /// Whether code names `stdout` (`std::io::stdout`, `io::stdout()`): an identifier of its

@@ -37,6 +37,22 @@ pub type ReturnedCodes = Vec<(String, Vec<(ByteSpan, i64)>)>;
 /// called function's simple name, and where the call is.
 pub static USED: FactKey<Vec<(String, ByteSpan)>> = FactKey::new("MCP006 used");
 
+/// The integer-returning functions of a file whose tail values include constants or calls
+/// (`fn sdk_error_to_code(e: &SdkError) -> i32 { match e { .. => TRANSACTION_FAILED, .. =>
+/// Self::other_code(e) } }`): the function's name, each constant returned (where, its simple
+/// name) and the simple names of the functions whose value it returns. Followed from a function
+/// whose value is used as an error code, the constants are codes, whatever they are called.
+pub static RETURNED_FLOW: FactKey<Vec<ReturnedFlow>> = FactKey::new("MCP006 returned flow");
+
+/// See [`RETURNED_FLOW`].
+pub type ReturnedFlow = (String, Vec<(ByteSpan, String)>, Vec<String>);
+
+/// Every integer constant of a file, whatever its name (`const TRANSACTION_FAILED: i32 =
+/// -32101;`, an associated constant too): name, where the value is, the value. A code only where
+/// a function whose value is used as a code returns it (see [`RETURNED_FLOW`]).
+pub static INT_CONSTANTS: FactKey<Vec<(String, ByteSpan, i64)>> =
+    FactKey::new("MCP006 integer constants");
+
 /// The integer constants of a file named as error codes: name, where the value is, the value.
 pub static CONSTANTS: FactKey<Vec<(String, ByteSpan, i64)>> = FactKey::new("MCP006 constants");
 
@@ -106,6 +122,10 @@ impl Collects for ErrorCodes {
                 base,
                 codes: Vec::new(),
                 returned: Vec::new(),
+                returned_flow: Vec::new(),
+                code_fields: Vec::new(),
+                field_calls: Vec::new(),
+                int_constants: Vec::new(),
                 used: Vec::new(),
                 constants: Vec::new(),
                 read: Vec::new(),
@@ -127,6 +147,16 @@ pub fn error_codes(facts: &FileFacts) -> Vec<(ByteSpan, i64)> {
 /// The functions of a file that return integer literals (see [`RETURNED`]).
 pub fn returned_codes(facts: &FileFacts) -> ReturnedCodes {
     facts.rules.get(&RETURNED)
+}
+
+/// The integer-returning functions' returned constants and calls (see [`RETURNED_FLOW`]).
+pub fn returned_flow(facts: &FileFacts) -> Vec<ReturnedFlow> {
+    facts.rules.get(&RETURNED_FLOW)
+}
+
+/// Every integer constant of a file (see [`INT_CONSTANTS`]).
+pub fn int_constants(facts: &FileFacts) -> Vec<(String, ByteSpan, i64)> {
+    facts.rules.get(&INT_CONSTANTS)
 }
 
 /// The constants of a file named as error codes (see [`CONSTANTS`]).
@@ -173,6 +203,14 @@ struct Collector<'a> {
     base: usize,
     codes: Vec<(ByteSpan, i64)>,
     returned: ReturnedCodes,
+    returned_flow: Vec<ReturnedFlow>,
+    /// The fields a JSON error object of the file reads as its `"code"` (`"code": err.code`,
+    /// under any field name).
+    code_fields: Vec<String>,
+    /// Calls given to a struct literal's field (the field, the called function, where): a code
+    /// when the field is one of `code_fields`.
+    field_calls: Vec<(String, String, ByteSpan)>,
+    int_constants: Vec<(String, ByteSpan, i64)>,
     used: Vec<(String, ByteSpan)>,
     constants: Vec<(String, ByteSpan, i64)>,
     read: Vec<(String, ByteSpan)>,
@@ -210,10 +248,13 @@ impl Hook for Collector<'_> {
             Node::Item(syn::Item::Const(item)) => {
                 self.constant(&item.ident, &item.ty, &item.expr, scope)
             }
+            Node::ImplItem(syn::ImplItem::Const(item)) => {
+                self.int_constant(&item.ident, &item.ty, &item.expr, scope)
+            }
             Node::Macro(mac)
                 if !matches!(scope.parent(), Some(Node::Item(_))) && macro_name(mac) == "json" =>
             {
-                self.json(mac.tokens.clone(), false);
+                self.json(mac.tokens.clone(), false, scope);
             }
             Node::Expr(expr) => self.expr(expr, scope),
             Node::Item(syn::Item::Fn(f)) => self.function(&f.sig, &f.block, scope),
@@ -231,12 +272,24 @@ impl Hook for Collector<'_> {
         }
     }
 
-    fn finish(self: Box<Self>, facts: &mut FileFacts) {
+    fn finish(mut self: Box<Self>, facts: &mut FileFacts) {
+        let code_fields = std::mem::take(&mut self.code_fields);
+        for (field, callee, span) in std::mem::take(&mut self.field_calls) {
+            if code_fields.contains(&field) {
+                self.used.push((callee, span));
+            }
+        }
         if !self.codes.is_empty() {
             facts.rules.put(&FACTS, &self.codes);
         }
         if !self.returned.is_empty() {
             facts.rules.put(&RETURNED, &self.returned);
+        }
+        if !self.returned_flow.is_empty() {
+            facts.rules.put(&RETURNED_FLOW, &self.returned_flow);
+        }
+        if !self.int_constants.is_empty() {
+            facts.rules.put(&INT_CONSTANTS, &self.int_constants);
         }
         if !self.used.is_empty() {
             facts.rules.put(&USED, &self.used);
@@ -300,7 +353,36 @@ impl Collector<'_> {
         let Some(syn::Stmt::Expr(tail, None)) = block.stmts.last().filter(|_| integer) else {
             return;
         };
-        let literals: Vec<(ByteSpan, i64)> = crate::analysis::syntax::tail_values(tail)
+        let values = crate::analysis::syntax::tail_values(tail);
+        // The constants and calls among them: followed from a function used as a code.
+        let mut constants = Vec::new();
+        let mut calls = Vec::new();
+        for value in &values {
+            match crate::analysis::syntax::peel(value) {
+                Expr::Path(path) if path.qself.is_none() => {
+                    if let Some(last) = path.path.segments.last() {
+                        let name = last.ident.to_string();
+                        if crate::analysis::syntax::is_constant_name(&name) {
+                            constants.push((scope.span(*value), name));
+                        }
+                    }
+                }
+                Expr::Call(call) => {
+                    if let Expr::Path(func) = &*call.func {
+                        calls.push(crate::analysis::syntax::last_segment(&func.path));
+                    }
+                }
+                Expr::MethodCall(call) => calls.push(call.method.to_string()),
+                _ => {}
+            }
+        }
+        if !constants.is_empty() || !calls.is_empty() {
+            calls.sort_unstable();
+            calls.dedup();
+            self.returned_flow
+                .push((sig.ident.to_string(), constants, calls));
+        }
+        let literals: Vec<(ByteSpan, i64)> = values
             .into_iter()
             .filter_map(|value| match value {
                 // `zz!(-32604)`: a macro whose body is the value (read as code, as the walk
@@ -319,18 +401,9 @@ impl Collector<'_> {
 
     /// A code given as a call's value (`ErrorCode(err.code())`): the called function.
     fn code_call(&mut self, value: &Expr, scope: &Scope<'_>) {
-        let name = match crate::analysis::syntax::peel(value) {
-            Expr::MethodCall(call) => call.method.to_string(),
-            Expr::Call(call) => match &*call.func {
-                Expr::Path(p) => match p.path.segments.last() {
-                    Some(last) => last.ident.to_string(),
-                    None => return,
-                },
-                _ => return,
-            },
-            _ => return,
-        };
-        self.used.push((name, scope.span(value)));
+        if let Some(name) = callee_name(value) {
+            self.used.push((name, scope.span(value)));
+        }
     }
 
     fn expr(&mut self, expr: &Expr, scope: &Scope<'_>) {
@@ -372,7 +445,23 @@ impl Collector<'_> {
                         .ident
                         .to_string()
                         .starts_with(|c: char| c.is_ascii_uppercase());
-                if !type_name.contains("Error") || variant {
+                if variant {
+                    return;
+                }
+                if !type_name.contains("Error") {
+                    // Under any type name, a call given to a field the file's JSON errors read
+                    // as their code (see `code_fields`): known at the file's end.
+                    for field in &literal.fields {
+                        if let syn::Member::Named(name) = &field.member {
+                            if let Some(callee) = callee_name(&field.expr) {
+                                self.field_calls.push((
+                                    name.to_string(),
+                                    callee,
+                                    scope.span(&field.expr),
+                                ));
+                            }
+                        }
+                    }
                     return;
                 }
                 for field in &literal.fields {
@@ -389,7 +478,7 @@ impl Collector<'_> {
     }
 
     /// `"code": <lit>` inside the `"error"` object of a `json!` literal.
-    fn json(&mut self, tokens: TokenStream, in_error: bool) {
+    fn json(&mut self, tokens: TokenStream, in_error: bool, scope: &Scope<'_>) {
         let trees: Vec<TokenTree> = tokens.into_iter().collect();
         for (i, tree) in trees.iter().enumerate() {
             match tree {
@@ -397,7 +486,7 @@ impl Collector<'_> {
                     let key_is_error = i >= 2
                         && matches!(&trees[i - 1], TokenTree::Punct(p) if p.as_char() == ':')
                         && matches!(&trees[i - 2], TokenTree::Literal(l) if l.to_string() == "\"error\"");
-                    self.json(group.stream(), key_is_error);
+                    self.json(group.stream(), key_is_error, scope);
                 }
                 TokenTree::Literal(key) if in_error && key.to_string() == "\"code\"" => {
                     if !matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':')
@@ -409,6 +498,12 @@ impl Collector<'_> {
                         _ => (false, i + 2),
                     };
                     let Some(TokenTree::Literal(value)) = trees.get(at) else {
+                        // `"code": err.code()`, `"code": e.code`: the value up to the next
+                        // member. A call's value is a code; a field read is a field that holds
+                        // one.
+                        if !negative {
+                            self.json_code_value(&trees[at.min(trees.len())..], scope);
+                        }
                         continue;
                     };
                     let Ok(parsed) = value.to_string().parse::<i64>() else {
@@ -428,8 +523,36 @@ impl Collector<'_> {
         }
     }
 
+    /// The value of a JSON error's `"code"` member that is not a literal (the tokens after the
+    /// colon): a call's value is a code (`"code": err.to_code()`), and a field read (`"code":
+    /// err.code`, under any field name) makes that field one whose struct literals' calls give a
+    /// code.
+    fn json_code_value(&mut self, rest: &[TokenTree], scope: &Scope<'_>) {
+        let end = rest
+            .iter()
+            .position(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ','))
+            .unwrap_or(rest.len());
+        let tokens: TokenStream = rest[..end].iter().cloned().collect();
+        let Ok(value) = syn::parse2::<Expr>(tokens) else {
+            return;
+        };
+        match crate::analysis::syntax::peel(&value) {
+            Expr::Field(field) => {
+                if let syn::Member::Named(name) = &field.member {
+                    let name = name.to_string();
+                    if !self.code_fields.contains(&name) {
+                        self.code_fields.push(name);
+                    }
+                }
+            }
+            Expr::Call(_) | Expr::MethodCall(_) => self.code_call(&value, scope),
+            _ => {}
+        }
+    }
+
     /// `const PARSE_ERROR: i64 = -32700;`: an integer constant named as an error code.
     fn constant(&mut self, ident: &syn::Ident, ty: &syn::Type, value: &Expr, scope: &Scope<'_>) {
+        self.int_constant(ident, ty, value, scope);
         let name = ident.to_string();
         let named =
             name.ends_with("_ERROR") || name.ends_with("_CODE") || name.starts_with("ERROR_");
@@ -439,6 +562,25 @@ impl Collector<'_> {
         );
         if let (true, true, Some(code)) = (named, integer, int_literal(value)) {
             self.constants.push((name, scope.span(value), code));
+        }
+    }
+
+    /// An integer constant under any name (see [`INT_CONSTANTS`]).
+    fn int_constant(
+        &mut self,
+        ident: &syn::Ident,
+        ty: &syn::Type,
+        value: &Expr,
+        scope: &Scope<'_>,
+    ) {
+        let integer = matches!(
+            type_name(ty).as_deref(),
+            Some("i16" | "i32" | "i64" | "isize")
+        );
+        let judged = |code: &i64| *code == 0 || (-32768..=-32000).contains(code);
+        if let (true, Some(code)) = (integer, int_literal(value).filter(judged)) {
+            self.int_constants
+                .push((ident.to_string(), scope.span(value), code));
         }
     }
 
@@ -516,6 +658,19 @@ fn params_used_as_codes(
     uses.forwarded.sort_unstable();
     uses.forwarded.dedup();
     (uses.found, uses.forwarded, uses.wire)
+}
+
+/// The simple name of the function a call expression calls (`err.code()`: `code`;
+/// `Self::to_code(e)`: `to_code`).
+fn callee_name(value: &Expr) -> Option<String> {
+    match crate::analysis::syntax::peel(value) {
+        Expr::MethodCall(call) => Some(call.method.to_string()),
+        Expr::Call(call) => match &*call.func {
+            Expr::Path(p) => p.path.segments.last().map(|last| last.ident.to_string()),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// The value of an integer literal, through negation, parentheses and casts.

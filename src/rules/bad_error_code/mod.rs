@@ -201,8 +201,17 @@ impl Rule for BadErrorCode {
                 );
             }
         }
-        returned_codes(context, out);
+        let before = out.len();
         constant_codes(context, out);
+        returned_codes(context, out);
+        // A constant both named as a code and returned by a function used as one is reported
+        // once, where it is read.
+        let mut seen = std::collections::HashSet::new();
+        let mut index = 0;
+        out.retain(|d| {
+            index += 1;
+            index <= before || seen.insert((d.file, d.span))
+        });
     }
 }
 
@@ -261,20 +270,96 @@ fn returned_codes(context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
     for (_, (name, _)) in &returning {
         *named.entry(name.as_str()).or_default() += 1;
     }
+    // The functions whose value a used one returns (`Self::sdk_error_to_code(e)` in the tail of
+    // `to_json_rpc_error_code`), to a fixed point: their values are the code too. Each with the
+    // used function it is reached from.
+    let flow = product_facts(context, self::facts::returned_flow);
+    let mut flow_named: HashMap<&str, usize> = HashMap::new();
+    for (_, (name, ..)) in &flow {
+        *flow_named.entry(name.as_str()).or_default() += 1;
+    }
+    // A name is followed only when one function of the unit has it (which one a call of a
+    // shared name reaches is not known here).
+    let unique = |name: &str| {
+        named.get(name).copied().unwrap_or(0) <= 1
+            && flow_named.get(name).copied().unwrap_or(0) <= 1
+    };
+    let mut reached: HashMap<&str, &str> = HashMap::new();
+    let mut work: Vec<&str> = first_use
+        .keys()
+        .copied()
+        .filter(|name| unique(name))
+        .collect();
+    for name in &work {
+        reached.insert(name, name);
+    }
+    while let Some(name) = work.pop() {
+        let root = reached.get(name).copied().unwrap_or(name);
+        for (_, (caller, _, calls)) in &flow {
+            if caller != name {
+                continue;
+            }
+            for callee in calls {
+                if unique(callee) && !reached.contains_key(callee.as_str()) {
+                    reached.insert(callee.as_str(), root);
+                    work.push(callee.as_str());
+                }
+            }
+        }
+    }
+    let shown = |root: &str| -> Option<crate::diagnostic::Label> {
+        let &(use_file, use_span) = first_use.get(root)?;
+        Some(crate::diagnostic::Label {
+            file: use_file,
+            span: use_span,
+            message: format!("`{root}` gives the error code here"),
+        })
+    };
     for (file, (name, codes)) in &returning {
         if named.get(name.as_str()) != Some(&1) {
             continue;
         }
-        let Some(&(use_file, use_span)) = first_use.get(name.as_str()) else {
+        let Some(label) = reached.get(name.as_str()).and_then(|root| shown(root)) else {
             continue;
         };
         for (span, code) in codes {
-            let shown = crate::diagnostic::Label {
-                file: use_file,
-                span: use_span,
-                message: format!("`{name}` gives the error code here"),
+            out.extend(shown_code(context, (*file, *span), *code, label.clone()));
+        }
+    }
+    // The constants such a function returns, under any name, each defined once in the unit:
+    // reported at the constant's value, the return shown.
+    let mut constants: HashMap<&str, Vec<(FileId, ByteSpan, i64)>> = HashMap::new();
+    let defined = product_facts(context, self::facts::int_constants);
+    for (file, (name, span, code)) in &defined {
+        constants
+            .entry(name.as_str())
+            .or_default()
+            .push((*file, *span, *code));
+    }
+    let mut reported: std::collections::BTreeSet<(FileId, ByteSpan)> =
+        std::collections::BTreeSet::new();
+    for (file, (name, returned, _)) in &flow {
+        let Some(label) = reached.get(name.as_str()).and_then(|root| shown(root)) else {
+            continue;
+        };
+        for (at, constant) in returned {
+            let Some([(def_file, def_span, code)]) =
+                constants.get(constant.as_str()).map(Vec::as_slice)
+            else {
+                continue;
             };
-            out.extend(shown_code(context, (*file, *span), *code, shown));
+            if !reported.insert((*def_file, *def_span)) {
+                continue;
+            }
+            let returned_here = crate::diagnostic::Label {
+                file: *file,
+                span: *at,
+                message: format!("`{name}` returns `{constant}` here"),
+            };
+            out.extend(
+                shown_code(context, (*def_file, *def_span), *code, label.clone())
+                    .map(|d| d.with_labels([returned_here])),
+            );
         }
     }
 }

@@ -148,7 +148,7 @@ fn tree(dir: &Path, name: &str, method: &str, remark: &str, word: &str) {
         "[package]\nname = \"p\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
     );
     let source = format!(
-        "pub struct S;\nimpl S {{\n    fn send_error(&self, _id: u64, _c: i64, _m: &str) {{}}\n    pub fn method(&self) -> &'static str {{\n        \"{}\"\n    }}\n    pub fn on_cancelled(&self, id: u64) {{\n{}        self.send_error(id, -32800, \"Request cancelled\");\n{}    }}\n}}\n",
+        "pub struct S {{\n    out: std::sync::mpsc::Sender<String>,\n}}\nimpl S {{\n    fn send_error(&self, id: u64, c: i64, m: &str) {{\n        let _ = self.out.send(format!(\"{{id}} {{c}} {{m}}\"));\n    }}\n    pub fn method(&self) -> &'static str {{\n        \"{}\"\n    }}\n    pub fn on_cancelled(&self, id: u64) {{\n{}        self.send_error(id, -32800, \"Request cancelled\");\n{}    }}\n}}\n",
         literal(method),
         comment(remark),
         comment(remark),

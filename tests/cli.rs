@@ -1038,7 +1038,7 @@ fn mcp002_reports_the_writes_shown_to_run_whenever_the_program_serves_without_a_
 #[test]
 fn new_shapes_of_stable_rules_run_only_in_preview_mode() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    let cases: [(&[&str], &[&str], &str); 22] = [
+    let cases: [(&[&str], &[&str], &str); 23] = [
         // MCP001's shape B through a helper known as a cancel hook by its name only (batch 58;
         // kept out of `tests/fixtures`, whose rename variant would take the name away).
         (
@@ -1153,6 +1153,14 @@ fn new_shapes_of_stable_rules_run_only_in_preview_mode() {
             &["mcp001/sink_named_method_that_takes_a_sender.rs"],
             &["sink_named_method_that_takes_a_sender.rs"],
             "sink_named_method_that_takes_a_sender.rs:32:13: error[MCP001]",
+        ),
+        // A send by its name only whose function's body holds a send of a call's value that
+        // the crate graph does not show (docs/ecosystem.md, batch 86: moon's `send_result`;
+        // kept out of `tests/fixtures`, whose rename variant would take the name away).
+        (
+            &["../fixture-crates/sink-named-send-result/sink_named_function_that_hands_on_a_job.rs"],
+            &["sink_named_function_that_hands_on_a_job.rs"],
+            "sink_named_function_that_hands_on_a_job.rs:61:13: error[MCP001]",
         ),
         // A write after an early exit that tests the written value (docs/ecosystem.md, batch
         // 38): that it runs for the cancel arm's value is not shown.

@@ -309,6 +309,11 @@ pub struct FunctionFacts {
     /// known to send) or a `let` of a value without effects. A call of it on a cancel path can
     /// be taken out without taking out anything else the function does.
     pub only_sends: bool,
+    /// Every statement of the function's body is a `let` of a value without effects or one call
+    /// of a transport's send or a writer (`let _ = self.out.send(format!(..))`, `tx.send(v)?`,
+    /// `writeln!(out, ..)`), and there is at least one such call: the function builds a message
+    /// and hands it on, and does nothing else.
+    pub sends_alone: bool,
     /// A `let` of the function's body computes its value with effects (`let tx = match
     /// self.tx.lock() { Ok(mut g) => g.take(), .. }`): the function does more than build and
     /// send a message.

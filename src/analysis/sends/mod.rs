@@ -179,7 +179,7 @@ struct FunctionState {
     closures: HashMap<String, ClosureSummary>,
     /// The statements of the function's body: their spans, and whether each is a `let` of a
     /// value without effects.
-    body_stmts: Vec<(ByteSpan, bool)>,
+    body_stmts: Vec<(ByteSpan, bool, bool)>,
 }
 
 /// What entering a node as its parent's child did, undone when it is left.

@@ -484,6 +484,7 @@ impl Sends<'_> {
                 registry_params: Vec::new(),
                 writes_params: 0,
                 only_sends: false,
+                sends_alone: false,
                 binds_with_effects: false,
                 sinks: Vec::new(),
                 calls: Vec::new(),
@@ -522,7 +523,12 @@ impl Sends<'_> {
                 && state
                     .body_stmts
                     .iter()
-                    .all(|(span, pure_let)| *pure_let || sends.contains(span));
+                    .all(|(span, pure_let, _)| *pure_let || sends.contains(span));
+            state.facts.sends_alone = state.body_stmts.iter().any(|(_, _, hands_on)| *hands_on)
+                && state
+                    .body_stmts
+                    .iter()
+                    .all(|(_, pure_let, hands_on)| *pure_let || *hands_on);
             self.origins = state.saved_origins;
             self.facts.functions.push(state.facts);
         }
@@ -530,6 +536,34 @@ impl Sends<'_> {
 }
 
 impl Sends<'_> {
+    /// Whether a statement is one call of a transport's send or a writer, its value dropped
+    /// (`let _ = self.out.send(..);`, `tx.send(v)?;`, `writeln!(out, ..)?;`): see
+    /// [`crate::analysis::facts::FunctionFacts::sends_alone`].
+    fn hands_on_a_message(&self, stmt: &Stmt) -> bool {
+        let expr = match stmt {
+            Stmt::Expr(e, _) => e,
+            Stmt::Local(l) if matches!(l.pat, syn::Pat::Wild(_)) => match &l.init {
+                Some(init) if init.diverge.is_none() => &*init.expr,
+                _ => return false,
+            },
+            Stmt::Macro(m) => {
+                return vocab::WRITE_MACROS.contains(&macro_name(&m.mac).as_str());
+            }
+            _ => return false,
+        };
+        let sends =
+            |name: &str| vocab::TRANSPORT_CALLS.contains(&name) || self.vocab.is_sink_call(name);
+        match crate::analysis::syntax::strip_statement_wrappers(expr) {
+            Expr::MethodCall(call) => sends(&call.method.to_string()),
+            Expr::Call(call) => match &*call.func {
+                Expr::Path(p) => sends(&crate::analysis::syntax::last_segment(&p.path)),
+                _ => false,
+            },
+            Expr::Macro(m) => vocab::WRITE_MACROS.contains(&macro_name(&m.mac).as_str()),
+            _ => false,
+        }
+    }
+
     /// A node is entered: what it does before its children.
     pub(super) fn enter_node(&mut self, node: Node<'_>, scope: &Scope<'_>) {
         if let Some(stmts) = statements(node) {
@@ -931,8 +965,9 @@ impl Sends<'_> {
             // `let _ = tx.send(..);` binds nothing: it is the statement it drops the value of.
             let binds_with_effects =
                 matches!(stmt, Stmt::Local(l) if !matches!(l.pat, syn::Pat::Wild(_))) && !pure_let;
+            let hands_on = self.hands_on_a_message(stmt);
             if let Some(state) = self.current() {
-                state.body_stmts.push((span, pure_let));
+                state.body_stmts.push((span, pure_let, hands_on));
                 state.facts.binds_with_effects |= binds_with_effects;
             }
         }

@@ -270,43 +270,8 @@ fn returned_codes(context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
     for (_, (name, _)) in &returning {
         *named.entry(name.as_str()).or_default() += 1;
     }
-    // The functions whose value a used one returns (`Self::sdk_error_to_code(e)` in the tail of
-    // `to_json_rpc_error_code`), to a fixed point: their values are the code too. Each with the
-    // used function it is reached from.
     let flow = product_facts(context, self::facts::returned_flow);
-    let mut flow_named: HashMap<&str, usize> = HashMap::new();
-    for (_, (name, ..)) in &flow {
-        *flow_named.entry(name.as_str()).or_default() += 1;
-    }
-    // A name is followed only when one function of the unit has it (which one a call of a
-    // shared name reaches is not known here).
-    let unique = |name: &str| {
-        named.get(name).copied().unwrap_or(0) <= 1
-            && flow_named.get(name).copied().unwrap_or(0) <= 1
-    };
-    let mut reached: HashMap<&str, &str> = HashMap::new();
-    let mut work: Vec<&str> = first_use
-        .keys()
-        .copied()
-        .filter(|name| unique(name))
-        .collect();
-    for name in &work {
-        reached.insert(name, name);
-    }
-    while let Some(name) = work.pop() {
-        let root = reached.get(name).copied().unwrap_or(name);
-        for (_, (caller, _, calls)) in &flow {
-            if caller != name {
-                continue;
-            }
-            for callee in calls {
-                if unique(callee) && !reached.contains_key(callee.as_str()) {
-                    reached.insert(callee.as_str(), root);
-                    work.push(callee.as_str());
-                }
-            }
-        }
-    }
+    let reached = reached_from_uses(&first_use, &named, &flow);
     let shown = |root: &str| -> Option<crate::diagnostic::Label> {
         let &(use_file, use_span) = first_use.get(root)?;
         Some(crate::diagnostic::Label {
@@ -326,8 +291,62 @@ fn returned_codes(context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
             out.extend(shown_code(context, (*file, *span), *code, label.clone()));
         }
     }
-    // The constants such a function returns, under any name, each defined once in the unit:
-    // reported at the constant's value, the return shown.
+    returned_constants(context, &flow, &reached, &shown, out);
+}
+
+/// The functions whose value a function used as a code returns (`Self::sdk_error_to_code(e)` in
+/// the tail of `to_json_rpc_error_code`), to a fixed point, each with the used function it is
+/// reached from: their values are the code too. A name is followed only when one function of the
+/// unit has it (which one a call of a shared name reaches is not known here). Each function's
+/// calls are indexed once, so the walk costs the calls' number.
+fn reached_from_uses<'a>(
+    first_use: &HashMap<&'a str, (FileId, ByteSpan)>,
+    named: &HashMap<&'a str, usize>,
+    flow: &'a [(FileId, self::facts::ReturnedFlow)],
+) -> HashMap<&'a str, &'a str> {
+    let mut flow_named: HashMap<&str, usize> = HashMap::new();
+    let mut calls_of: HashMap<&str, Vec<&str>> = HashMap::new();
+    for (_, (name, _, calls)) in flow {
+        *flow_named.entry(name.as_str()).or_default() += 1;
+        calls_of
+            .entry(name.as_str())
+            .or_default()
+            .extend(calls.iter().map(String::as_str));
+    }
+    let unique = |name: &str| {
+        named.get(name).copied().unwrap_or(0) <= 1
+            && flow_named.get(name).copied().unwrap_or(0) <= 1
+    };
+    let mut reached: HashMap<&str, &str> = HashMap::new();
+    let mut work: Vec<&str> = first_use
+        .keys()
+        .copied()
+        .filter(|name| unique(name))
+        .collect();
+    for name in &work {
+        reached.insert(name, name);
+    }
+    while let Some(name) = work.pop() {
+        let root = reached.get(name).copied().unwrap_or(name);
+        for &callee in calls_of.get(name).map(Vec::as_slice).unwrap_or_default() {
+            if unique(callee) && !reached.contains_key(callee) {
+                reached.insert(callee, root);
+                work.push(callee);
+            }
+        }
+    }
+    reached
+}
+
+/// The constants a function reached from a use as a code returns, under any name, each defined
+/// once in the unit: reported at the constant's value, the return and the use shown.
+fn returned_constants(
+    context: &RuleContext<'_>,
+    flow: &[(FileId, self::facts::ReturnedFlow)],
+    reached: &HashMap<&str, &str>,
+    shown: &dyn Fn(&str) -> Option<crate::diagnostic::Label>,
+    out: &mut Vec<Diagnostic>,
+) {
     let mut constants: HashMap<&str, Vec<(FileId, ByteSpan, i64)>> = HashMap::new();
     let defined = product_facts(context, self::facts::int_constants);
     for (file, (name, span, code)) in &defined {
@@ -338,7 +357,7 @@ fn returned_codes(context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
     }
     let mut reported: std::collections::BTreeSet<(FileId, ByteSpan)> =
         std::collections::BTreeSet::new();
-    for (file, (name, returned, _)) in &flow {
+    for (file, (name, returned, _)) in flow {
         let Some(label) = reached.get(name.as_str()).and_then(|root| shown(root)) else {
             continue;
         };

@@ -46,7 +46,7 @@ impl Rule for CancelSendsResponse {
             let (mut d, removed) = diagnostic(&send, context.sources, context.graph);
             if by_name_only {
                 d.notes.push(format!(
-                    "{} is a send by its name: the crate's function of that name sends no response it builds and does more than send (preview)",
+                    "{} is a send by its name: no function of the crate by that name is shown to send a response (it builds none it sends, and does more than hand a message on) (preview)",
                     d.message.split(' ').next().unwrap_or("this call")
                 ));
             }

@@ -110,9 +110,11 @@ fn own_functions_named<'g>(
 /// send a response: none sends one it builds, and each does more than build and send a message
 /// (a binding computed with effects: `fn reply(&self, v: Value) { let tx = match
 /// self.tx.lock() { .. take() }; .. tx.send(v) }` hands on whatever it is given, here a crate
-/// error for an in-process waiter). What the code does is not shown to be a response send:
-/// preview at most. A function that only builds its text and sends it (`let id = &self.id; let _
-/// = self.out.send(format!(..))`) is a sender by what it does.
+/// error for an in-process waiter), or does more than send (moon's `send_result(action)`: marks
+/// a job completed, maybe cancels a token, and hands the job's `Action` to its pipeline's
+/// channel). What the code does is not shown to be a response send: preview at most. A function
+/// that only builds its text and sends it (`let id = &self.id; let _ =
+/// self.out.send(format!(..))`) is a sender by what it does.
 pub(super) fn send_by_name_only(send: &CancelSend<'_>, graph: &CrateGraph<'_>) -> bool {
     let SendHow::Direct(sink) = &send.how else {
         return false;
@@ -120,10 +122,26 @@ pub(super) fn send_by_name_only(send: &CancelSend<'_>, graph: &CrateGraph<'_>) -
     let Some(name) = &sink.named else {
         return false;
     };
-    let mut own = own_functions_named(graph, name).peekable();
+    let mut own = graph
+        .all_functions()
+        .filter(|&f| {
+            let facts = graph.function(f);
+            !facts.in_test && facts.name == *name
+        })
+        .peekable();
+    // A send of the function's own is one the crate graph shows: a recorded send of a call's
+    // value (`self.mark_completed(NodeIndex::new(..))`) only if that call returns a response
+    // and the callee writes it.
     own.peek().is_some()
-        && own
-            .all(|f| f.binds_with_effects && !f.sinks.iter().any(|s| s.kind == SinkKind::Response))
+        && own.all(|f| {
+            let facts = graph.function(f);
+            !facts
+                .sinks
+                .iter()
+                .any(|s| s.kind == SinkKind::Response && graph.sink_active(f, s))
+                && !facts.only_sends
+                && !facts.sends_alone
+        })
 }
 
 /// The statements the fixes of one check remove, by file: a binding only the send used goes

@@ -858,7 +858,9 @@ impl Collector {
     }
 
     fn note_token_literals(&mut self, tokens: &TokenStream) {
+        let mut after_name = false;
         for tree in tokens.clone() {
+            let name = matches!(tree, TokenTree::Ident(_));
             match tree {
                 TokenTree::Literal(l) => {
                     let text = l.to_string();
@@ -866,9 +868,22 @@ impl Collector {
                         self.note_literal(value);
                     }
                 }
-                TokenTree::Group(g) => self.note_token_literals(&g.stream()),
+                TokenTree::Group(g) => {
+                    // A call's arguments in a macro's body (`Event::default().event("ping")` in
+                    // a `stream! { .. }`): read as a call's are (see `note_ping_request`).
+                    if after_name && g.delimiter() == proc_macro2::Delimiter::Parenthesis {
+                        use syn::parse::Parser;
+                        let parser =
+                            syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated;
+                        if let Ok(args) = parser.parse2(g.stream()) {
+                            self.note_ping_request(&args);
+                        }
+                    }
+                    self.note_token_literals(&g.stream())
+                }
                 _ => {}
             }
+            after_name = name;
         }
     }
 }

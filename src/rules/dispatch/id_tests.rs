@@ -58,7 +58,14 @@ pub struct IdTests {
     /// The `Err` arms of parses of a value into a named type, with the type (see
     /// [`super::strict_parse`]).
     #[serde(default)]
-    pub typed_parse_errors: Vec<(ByteSpan, String)>,
+    pub typed_parse_errors: Vec<super::strict_parse::TypedParseError>,
+    /// The file's functions that deserialise and return their type in a `Result`
+    /// (`fn from_json(json: &str) -> Result<Self, JsonRpcError> { serde_json::from_str(json)
+    /// .map_err(..) }` in `impl JsonRpcRequest`): (the function's simple name, the type). A
+    /// call of one through its type's path (`JsonRpcRequest::from_json(line)`) is a parse into
+    /// that type.
+    #[serde(default)]
+    pub typed_parsers: Vec<(String, String)>,
 }
 
 /// A test of whether a call's value is missing ([`IdTests::tests_of_getters`]).
@@ -208,6 +215,9 @@ impl Hook for Collector {
                         .map(|stmt| scope.span(stmt).start)
                 });
                 self.enter_function(function.span, function.sig, parses);
+                if let (Some(_), Some(ty)) = (parses, sig.and_then(|sig| result_of(sig, scope))) {
+                    self.facts.typed_parsers.push((function.name(), ty));
+                }
             }
             let getter = |b: &syn::Block| {
                 self.returns_id(b) || (sig.is_some_and(returns_option) && finds_id_key_or_leaves(b))
@@ -814,13 +824,23 @@ impl Collector {
     /// call given a null id and an error code (`McpResponse::error(Value::Null, -32700, ..)`),
     /// whatever it is called, builds the answer to the failed parse.
     fn null_error_in_parse_arm(&self, call: &syn::ExprCall, span: ByteSpan) -> bool {
+        let Some(parse) = self
+            .facts
+            .typed_parse_errors
+            .iter()
+            .find(|e| e.arm.start <= span.start && span.end <= e.arm.end)
+        else {
+            return false;
+        };
+        // The parse's own error handed on (`Err(e) => JsonRpcResponse::error(Value::Null, e)`)
+        // carries its code.
+        let the_error = |arg: &Expr| matches!(arg, Expr::Path(p) if parse.binding.as_deref().is_some_and(|b| p.path.is_ident(b)));
         call.args.first().is_some_and(is_null_id)
-            && call.args.iter().skip(1).any(is_error_code_expr)
-            && self
-                .facts
-                .typed_parse_errors
+            && call
+                .args
                 .iter()
-                .any(|(arm, _)| arm.start <= span.start && span.end <= arm.end)
+                .skip(1)
+                .any(|a| is_error_code_expr(a) || the_error(a))
     }
 
     fn enter_struct(&mut self, expr: &syn::ExprStruct, scope: &Scope<'_>) {
@@ -1395,6 +1415,33 @@ fn ignores_its_argument(closure: &syn::ExprClosure) -> bool {
 }
 
 /// Whether a function declares it returns an `Option`.
+/// The type a function returns in a `Result` (`-> Result<Self, E>` in an `impl T`: `T`; `->
+/// Result<Request, E>`: `Request`).
+fn result_of(sig: &syn::Signature, scope: &Scope<'_>) -> Option<String> {
+    let syn::ReturnType::Type(_, ty) = &sig.output else {
+        return None;
+    };
+    let syn::Type::Path(path) = &**ty else {
+        return None;
+    };
+    let last = path.path.segments.last()?;
+    if last.ident != "Result" {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    let ok = args.args.iter().find_map(|a| match a {
+        syn::GenericArgument::Type(ty) => type_name(ty),
+        _ => None,
+    })?;
+    if ok == "Self" {
+        scope.impl_scope().and_then(|i| i.self_ty.clone())
+    } else {
+        Some(ok)
+    }
+}
+
 fn returns_option(sig: &syn::Signature) -> bool {
     matches!(&sig.output, syn::ReturnType::Type(_, ty)
         if type_name(ty).is_some_and(|t| t == "Option"))

@@ -74,7 +74,17 @@ impl Rule for ResponseToNotification {
         for file_tests in &mut tests {
             file_tests.resolve_getters(&getters);
         }
-        let calls = || index.get_or_init(|| CallIndex::new(files, &tests));
+        let parsers: Parsers<'_> = tests
+            .iter()
+            .flat_map(|t| &t.typed_parsers)
+            .map(|(name, ty)| (name.as_str(), ty.as_str()))
+            .collect();
+        let calls = || {
+            index.get_or_init(|| {
+                let strict = strict_parses(context, files, &tests, &parsers);
+                CallIndex::new(files, &tests, &strict)
+            })
+        };
         // rmcp's service loop never answers a notification: only hand-built messages count. A
         // file that names rmcp is the SDK's to answer; a file that never names it (a crate's
         // hand-written HTTP dispatcher beside its rmcp stdio server), or a crate that depends on
@@ -140,7 +150,8 @@ impl Rule for ResponseToNotification {
                     out.push(null_id_diagnostic(*file, response.span));
                 } else if context.preview() {
                     // A new shape, in preview until first contact measures it.
-                    if let Some(ty) = strict_parse_answered(context, tests, response.span) {
+                    if let Some(ty) = strict_parse_answered(context, tests, &parsers, response.span)
+                    {
                         out.push(strict_parse_diagnostic(*file, response.span, ty));
                     }
                 }
@@ -495,14 +506,19 @@ fn prefix_diagnostic(file: FileId, span: ByteSpan) -> Diagnostic {
 fn strict_parse_answered<'t>(
     context: &RuleContext<'_>,
     tests: &'t IdTests,
+    parsers: &Parsers<'_>,
     span: ByteSpan,
 ) -> Option<&'t str> {
     let within =
         |inner: ByteSpan, outer: ByteSpan| outer.start <= inner.start && inner.end <= outer.end;
-    let (_, ty) = tests
+    let parse = tests
         .typed_parse_errors
         .iter()
-        .find(|(arm, _)| within(span, *arm))?;
+        .find(|e| within(span, e.arm))?;
+    let ty = &parse.ty;
+    if !parses_into(parsers, parse) {
+        return None;
+    }
     // Every struct of the name in the unit requires its `id` (with two, one of them optional,
     // which one the parse reads is not shown: silence).
     let definitions = id_required_in(context, ty);
@@ -511,6 +527,44 @@ fn strict_parse_answered<'t>(
     let tested = tests.id_checks.iter().any(|(_, f)| in_function(*f))
         || tests.guards.iter().any(|g| in_function(g.function));
     (defined && !tested).then_some(ty.as_str())
+}
+
+/// Whether a typed parse is one: a call through the type's path parses when a function of the
+/// unit by that name deserialises into that type.
+fn parses_into(parsers: &Parsers<'_>, parse: &super::strict_parse::TypedParseError) -> bool {
+    parse
+        .through
+        .as_deref()
+        .is_none_or(|function| parsers.contains(&(function, parse.ty.as_str())))
+}
+
+/// The unit's functions that deserialise into a type: (name, type) (see
+/// [`IdTests::typed_parsers`]).
+type Parsers<'a> = HashSet<(&'a str, &'a str)>;
+
+/// The functions that parse a message into a type whose `id` is required and leave when the
+/// parse fails: what follows the parse runs for requests only, as after an `id` test. By file,
+/// the parse's `Err` arm.
+fn strict_parses(
+    context: &RuleContext<'_>,
+    files: &[(FileId, &FileFacts)],
+    tests: &[IdTests],
+    parsers: &Parsers<'_>,
+) -> Vec<(FileId, ByteSpan)> {
+    let mut required: HashMap<&str, bool> = HashMap::new();
+    let mut out = Vec::new();
+    for ((file, _), tests) in files.iter().zip(tests) {
+        for parse in tests.typed_parse_errors.iter().filter(|p| p.leaves) {
+            let strict = *required.entry(parse.ty.as_str()).or_insert_with(|| {
+                let definitions = id_required_in(context, &parse.ty);
+                !definitions.is_empty() && definitions.iter().all(|r| *r)
+            });
+            if strict && parses_into(parsers, parse) {
+                out.push((*file, parse.arm));
+            }
+        }
+    }
+    out
 }
 
 fn strict_parse_diagnostic(file: FileId, span: ByteSpan, ty: &str) -> Diagnostic {
@@ -557,7 +611,11 @@ struct CallIndex<'a> {
 }
 
 impl<'a> CallIndex<'a> {
-    fn new(files: &[(FileId, &'a FileFacts)], tests: &[IdTests]) -> Self {
+    fn new(
+        files: &[(FileId, &'a FileFacts)],
+        tests: &[IdTests],
+        strict: &[(FileId, ByteSpan)],
+    ) -> Self {
         let mut index = CallIndex {
             checks_id: HashSet::new(),
             answers: HashSet::new(),
@@ -634,6 +692,14 @@ impl<'a> CallIndex<'a> {
                         name,
                         of_calls.get(check).map(|c| (c.to_string(), value_test)),
                     ));
+                }
+            }
+            // A parse into a type whose `id` is required that leaves on failure: what follows
+            // runs for requests only, as after an `id` test (`let request = match
+            // JsonRpcRequest::from_json(line) { Ok(r) => r, Err(e) => return .. };`).
+            for (_, arm) in strict.iter().filter(|(f, _)| f == file) {
+                if let Some(name) = innermost(&functions, *arm) {
+                    checks.push((name, None));
                 }
             }
             index.functions.insert(*file, functions);

@@ -8,11 +8,31 @@ use syn::{Expr, Pat, Stmt};
 use crate::analysis::walk::{Node, Scope};
 use crate::source::ByteSpan;
 
-/// The body of the `Err` arm of a `match` over the deserialisation of a value into a named
-/// type, and that type's name (its last segment): by the call's turbofish (`from_str::<T>(..)`),
-/// the `let` the `match` initialises (`let r: T = match from_str(..) { .. }`), or the `let` of
-/// the local the `match` reads (`let parsed: Result<T, _> = from_str(..); match parsed { .. }`).
-pub fn err_arm_of_typed_parse(m: &syn::ExprMatch, scope: &Scope<'_>) -> Option<(ByteSpan, String)> {
+/// The `Err` arm of a parse of a message into a named type ([`err_arm_of_typed_parse`]).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TypedParseError {
+    /// The arm's body.
+    pub arm: ByteSpan,
+    /// The type's name (its last segment).
+    pub ty: String,
+    /// The function of the unit that parses, when the parse is a call of one through the
+    /// type's path (`JsonRpcRequest::from_json(line)`): a parse only if that function
+    /// deserialises into the type ([`super::id_tests::IdTests::typed_parsers`]).
+    pub through: Option<String>,
+    /// The arm leaves the function or the loop (`return`, `continue`, `break`, `?`): what
+    /// follows the `match` runs only for messages that parsed.
+    pub leaves: bool,
+    /// The name the arm binds the error to (`Err(e)`): handed to the answer, it is the parse's
+    /// error.
+    pub binding: Option<String>,
+}
+
+/// The `Err` arm of a `match` over the deserialisation of a value into a named type, and that
+/// type's name (its last segment): by the call's turbofish (`from_str::<T>(..)`), the `let` the
+/// `match` initialises (`let r: T = match from_str(..) { .. }`), the `let` of the local the
+/// `match` reads (`let parsed: Result<T, _> = from_str(..); match parsed { .. }`), or a call of a
+/// function through the type's path (`T::from_json(..)`, a parse if that function deserialises).
+pub fn err_arm_of_typed_parse(m: &syn::ExprMatch, scope: &Scope<'_>) -> Option<TypedParseError> {
     let err = m.arms.iter().find(|arm| {
         arm.guard.is_none() && matches!(&arm.pat, Pat::TupleStruct(t) if t.path.is_ident("Err"))
     })?;
@@ -23,17 +43,77 @@ pub fn err_arm_of_typed_parse(m: &syn::ExprMatch, scope: &Scope<'_>) -> Option<(
     if !ok || m.arms.len() != 2 {
         return None;
     }
-    let ty = match parse_call(&m.expr) {
-        Some(turbofish) => turbofish.or_else(|| let_type(scope))?,
-        None => {
+    let (ty, through) = match (parse_call(&m.expr), constructor_call(&m.expr)) {
+        (Some(turbofish), _) => (turbofish.or_else(|| let_type(scope))?, None),
+        (None, Some((ty, function))) => (ty, Some(function)),
+        (None, None) => {
             let Expr::Path(local) = &*m.expr else {
                 return None;
             };
             let name = local.path.get_ident()?.to_string();
-            local_parse_type(scope, &name)?
+            (local_parse_type(scope, &name)?, None)
         }
     };
-    Some((scope.span(&*err.body), ty))
+    let binding = match &err.pat {
+        Pat::TupleStruct(t) => match t.elems.first() {
+            Some(Pat::Ident(ident)) => Some(ident.ident.to_string()),
+            _ => None,
+        },
+        _ => None,
+    };
+    let leaves = match &*err.body {
+        Expr::Block(b) => {
+            crate::analysis::syntax::leaves(&b.block) || b.block.stmts.iter().any(macro_leaves)
+        }
+        Expr::Return(_) | Expr::Continue(_) | Expr::Break(_) => true,
+        Expr::Macro(m) => tokens_leave(m.mac.tokens.clone()),
+        _ => false,
+    };
+    Some(TypedParseError {
+        arm: scope.span(&*err.body),
+        ty,
+        through,
+        leaves,
+        binding,
+    })
+}
+
+/// A statement that is a macro whose body leaves (`wrap! { return answer(..); }`): a macro's
+/// body is read for its tokens, as the walk reads it.
+fn macro_leaves(stmt: &Stmt) -> bool {
+    match stmt {
+        Stmt::Macro(m) => tokens_leave(m.mac.tokens.clone()),
+        Stmt::Expr(Expr::Macro(m), _) => tokens_leave(m.mac.tokens.clone()),
+        _ => false,
+    }
+}
+
+/// Whether tokens hold `return`, `continue`, `break` or a `?`.
+fn tokens_leave(tokens: proc_macro2::TokenStream) -> bool {
+    tokens.into_iter().any(|tree| match tree {
+        proc_macro2::TokenTree::Ident(i) => i == "return" || i == "continue" || i == "break",
+        proc_macro2::TokenTree::Punct(p) => p.as_char() == '?',
+        proc_macro2::TokenTree::Group(g) => tokens_leave(g.stream()),
+        proc_macro2::TokenTree::Literal(_) => false,
+    })
+}
+
+/// A call of a function through a type's path (`JsonRpcRequest::from_json(line)`, `.await` and
+/// `?` aside): the type and the function's simple name.
+fn constructor_call(expr: &Expr) -> Option<(String, String)> {
+    let Expr::Call(call) = crate::analysis::syntax::strip_statement_wrappers(expr) else {
+        return None;
+    };
+    let Expr::Path(path) = &*call.func else {
+        return None;
+    };
+    let segments = &path.path.segments;
+    let [.., ty, function] = segments.iter().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    let ty = ty.ident.to_string();
+    ty.starts_with(|c: char| c.is_ascii_uppercase())
+        .then(|| (ty, function.ident.to_string()))
 }
 
 /// Whether an expression is a deserialisation (`serde_json::from_str(..)`, `from_slice`,

@@ -1322,7 +1322,8 @@ fn serving_functions(
 /// Whether a serve site known by its callee's name (`run_stdio_demo()`, see
 /// [`ServingFacts::named_sites`]) calls a function of the unit that launches a child process
 /// to talk to over its pipes (`TokioChildProcess::new(..)`, `.stdin(Stdio::piped())`): a demo
-/// that runs the server as a child, named for stdio, serves nothing on the process's own.
+/// that runs the server as a child, named for stdio, serves nothing on the process's own. Nor
+/// does one whose functions of the unit open no serve site, themselves or through their calls.
 fn named_own_function(
     graph: &CrateGraph<'_>,
     facts: &[ServingFacts],
@@ -1338,13 +1339,69 @@ fn named_own_function(
                 .any(|launch| within(*launch, item))
         })
     };
-    file_facts.named_sites.contains(&site)
-        && graph
-            .function(function)
-            .calls
-            .iter()
-            .filter(|call| call.span == site)
-            .any(|call| graph.callees(function, call).iter().any(launches))
+    if !file_facts.named_sites.contains(&site) {
+        return false;
+    }
+    let callees: Vec<FunctionRef> = graph
+        .function(function)
+        .calls
+        .iter()
+        .filter(|call| call.span == site)
+        .flat_map(|call| graph.callees(function, call))
+        .collect();
+    callees.iter().any(launches) || serves_a_socket_instead(graph, facts, &callees)
+}
+
+/// How many calls down [`serves_a_socket_instead`] looks.
+const NAMED_SERVE_DEPTH: usize = 6;
+
+/// Whether the functions of the unit a call named for serving stdio reaches (`run_stdio()`)
+/// listen on a socket (`TcpListener::bind(..)`, `axum::serve(..)`, actix's `HttpServer::new`),
+/// themselves or through the functions they call, and open no serve site on the way:
+/// deva-mcp's `run_stdio` only runs its HTTP server (batch 86), and serves nothing on stdio
+/// whatever its name says. Calls the crate graph does not resolve are not followed, so without
+/// such a listener what the function does is not shown, and the name serves, as before.
+fn serves_a_socket_instead(
+    graph: &CrateGraph<'_>,
+    facts: &[ServingFacts],
+    start: &[FunctionRef],
+) -> bool {
+    let listener = |segments: &[String]| {
+        let tail: Vec<&str> = segments.iter().rev().take(2).map(String::as_str).collect();
+        matches!(
+            tail.as_slice(),
+            ["bind", "TcpListener"] | ["serve", "axum" | "warp" | "hyper"] | ["new", "HttpServer"]
+        )
+    };
+    let mut seen: HashSet<FunctionRef> = start.iter().copied().collect();
+    let mut frontier: Vec<FunctionRef> = start.to_vec();
+    let mut listens = false;
+    for _ in 0..NAMED_SERVE_DEPTH {
+        let mut next = Vec::new();
+        for f in frontier {
+            let function = graph.function(f);
+            let item = function.item_span;
+            let own = facts.get(f.file);
+            if own.is_some_and(|own| own.serve_sites.iter().any(|s| within(*s, item))) {
+                return false;
+            }
+            for call in &function.calls {
+                if let crate::analysis::facts::Callee::Path(segments) = &call.callee {
+                    listens |= listener(segments);
+                }
+                for callee in graph.callees(f, call) {
+                    if seen.insert(callee) {
+                        next.push(callee);
+                    }
+                }
+            }
+        }
+        if next.is_empty() {
+            return listens;
+        }
+        frontier = next;
+    }
+    false
 }
 
 /// Whether a serve site serves, when it constructs a stdio transport from values it is given

@@ -597,10 +597,14 @@ fn ignore_files_never_hide_what_cargo_compiles() {
 fn an_included_file_is_read_in_place() {
     let dir = tempfile::tempdir().expect("temp dir");
     let root = dir.path();
-    package(root, "inc", "pub struct S;\ninclude!(\"parts/send.rs\");\n");
+    package(
+        root,
+        "inc",
+        "pub struct S {\n    out: std::sync::mpsc::Sender<String>,\n}\ninclude!(\"parts/send.rs\");\n",
+    );
     write(
         &root.join("src/parts/send.rs"),
-        "impl S {\n    fn send_error(&self, _i: u64, _c: i64, _m: &str) {}\n    pub fn on_cancelled(&self, id: u64) {\n        self.send_error(id, -32800, \"Request cancelled\");\n    }\n}\n",
+        "impl S {\n    fn send_error(&self, i: u64, c: i64, m: &str) { let _ = self.out.send(format!(\"{i} {c} {m}\")); }\n    pub fn on_cancelled(&self, id: u64) {\n        self.send_error(id, -32800, \"Request cancelled\");\n    }\n}\n",
     );
     let (code, stdout, stderr) = lint(root, &["mcp-lint", "--no-cache", "--format", "concise"]);
     assert_eq!(code, 1, "{stdout}{stderr}");

@@ -636,44 +636,7 @@ impl<'a> CallIndex<'a> {
             // Test code calls the dispatcher under the test harness, never in the program: its
             // id tests protect nothing the program answers.
             for function in facts.functions.iter().filter(|f| !f.in_test) {
-                // A send known to send a response (not one that does only if a callee returns
-                // one).
-                let sends = function.sinks.iter().any(|s| {
-                    s.kind == SinkKind::Response
-                        && s.if_returns_response.is_empty()
-                        && s.through.is_none()
-                });
-                if sends {
-                    index.sends.insert(function.name.as_str());
-                }
-                if sends || function.returns_response {
-                    index.answers.insert(function.name.as_str());
-                }
-                // A call handed another call's value is a send only if that call returns a
-                // response and the callee writes it (worked out over the crate graph, not here).
-                if function.sinks.iter().any(|s| {
-                    s.kind == SinkKind::Response
-                        && (s.through.is_none() || s.if_returns_response.is_empty())
-                }) {
-                    index.writes.insert(function.name.as_str());
-                }
-                let guards: Vec<ByteSpan> = tests
-                    .guards
-                    .iter()
-                    .filter(|g| g.function == Some(function.item_span))
-                    .map(|g| g.block)
-                    .collect();
-                // A function whose every send is in a block an `id` test guards answers only
-                // messages with an `id` (`if let Some(id) = id { self.out.push(..) }`).
-                let inside = |span: ByteSpan| {
-                    guards
-                        .iter()
-                        .any(|b| b.start <= span.start && span.end <= b.end)
-                };
-                if !function.sinks.is_empty() && function.sinks.iter().all(|s| inside(s.span)) {
-                    checks.push((function.name.as_str(), None));
-                }
-                index.note_calls(function, &guards);
+                index.note_function(function, tests, &mut checks);
             }
             for dispatcher in facts.dispatch.dispatchers.iter().filter(|d| !d.by_variants) {
                 if let Some((name, _)) = &dispatcher.function {
@@ -719,6 +682,52 @@ impl<'a> CallIndex<'a> {
             }
         }
         index
+    }
+
+    /// One product function: whether it sends, answers or writes a response, whether its sends
+    /// are all guarded by an `id` test (then it tests the `id`), and its calls.
+    fn note_function(
+        &mut self,
+        function: &'a FunctionFacts,
+        tests: &IdTests,
+        checks: &mut Vec<(&'a str, Option<(String, bool)>)>,
+    ) {
+        // A send known to send a response (not one that does only if a callee returns
+        // one).
+        let sends = function.sinks.iter().any(|s| {
+            s.kind == SinkKind::Response && s.if_returns_response.is_empty() && s.through.is_none()
+        });
+        if sends {
+            self.sends.insert(function.name.as_str());
+        }
+        if sends || function.returns_response {
+            self.answers.insert(function.name.as_str());
+        }
+        // A call handed another call's value is a send only if that call returns a
+        // response and the callee writes it (worked out over the crate graph, not here).
+        if function.sinks.iter().any(|s| {
+            s.kind == SinkKind::Response
+                && (s.through.is_none() || s.if_returns_response.is_empty())
+        }) {
+            self.writes.insert(function.name.as_str());
+        }
+        let guards: Vec<ByteSpan> = tests
+            .guards
+            .iter()
+            .filter(|g| g.function == Some(function.item_span))
+            .map(|g| g.block)
+            .collect();
+        // A function whose every send is in a block an `id` test guards answers only
+        // messages with an `id` (`if let Some(id) = id { self.out.push(..) }`).
+        let inside = |span: ByteSpan| {
+            guards
+                .iter()
+                .any(|b| b.start <= span.start && span.end <= b.end)
+        };
+        if !function.sinks.is_empty() && function.sinks.iter().all(|s| inside(s.span)) {
+            checks.push((function.name.as_str(), None));
+        }
+        self.note_calls(function, &guards);
     }
 
     /// The calls of `function`: who calls what, and which calls a block an `id` test guards

@@ -322,7 +322,6 @@ impl Collector {
         }
         let mut arms = Vec::new();
         let mut catch_all = None;
-        let count = expr.arms.len();
         for ((index, arm), pattern) in expr.arms.iter().enumerate().zip(patterns) {
             if let Some((methods, constants)) = pattern {
                 if arm.guard.is_some() {
@@ -342,9 +341,14 @@ impl Collector {
                     calls: called_names(body),
                     result_template: self.result_template(body, expanded.is_some()),
                 });
-            } else if (index + 1 == count && arm.guard.is_none() && is_catch_all(&arm.pat))
-                || is_some_catch_all(&expr.arms, index)
-            {
+            } else if arm.guard.is_none() && is_catch_all(&arm.pat) {
+                // The first unguarded catch-all takes every other method: the arms after it
+                // never run (ai-gateway's second `_ =>`, batch 87).
+                let body = self.span(&arm.body);
+                let whole = ByteSpan::new(self.span(&arm.pat).start, body.end);
+                catch_all = Some(self.catch_all_arm(&arm.body, whole, body));
+                break;
+            } else if is_some_catch_all(&expr.arms, index) {
                 let body = self.span(&arm.body);
                 let whole = ByteSpan::new(self.span(&arm.pat).start, body.end);
                 catch_all = Some(self.catch_all_arm(&arm.body, whole, body));

@@ -734,12 +734,21 @@ impl<'a> CallIndex<'a> {
     /// protects (one it holds, or one whose value it may write: a block after the call that
     /// calls or sends; `resp.id = req.id` does neither).
     fn note_calls(&mut self, function: &'a FunctionFacts, guards: &[ByteSpan]) {
-        for call in &function.calls {
-            let callee = call.name();
+        // A call known as a send by its name (`respond(&state, &msg)`) is a call of the
+        // crate's function of that name too: who calls whom does not depend on the name. It
+        // leads up to the callers (and their `id` tests), but the callee's own tests are of
+        // the answer it is handed (`write_response(&resp)` testing `resp.id`), not of a
+        // message on the way to a dispatcher.
+        let named_sends = function
+            .sinks
+            .iter()
+            .filter_map(|s| Some((s.named.as_deref()?, s.span, false)));
+        let calls = function.calls.iter().map(|c| (c.name(), c.span, true));
+        for (callee, span, called) in calls.chain(named_sends) {
             if guards.iter().any(|b| {
                 let holds = |s: ByteSpan| b.start <= s.start && s.end <= b.end;
-                holds(call.span)
-                    || (b.start >= call.span.end
+                holds(span)
+                    || (b.start >= span.end
                         && (function.calls.iter().any(|c| holds(c.span))
                             || function.sinks.iter().any(|s| holds(s.span))))
             }) {
@@ -749,10 +758,12 @@ impl<'a> CallIndex<'a> {
                 .entry(callee)
                 .or_default()
                 .push(function.name.as_str());
-            self.callees
-                .entry(function.name.as_str())
-                .or_default()
-                .push(callee);
+            if called {
+                self.callees
+                    .entry(function.name.as_str())
+                    .or_default()
+                    .push(callee);
+            }
         }
     }
 

@@ -660,17 +660,10 @@ fn params_used_as_codes(
     (uses.found, uses.forwarded, uses.wire)
 }
 
-/// The simple name of the function a call expression calls (`err.code()`: `code`;
-/// `Self::to_code(e)`: `to_code`).
+/// The simple name of the function a call expression calls, through parentheses (`err.code()`:
+/// `code`; `Self::to_code(e)`: `to_code`).
 fn callee_name(value: &Expr) -> Option<String> {
-    match crate::analysis::syntax::peel(value) {
-        Expr::MethodCall(call) => Some(call.method.to_string()),
-        Expr::Call(call) => match &*call.func {
-            Expr::Path(p) => p.path.segments.last().map(|last| last.ident.to_string()),
-            _ => None,
-        },
-        _ => None,
-    }
+    crate::analysis::dispatch::called_name(crate::analysis::syntax::peel(value))
 }
 
 /// The value of an integer literal, through negation, parentheses and casts.

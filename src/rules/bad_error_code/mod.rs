@@ -152,9 +152,6 @@ impl Rule for BadErrorCode {
         for (file, facts) in files {
             let call_codes = self::facts::call_codes(facts);
             for (span, code) in &self::facts::error_codes(facts) {
-                let Some((message, severity, note)) = judge_in(context, *code) else {
-                    continue;
-                };
                 // A literal handed to a function of the crate that uses that parameter as no
                 // code (`send_error(&shared, 0, ..)` whose second parameter is a private
                 // protocol's request id) is that function's other data.
@@ -165,16 +162,9 @@ impl Rule for BadErrorCode {
                             .is_some_and(|used| !used.contains(position))
                     },
                 );
-                if other_data {
-                    continue;
+                if !other_data {
+                    out.extend(code_diagnostic(context, *file, *span, *code));
                 }
-                out.push(
-                    Diagnostic::new(&META, *file, *span, message)
-                        .with_severity(severity)
-                        .with_note(note.to_string())
-                        .with_help(HELP)
-                        .with_fix(replacement_fix(context, *file, *span, *code)),
-                );
             }
         }
         // An integer of the reserved range handed to a function of the crate, under any name,
@@ -188,17 +178,9 @@ impl Rule for BadErrorCode {
                 let used = wire
                     .iter()
                     .any(|(name, params)| *name == callee && params.contains(&position));
-                let Some((message, severity, note)) = judge_in(context, code).filter(|_| used)
-                else {
-                    continue;
-                };
-                out.push(
-                    Diagnostic::new(&META, *file, span, message)
-                        .with_severity(severity)
-                        .with_note(note.to_string())
-                        .with_help(HELP)
-                        .with_fix(replacement_fix(context, *file, span, code)),
-                );
+                if used {
+                    out.extend(code_diagnostic(context, *file, span, code));
+                }
             }
         }
         let before = out.len();
@@ -207,11 +189,8 @@ impl Rule for BadErrorCode {
         // A constant both named as a code and returned by a function used as one is reported
         // once, where it is read.
         let mut seen = std::collections::HashSet::new();
-        let mut index = 0;
-        out.retain(|d| {
-            index += 1;
-            index <= before || seen.insert((d.file, d.span))
-        });
+        let found = out.split_off(before);
+        out.extend(found.into_iter().filter(|d| seen.insert((d.file, d.span))));
     }
 }
 
@@ -415,11 +394,20 @@ fn shown_code(
     code: i64,
     shown: crate::diagnostic::Label,
 ) -> Option<Diagnostic> {
+    code_diagnostic(context, file, span, code).map(|d| d.with_labels(vec![shown]))
+}
+
+/// The finding for a code at `span`, if the code is a bad one.
+fn code_diagnostic(
+    context: &RuleContext<'_>,
+    file: FileId,
+    span: ByteSpan,
+    code: i64,
+) -> Option<Diagnostic> {
     let (message, severity, note) = judge_in(context, code)?;
     Some(
         Diagnostic::new(&META, file, span, message)
             .with_severity(severity)
-            .with_labels(vec![shown])
             .with_note(note.to_string())
             .with_help(HELP)
             .with_fix(replacement_fix(context, file, span, code)),

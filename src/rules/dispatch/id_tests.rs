@@ -1378,13 +1378,10 @@ fn names_parse_error_code(tokens: TokenStream) -> bool {
 }
 
 /// Whether an expression parses a message (`serde_json::from_str`, `.parse()`).
-/// The deserialising functions of serde's data formats (`serde_json::from_str`, ..).
-const DESERIALISERS: [&str; 4] = ["from_str", "from_slice", "from_value", "from_reader"];
-
 fn calls_parser(expr: &Expr) -> bool {
     called_names(expr)
         .iter()
-        .any(|name| name == "parse" || DESERIALISERS.contains(&name.as_str()))
+        .any(|name| name == "parse" || super::strict_parse::DESERIALISERS.contains(&name.as_str()))
 }
 
 /// Whether a statement deserialises something (`serde_json::from_str(..)`, `from_slice`,
@@ -1405,7 +1402,7 @@ fn deserialises(stmt: &syn::Stmt) -> bool {
     exprs.into_iter().any(|e| {
         called_names(e)
             .iter()
-            .any(|name| DESERIALISERS.contains(&name.as_str()))
+            .any(|name| super::strict_parse::DESERIALISERS.contains(&name.as_str()))
     })
 }
 
@@ -1414,27 +1411,13 @@ fn ignores_its_argument(closure: &syn::ExprClosure) -> bool {
     closure.inputs.len() == 1 && matches!(closure.inputs.first(), Some(syn::Pat::Wild(_)))
 }
 
-/// Whether a function declares it returns an `Option`.
 /// The type a function returns in a `Result` (`-> Result<Self, E>` in an `impl T`: `T`; `->
 /// Result<Request, E>`: `Request`).
 fn result_of(sig: &syn::Signature, scope: &Scope<'_>) -> Option<String> {
     let syn::ReturnType::Type(_, ty) = &sig.output else {
         return None;
     };
-    let syn::Type::Path(path) = &**ty else {
-        return None;
-    };
-    let last = path.path.segments.last()?;
-    if last.ident != "Result" {
-        return None;
-    }
-    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
-        return None;
-    };
-    let ok = args.args.iter().find_map(|a| match a {
-        syn::GenericArgument::Type(ty) => type_name(ty),
-        _ => None,
-    })?;
+    let ok = super::strict_parse::result_ok_type(ty)?;
     if ok == "Self" {
         scope.impl_scope().and_then(|i| i.self_ty.clone())
     } else {
@@ -1442,6 +1425,7 @@ fn result_of(sig: &syn::Signature, scope: &Scope<'_>) -> Option<String> {
     }
 }
 
+/// Whether a function declares it returns an `Option`.
 fn returns_option(sig: &syn::Signature) -> bool {
     matches!(&sig.output, syn::ReturnType::Type(_, ty)
         if type_name(ty).is_some_and(|t| t == "Option"))

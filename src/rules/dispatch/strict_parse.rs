@@ -116,6 +116,9 @@ fn constructor_call(expr: &Expr) -> Option<(String, String)> {
         .then(|| (ty, function.ident.to_string()))
 }
 
+/// The deserialising functions of serde's data formats (`serde_json::from_str`, ..).
+pub(super) const DESERIALISERS: [&str; 4] = ["from_str", "from_slice", "from_value", "from_reader"];
+
 /// Whether an expression is a deserialisation (`serde_json::from_str(..)`, `from_slice`,
 /// `from_value`, `from_reader`), with the type its turbofish names, if any.
 fn parse_call(expr: &Expr) -> Option<Option<String>> {
@@ -126,10 +129,7 @@ fn parse_call(expr: &Expr) -> Option<Option<String>> {
         return None;
     };
     let last = path.path.segments.last()?;
-    if !matches!(
-        last.ident.to_string().as_str(),
-        "from_str" | "from_slice" | "from_value" | "from_reader"
-    ) {
+    if !DESERIALISERS.contains(&last.ident.to_string().as_str()) {
         return None;
     }
     let turbofish = match &last.arguments {
@@ -182,7 +182,7 @@ fn local_parse_type(scope: &Scope<'_>, name: &str) -> Option<String> {
 }
 
 /// `T` of a declared `Result<T, E>`.
-fn result_ok_type(ty: &syn::Type) -> Option<String> {
+pub(super) fn result_ok_type(ty: &syn::Type) -> Option<String> {
     let syn::Type::Path(path) = ty else {
         return None;
     };

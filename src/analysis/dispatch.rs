@@ -143,6 +143,9 @@ struct FunctionScope {
     /// Locals bound from a read of another local or parameter (`let method =
     /// request.method.as_str();`): the local's name and that root's.
     aliases: Vec<(String, String)>,
+    /// Locals bound from a read of a JSON member by its key (`let name =
+    /// params.get("name").and_then(|v| v.as_str())`): the local's name and the key.
+    member_locals: Vec<(String, String)>,
     /// The function's code names method-not-found (`-32601`, a `METHOD_NOT_FOUND`-like name).
     names_not_found: bool,
     /// The function's code spells an MCP method in a string literal (it dispatches).
@@ -232,6 +235,7 @@ impl Collector {
             dispatch_locals: Vec::new(),
             typed_locals: Vec::new(),
             aliases: Vec::new(),
+            member_locals: Vec::new(),
             names_not_found: false,
             spells_method: false,
             tables: Vec::new(),
@@ -274,6 +278,7 @@ impl Collector {
             .arms
             .iter()
             .any(|arm| tests_beside_the_method(&arm.pat))
+            || self.reads_another_member(method_element(expr).unwrap_or(&expr.expr))
         {
             return None;
         }
@@ -603,6 +608,9 @@ impl Collector {
         if named < 2 || !mcp || methods.any(|m| is_a2a_method(m)) {
             return None;
         }
+        if chain_subject(&first.cond).is_some_and(|e| self.reads_another_member(e)) {
+            return None;
+        }
         let arms = links
             .into_iter()
             .map(|(methods, block)| {
@@ -734,6 +742,31 @@ impl Collector {
             http_error_status: names_http_error_status(body.to_token_stream()),
             falls_through: does_nothing(body),
         }
+    }
+
+    /// The `match` tests a JSON member other than the method, read by its key: `match name` after
+    /// `let name = params.get("name").and_then(|v| v.as_str())` chooses a tool (reasonkit's
+    /// `tools/call` handler, batch 86, whose tools are named `echo` and `ping`), not a method.
+    fn reads_another_member(&self, subject: &Expr) -> bool {
+        let key = member_key(subject).or_else(|| {
+            let mut local = super::syntax::root_local(subject)?;
+            let function = self.functions.last()?;
+            // Through the locals it was copied into (`let s = name;`), as [`Self::subject`].
+            for _ in 0..4 {
+                let found = function
+                    .member_locals
+                    .iter()
+                    .rev()
+                    .find(|(n, _)| *n == local);
+                if let Some((_, key)) = found {
+                    return Some(key.clone());
+                }
+                let (_, next) = function.aliases.iter().rev().find(|(n, _)| *n == local)?;
+                local = next.clone();
+            }
+            None
+        });
+        key.is_some_and(|key| key != "method")
     }
 
     /// What a dispatcher reads the method from: the local or parameter at the root of `expr`
@@ -1182,6 +1215,9 @@ impl Collector {
             self.functions.last_mut(),
         ) {
             function.aliases.push((pat.ident.to_string(), root));
+            if let Some(key) = member_key(&init.expr) {
+                function.member_locals.push((pat.ident.to_string(), key));
+            }
         }
         let value = super::syntax::tail_value(super::syntax::peel(&init.expr));
         let start = match value {
@@ -1242,6 +1278,10 @@ impl Collector {
             .iter()
             .rev()
             .find(|t| named.contains(&t.local))?;
+        if tables::looked_up(&expr.expr, &table.local).is_some_and(|e| self.reads_another_member(e))
+        {
+            return None;
+        }
         let mut catch_all = None;
         for arm in &expr.arms {
             if arm.guard.is_some() {
@@ -1672,6 +1712,32 @@ pub(crate) fn method_patterns(
             }
         }
         _ => false,
+    }
+}
+
+/// The key of the JSON member `expr` reads last, by a string literal: `name` in
+/// `params.get("name").and_then(|v| v.as_str()).unwrap_or("")`, in `args["name"].as_str()`,
+/// and in `msg.get("params").and_then(|p| p.get("name"))`.
+fn member_key(expr: &Expr) -> Option<String> {
+    match super::syntax::peel(expr) {
+        Expr::MethodCall(call) => {
+            if call.method == "get" && call.args.len() == 1 {
+                if let Some(key) = call.args.first().and_then(super::syntax::str_literal) {
+                    return Some(key);
+                }
+            }
+            let in_closure = call.args.iter().find_map(|arg| match arg {
+                Expr::Closure(closure) => member_key(&closure.body),
+                _ => None,
+            });
+            in_closure.or_else(|| member_key(&call.receiver))
+        }
+        Expr::Index(index) => {
+            super::syntax::str_literal(&index.index).or_else(|| member_key(&index.expr))
+        }
+        Expr::Try(e) => member_key(&e.expr),
+        Expr::Await(e) => member_key(&e.base),
+        _ => None,
     }
 }
 

@@ -134,10 +134,19 @@ impl Rule for BadErrorCode {
             .flat_map(|(_, _, forwarded)| forwarded)
             .filter(|(.., at_code)| *at_code)
             .map(|(_, callee, ..)| format!("{}fn {callee}", crate::prefilter::STANDALONE));
+        // The functions of the crate that the file hands a literal at a code's place
+        // (`ASTError::syntax_error(0, 0, ..)`): what the called one does with that parameter
+        // decides whether it is a code (see `code_params`), so its definition is read even where
+        // it names no code (batch 89: just-mcp's line and column were taken for the code 0).
+        let called = facts
+            .iter()
+            .flat_map(|f| self::facts::call_codes(f))
+            .map(|(_, callee, _)| format!("{}fn {callee}", crate::prefilter::STANDALONE));
         crate::prefilter::standalone(ERROR_CODE_WORDS)
             .chain(used)
             .chain(constants)
             .chain(forwarded)
+            .chain(called)
             .collect()
     }
 

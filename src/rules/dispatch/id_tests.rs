@@ -166,6 +166,11 @@ struct FunctionScope {
     first_null_id: usize,
     /// The function returns nothing (`-> ()`, or no return type).
     returns_unit: bool,
+    /// The function implements a std or web framework trait's conversion to a value
+    /// (`Default::default`, axum's `IntoResponse::into_response`): a null-`id` response it
+    /// builds is a default or the HTTP body of an error value, not shown to answer a message
+    /// (batch 88: ryht's `impl Default for JsonRpcResponse`; MCP-Shield's error type).
+    builds_a_value: bool,
     /// Where the function's first statement that deserialises something starts
     /// (`serde_json::from_str(..)`, see [`deserialises`]): its null-`id` answers after it are
     /// those of a message it could not read.
@@ -214,7 +219,18 @@ impl Hook for Collector {
                         .find(|stmt| deserialises(stmt))
                         .map(|stmt| scope.span(stmt).start)
                 });
+                let converts = scope
+                    .impl_scope()
+                    .and_then(|i| i.trait_name.as_deref())
+                    .is_some_and(|t| {
+                        let name = function.name();
+                        (t == "Default" && name == "default")
+                            || (t == "IntoResponse" && name == "into_response")
+                    });
                 self.enter_function(function.span, function.sig, parses);
+                if let Some(current) = self.functions.last_mut() {
+                    current.builds_a_value = converts;
+                }
                 if let (Some(_), Some(ty)) = (parses, sig.and_then(|sig| result_of(sig, scope))) {
                     self.facts.typed_parsers.push((function.name(), ty));
                 }
@@ -307,6 +323,7 @@ impl Collector {
             builds_error_status: false,
             first_null_id: self.facts.null_id_responses.len(),
             returns_unit,
+            builds_a_value: false,
             locals: std::collections::HashMap::new(),
             call_values: std::collections::HashMap::new(),
             parses,
@@ -333,7 +350,7 @@ impl Collector {
         let http_rejection = self
             .functions
             .last()
-            .is_some_and(|f| f.builds_status || f.takes_status);
+            .is_some_and(|f| f.builds_status || f.takes_status || f.builds_a_value);
         // After the function's first deserialisation: the answer to what it could not read
         // (what the function does decides, not what it is called).
         let after_a_parse = self

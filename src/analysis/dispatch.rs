@@ -359,6 +359,9 @@ impl Collector {
                 catch_all = Some(self.catch_all_arm(&arm.body, whole, body));
             }
         }
+        if let Some(catch_all) = &mut catch_all {
+            catch_all.delegates = catch_all_delegates(expr);
+        }
         let mut dispatcher = self.match_dispatcher(expr, arms, catch_all);
         dispatcher.by_constants = by_constants;
         Some(dispatcher)
@@ -741,6 +744,7 @@ impl Collector {
             calls: called_names(body),
             http_error_status: names_http_error_status(body.to_token_stream()),
             falls_through: does_nothing(body),
+            delegates: false,
         }
     }
 
@@ -825,6 +829,21 @@ impl Collector {
             return None;
         };
         let trees: Vec<TokenTree> = mac.tokens.clone().into_iter().collect();
+        // `json!("pong")`, `json!(1)`: a scalar for the result, which is not empty (batch 88's
+        // appz-wsl-mcp answers `ping` with `"pong"`).
+        if let [TokenTree::Literal(_)] = trees.as_slice() {
+            if has_block(expr) {
+                return None;
+            }
+            let value =
+                (self.in_expansion || through_macro).then(|| mac.to_token_stream().to_string());
+            return Some(ResultTemplate {
+                body: self.span(expr),
+                replace: self.span(*mac),
+                replacement: format!("{}!({{}})", path_segments(&mac.path).join("::")),
+                value,
+            });
+        }
         let [TokenTree::Group(object)] = trees.as_slice() else {
             return None;
         };
@@ -1713,6 +1732,65 @@ pub(crate) fn method_patterns(
         }
         _ => false,
     }
+}
+
+/// Whether the first unguarded catch-all of a `match` on the method hands the method on to a
+/// call whose value it tests (see [`delegates_method`]).
+fn catch_all_delegates(expr: &syn::ExprMatch) -> bool {
+    // What the method is read from, and the catch-all's binding of it (`other =>`).
+    let mut method_names: Vec<String> =
+        super::syntax::root_local(method_element(expr).unwrap_or(&expr.expr))
+            .into_iter()
+            .collect();
+    let Some(arm) = expr
+        .arms
+        .iter()
+        .find(|arm| arm.guard.is_none() && is_catch_all(&arm.pat))
+    else {
+        return false;
+    };
+    if let Pat::Ident(binding) = &arm.pat {
+        method_names.push(binding.ident.to_string());
+    }
+    delegates_method(&arm.body, &method_names)
+}
+
+/// Whether `body` tests the value of a call it hands the method to (`match
+/// server.handle_method(method, params) { .. }`, `if let Some(v) = route(&method) { .. }`):
+/// `names` are what the method is read from and the catch-all's binding of it.
+fn delegates_method(body: &Expr, names: &[String]) -> bool {
+    struct Finder<'n> {
+        names: &'n [String],
+        found: bool,
+    }
+    impl Finder<'_> {
+        fn tested(&mut self, scrutinee: &Expr) {
+            let args: Vec<&Expr> = match super::syntax::peel(scrutinee) {
+                Expr::Call(call) => call.args.iter().collect(),
+                Expr::MethodCall(call) => call.args.iter().collect(),
+                _ => return,
+            };
+            self.found |= args.iter().any(|arg| {
+                super::syntax::root_local(arg).is_some_and(|root| self.names.contains(&root))
+            });
+        }
+    }
+    impl<'ast> Visit<'ast> for Finder<'_> {
+        fn visit_expr_match(&mut self, m: &'ast syn::ExprMatch) {
+            self.tested(&m.expr);
+            syn::visit::visit_expr_match(self, m);
+        }
+        fn visit_expr_let(&mut self, l: &'ast syn::ExprLet) {
+            self.tested(&l.expr);
+            syn::visit::visit_expr_let(self, l);
+        }
+    }
+    let mut finder = Finder {
+        names,
+        found: false,
+    };
+    finder.visit_expr(body);
+    finder.found
 }
 
 /// The key of the JSON member `expr` reads last, by a string literal: `name` in

@@ -86,6 +86,12 @@ pub struct CatchAllArm {
     /// `match`, maybe a second dispatcher of the same function.
     #[serde(default)]
     pub falls_through: bool,
+    /// The arm hands the method on to a call whose value it tests before it answers (`_ =>
+    /// match server.handle_method(method, params) { Some(v) => .., None => not_found() }`):
+    /// that call may answer methods the `match` does not list (batch 90: kern's servers
+    /// answer `ping` there).
+    #[serde(default)]
+    pub delegates: bool,
 }
 
 /// A `match` over method names.

@@ -71,10 +71,7 @@ impl Rule for PingNotAnswered {
                 let Some(catch_all) = &dispatcher.catch_all else {
                     continue;
                 };
-                // Over an `Option` of variants, or a catch-all that is the variant a conversion
-                // makes of every other method: a new shape, in preview (first contact, batch
-                // 60: rezolus, a recorded miss).
-                if catch_all.by_conversion && !context.preview() {
+                if in_a_preview_shape(catch_all) && !context.preview() {
                     continue;
                 }
                 let handles = |wanted: &dyn Fn(&str) -> bool| lists(context, dispatcher, wanted);
@@ -133,13 +130,24 @@ impl Rule for PingNotAnswered {
                 }
                 let source = context.sources.get(*file);
                 let found = diagnostic(*file, dispatcher, catch_all, source, front);
-                out.push(match catch_all.by_conversion {
-                    true => found.with_note(BY_CONVERSION),
-                    false => found,
+                out.push(match (catch_all.by_conversion, catch_all.delegates) {
+                    (true, _) => found.with_note(BY_CONVERSION),
+                    (false, true) => found.with_note(DELEGATES),
+                    (false, false) => found,
                 });
             }
         }
     }
+}
+
+/// Whether a catch-all's finding is of a shape in preview: over an `Option` of variants, or a
+/// catch-all that is the variant a conversion makes of every other method (first contact,
+/// batch 60: rezolus, a recorded miss); or a catch-all that hands the method on to a call it
+/// tests before answering method-not-found, whether that call answers `ping` not shown
+/// (docs/ecosystem.md, batches 90 and 91: kern's catch-all asks its server's `handle_method`,
+/// whose implementations answer `ping`; false).
+fn in_a_preview_shape(catch_all: &CatchAllArm) -> bool {
+    catch_all.by_conversion || catch_all.delegates
 }
 
 /// The `ping` arms of MCP dispatchers that answer with a result that is not empty.
@@ -415,6 +423,9 @@ fn arm_text(template: &ResultTemplate, source: &SourceFile) -> Option<String> {
     // A body over several lines is not copied: the arm would be hard to read.
     (!body.contains('\n')).then_some(body)
 }
+
+/// The note of a finding of the shape in preview (see [`crate::analysis::dispatchers::CatchAllArm::delegates`]).
+const DELEGATES: &str = "preview: the catch-all hands the method on to a call and answers method-not-found only when that call does not handle it; whether the call answers `ping` is not shown";
 
 /// The note of a finding of the shape in preview (see [`crate::analysis::dispatchers::CatchAllArm::by_conversion`]).
 const BY_CONVERSION: &str = "preview: a new shape: the dispatcher matches an `Option` of the \

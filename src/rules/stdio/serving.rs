@@ -552,6 +552,33 @@ impl Serving {
                 ));
             }
         }
+        // `Commands::Mcp(mcp) => match mcp { McpCommands::Stdio => .., .. }`: the inner arms
+        // are also arms of the outer value, for the nested variants (`Mcp/Stdio`), as a test
+        // `matches!(cli.command, Commands::Mcp(McpCommands::Stdio))` names them (batch 88:
+        // ryht's two binaries install their stdout logger only when the command is not `mcp
+        // stdio`).
+        for arm in &expr.arms {
+            let Some((outer, inner)) = nested_variant_match(arm) else {
+                continue;
+            };
+            let nested: Vec<super::facts::VariantArm> = inner
+                .arms
+                .iter()
+                .map(|arm| {
+                    let variants = pattern_variants(&arm.pat)
+                        .map(|vs| vs.iter().map(|v| format!("{outer}/{v}")).collect());
+                    (scope.span(&*arm.body), variants)
+                })
+                .collect();
+            for (arm, variants) in &nested {
+                if let Some(variants) = variants {
+                    self.facts
+                        .variant_guards
+                        .push((*arm, scrutinee.clone(), variants.clone()));
+                }
+            }
+            self.facts.variant_matches.push((scrutinee.clone(), nested));
+        }
         self.facts.variant_matches.push((scrutinee, by_variant));
         for arm in expr.arms.iter().filter(|arm| exits_process(&arm.body)) {
             self.facts.exits.push(scope.span(&*arm.body));
@@ -1155,6 +1182,33 @@ fn is_place(expr: &Expr) -> bool {
         Expr::Field(field) => is_place(&field.base),
         _ => false,
     }
+}
+
+/// An arm `Variant(inner) => match inner { .. }` (the `match` alone, or as its block's one
+/// statement): the variant's name and the inner `match`.
+fn nested_variant_match(arm: &syn::Arm) -> Option<(String, &syn::ExprMatch)> {
+    if arm.guard.is_some() {
+        return None;
+    }
+    let syn::Pat::TupleStruct(p) = &arm.pat else {
+        return None;
+    };
+    let [syn::Pat::Ident(binding)] = p.elems.iter().collect::<Vec<_>>().as_slice() else {
+        return None;
+    };
+    if binding.subpat.is_some() {
+        return None;
+    }
+    let outer = p.path.segments.last()?.ident.to_string();
+    let inner = match &*arm.body {
+        Expr::Match(m) => m,
+        Expr::Block(b) => match b.block.stmts.as_slice() {
+            [Stmt::Expr(Expr::Match(m), _)] => m,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    (binding.ident == scrutinee_text(&inner.expr)).then_some((outer, inner))
 }
 
 /// A pattern that admits any value: `_`, or a plain binding (`other`).

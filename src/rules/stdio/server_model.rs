@@ -1349,7 +1349,48 @@ fn named_own_function(
         .filter(|call| call.span == site)
         .flat_map(|call| graph.callees(function, call))
         .collect();
-    callees.iter().any(launches) || serves_a_socket_instead(graph, facts, &callees)
+    callees.iter().any(launches)
+        || serves_a_socket_instead(graph, facts, &callees)
+        || (!callees.is_empty()
+            && callees
+                .iter()
+                .all(|c| returns_to_its_caller(graph, facts, *c, function)))
+}
+
+/// Whether a function of the unit called by a name that says it serves stdio only calls back
+/// into the function that called it (codescope's `init` falls back to `run_stdio_init(..)`,
+/// whose body is `Box::pin(run(..)).await`, the same `init::run` again: batch 88): it opens no
+/// serve site of its own, calls the caller (its serving, if any, is the caller's own, judged
+/// where it is), and makes no other call but paths the crate graph does not resolve
+/// (`Box::pin`), none a serve site. A method call it cannot resolve may be an SDK's builder
+/// that serves (`ServerBuilder::new().for_stdio().run()`), so such a function still serves by
+/// its name.
+fn returns_to_its_caller(
+    graph: &CrateGraph<'_>,
+    facts: &[ServingFacts],
+    callee: FunctionRef,
+    caller: FunctionRef,
+) -> bool {
+    let function = graph.function(callee);
+    let item = function.item_span;
+    let own = facts.get(callee.file);
+    if own.is_some_and(|own| own.serve_sites.iter().any(|s| within(*s, item))) {
+        return false;
+    }
+    let mut back = false;
+    for call in &function.calls {
+        let targets = graph.callees(callee, call);
+        if targets.is_empty() {
+            if !matches!(call.callee, crate::analysis::facts::Callee::Path(_)) {
+                return false;
+            }
+        } else if targets.iter().all(|t| *t == caller) {
+            back = true;
+        } else {
+            return false;
+        }
+    }
+    back
 }
 
 /// How many calls down [`serves_a_socket_instead`] looks.

@@ -1035,11 +1035,18 @@ fn mcp002_reports_the_writes_shown_to_run_whenever_the_program_serves_without_a_
 /// its finding in preview mode only. MCP003's method-not-found catch-all of a dispatcher that
 /// messages come to, in preview with the rule after batches 34 to 37 and again after batches 58
 /// and 59, is stable again since batches 60 and 61 (5 of 5): reported by default. (Batches 90
-/// and 91) MCP004's catch-all that hands the method to a call before answering method-not-found.
+/// and 91) MCP004's catch-all that hands the method to a call before answering method-not-found,
+/// and its catch-all that answers nothing (a new shape).
 #[test]
 fn new_shapes_of_stable_rules_run_only_in_preview_mode() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    let cases: [(&[&str], &[&str], &str); 24] = [
+    let cases: [(&[&str], &[&str], &str); 25] = [
+        // MCP004's catch-all that answers nothing (a new shape).
+        (
+            &["mcp004/catch_all_that_answers_nothing.rs"],
+            &["catch_all_that_answers_nothing.rs"],
+            "catch_all_that_answers_nothing.rs:21:13: error[MCP004]",
+        ),
         // MCP004's catch-all that hands the method to a call first (batches 90 and 91).
         (
             &["mcp004/catch_all_that_hands_the_method_to_its_server_first.rs"],

@@ -112,6 +112,7 @@ pub fn hook(base: usize, unread: Vec<super::items::UnreadConst>) -> Box<dyn Hook
         code_consts: std::collections::HashMap::new(),
         self_ty: None,
         other_method_variants: Vec::new(),
+        silent_matches: std::collections::HashSet::new(),
     })
 }
 
@@ -190,6 +191,10 @@ struct Collector {
     /// (`other => McpMethod::Unknown(other.to_string())` after `"initialize" =>
     /// McpMethod::Initialize`, ..), seen so far.
     other_method_variants: Vec<String>,
+    /// The starts of the `match`es whose value is bound to a local that the rest of its block
+    /// reads only in `if let Some(..) = local { .. }` with no `else` (see
+    /// [`Collector::note_silent_locals`]): a `None` of theirs sends nothing.
+    silent_matches: std::collections::HashSet<usize>,
 }
 
 impl Collector {
@@ -360,7 +365,7 @@ impl Collector {
             }
         }
         if let Some(catch_all) = &mut catch_all {
-            catch_all.delegates = catch_all_delegates(expr);
+            self.annotate_catch_all(expr, catch_all);
         }
         let mut dispatcher = self.match_dispatcher(expr, arms, catch_all);
         dispatcher.by_constants = by_constants;
@@ -726,6 +731,64 @@ impl Collector {
     }
 
     /// The catch-all arm whose body is `body`: the whole arm at `span`, its body at `body_span`.
+    /// What a `match` dispatcher's catch-all does besides answering (see
+    /// [`CatchAllArm::delegates`] and [`CatchAllArm::answers_nothing`]).
+    fn annotate_catch_all(&self, expr: &syn::ExprMatch, catch_all: &mut CatchAllArm) {
+        catch_all.delegates = catch_all_delegates(expr);
+        let start = self
+            .raw_span(expr.match_token.span, expr.match_token.span)
+            .start;
+        catch_all.answers_nothing = match catch_all_value(expr) {
+            Some(NoAnswer::Continue) => true,
+            Some(NoAnswer::None) => self.silent_matches.contains(&start),
+            None => false,
+        };
+    }
+
+    /// `let response = match method { .., _ => None };` followed only by `if let Some(r) =
+    /// response { write(r) }` (no `else`, no other read of `response`): the `match`'s `None`
+    /// sends nothing (batch 91: mcp-hwp's stdio loop).
+    fn note_silent_locals(&mut self, stmts: &[syn::Stmt]) {
+        // A statement one of the file's own macros stands for is read as what it expands to
+        // (`wrap! { let response = match .. ; }`), a statement of the same block.
+        let expanded: Vec<Option<syn::Stmt>> = stmts
+            .iter()
+            .map(|stmt| match stmt {
+                syn::Stmt::Macro(m) if !self.macros.is_empty() => {
+                    let tokens = self.macros.expand(&m.mac)?;
+                    let block: syn::Block = syn::parse2(quote::quote!({ #tokens })).ok()?;
+                    match block.stmts.as_slice() {
+                        [one] => Some(one.clone()),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            })
+            .collect();
+        for (index, stmt) in stmts.iter().enumerate() {
+            let stmt = expanded.get(index).and_then(Option::as_ref).unwrap_or(stmt);
+            let syn::Stmt::Local(local) = stmt else {
+                continue;
+            };
+            let (Pat::Ident(pat), Some(init)) = (&local.pat, &local.init) else {
+                continue;
+            };
+            let Expr::Match(m) = &*init.expr else {
+                continue;
+            };
+            let name = pat.ident.to_string();
+            let rest = stmts.get(index + 1..).unwrap_or_default();
+            let reads: Vec<&syn::Stmt> = rest
+                .iter()
+                .filter(|s| mentions(s.to_token_stream(), &name))
+                .collect();
+            if !reads.is_empty() && reads.iter().all(|s| only_if_some(s, &name)) {
+                let start = self.raw_span(m.match_token.span, m.match_token.span).start;
+                self.silent_matches.insert(start);
+            }
+        }
+    }
+
     fn catch_all_arm(&self, body: &Expr, span: ByteSpan, body_span: ByteSpan) -> CatchAllArm {
         let expanded = self.expanded(body);
         let body = expanded.as_ref().unwrap_or(body);
@@ -745,6 +808,7 @@ impl Collector {
             http_error_status: names_http_error_status(body.to_token_stream()),
             falls_through: does_nothing(body),
             delegates: false,
+            answers_nothing: false,
         }
     }
 
@@ -945,6 +1009,64 @@ impl Collector {
 }
 
 /// Whether an arm's body does nothing: `{}`, `()`, or blocks of those (`else { {} }`).
+/// A catch-all's value that is no answer: `continue` (the loop goes on to the next message), or
+/// `None` (an answer only if whoever reads the value makes one of it).
+enum NoAnswer {
+    Continue,
+    None,
+}
+
+/// What the first unguarded catch-all of a `match` gives, when it is no answer.
+fn catch_all_value(expr: &syn::ExprMatch) -> Option<NoAnswer> {
+    let arm = expr
+        .arms
+        .iter()
+        .find(|arm| arm.guard.is_none() && is_catch_all(&arm.pat))?;
+    let mut body = &*arm.body;
+    loop {
+        match body {
+            Expr::Block(b) => match b.block.stmts.as_slice() {
+                [syn::Stmt::Expr(e, _)] => body = e,
+                _ => return None,
+            },
+            Expr::Paren(p) => body = &p.expr,
+            Expr::Continue(c) if c.label.is_none() => return Some(NoAnswer::Continue),
+            Expr::Path(p) if p.path.is_ident("None") => return Some(NoAnswer::None),
+            _ => return None,
+        }
+    }
+}
+
+/// Whether `tokens` name the local `name`.
+fn mentions(tokens: proc_macro2::TokenStream, name: &str) -> bool {
+    tokens.into_iter().any(|tree| match tree {
+        TokenTree::Ident(ident) => ident == name,
+        TokenTree::Group(group) => mentions(group.stream(), name),
+        _ => false,
+    })
+}
+
+/// `if let Some(..) = name { <no mention of name> }` with no `else`.
+fn only_if_some(stmt: &syn::Stmt, name: &str) -> bool {
+    let expr = match stmt {
+        syn::Stmt::Expr(e, _) => e,
+        _ => return false,
+    };
+    let Expr::If(expr_if) = expr else {
+        return false;
+    };
+    let Expr::Let(binding) = &*expr_if.cond else {
+        return false;
+    };
+    let some = matches!(&*binding.pat, Pat::TupleStruct(ts) if ts.path.is_ident("Some"));
+    let of_name = matches!(&*binding.expr, Expr::Path(p) if p.path.is_ident(name));
+    // `if let Some(response) = response`: the branch's `response` is the new binding.
+    let shadows = mentions(binding.pat.to_token_stream(), name);
+    some && of_name
+        && expr_if.else_branch.is_none()
+        && (shadows || !mentions(expr_if.then_branch.to_token_stream(), name))
+}
+
 fn does_nothing(body: &Expr) -> bool {
     match body {
         Expr::Block(b) => b.block.stmts.iter().all(|stmt| match stmt {
@@ -1050,7 +1172,10 @@ impl Hook for Collector {
             // A `vec![..]` read as code: its literals are met as the walk visits its elements.
             Node::Macro(_) if scope.macro_body_is_code() => {}
             Node::Macro(mac) => self.enter_macro(mac),
-            Node::Block(block) => self.note_fall_through(&block.stmts),
+            Node::Block(block) => {
+                self.note_fall_through(&block.stmts);
+                self.note_silent_locals(&block.stmts);
+            }
             _ => {}
         }
     }

@@ -92,6 +92,10 @@ pub struct CatchAllArm {
     /// answer `ping` there).
     #[serde(default)]
     pub delegates: bool,
+    /// The arm's value is no answer (`_ => None`, `Ok(None)`, `continue`, `return None`): a
+    /// request of any other method, `ping` among them, gets no response at all.
+    #[serde(default)]
+    pub answers_nothing: bool,
 }
 
 /// A `match` over method names.

@@ -119,25 +119,59 @@ impl Rule for PingNotAnswered {
                         None => continue,
                     }
                 };
-                let unit = super::UnitErrs(context.graph.files());
-                // A catch-all that refuses with an HTTP error status (`Err((StatusCode::
-                // BAD_REQUEST, ..))`) refuses `ping` too: a new shape, in preview (first
-                // contact, batch 35: brave-search-mcp-server, a recorded miss).
-                let refused = dispatcher.catch_all_answers_method_not_found(&unit)
-                    || (context.preview() && catch_all.http_error_status);
-                if !tools || !refused {
+                if !tools {
                     continue;
                 }
-                let source = context.sources.get(*file);
-                let found = diagnostic(*file, dispatcher, catch_all, source, front);
-                out.push(match (catch_all.by_conversion, catch_all.delegates) {
-                    (true, _) => found.with_note(BY_CONVERSION),
-                    (false, true) => found.with_note(DELEGATES),
-                    (false, false) => found,
-                });
+                out.extend(catch_all_finding(
+                    context, *file, dispatcher, catch_all, front,
+                ));
             }
         }
     }
+}
+
+/// The finding of a dispatcher's catch-all that `ping` falls into, if it refuses `ping` or
+/// answers nothing.
+fn catch_all_finding(
+    context: &RuleContext<'_>,
+    file: FileId,
+    dispatcher: &MethodDispatcher,
+    catch_all: &CatchAllArm,
+    front: Option<(FileId, ByteSpan)>,
+) -> Option<Diagnostic> {
+    let unit = super::UnitErrs(context.graph.files());
+    // A catch-all that refuses with an HTTP error status (`Err((StatusCode::BAD_REQUEST, ..))`)
+    // refuses `ping` too: a new shape, in preview (first contact, batch 35:
+    // brave-search-mcp-server, a recorded miss).
+    let refused = dispatcher.catch_all_answers_method_not_found(&unit)
+        || (context.preview() && catch_all.http_error_status);
+    // A catch-all that answers nothing (`_ => continue`, or a `None` that is not sent): `ping`
+    // gets no response at all. A new shape, in preview (first contact, batch 91: mcp-hwp, a
+    // recorded miss).
+    let silent = !refused && context.preview() && catch_all.answers_nothing;
+    if !(refused || silent) {
+        return None;
+    }
+    let found = diagnostic(
+        file,
+        dispatcher,
+        catch_all,
+        context.sources.get(file),
+        front,
+    );
+    let found = match silent {
+        true => Diagnostic {
+            message: SILENT.into(),
+            ..found
+        }
+        .with_note(SILENT_NOTE),
+        false => found,
+    };
+    Some(match (catch_all.by_conversion, catch_all.delegates) {
+        (true, _) => found.with_note(BY_CONVERSION),
+        (false, true) => found.with_note(DELEGATES),
+        (false, false) => found,
+    })
 }
 
 /// Whether a catch-all's finding is of a shape in preview: over an `Option` of variants, or a
@@ -385,8 +419,14 @@ fn ping_arm_fix(
         .filter(|arm| arm.methods.iter().all(|m| !m.starts_with("notifications/")))
         .filter_map(|arm| arm.result_template.as_ref())
         .min_by_key(|t| t.body.end - t.body.start)?;
-    let body = arm_text(template, source)?;
     let text = source.text();
+    // A `match` over a tuple (`match (method, id) { (Some("initialize"), Some(id)) => .. }`): a
+    // `"ping"` arm would need the tuple's pattern, and the sibling's body may use its bindings.
+    let scrutinee = text.get(dispatcher.span.start..)?.strip_prefix("match")?;
+    if scrutinee.trim_start().starts_with('(') {
+        return None;
+    }
+    let body = arm_text(template, source)?;
     let line_start = text[..catch_all.start.min(text.len())]
         .rfind('\n')
         .map_or(0, |i| i + 1);
@@ -423,6 +463,12 @@ fn arm_text(template: &ResultTemplate, source: &SourceFile) -> Option<String> {
     // A body over several lines is not copied: the arm would be hard to read.
     (!body.contains('\n')).then_some(body)
 }
+
+/// The message and note of a finding of a catch-all that answers nothing (see
+/// [`crate::analysis::dispatchers::CatchAllArm::answers_nothing`]).
+const SILENT: &str =
+    "`ping` falls into this arm, which answers nothing: the request never gets a response";
+const SILENT_NOTE: &str = "preview: a new shape: a catch-all whose value is no answer (`None`), so that `ping` goes unanswered";
 
 /// The note of a finding of the shape in preview (see [`crate::analysis::dispatchers::CatchAllArm::delegates`]).
 const DELEGATES: &str = "preview: the catch-all hands the method on to a call and answers method-not-found only when that call does not handle it; whether the call answers `ping` is not shown";

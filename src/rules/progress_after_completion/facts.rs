@@ -157,6 +157,7 @@ impl Collects for ProgressFacts {
                     token_params: Vec::new(),
                     made_up_arguments: Vec::new(),
                     fresh_text: Vec::new(),
+                    macros: Vec::new(),
                 })
             },
         )
@@ -258,6 +259,9 @@ const PRELUDE_CALLS: &[&str] = &["Some", "Ok", "Err", "Box", "String", "Vec", "d
 
 struct Collector<'v> {
     vocab: &'v Vocabulary,
+    /// The macros around the current node, innermost last: whether each is a `select!`, whose
+    /// branches are code (a progress notification sent in one, batch 90's rlm).
+    macros: Vec<bool>,
     base: usize,
     out: Vec<ProgressFinding>,
     /// What is already in `out` (a send is found once per enclosing spawn statement).
@@ -835,10 +839,20 @@ impl Hook for Collector<'_> {
         true
     }
 
+    /// A `select!`'s branches are code: their futures and handlers run in the function.
+    fn reads_macro_body(&self, name: &str) -> bool {
+        crate::analysis::syntax::is_select_macro(name)
+    }
+
     fn enter(&mut self, node: Node<'_>, scope: &Scope<'_>) {
+        if let Node::Macro(mac) = node {
+            let name = macro_name(mac);
+            self.macros
+                .push(crate::analysis::syntax::is_select_macro(&name));
+        }
         // Macro bodies are not read (a `json!` is read for its tokens), except the expansions
-        // of the file's own macros.
-        if scope.in_foreign_macro_body() {
+        // of the file's own macros and the branches of a `select!`.
+        if self.skips(scope) {
             return;
         }
         self.in_test = scope.in_test();
@@ -863,7 +877,11 @@ impl Hook for Collector<'_> {
     }
 
     fn leave(&mut self, node: Node<'_>, scope: &Scope<'_>) {
-        if scope.in_foreign_macro_body() {
+        let skipped = self.skips(scope);
+        if let Node::Macro(_) = node {
+            self.macros.pop();
+        }
+        if skipped {
             return;
         }
         self.in_test = scope.in_test();
@@ -901,6 +919,14 @@ impl Hook for Collector<'_> {
         if !self.fresh_text.is_empty() {
             facts.rules.put(&FRESH_TEXT, &self.fresh_text);
         }
+    }
+}
+
+impl Collector<'_> {
+    /// Whether the current node is in a macro's body that is not read: every macro around it
+    /// is read only when each is a `select!` (the file's own macros' expansions are read).
+    fn skips(&self, scope: &Scope<'_>) -> bool {
+        scope.in_foreign_macro_body() && !self.macros.iter().all(|select| *select)
     }
 }
 
@@ -973,6 +999,10 @@ fn fabricated(expr: &Expr, locals: &HashMap<String, ByteSpan>) -> Option<Made> {
             let inner = fabricated(call.args.first()?, locals)?;
             wrapper.then_some(inner)
         }
+        // A clock's reading or a random value, whatever is made of it
+        // (`SystemTime::now().duration_since(UNIX_EPOCH).map(..).unwrap_or(0)`): no request's
+        // token (batch 90's rlm numbers its progress by the time of day).
+        _ if from_a_fresh_source(expr) => Some(Made::Here),
         Expr::MethodCall(m) if m.args.is_empty() => {
             let conversion = matches!(
                 m.method.to_string().as_str(),
@@ -987,6 +1017,36 @@ fn fabricated(expr: &Expr, locals: &HashMap<String, ByteSpan>) -> Option<Made> {
             Some(Made::Local(name, span))
         }
         _ => None,
+    }
+}
+
+/// Whether a value is read from a clock or a random source, through the methods called on it
+/// and casts: `SystemTime::now()`, `Instant::now()`, chrono's `Utc::now()`, `Uuid::new_v4()`,
+/// `rand::random()`. Such a value is never a request's progress token.
+fn from_a_fresh_source(expr: &Expr) -> bool {
+    match expr {
+        Expr::Paren(p) => from_a_fresh_source(&p.expr),
+        Expr::Cast(c) => from_a_fresh_source(&c.expr),
+        Expr::MethodCall(m) => from_a_fresh_source(&m.receiver),
+        Expr::Call(call) if call.args.is_empty() => {
+            let Expr::Path(func) = &*call.func else {
+                return false;
+            };
+            let segments: Vec<String> = func
+                .path
+                .segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .collect();
+            let tail: Vec<&str> = segments.iter().rev().take(2).map(String::as_str).collect();
+            matches!(
+                tail.as_slice(),
+                ["now", "SystemTime" | "Instant" | "Utc" | "Local"]
+                    | ["new_v4" | "now_v7", "Uuid"]
+                    | ["random", "rand"]
+            )
+        }
+        _ => false,
     }
 }
 

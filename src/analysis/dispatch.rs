@@ -817,43 +817,48 @@ impl Collector {
     /// `tools/call` handler, batch 86, whose tools are named `echo` and `ping`), not a method.
     fn reads_another_member(&self, subject: &Expr) -> bool {
         let key = member_key(subject).or_else(|| {
-            let mut local = super::syntax::root_local(subject)?;
             let function = self.functions.last()?;
-            // Through the locals it was copied into (`let s = name;`), as [`Self::subject`].
-            for _ in 0..4 {
-                let found = function
-                    .member_locals
-                    .iter()
-                    .rev()
-                    .find(|(n, _)| *n == local);
-                if let Some((_, key)) = found {
-                    return Some(key.clone());
-                }
-                let (_, next) = function.aliases.iter().rev().find(|(n, _)| *n == local)?;
-                local = next.clone();
-            }
-            None
+            // Through the locals it was copied into (`let s = name;`).
+            self.alias_chain(&super::syntax::root_local(subject)?)
+                .iter()
+                .take(4)
+                .find_map(|local| {
+                    function
+                        .member_locals
+                        .iter()
+                        .rev()
+                        .find(|(n, _)| n == local)
+                        .map(|(_, key)| key.clone())
+                })
         });
         key.is_some_and(|key| key != "method")
+    }
+
+    /// A local and the locals it was read from, in turn (a few, as code writes them: `let
+    /// method = request.method.as_str();` leads from `method` to `request`).
+    fn alias_chain(&self, local: &str) -> Vec<String> {
+        let mut chain = vec![local.to_string()];
+        if let Some(function) = self.functions.last() {
+            for _ in 0..4 {
+                let Some(last) = chain.last() else { break };
+                let Some((_, next)) = function.aliases.iter().rev().find(|(n, _)| n == last) else {
+                    break;
+                };
+                chain.push(next.clone());
+            }
+        }
+        chain
     }
 
     /// What a dispatcher reads the method from: the local or parameter at the root of `expr`
     /// (`request` in `request.method.as_str()`), and the type the code names for it when it is a
     /// local (a parameter's is in the dispatcher's `params`).
     fn subject(&self, expr: &Expr) -> (Option<String>, Option<String>) {
-        let Some(mut root) = super::syntax::root_local(expr) else {
+        let Some(local) = super::syntax::root_local(expr) else {
             return (None, None);
         };
-        // Through the locals it was read into (a few, as code writes them).
-        if let Some(function) = self.functions.last() {
-            for _ in 0..4 {
-                let Some((_, next)) = function.aliases.iter().rev().find(|(n, _)| *n == root)
-                else {
-                    break;
-                };
-                root = next.clone();
-            }
-        }
+        // Through the locals it was read into.
+        let root = self.alias_chain(&local).pop().unwrap_or(local);
         let ty = self.functions.last().and_then(|f| {
             f.typed_locals
                 .iter()

@@ -1028,6 +1028,7 @@ fn from_a_fresh_source(expr: &Expr) -> bool {
         Expr::Paren(p) => from_a_fresh_source(&p.expr),
         Expr::Cast(c) => from_a_fresh_source(&c.expr),
         Expr::MethodCall(m) => from_a_fresh_source(&m.receiver),
+        // A new UUID, as `is_fresh_value` reads one, or a clock's or a random reading.
         Expr::Call(call) if call.args.is_empty() => {
             let Expr::Path(func) = &*call.func else {
                 return false;
@@ -1039,12 +1040,11 @@ fn from_a_fresh_source(expr: &Expr) -> bool {
                 .map(|s| s.ident.to_string())
                 .collect();
             let tail: Vec<&str> = segments.iter().rev().take(2).map(String::as_str).collect();
-            matches!(
-                tail.as_slice(),
-                ["now", "SystemTime" | "Instant" | "Utc" | "Local"]
-                    | ["new_v4" | "now_v7", "Uuid"]
-                    | ["random", "rand"]
-            )
+            is_fresh_value(expr)
+                || matches!(
+                    tail.as_slice(),
+                    ["now", "SystemTime" | "Instant" | "Utc" | "Local"] | ["random", "rand"]
+                )
         }
         _ => false,
     }

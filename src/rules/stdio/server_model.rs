@@ -1371,12 +1371,10 @@ fn returns_to_its_caller(
     callee: FunctionRef,
     caller: FunctionRef,
 ) -> bool {
-    let function = graph.function(callee);
-    let item = function.item_span;
-    let own = facts.get(callee.file);
-    if own.is_some_and(|own| own.serve_sites.iter().any(|s| within(*s, item))) {
+    if opens_a_serve_site(graph, facts, callee) {
         return false;
     }
+    let function = graph.function(callee);
     let mut back = false;
     for call in &function.calls {
         let targets = graph.callees(callee, call);
@@ -1391,6 +1389,14 @@ fn returns_to_its_caller(
         }
     }
     back
+}
+
+/// Whether a function of the unit holds one of the serve sites of its file.
+fn opens_a_serve_site(graph: &CrateGraph<'_>, facts: &[ServingFacts], f: FunctionRef) -> bool {
+    let item = graph.function(f).item_span;
+    facts
+        .get(f.file)
+        .is_some_and(|own| own.serve_sites.iter().any(|s| within(*s, item)))
 }
 
 /// How many calls down [`serves_a_socket_instead`] looks.
@@ -1420,12 +1426,10 @@ fn serves_a_socket_instead(
     for _ in 0..NAMED_SERVE_DEPTH {
         let mut next = Vec::new();
         for f in frontier {
-            let function = graph.function(f);
-            let item = function.item_span;
-            let own = facts.get(f.file);
-            if own.is_some_and(|own| own.serve_sites.iter().any(|s| within(*s, item))) {
+            if opens_a_serve_site(graph, facts, f) {
                 return false;
             }
+            let function = graph.function(f);
             for call in &function.calls {
                 if let crate::analysis::facts::Callee::Path(segments) = &call.callee {
                     listens |= listener(segments);

@@ -509,6 +509,17 @@ impl Serving {
 
     /// A `match`: its arms exclude each other; the variants each admits; those that end the
     /// process.
+    /// Each arm of a `match` on `scrutinee` for named variants, as a test of the value.
+    fn note_variant_guards(&mut self, scrutinee: &str, arms: &[super::facts::VariantArm]) {
+        for (arm, variants) in arms {
+            if let Some(variants) = variants {
+                self.facts
+                    .variant_guards
+                    .push((*arm, scrutinee.to_string(), variants.clone()));
+            }
+        }
+    }
+
     fn note_match(&mut self, expr: &syn::ExprMatch, scope: &Scope<'_>) {
         let arms = expr.arms.iter().map(|arm| scope.span(&*arm.body)).collect();
         self.facts.branches.push(arms);
@@ -522,13 +533,7 @@ impl Serving {
         // `match command { Http => init_logging(), Stdio => init_stderr_logging() }` before a
         // second `match command` that serves stdio in its `Stdio` arm runs its `Http` arm only
         // when the program does not serve stdio.
-        for (arm, variants) in &by_variant {
-            if let Some(variants) = variants {
-                self.facts
-                    .variant_guards
-                    .push((*arm, scrutinee.clone(), variants.clone()));
-            }
-        }
+        self.note_variant_guards(&scrutinee, &by_variant);
         // `_ => init_logging()` after arms that name variants, none with a guard: the
         // catch-all admits every variant but those.
         let named: Option<Vec<String>> = expr
@@ -570,13 +575,7 @@ impl Serving {
                     (scope.span(&*arm.body), variants)
                 })
                 .collect();
-            for (arm, variants) in &nested {
-                if let Some(variants) = variants {
-                    self.facts
-                        .variant_guards
-                        .push((*arm, scrutinee.clone(), variants.clone()));
-                }
-            }
+            self.note_variant_guards(&scrutinee, &nested);
             self.facts.variant_matches.push((scrutinee.clone(), nested));
         }
         self.facts.variant_matches.push((scrutinee, by_variant));

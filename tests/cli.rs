@@ -1040,7 +1040,13 @@ fn mcp002_reports_the_writes_shown_to_run_whenever_the_program_serves_without_a_
 #[test]
 fn new_shapes_of_stable_rules_run_only_in_preview_mode() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    let cases: [(&[&str], &[&str], &str); 25] = [
+    let cases: [(&[&str], &[&str], &str); 26] = [
+        // MCP004's catch-all whose `Err` no caller in the crate answers (a new shape).
+        (
+            &["mcp004/catch_all_err_returned_by_a_public_dispatcher.rs"],
+            &["catch_all_err_returned_by_a_public_dispatcher.rs"],
+            "catch_all_err_returned_by_a_public_dispatcher.rs:42:13: error[MCP004]",
+        ),
         // MCP004's catch-all that answers nothing (a new shape).
         (
             &["mcp004/catch_all_that_answers_nothing.rs"],

@@ -130,6 +130,8 @@ struct FunctionScope {
     name: String,
     span: ByteSpan,
     params: Vec<(String, String)>,
+    /// Every parameter's name, by position (`self` aside; `""` for a pattern).
+    arg_names: Vec<String>,
     /// Locals bound from a call's result (`let response = self.handle(req).await;`, or a
     /// `match` whose arms call: `let result = match req { A(r) => self.handle(r).await, .. }`):
     /// the local's name and the called functions' simple names.
@@ -232,10 +234,22 @@ impl Collector {
                 syn::FnArg::Receiver(_) => None,
             })
             .collect();
+        let arg_names = sig
+            .inputs
+            .iter()
+            .filter_map(|input| match input {
+                syn::FnArg::Typed(typed) => Some(match &*typed.pat {
+                    Pat::Ident(ident) => ident.ident.to_string(),
+                    _ => String::new(),
+                }),
+                syn::FnArg::Receiver(_) => None,
+            })
+            .collect();
         self.functions.push(FunctionScope {
             name,
             span,
             params,
+            arg_names,
             call_locals: Vec::new(),
             dispatch_locals: Vec::new(),
             typed_locals: Vec::new(),
@@ -386,6 +400,7 @@ impl Collector {
             chain: false,
             function: scope.map(|f| (f.name.clone(), f.span)),
             params: scope.map(|f| f.params.clone()).unwrap_or_default(),
+            subject_position: self.subject_position(subject.as_deref()),
             subject,
             subject_type,
             arms,
@@ -647,6 +662,7 @@ impl Collector {
             .unwrap_or_default();
         let scope = self.functions.last();
         Some(MethodDispatcher {
+            subject_position: self.subject_position(subject.as_deref()),
             subject,
             subject_type,
             span: self.raw_span(first.if_token.span, chain_end(first)),
@@ -1231,9 +1247,60 @@ impl Collector {
                     }
                 }
             }
-            Expr::Call(call) => self.note_ping_request(&call.args),
-            Expr::MethodCall(call) => self.note_ping_request(&call.args),
+            Expr::Call(call) => {
+                self.note_ping_request(&call.args);
+                if let Expr::Path(func) = &*call.func {
+                    if let Some(last) = func.path.segments.last() {
+                        self.note_typed_member_args(&last.ident.to_string(), &call.args);
+                    }
+                }
+            }
+            Expr::MethodCall(call) => {
+                self.note_ping_request(&call.args);
+                self.note_typed_member_args(&call.method.to_string(), &call.args);
+            }
             _ => {}
+        }
+    }
+
+    /// Where the subject of a dispatcher is among its function's parameters, if it is one.
+    fn subject_position(&self, subject: Option<&str>) -> Option<usize> {
+        let subject = subject?;
+        self.functions
+            .last()?
+            .arg_names
+            .iter()
+            .position(|name| name == subject)
+    }
+
+    /// A call's arguments that read a member of a local whose type the code names (see
+    /// [`DispatchFacts::typed_member_args`]).
+    fn note_typed_member_args(
+        &mut self,
+        callee: &str,
+        args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>,
+    ) {
+        let Some(function) = self.functions.last() else {
+            return;
+        };
+        if function.typed_locals.is_empty() && function.params.is_empty() {
+            return;
+        }
+        for (position, arg) in args.iter().enumerate() {
+            if !reads_a_member(arg) {
+                continue;
+            }
+            let Some(root) = super::syntax::root_local(arg) else {
+                continue;
+            };
+            // The last binding of the name is the one the call reads.
+            let typed = function.typed_locals.iter().rev().find(|(n, _)| *n == root);
+            let Some((_, ty)) = typed.or_else(|| function.params.iter().find(|(n, _)| *n == root))
+            else {
+                continue;
+            };
+            let record = (callee.to_string(), position, ty.clone());
+            self.facts.typed_member_args.push(record);
         }
     }
 
@@ -2149,6 +2216,18 @@ fn chain_subject(cond: &Expr) -> Option<&Expr> {
 
 /// A local whose type the code names: `let request: Request = ..`, or `let request =
 /// serde_json::from_str::<Request>(..)?` (also `from_slice`, `from_value`, `from_reader`).
+/// Whether an expression reads a member of a value (`&request.method`, `request.method.as_str()`,
+/// `req.method.clone()`), not the value itself.
+fn reads_a_member(expr: &Expr) -> bool {
+    match expr {
+        Expr::Field(_) => true,
+        Expr::Reference(r) => reads_a_member(&r.expr),
+        Expr::Paren(p) => reads_a_member(&p.expr),
+        Expr::MethodCall(m) if m.args.is_empty() => reads_a_member(&m.receiver),
+        _ => false,
+    }
+}
+
 fn typed_local(local: &syn::Local) -> Option<(String, String)> {
     if let Pat::Type(t) = &local.pat {
         if let Pat::Ident(ident) = &*t.pat {
@@ -2226,6 +2305,11 @@ fn names_http_error_status(tokens: TokenStream) -> bool {
 fn arm_value(body: &Expr) -> Option<&Expr> {
     match super::syntax::tail_value(body) {
         Expr::Return(r) => r.expr.as_deref(),
+        // `{ ..; return Err(..); }`: the block ends in a `return` statement.
+        Expr::Block(b) => match b.block.stmts.last() {
+            Some(syn::Stmt::Expr(Expr::Return(r), Some(_))) => r.expr.as_deref(),
+            _ => Some(super::syntax::tail_value(body)),
+        },
         other => Some(other),
     }
 }

@@ -117,6 +117,10 @@ pub struct MethodDispatcher {
     /// The type the code names for that local (`let request: Request = ..`), if it is one.
     #[serde(default)]
     pub subject_type: Option<String>,
+    /// When the subject is a parameter of the function: its position among the parameters
+    /// (`self` aside). What the callers hand there decides which messages reach the arms.
+    #[serde(default)]
+    pub subject_position: Option<usize>,
     pub arms: Vec<MethodArm>,
     pub catch_all: Option<CatchAllArm>,
     /// Its arms name methods by constants only (`methods::INITIALIZE =>`): a dispatcher only if
@@ -190,6 +194,11 @@ pub struct DispatchFacts {
     /// ..) }`): a catch-all that calls one answers with it. Sorted, each once.
     #[serde(default)]
     pub not_found_builders: Vec<String>,
+    /// Calls handed a member of a local whose type the code names (`self.route(&request.method,
+    /// ..)` after `let request: JsonRpcRequest = serde_json::from_str(line)?`): (the callee's
+    /// simple name, the argument's position, `self` aside, the local's type's last segment).
+    #[serde(default)]
+    pub typed_member_args: Vec<(String, usize, String)>,
 }
 
 impl MethodDispatcher {

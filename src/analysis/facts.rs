@@ -380,6 +380,10 @@ pub struct FileFacts {
     /// its struct): (struct, field).
     #[serde(default)]
     pub defaulted_fields: Vec<(String, String)>,
+    /// Fields serde reads and writes under another name (`#[serde(rename = "id")] id_value`):
+    /// (struct, field, the name on the wire).
+    #[serde(default)]
+    pub renamed_fields: Vec<(String, String, String)>,
     /// The traits the file defines: a call through one of them as a trait object reaches the
     /// crate's implementations only when the crate defines it (another crate's trait may be
     /// implemented anywhere).

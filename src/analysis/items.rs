@@ -19,6 +19,28 @@ fn serde_default(attrs: &[syn::Attribute]) -> bool {
     })
 }
 
+/// The name a field takes on the wire when serde renames it (`#[serde(rename = "id")]`), if it
+/// does.
+fn serde_rename(attrs: &[syn::Attribute]) -> Option<String> {
+    attrs.iter().find_map(|attr| {
+        if !attr.path().is_ident("serde") {
+            return None;
+        }
+        let list = attr.meta.require_list().ok()?;
+        let tokens: Vec<proc_macro2::TokenTree> = list.tokens.clone().into_iter().collect();
+        tokens.windows(3).find_map(|w| match w {
+            [proc_macro2::TokenTree::Ident(key), proc_macro2::TokenTree::Punct(eq), proc_macro2::TokenTree::Literal(value)]
+                if key == "rename" && eq.as_char() == '=' =>
+            {
+                syn::parse_str::<syn::LitStr>(&value.to_string())
+                    .ok()
+                    .map(|lit| lit.value())
+            }
+            _ => None,
+        })
+    })
+}
+
 /// The hook that collects a file's items.
 #[derive(Default)]
 pub struct Items {
@@ -27,6 +49,7 @@ pub struct Items {
     struct_fields: Vec<(String, String, String)>,
     optional_fields: Vec<(String, String, String)>,
     defaulted_fields: Vec<(String, String)>,
+    renamed_fields: Vec<(String, String, String)>,
     traits: Vec<String>,
     mod_decls: Vec<ModDecl>,
 }
@@ -93,6 +116,10 @@ impl Hook for Items {
                 let all_defaulted = serde_default(&s.attrs);
                 for field in &s.fields {
                     let Some(ident) = &field.ident else { continue };
+                    if let Some(wire) = serde_rename(&field.attrs) {
+                        self.renamed_fields
+                            .push((owner.clone(), ident.to_string(), wire));
+                    }
                     if all_defaulted || serde_default(&field.attrs) {
                         self.defaulted_fields
                             .push((owner.clone(), ident.to_string()));
@@ -122,6 +149,7 @@ impl Hook for Items {
         facts.struct_fields = self.struct_fields;
         facts.optional_fields = self.optional_fields;
         facts.defaulted_fields = self.defaulted_fields;
+        facts.renamed_fields = self.renamed_fields;
         facts.traits = self.traits;
         facts.mod_decls = self.mod_decls;
     }

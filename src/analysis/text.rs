@@ -78,9 +78,10 @@ pub fn speaks_mcp(text: &str) -> bool {
 ///
 /// A file that launches an MCP server as a child process and talks to it over the child's pipes
 /// (rmcp's `TokioChildProcess`, rust-mcp-sdk's `StdioTransport::create_with_server_launch`,
-/// `Command` with `.stdin(Stdio::piped())`) is a client that owns its own stdout: there only a
-/// transport on the process's own stdio counts (`stdio()`, `StdioTransport::new(..)`), and
-/// neither a `stdin()` read (a prompt for the user) nor the name `StdioTransport` does.
+/// `Command` with `.stdin(Stdio::piped())`) may be a client that owns its own stdout: there the
+/// name `StdioTransport` alone does not count, and a `stdin()` read is judged by the function it
+/// is in (one that launches the child is a client; a server's loop beside a tool that runs a
+/// script with piped stdio still serves: batch 93's mcp-cli).
 /// Whether code calls a function or method named for serving over stdio (`serve_stdio(server)`,
 /// `.run_stdio()`, `start_stdio_server(..)`): an identifier that holds `stdio` and one of
 /// `serve`, `run`, `start`, `listen`, followed by its arguments.
@@ -123,8 +124,16 @@ pub fn serves_stdio(text: &str) -> bool {
     if code.contains("stdio()") || calls_stdio_server(&code) {
         return true;
     }
-    if launches_stdio_child(&code) || prompts_on_terminal(&code) {
+    if prompts_on_terminal(&code) {
         return code.contains("StdioTransport::new(")
+            || code.contains("StdioServerTransport::new(");
+    }
+    // A file that launches a child with piped stdio: its reads of stdin are judged where they
+    // are (a function that launches the child is a client; a server beside it serves), but the
+    // name `StdioTransport` alone is a client's transport to its child.
+    if launches_stdio_child(&code) {
+        return code.contains("stdin()")
+            || code.contains("StdioTransport::new(")
             || code.contains("StdioServerTransport::new(");
     }
     code.contains("stdin()")
@@ -399,11 +408,10 @@ mod tests {
         assert!(!serves_stdio(
             "StdioTransport::create_with_server_launch(\"npx\", args, None, options)"
         ));
-        assert!(!serves_stdio(
+        // Beside a child's launch, a read of stdin is judged where it is (the serving pass
+        // leaves out the reads of a function that launches the child).
+        assert!(serves_stdio(
             "TokioChildProcess::new(cmd); let input = tokio::io::stdin();"
-        ));
-        assert!(!serves_stdio(
-            "Command::new(\"srv\").stdin(Stdio::piped()); std::io::stdin().read_line(&mut s);"
         ));
         // A prompt for a person, read only when stdin is a terminal.
         assert!(!serves_stdio(

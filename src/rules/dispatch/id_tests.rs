@@ -523,6 +523,27 @@ impl Collector {
         }
     }
 
+    /// The element of a `match` over a tuple that reads a message's id, when an arm's pattern
+    /// tests it for `None` or `Some(..)` at its place (`match (id, result) { (None, _) => ..
+    /// }`, batch 92's noyalib-mcp).
+    fn id_element_tested<'m>(&self, m: &'m syn::ExprMatch) -> Option<&'m Expr> {
+        let Expr::Tuple(tuple) = crate::analysis::syntax::peel(&m.expr) else {
+            return None;
+        };
+        let (index, element) = tuple
+            .elems
+            .iter()
+            .enumerate()
+            .find(|(_, e)| self.reads_id(e))?;
+        m.arms
+            .iter()
+            .any(|arm| {
+                matches!(&arm.pat, Pat::Tuple(t) if t.elems.len() == tuple.elems.len()
+                    && t.elems.iter().nth(index).is_some_and(|p| option_pattern(p).is_some()))
+            })
+            .then_some(element)
+    }
+
     fn enter_expr(&mut self, expr: &Expr, scope: &Scope<'_>) {
         if let Expr::Let(expr_let) = expr {
             self.bind_let(expr_let);
@@ -539,6 +560,12 @@ impl Collector {
                     || m.arms.iter().any(|a| names_notification_variant(&a.pat))
                 {
                     self.push_id_check_of(scope.span(&*m.expr), &m.expr);
+                } else if let Some(element) = self
+                    .id_element_tested(m)
+                    .filter(|_| !chooses_a_value(m, scope))
+                {
+                    // `match (id, result) { (None, _) => Silent, (Some(id), Ok(v)) => .. }`.
+                    self.push_id_check_of(scope.span(element), element);
                 } else if m.arms.iter().any(|a| option_pattern(&a.pat).is_some())
                     && !chooses_a_value(m, scope)
                 {
@@ -812,17 +839,56 @@ impl Collector {
     }
 
     /// Whether a block assigns a value that is not read from an id (`resp.id = req.id` copies
-    /// the id; `is_request = true` sets a flag).
+    /// the id; `is_request = true` sets a flag). A value the block itself made and keeps to
+    /// itself (`let mut reply = error(..); if let Some(e) = &mut reply.error { e.data = .. }`)
+    /// is gone when the block ends: setting it decides nothing after the block.
     fn sets_values(&self, block: &syn::Block) -> bool {
         struct Finder<'c> {
             collector: &'c Collector,
+            /// The locals the block declares whose values it made itself: not borrowed from
+            /// a local outside it (see [`own_value`]).
+            own: Vec<String>,
             found: bool,
         }
+        impl Finder<'_> {
+            fn sets_outside(&self, target: &Expr) -> bool {
+                crate::analysis::syntax::root_local(target)
+                    .is_none_or(|root| !self.own.contains(&root))
+            }
+            fn declare(&mut self, pat: &Pat, init: &Expr) {
+                let names = crate::analysis::syntax::pattern_bindings(pat);
+                if own_value(init, &self.own) {
+                    self.own.extend(names);
+                } else {
+                    self.own.retain(|n| !names.contains(n));
+                }
+            }
+        }
         impl<'ast> syn::visit::Visit<'ast> for Finder<'_> {
+            fn visit_local(&mut self, local: &'ast syn::Local) {
+                syn::visit::visit_local(self, local);
+                match &local.init {
+                    Some(init) => self.declare(&local.pat, &init.expr),
+                    None => {
+                        let names = crate::analysis::syntax::pattern_bindings(&local.pat);
+                        self.own.retain(|n| !names.contains(n));
+                    }
+                }
+            }
             fn visit_expr(&mut self, expr: &'ast Expr) {
                 match expr {
-                    Expr::Assign(a) if !self.collector.reads_id(&a.right) => self.found = true,
-                    Expr::Binary(b) if is_compound_assign(&b.op) => self.found = true,
+                    Expr::Assign(a)
+                        if !self.collector.reads_id(&a.right) && self.sets_outside(&a.left) =>
+                    {
+                        self.found = true
+                    }
+                    Expr::Binary(b) if is_compound_assign(&b.op) && self.sets_outside(&b.left) => {
+                        self.found = true
+                    }
+                    Expr::Let(l) => {
+                        syn::visit::visit_expr_let(self, l);
+                        self.declare(&l.pat, &l.expr);
+                    }
                     Expr::Closure(_) | Expr::Async(_) => {}
                     _ => syn::visit::visit_expr(self, expr),
                 }
@@ -831,6 +897,7 @@ impl Collector {
         }
         let mut finder = Finder {
             collector: self,
+            own: Vec::new(),
             found: false,
         };
         syn::visit::Visit::visit_block(&mut finder, block);
@@ -984,6 +1051,39 @@ fn call_skeleton(block: &syn::Block) -> Option<Vec<(String, usize)>> {
     };
     syn::visit::Visit::visit_block(&mut calls, block);
     (!calls.opaque).then_some(calls.calls)
+}
+
+/// Whether a local's initial value is one the block made itself, so that what is set in it
+/// stays in the block: read from one of the block's own such locals (`&mut reply.error`), or
+/// built by a call, a macro, a struct or a literal that is handed no mutable borrow (`error(
+/// -32700, "..", Some(id.clone()))`), which could hand back a borrow of something outside.
+fn own_value(init: &Expr, own: &[String]) -> bool {
+    if let Some(root) = crate::analysis::syntax::root_local(init) {
+        return own.contains(&root);
+    }
+    let built = matches!(
+        crate::analysis::syntax::peel(init),
+        Expr::Call(_) | Expr::Macro(_) | Expr::Struct(_) | Expr::Lit(_)
+    );
+    built && !borrows_mutably(init.to_token_stream())
+}
+
+/// Whether tokens hold `&mut` (inside groups too).
+fn borrows_mutably(tokens: TokenStream) -> bool {
+    let mut after_ampersand = false;
+    for tree in tokens {
+        match tree {
+            TokenTree::Group(g) if borrows_mutably(g.stream()) => return true,
+            TokenTree::Punct(p) if p.as_char() == '&' => {
+                after_ampersand = true;
+                continue;
+            }
+            TokenTree::Ident(i) if after_ampersand && i == "mut" => return true,
+            _ => {}
+        }
+        after_ampersand = false;
+    }
+    false
 }
 
 fn is_compound_assign(op: &syn::BinOp) -> bool {

@@ -149,7 +149,12 @@ fn catch_all_finding(
     // gets no response at all. A new shape, in preview (first contact, batch 91: mcp-hwp, a
     // recorded miss).
     let silent = !refused && context.preview() && catch_all.answers_nothing;
-    if !(refused || silent) {
+    // A catch-all whose value is an `Err` for its caller, where no caller in the unit is shown
+    // to answer it (a public dispatcher nothing here calls): `ping` gets an error or no
+    // response, unless a caller outside the unit answers `ping` before it. A new shape, in
+    // preview (first contact, batch 88: rustcare-engine, a recorded miss).
+    let err_to_caller = !refused && !silent && context.preview() && catch_all.err_method_not_found;
+    if !(refused || silent || err_to_caller) {
         return None;
     }
     let found = diagnostic(
@@ -159,13 +164,18 @@ fn catch_all_finding(
         context.sources.get(file),
         front,
     );
-    let found = match silent {
-        true => Diagnostic {
+    let found = match (silent, err_to_caller) {
+        (true, _) => Diagnostic {
             message: SILENT.into(),
             ..found
         }
         .with_note(SILENT_NOTE),
-        false => found,
+        (false, true) => Diagnostic {
+            message: ERR_TO_CALLER.into(),
+            ..found
+        }
+        .with_note(ERR_TO_CALLER_NOTE),
+        (false, false) => found,
     };
     Some(match (catch_all.by_conversion, catch_all.delegates) {
         (true, _) => found.with_note(BY_CONVERSION),
@@ -469,6 +479,12 @@ fn arm_text(template: &ResultTemplate, source: &SourceFile) -> Option<String> {
 const SILENT: &str =
     "`ping` falls into this arm, which answers nothing: the request never gets a response";
 const SILENT_NOTE: &str = "preview: a new shape: a catch-all whose value is no answer (`None`), so that `ping` goes unanswered";
+
+/// The message and note of a finding of a catch-all whose `Err` no caller in the unit is shown
+/// to answer (see [`crate::analysis::dispatchers::CatchAllArm::err_method_not_found`]).
+const ERR_TO_CALLER: &str =
+    "`ping` falls into this arm, which returns an error: the dispatcher never answers it with a result";
+const ERR_TO_CALLER_NOTE: &str = "preview: a new shape: the catch-all returns an `Err` to its caller and no caller in the crate is shown to answer it, so `ping` gets an error or no response";
 
 /// The note of a finding of the shape in preview (see [`crate::analysis::dispatchers::CatchAllArm::delegates`]).
 const DELEGATES: &str = "preview: the catch-all hands the method on to a call and answers method-not-found only when that call does not handle it; whether the call answers `ping` is not shown";

@@ -409,6 +409,9 @@ fn takes_typed_request(context: &RuleContext<'_>, dispatcher: &MethodDispatcher)
     if let Some(ty) = &dispatcher.subject_type {
         return requires_id(context, ty);
     }
+    if handed_typed_members_only(context, dispatcher) {
+        return true;
+    }
     let subject_param = dispatcher
         .subject
         .as_ref()
@@ -418,6 +421,33 @@ fn takes_typed_request(context: &RuleContext<'_>, dispatcher: &MethodDispatcher)
         .iter()
         .filter(|(name, _)| subject_param.is_none_or(|s| s == name))
         .any(|(name, ty)| name != "id" && requires_id(context, ty))
+}
+
+/// Whether every call of the dispatcher's function in the unit hands it, where its subject is,
+/// a member of a request whose type requires an `id` (`self.route_request(&request.method,
+/// ..)` after `let request: JsonRpcRequest = serde_json::from_str(line)?`, batch 93's mcp-cli):
+/// a notification fails that parse before the call, and never reaches the arms. The calls are
+/// found by the function's simple name; one call handing anything else, or none found, shows
+/// nothing.
+fn handed_typed_members_only(context: &RuleContext<'_>, dispatcher: &MethodDispatcher) -> bool {
+    let (Some((name, _)), Some(position)) = (&dispatcher.function, dispatcher.subject_position)
+    else {
+        return false;
+    };
+    let files = context.graph.files();
+    let calls = files
+        .iter()
+        .flat_map(|(_, f)| &f.functions)
+        .flat_map(|f| &f.calls)
+        .filter(|call| call.name() == name)
+        .count();
+    let typed: Vec<&str> = files
+        .iter()
+        .flat_map(|(_, f)| &f.dispatch.typed_member_args)
+        .filter(|(callee, at, _)| callee == name && *at == position)
+        .map(|(_, _, ty)| ty.as_str())
+        .collect();
+    calls > 0 && typed.len() == calls && typed.iter().all(|ty| requires_id(context, ty))
 }
 
 /// Whether the dispatcher is in a method implementing a trait the unit does not define.
@@ -439,23 +469,32 @@ fn in_foreign_trait_method(
         .any(|(_, f)| f.traits.iter().any(|t| t == trait_name))
 }
 
-/// Each definition of a struct named `ty` in the unit that has an `id` field: whether that `id`
-/// is required (not an `Option`, no `#[serde(default)]`).
+/// Each definition of a struct named `ty` in the unit that has an `id` field on the wire (a
+/// field `id`, or one serde renames to `"id"`): whether that `id` is required (not an
+/// `Option`, no `#[serde(default)]`).
 fn id_required_in(context: &RuleContext<'_>, ty: &str) -> Vec<bool> {
     context
         .graph
         .files()
         .iter()
         .flat_map(|(_, f)| {
+            let is_id = move |field: &str| match f
+                .renamed_fields
+                .iter()
+                .find(|(owner, name, _)| owner == ty && name == field)
+            {
+                Some((_, _, wire)) => wire == "id",
+                None => field == "id",
+            };
             f.struct_fields
                 .iter()
-                .filter(|(owner, field, _)| owner == ty && field == "id")
-                .map(move |(_, _, field_ty)| {
+                .filter(move |(owner, field, _)| owner == ty && is_id(field))
+                .map(move |(_, id, field_ty)| {
                     field_ty != "Option"
                         && !f
                             .defaulted_fields
                             .iter()
-                            .any(|(owner, field)| owner == ty && field == "id")
+                            .any(|(owner, field)| owner == ty && field == id)
                 })
         })
         .collect()

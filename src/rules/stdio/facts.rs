@@ -160,6 +160,10 @@ pub struct StdoutWrite {
     /// (see [`super::terminal`]): it may run only when a person reads stdout.
     #[serde(default)]
     pub tty_guarded: bool,
+    /// What the write writes is the value of calls of the file's functions, some of which do
+    /// not return JSON (`usage(..)`'s `String` of text): judged by them, not by where it is.
+    #[serde(default)]
+    pub valued_text: bool,
     /// The write lies in a branch of an `if` whose condition reads a global flag
     /// (`if !SILENT.load(Ordering::Relaxed) { .. }`): whether it runs depends on what the program
     /// stored in the flag before (a serving branch that silences the output first).

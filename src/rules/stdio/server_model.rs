@@ -1351,6 +1351,7 @@ fn named_own_function(
         .collect();
     callees.iter().any(launches)
         || serves_a_socket_instead(graph, facts, &callees)
+        || talks_to_a_child_instead(graph, facts, &callees, &launches)
         || (!callees.is_empty()
             && callees
                 .iter()
@@ -1443,6 +1444,44 @@ fn serves_a_socket_instead(
         }
         if next.is_empty() {
             return listens;
+        }
+        frontier = next;
+    }
+    false
+}
+
+/// Whether the functions of the unit a call named for serving stdio reaches launch a child
+/// process to talk to over its pipes through the functions they call (mcp-atlassian-rs's
+/// smoke test: `run_stdio` starts a `StdioSession`, whose `start` spawns the server with piped
+/// stdio: batch 93), and open no serve site on the way: a client of a server it runs, which
+/// serves nothing on the process's own stdio whatever its name says. Calls the crate graph
+/// does not resolve are not followed.
+fn talks_to_a_child_instead(
+    graph: &CrateGraph<'_>,
+    facts: &[ServingFacts],
+    start: &[FunctionRef],
+    launches: &dyn Fn(&FunctionRef) -> bool,
+) -> bool {
+    let mut seen: HashSet<FunctionRef> = start.iter().copied().collect();
+    let mut frontier: Vec<FunctionRef> = start.to_vec();
+    let mut launched = false;
+    for _ in 0..NAMED_SERVE_DEPTH {
+        let mut next = Vec::new();
+        for f in frontier {
+            if opens_a_serve_site(graph, facts, f) {
+                return false;
+            }
+            launched |= launches(&f);
+            for call in &graph.function(f).calls {
+                for callee in graph.callees(f, call) {
+                    if seen.insert(callee) {
+                        next.push(callee);
+                    }
+                }
+            }
+        }
+        if next.is_empty() {
+            return launched;
         }
         frontier = next;
     }

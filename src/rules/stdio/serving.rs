@@ -2,7 +2,7 @@
 //! the shared walk. The server model ([`super::server_model`]) joins these facts over a target
 //! to find what runs while the target serves stdio; MCP002 and MCP007 read it.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use syn::{Expr, Stmt};
 
@@ -36,6 +36,8 @@ impl Collects for ServingCollector {
             functions: Vec::new(),
             flags: Vec::new(),
             cfg_functions: Vec::new(),
+            json_parsers: HashSet::new(),
+            handed_reads: Vec::new(),
         }))
     }
 }
@@ -52,6 +54,11 @@ struct Serving {
     flags: Vec<super::command_flags::CommandFlags>,
     /// Functions and methods under a `#[cfg(..)]`: name, predicate, item.
     cfg_functions: Vec<(String, String, ByteSpan)>,
+    /// The file's functions that parse JSON (`serde_json::from_str(..)`), by simple name.
+    json_parsers: HashSet<String>,
+    /// Reads of stdin in a loop that hand the reader to functions of the file (their simple
+    /// names): they serve when one of those parses JSON ([`StdinReads::handed_to`]).
+    handed_reads: Vec<(Vec<ByteSpan>, Vec<String>)>,
 }
 
 /// `true` or `false`, as a literal.
@@ -102,6 +109,14 @@ struct StdinReads {
     /// the constructor's span, its uses, and those that hand it to a value nothing uses
     /// (`let _client = Client::new(transport);`).
     transports: Vec<BoundTransport>,
+    /// The function's simple name.
+    name: String,
+    /// The function launches a child process to talk to over its pipes ([`launches_child`]):
+    /// its reads of stdin are a client's (a prompt, or input relayed to the child).
+    launches: bool,
+    /// The simple names of the functions stdin or a reader of it is handed to
+    /// (`read_message(&mut reader)`): what they do with it is what the function does.
+    handed_to: Vec<String>,
 }
 
 struct BoundTransport {
@@ -325,6 +340,22 @@ impl Serving {
         }
         if launches_child(expr) {
             self.facts.child_launches.push(scope.span(expr));
+            if let Some(function) = self.functions.last_mut() {
+                function.launches = true;
+            }
+        }
+    }
+
+    /// A function's body is entered: its reads of stdin and its flags start.
+    fn enter_function(&mut self, node: Node<'_>, scope: &Scope<'_>) {
+        let name = scope.function().map(|f| f.name()).unwrap_or_default();
+        self.functions.push(StdinReads {
+            name,
+            ..StdinReads::default()
+        });
+        self.flags.push(Default::default());
+        if let Node::Block(block) = node {
+            self.note_function_body(block, scope);
         }
     }
 
@@ -1462,6 +1493,26 @@ fn mentions_process_stdio(expr: &Expr) -> bool {
     finder.0
 }
 
+/// A value built on the process's stdin and stdout together (`ByteTransport::new(stdin(),
+/// stdout())`, `Transport::with_io(io::stdin(), io::stdout())`): a transport over the
+/// process's own stdio, as the pair `(stdin(), stdout())` is. Only a constructor's: a call
+/// that copies one into the other (`io::copy(&mut stdin(), &mut stdout())`) builds nothing.
+fn builds_on_stdio_pair(call: &syn::ExprCall) -> bool {
+    let Expr::Path(func) = &*call.func else {
+        return false;
+    };
+    let constructor = func.path.segments.last().is_some_and(|s| {
+        let name = s.ident.to_string();
+        name == "new" || name.starts_with("with_") || name.starts_with("from_")
+    });
+    let arg = |names: &[&str]| {
+        call.args
+            .iter()
+            .any(|a| is_call_of(crate::analysis::syntax::peel(a), names))
+    };
+    constructor && func.path.segments.len() > 1 && arg(&["stdin"]) && arg(&["stdout"])
+}
+
 /// `stdin()`, `io::stdin()`, `tokio::io::stdin()`.
 fn is_stdin_call(expr: &Expr) -> bool {
     is_call_of(expr, &["stdin"])
@@ -1593,7 +1644,31 @@ fn note_in_function(function: &mut StdinReads, node: Node<'_>, scope: &Scope<'_>
         {
             function.whole = true
         }
-        Node::Expr(Expr::Call(call)) => note_json_call(function, call),
+        Node::Expr(Expr::Call(call)) => {
+            note_json_call(function, call);
+            function.paired |= builds_on_stdio_pair(call);
+            let reads = |a: &Expr| {
+                let a = crate::analysis::syntax::peel(a);
+                is_stdin_call(a) || function.is_stdin_reader(a)
+            };
+            // Read message after message: the call is made in a loop, of a function of the
+            // crate by its own path (`read_message(&mut reader)`), not a wrapper's constructor
+            // (`BufReader::new(stdin)`).
+            let own = |p: &syn::ExprPath| {
+                p.path.segments.len() == 1
+                    || p.path.segments.first().is_some_and(|s| {
+                        matches!(
+                            s.ident.to_string().as_str(),
+                            "Self" | "self" | "super" | "crate"
+                        )
+                    })
+            };
+            if let (Expr::Path(p), true) = (&*call.func, call.args.iter().any(reads)) {
+                if let (Some(last), true) = (p.path.segments.last(), own(p) && in_loop(scope)) {
+                    function.handed_to.push(last.ident.to_string());
+                }
+            }
+        }
         Node::Expr(Expr::Tuple(tuple)) => {
             function.paired |= tuple.elems.iter().any(is_stdin_call);
         }
@@ -1630,11 +1705,7 @@ impl Hook for Serving {
             super::must::regions(node, scope, &mut self.facts);
         }
         if is_function_body(node, scope.parent()) {
-            self.functions.push(StdinReads::default());
-            self.flags.push(Default::default());
-            if let Node::Block(block) = node {
-                self.note_function_body(block, scope);
-            }
+            self.enter_function(node, scope);
         }
         self.note_command_flags(node, scope);
         self.note_literal_args(node, scope);
@@ -1728,11 +1799,19 @@ impl Hook for Serving {
             if let Some(function) = self.functions.pop() {
                 // Stdin handed to a transport with stdout serves, whatever else the file says;
                 // stdin read as a stream serves in a file that reads JSON.
-                if function.paired || (self.json && function.serve()) {
+                if function.parses_json {
+                    self.json_parsers.insert(function.name.clone());
+                }
+                if function.launches && !function.paired {
+                    // A client of the child it launches.
+                } else if function.paired || (self.json && function.serve()) {
                     self.facts
                         .stdin_sites
                         .extend(function.sites.iter().copied());
                     self.facts.serve_sites.extend(function.sites);
+                } else if function.looped && !function.whole && !function.handed_to.is_empty() {
+                    self.handed_reads
+                        .push((function.sites.clone(), function.handed_to.clone()));
                 }
                 for transport in function.transports.iter().filter(|t| t.chosen && t.client) {
                     self.facts.chosen_client_sites.push(transport.site);
@@ -1750,6 +1829,18 @@ impl Hook for Serving {
     }
 
     fn finish(mut self: Box<Self>, facts: &mut FileFacts) {
+        // Stdin read in a loop by a function of the file that parses JSON from it
+        // (`while let Some(msg) = read_message(&mut reader).await? { .. }`, batch 92's
+        // ast-mcp): message after message, as a loop that parses them itself.
+        for (sites, handed_to) in std::mem::take(&mut self.handed_reads) {
+            if handed_to
+                .iter()
+                .any(|name| self.json_parsers.contains(name))
+            {
+                self.facts.stdin_sites.extend(sites.iter().copied());
+                self.facts.serve_sites.extend(sites);
+            }
+        }
         for (i, (name, predicate, span)) in self.cfg_functions.iter().enumerate() {
             for (other_name, other, other_span) in self.cfg_functions.iter().skip(i + 1) {
                 let negated =

@@ -10,7 +10,7 @@ use super::facts::{StdoutKind, StdoutWrite, WriteContent};
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
 use crate::diagnostic::{FixAvailability, RuleMeta, RuleStatus};
 use crate::rules::contract::{Rule, RuleContext};
-use crate::source::ByteSpan;
+use crate::source::{ByteSpan, FileId};
 
 pub static META: RuleMeta = RuleMeta {
     code: "MCP002",
@@ -91,7 +91,16 @@ impl Rule for StdioStdoutPollution {
             if gated && !context.preview() {
                 continue;
             }
+            // The loops that read messages from stdin (see `ServingFacts::stdin_sites`): a
+            // write of theirs without text of its own is their answer to the message read
+            // (batch 93's mcp-cli writes the string its handler returns), unless it is the
+            // value of calls that return text.
+            let stdin_sites = super::facts::serving(facts).stdin_sites;
             for function in &super::facts::writes(facts) {
+                let item = function.item_span;
+                let reads_messages = stdin_sites
+                    .iter()
+                    .any(|s| item.start <= s.start && s.end <= item.end);
                 // Whether a bare newline here may end a message the function writes (once per
                 // function, not per write).
                 let ends_messages = function.serializes_json
@@ -121,7 +130,9 @@ impl Rule for StdioStdoutPollution {
                     {
                         continue;
                     }
-                    if reported(write, function.serializes_json, ends_messages)
+                    let answers =
+                        function.serializes_json || (reads_messages && !write.valued_text);
+                    if reported(write, answers, ends_messages)
                         && super::stdout_is_protocol_at(
                             context,
                             *file,
@@ -130,52 +141,54 @@ impl Rule for StdioStdoutPollution {
                         )
                         && super::taken_while_serving(context, index, function.item_span, write)
                     {
-                        // A write that a flag decides is in preview (first contact, batches 24,
-                        // 30 and 32: a `static` and a `thread_local!` quiet flag the MCP tools
-                        // set around each call, a `quiet` field of the values they build).
-                        let flagged =
-                            super::decided_by_a_flag(context, index, function.item_span, write);
-                        if flagged && !context.preview() {
-                            continue;
-                        }
-                        // The fix is certain only where the write runs only while serving: a
-                        // helper shared with a CLI command, or `main` before its sub-commands,
-                        // also writes a person's output there; and only in a file no other
-                        // program compiles (batch 81's chasm: the command functions its MCP
-                        // binary's tools call are its CLI binary's commands too).
-                        let certain = !context.is_shared(*file)
-                            && super::runs_only_while_serving(
-                                context,
-                                *file,
-                                function.item_span,
-                                write.span,
-                            );
-                        let text = context.sources.get(*file).map_or("", |s| s.text());
-                        // Not shown to run whenever the program serves stdio: preview.
-                        let shown = super::runs_whenever_serving(
-                            context,
-                            *file,
-                            function.item_span,
-                            write.span,
-                        );
-                        if !shown && !context.preview() {
-                            continue;
-                        }
-                        let found = diagnostic(*file, write, certain, text);
-                        let notes = [
-                            (gated, GATED),
-                            (write.kind == StdoutKind::ChildInherits, CHILD),
-                            (!shown, UNSHOWN),
-                            (write.tty_guarded, TTY),
-                            (flagged && !write.tty_guarded, FLAG),
-                        ];
-                        out.push(with_notes(found, &notes));
+                        out.extend(judged(context, index, *file, function, write, gated));
                     }
                 }
             }
         }
         library_writes(context, out);
     }
+}
+
+/// The finding of a write to stdout that is reported where it is, with the notes of what it
+/// does not show (see [`StdioStdoutPollution::check`]).
+fn judged(
+    context: &RuleContext<'_>,
+    index: usize,
+    file: FileId,
+    function: &super::facts::StdioFunction,
+    write: &StdoutWrite,
+    gated: bool,
+) -> Option<Diagnostic> {
+    // A write that a flag decides is in preview (first contact, batches 24,
+    // 30 and 32: a `static` and a `thread_local!` quiet flag the MCP tools
+    // set around each call, a `quiet` field of the values they build).
+    let flagged = super::decided_by_a_flag(context, index, function.item_span, write);
+    if flagged && !context.preview() {
+        return None;
+    }
+    // The fix is certain only where the write runs only while serving: a
+    // helper shared with a CLI command, or `main` before its sub-commands,
+    // also writes a person's output there; and only in a file no other
+    // program compiles (batch 81's chasm: the command functions its MCP
+    // binary's tools call are its CLI binary's commands too).
+    let certain = !context.is_shared(file)
+        && super::runs_only_while_serving(context, file, function.item_span, write.span);
+    let text = context.sources.get(file).map_or("", |s| s.text());
+    // Not shown to run whenever the program serves stdio: preview.
+    let shown = super::runs_whenever_serving(context, file, function.item_span, write.span);
+    if !shown && !context.preview() {
+        return None;
+    }
+    let found = diagnostic(file, write, certain, text);
+    let notes = [
+        (gated, GATED),
+        (write.kind == StdoutKind::ChildInherits, CHILD),
+        (!shown, UNSHOWN),
+        (write.tty_guarded, TTY),
+        (flagged && !write.tty_guarded, FLAG),
+    ];
+    Some(with_notes(found, &notes))
 }
 
 /// The findings in the workspace's libraries the unit calls into: a write of a library function

@@ -466,6 +466,7 @@ impl Stdio {
             if json && write.content == WriteContent::Unlabelled {
                 write.content = WriteContent::Message;
             }
+            write.valued_text = !json && !names.is_empty();
         }
     }
 
@@ -739,6 +740,7 @@ impl Stdio {
                 runs_if_fields,
                 then_returns_true,
                 tty_guarded,
+                valued_text: false,
                 flag_guarded,
                 guard_calls,
             });
@@ -897,6 +899,16 @@ impl Stdio {
             Some(text) if text.trim().is_empty() => WriteContent::Unlabelled,
             Some(_) => WriteContent::Text,
             None if self.is_serialized(arg) => WriteContent::Message,
+            // `format!("{response}\n").as_bytes()`: what the format writes.
+            None => self.formatted_content(unwrap_chain(arg)),
+        }
+    }
+
+    /// What a `format!(..)` makes, as a write of it writes (see [`Stdio::format_content`]);
+    /// anything else is unlabelled.
+    fn formatted_content(&self, expr: &Expr) -> WriteContent {
+        match format_args(expr) {
+            Some(args) => self.format_content(args.first(), args.get(1..).unwrap_or(&[])),
             None => WriteContent::Unlabelled,
         }
     }
@@ -1355,6 +1367,13 @@ impl Stdio {
         let direct = local_ident(&call.receiver).is_none();
         if content == WriteContent::Text || direct {
             self.record_stdout(StdoutKind::Handle, span, span, content, scope);
+            // `stdout().write_all(format!("{}\n", response).as_bytes())`: what the function
+            // that gave `response` returns decides (see [`Stdio::valued_writes`]).
+            if content == WriteContent::Unlabelled {
+                if let Some(args) = call.args.first().and_then(|a| format_args(unwrap_chain(a))) {
+                    self.note_valued_write(&args);
+                }
+            }
         }
         let message = content != WriteContent::Text;
         if message {
@@ -1633,6 +1652,19 @@ impl Stdio {
 
 /// A value without the calls that only unwrap or view it: `x?`, `x.unwrap()`, `x.as_bytes()`,
 /// `&x`.
+/// The arguments of a `format!(..)`, its format string first.
+fn format_args(expr: &Expr) -> Option<Vec<Expr>> {
+    let Expr::Macro(m) = expr else {
+        return None;
+    };
+    if macro_name(&m.mac) != "format" {
+        return None;
+    }
+    let parser = syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated;
+    let args = syn::parse::Parser::parse2(parser, m.mac.tokens.clone()).ok()?;
+    Some(args.into_iter().collect())
+}
+
 fn unwrap_chain(expr: &Expr) -> &Expr {
     match expr {
         Expr::Paren(p) => unwrap_chain(&p.expr),

@@ -11,7 +11,7 @@ use crate::analysis::facts::{
 };
 use crate::analysis::vocabulary as vocab;
 use crate::source::FileId;
-use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
+use foldhash::{HashMap, HashMapExt};
 
 /// One step of a call chain from a cancel path down to a send.
 #[derive(Debug, Clone)]
@@ -351,7 +351,7 @@ fn origin_holds(graph: &CrateGraph<'_>, file: usize, origin: &PathOrigin) -> boo
             .summaries()
             .get_or_init(|| HooksCalledOnCancel::of(graph))
             .0
-            .contains(&(file, origin.span.start)),
+            .contains_key(&(file, origin.span.start)),
         other => plain_origin_holds(graph, other),
     }
 }
@@ -399,7 +399,29 @@ impl FlagsSetOnCancel {
 /// path reaches (`Some(responder) => responder.cancel()` in the cancellation's arm), and those
 /// the crate's product code calls nowhere (an entry point its users call, as the seed's
 /// responder). One whose every call lies off cancel paths (a timeout's clean-up) is none.
-struct HooksCalledOnCancel(HashSet<(usize, usize)>);
+/// Each with whether a call on another cancel path reaches it (`false`: product code calls it
+/// nowhere).
+struct HooksCalledOnCancel(HashMap<(usize, usize), bool>);
+
+/// Whether a send's cancel path is a hook known only by its own name (`cancel`) that holds
+/// only because the crate's product code calls it nowhere (an entry point its users may call,
+/// as the seed's responder, but as well a UI's method whose calls the graph does not resolve:
+/// first contact, batch 95's cydonia, false). The rule keeps such a send stable only when it
+/// answers through the hook's own value (the seed's per-request responder).
+pub fn held_as_an_uncalled_hook(graph: &CrateGraph<'_>, file: FileId, origin: &PathOrigin) -> bool {
+    if origin.condition != OriginCondition::CalledOnPath {
+        return false;
+    }
+    let Some(index) = graph.files().iter().position(|(id, _)| *id == file) else {
+        return false;
+    };
+    graph
+        .summaries()
+        .get_or_init(|| HooksCalledOnCancel::of(graph))
+        .0
+        .get(&(index, origin.span.start))
+        .is_some_and(|on_cancel| !on_cancel)
+}
 
 /// The origin of a function that is a hook known only by its own name
 /// ([`OriginCondition::CalledOnPath`]).
@@ -421,7 +443,7 @@ impl HooksCalledOnCancel {
             }
         }
         if hooks.is_empty() {
-            return HooksCalledOnCancel(HashSet::new());
+            return HooksCalledOnCancel(HashMap::new());
         }
         for g in graph.all_functions() {
             let facts = graph.function(g);
@@ -452,7 +474,7 @@ impl HooksCalledOnCancel {
         let holding = hooks
             .into_iter()
             .filter(|(_, (_, called, on_cancel))| *on_cancel || !*called)
-            .map(|(f, (start, ..))| (f.file, start))
+            .map(|(f, (start, _, on_cancel))| ((f.file, start), on_cancel))
             .collect();
         HooksCalledOnCancel(holding)
     }

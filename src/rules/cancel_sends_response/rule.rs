@@ -43,7 +43,18 @@ impl Rule for CancelSendsResponse {
             if by_name_only && !context.preview() {
                 continue;
             }
+            // A cancel path known only by a hook's own name that nothing in the crate calls:
+            // preview (first contact, batch 95: cydonia's UI `cancel`, false).
+            let uncalled_hook =
+                super::paths::held_as_an_uncalled_hook(context.graph, send.file, send.origin)
+                    && !answers_through_itself(&send);
+            if uncalled_hook && !context.preview() {
+                continue;
+            }
             let (mut d, removed) = diagnostic(&send, context.sources, context.graph);
+            if uncalled_hook {
+                d.notes.push(UNCALLED_HOOK.to_string());
+            }
             if by_name_only {
                 d.notes.push(format!(
                     "{} is a send by its name: no function of the crate by that name is shown to send a response (it builds none it sends, and does more than hand a message on) (preview)",
@@ -97,5 +108,23 @@ impl Rule for CancelSendsResponse {
             }
             out.push(shape_c::diagnostic(&missing));
         }
+    }
+}
+
+/// The note of a send on a cancel path known only by the name of a hook nothing in the crate
+/// calls (see [`super::paths::held_as_an_uncalled_hook`]).
+const UNCALLED_HOOK: &str = "preview: the cancel path is a method named `cancel` that nothing in the crate is shown to call, and it answers through another value than its own; that it runs because a request was cancelled rests on its name";
+
+/// Whether a send on a cancel path goes through the value the hook is a method of (`self.
+/// send_error(..)` in the seed's per-request responder: the request its `cancel` answers is its
+/// own), not through another value it holds (cydonia's `prompt.responder.respond(..)` for a
+/// pending prompt taken from the session's state).
+fn answers_through_itself(send: &super::paths::CancelSend<'_>) -> bool {
+    match &send.how {
+        super::paths::SendHow::Direct(sink) => sink.what.starts_with("`self."),
+        super::paths::SendHow::Through { call, .. } => matches!(
+            &call.callee,
+            crate::analysis::facts::Callee::Method { on_self: true, .. }
+        ),
     }
 }

@@ -1797,19 +1797,21 @@ impl Hook for Serving {
                 }
             }
             if let Some(function) = self.functions.pop() {
-                // Stdin handed to a transport with stdout serves, whatever else the file says;
-                // stdin read as a stream serves in a file that reads JSON.
                 if function.parses_json {
                     self.json_parsers.insert(function.name.clone());
                 }
-                if function.launches && !function.paired {
-                    // A client of the child it launches.
-                } else if function.paired || (self.json && function.serve()) {
+                // Stdin handed to a transport with stdout serves, whatever else the file says;
+                // stdin read as a stream serves in a file that reads JSON. A function that
+                // launches a child to talk to reads stdin as that client.
+                let client = function.launches && !function.paired;
+                let serves = function.paired || (self.json && function.serve());
+                let handed = function.looped && !function.whole && !function.handed_to.is_empty();
+                if !client && serves {
                     self.facts
                         .stdin_sites
                         .extend(function.sites.iter().copied());
                     self.facts.serve_sites.extend(function.sites);
-                } else if function.looped && !function.whole && !function.handed_to.is_empty() {
+                } else if !client && handed {
                     self.handed_reads
                         .push((function.sites.clone(), function.handed_to.clone()));
                 }

@@ -1650,8 +1650,6 @@ impl Stdio {
     }
 }
 
-/// A value without the calls that only unwrap or view it: `x?`, `x.unwrap()`, `x.as_bytes()`,
-/// `&x`.
 /// The arguments of a `format!(..)`, its format string first.
 fn format_args(expr: &Expr) -> Option<Vec<Expr>> {
     let Expr::Macro(m) = expr else {
@@ -1660,11 +1658,14 @@ fn format_args(expr: &Expr) -> Option<Vec<Expr>> {
     if macro_name(&m.mac) != "format" {
         return None;
     }
-    let parser = syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated;
-    let args = syn::parse::Parser::parse2(parser, m.mac.tokens.clone()).ok()?;
-    Some(args.into_iter().collect())
+    match crate::analysis::syntax::parse_macro_body(&m.mac.tokens)? {
+        crate::analysis::syntax::MacroBody::Exprs(args) => Some(args),
+        crate::analysis::syntax::MacroBody::Stmts(_) => None,
+    }
 }
 
+/// A value without the calls that only unwrap or view it: `x?`, `x.unwrap()`, `x.as_bytes()`,
+/// `&x`.
 fn unwrap_chain(expr: &Expr) -> &Expr {
     match expr {
         Expr::Paren(p) => unwrap_chain(&p.expr),

@@ -825,7 +825,14 @@ impl<'a> CrateGraph<'a> {
                     if let Some(found) = self.in_anchored_module(&free, name, &module) {
                         return found;
                     }
-                    // At the crate's root: re-exported from a module, found by name below.
+                    // At the crate's root, which defines no function of the name: what its
+                    // `use` of the name re-exports (`pub use cli::run;`, called as
+                    // `my_crate::run()` by the crate's binary), none when that is not a
+                    // function of the files read; else re-exported by a glob, found by name
+                    // below.
+                    if let Some(found) = self.reexported_at_root(caller, &modules[0], &free, name) {
+                        return found;
+                    }
                 }
                 // `a::b::f()`: a child module of the caller's when there is one (as Rust
                 // resolves a relative path: `server::run()` in `mcp` is `mcp::server::run`, not
@@ -912,6 +919,52 @@ impl<'a> CrateGraph<'a> {
             .copied()
             .filter(|&c| super::syntax::module_ends_with(&self.function(c).module, modules))
             .collect()
+    }
+
+    /// Of `free` (free functions named `name`), those that the crate root's `use` of `name`
+    /// brings in (`pub use cli::run;`, `pub use crate::cli::dispatch::run;`, followed through
+    /// a module's own re-export as a path anchored at the root is), for a call by a path
+    /// anchored at the root by `anchor` (`crate`, or the crate's name from one of its targets).
+    /// `None` when the root's file does not `use` the name (or is not known).
+    fn reexported_at_root(
+        &self,
+        caller: FunctionRef,
+        anchor: &str,
+        free: &[FunctionRef],
+        name: &str,
+    ) -> Option<Vec<FunctionRef>> {
+        // A target's own files come first, its root first; its library's files follow, from
+        // `library_from`, the library's root first.
+        let in_library = self.library_from.is_some_and(|from| caller.file >= from);
+        let root = match (anchor, self.library_from) {
+            ("crate", _) if !in_library => 0,
+            (_, Some(from)) => from,
+            ("crate", None) => 0,
+            // The library's name from a graph that does not know where its files start.
+            _ => return None,
+        };
+        let (_, file) = self.files.get(root)?;
+        let path = file
+            .imports
+            .iter()
+            .find(|(n, path)| n == name && path.len() >= 2)
+            .map(|(_, path)| path)?;
+        let modules = match path.first().map(String::as_str) {
+            Some("crate") => &path[1..path.len() - 1],
+            Some("self") => &path[1..path.len() - 1],
+            Some(first) if self.crate_name.as_deref() == Some(first) => &path[1..path.len() - 1],
+            // Not a module the root declares out of line (another crate's item, an inline
+            // module): not followed.
+            Some(first) if !file.mod_decls.iter().any(|m| m.name == first) => return None,
+            _ => &path[..path.len() - 1],
+        };
+        if modules.is_empty() {
+            return None;
+        }
+        Some(
+            self.in_anchored_module(free, name, modules)
+                .unwrap_or_default(),
+        )
     }
 
     /// Whether a file of the graph brings `name` in from a module `child` of its own (`pub use

@@ -825,7 +825,39 @@ impl Collector {
             falls_through: does_nothing(body),
             delegates: false,
             answers_nothing: false,
+            answers_under_condition: self.answers_under_condition(body),
         }
+    }
+
+    /// Whether a catch-all's body answers method-not-found only under a condition of its own
+    /// (see [`CatchAllArm::answers_under_condition`]).
+    fn answers_under_condition(&self, body: &Expr) -> bool {
+        let Expr::Block(block) = body else {
+            return false;
+        };
+        let names = |e: &dyn ToTokens, value: Option<&Expr>| {
+            let responds = value.is_some_and(|v| self.responds(v).is_some());
+            names_method_not_found(e.to_token_stream(), responds, &self.code_consts)
+        };
+        let stmts = &block.block.stmts;
+        stmts.iter().enumerate().any(|(index, stmt)| {
+            let syn::Stmt::Expr(Expr::If(test), _) = stmt else {
+                return false;
+            };
+            let then_answers = names(&test.then_branch, None);
+            match &test.else_branch {
+                Some((_, other)) => then_answers != names(other.as_ref(), Some(other)),
+                None => {
+                    let rest = stmts.get(index + 1..).unwrap_or_default();
+                    !then_answers
+                        && leaves(&test.then_branch)
+                        && rest.iter().any(|s| match s {
+                            syn::Stmt::Expr(e, _) => names(e, Some(e)),
+                            _ => names(s, None),
+                        })
+                }
+            }
+        })
     }
 
     /// The `match` tests a JSON member other than the method, read by its key: `match name` after
@@ -1086,6 +1118,17 @@ fn only_if_some(stmt: &syn::Stmt, name: &str) -> bool {
     some && of_name
         && expr_if.else_branch.is_none()
         && (shadows || !mentions(expr_if.then_branch.to_token_stream(), name))
+}
+
+/// Whether a block ends by leaving what runs it (`return ..`, `continue`, `break`).
+fn leaves(block: &syn::Block) -> bool {
+    matches!(
+        block.stmts.last(),
+        Some(syn::Stmt::Expr(
+            Expr::Return(_) | Expr::Continue(_) | Expr::Break(_),
+            _
+        ))
+    )
 }
 
 fn does_nothing(body: &Expr) -> bool {

@@ -96,6 +96,13 @@ pub struct CatchAllArm {
     /// request of any other method, `ping` among them, gets no response at all.
     #[serde(default)]
     pub answers_nothing: bool,
+    /// The arm answers only under a condition of its own: an `if` in its body whose one branch
+    /// names method-not-found and whose other does not (`if ctx.is_notification { nothing() }
+    /// else { not_found(id) }`), or that leaves the arm before the answer (`if quiet { return
+    /// json!({}); } error_response(..)`). Whether the condition lets a notification through
+    /// is not shown.
+    #[serde(default)]
+    pub answers_under_condition: bool,
 }
 
 /// A `match` over method names.

@@ -64,14 +64,20 @@ const ARM_METHODS: &[&str] = &[
 /// dispatcher file was parsed only in preview mode, for another rule's words).
 pub fn dispatch_words() -> &'static [&'static str] {
     static WORDS: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
-        let gaps: Vec<String> = [String::new(), "\t".to_string()]
+        let gaps: Vec<String> = [String::new(), " ".to_string(), "\t".to_string()]
             .into_iter()
             .chain((2..=24).map(|n| " ".repeat(n)))
             .collect();
+        // Also the arms of a `match` on an `Option` (`Some("initialize") => ..`): the fixture
+        // `mcp003/id_like_value_read_from_the_raw_line_by_a_helper.rs` was parsed only in
+        // preview mode, for another rule's words, or by default with a comment's words.
         let aligned = ARM_METHODS.iter().flat_map(|method| {
-            gaps.iter().map(move |gap| {
-                let word: &'static str = Box::leak(format!("\"{method}\"{gap}=>").into_boxed_str());
-                word
+            gaps.iter().flat_map(move |gap| {
+                ["", ")"].map(|close| {
+                    let word: &'static str =
+                        Box::leak(format!("\"{method}\"{close}{gap}=>").into_boxed_str());
+                    word
+                })
             })
         });
         DISPATCH_WORDS.iter().copied().chain(aligned).collect()

@@ -26,11 +26,13 @@ pub static META: RuleMeta = RuleMeta {
     // Stable for one shape, by first contact (docs/ecosystem.md): the method-not-found
     // catch-all of a dispatcher that messages come to was 5 of 5 true over batches 60 and 61
     // (and 7 of 7 over 56 and 57, then 1 of 2 over 58 and 59, which sent it back to preview for
-    // one window); it had gone to preview with the rule after batches 34 to 37 (4 of 5 twice).
-    // The other shapes (notification arms, `notifications/` prefix tests, null-`id` responses,
-    // and a catch-all that notifications are not shown to reach) report only in preview, each
-    // by its own first contact.
-    status: RuleStatus::Preview,
+    // one window); it had gone to preview with the rule after batches 34 to 37 (4 of 5 twice),
+    // and the rule went back to preview after batches 38 and 39. Stable again for that shape
+    // after batches 96 and 97 (8 of 8). The other shapes (notification arms, `notifications/`
+    // prefix tests, null-`id` responses, a catch-all that notifications are not shown to reach
+    // or that answers under a condition of its own) report only in preview, each by its own
+    // first contact.
+    status: RuleStatus::Stable,
 };
 
 const SPEC: &str = "MCP basic/index (2025-11-25 and 2026-07-28): notifications are one-way messages and the \
@@ -351,7 +353,11 @@ fn check_catch_all(
         m == "initialize" || is_notification_method(m)
     }) || parses_the_message(facts, dispatcher)
         || super::initializing_front(context, dispatcher).is_some();
-    if !entry && !context.preview() {
+    // An arm that answers only when a condition of its own holds (`if ctx.is_notification {
+    // nothing() } else { not_found(id) }`, batch 54's mcp-routing, batch 93's ArcartX): whether the
+    // condition lets a notification through is not shown, and the finding is preview at most.
+    let guarded = catch_all.answers_under_condition;
+    if (!entry || guarded) && !context.preview() {
         return;
     }
     let unit = super::UnitErrs(context.graph.files());
@@ -370,6 +376,9 @@ fn check_catch_all(
     ];
     if !entry {
         notes.push("this dispatcher answers neither `initialize` nor a notification, nor reads the message from the text it came in, and no dispatcher that does hands it every other method: that a notification reaches it is not shown (preview)".into());
+    }
+    if guarded {
+        notes.push("this arm answers only when a condition in it holds: that the condition lets a message without an `id` through is not shown (preview)".into());
     }
     out.push(Diagnostic::new(&META, file, catch_all.body, "notifications this dispatcher does not list fall into this arm and get a method-not-found error"
             ).with_notes(notes).with_help("answer only messages with an `id`: wrap the write in `if let Some(id) = ..`, or return `None` for messages without one"

@@ -787,6 +787,11 @@ impl<'a> CrateGraph<'a> {
         name: &str,
         segments: &[String],
     ) -> Vec<FunctionRef> {
+        // `commands::run_mcp()` after `use my_crate::cli::{commands, ..};`: the path the
+        // caller's file imports its first module by (Rust resolves it so), when that path is
+        // anchored at this crate (another crate's module is none of the crate's).
+        let expanded = self.through_imported_module(caller, segments);
+        let segments = expanded.as_deref().unwrap_or(segments);
         let caller_facts = self.function(caller);
         let trait_fns =
             |trait_name: &str| self.lookup_from(caller, &|i| i.trait_fns.get(&(trait_name, name)));
@@ -919,6 +924,28 @@ impl<'a> CrateGraph<'a> {
             .copied()
             .filter(|&c| super::syntax::module_ends_with(&self.function(c).module, modules))
             .collect()
+    }
+
+    /// A call's path whose first module the caller's file imports by a path anchored at this
+    /// crate (`use crate::cli::commands;`, `use my_crate::cli::{commands, Cli};`), written from
+    /// that anchor (`crate::cli::commands::run_mcp`, `my_crate::cli::commands::run_mcp`).
+    fn through_imported_module(
+        &self,
+        caller: FunctionRef,
+        segments: &[String],
+    ) -> Option<Vec<String>> {
+        let (first, rest) = segments.split_first()?;
+        if rest.is_empty() || is_type_name(first) {
+            return None;
+        }
+        let (_, file) = self.files.get(caller.file)?;
+        let (_, path) = file.imports.iter().find(|(n, _)| n == first)?;
+        let anchor = path.first()?;
+        let anchored = anchor == "crate" || self.crate_name.as_deref() == Some(anchor.as_str());
+        if !anchored || path.len() < 2 {
+            return None;
+        }
+        Some(path.iter().chain(rest).cloned().collect())
     }
 
     /// Of `free` (free functions named `name`), those that the crate root's `use` of `name`

@@ -87,7 +87,7 @@ pub fn follow_up(facts: &[&FileFacts]) -> BTreeSet<String> {
         // calls of the functions that hold a serve site.
         let toward = toward_serving_names(facts, &serving)
             .into_iter()
-            .map(|name| format!("{}{name}(", crate::prefilter::STANDALONE));
+            .map(|needle| format!("{}{needle}", crate::prefilter::STANDALONE));
         // The files the serving code calls into, which may write nothing themselves (a tool
         // dispatcher between the stdio loop and the commands that print): one step down.
         let down = called_from_serving_files(facts, &serving, &handler_types)
@@ -153,15 +153,27 @@ fn toward_serving_names(facts: &[&FileFacts], serving: &[facts::ServingFacts]) -
     let mut names = BTreeSet::new();
     for (file, serving) in facts.iter().zip(serving) {
         for &site in &serving.serve_sites {
-            names.extend(
-                file.function_at(site)
-                    .filter(|f| f.self_ty.is_none() && !COMMON_NAMES.contains(&f.name.as_str()))
-                    .map(|f| f.name.clone()),
-            );
+            let Some(function) = file.function_at(site) else {
+                continue;
+            };
+            match &function.self_ty {
+                None if !COMMON_NAMES.contains(&function.name.as_str()) => {
+                    names.insert(format!("{}(", function.name));
+                }
+                // A method (`McpServer::run`, whose name is too common to look for): the files
+                // that make a value of its type, the one it is called on (`let mut server =
+                // McpServer::new(settings); server.run().await`, or a struct literal).
+                Some(ty) => {
+                    names.insert(format!("{ty}::"));
+                    names.insert(format!("{ty} {{"));
+                }
+                None => {}
+            }
         }
     }
     names
 }
+
 
 /// The free functions that functions of the files holding a stdio serve site call by path
 /// (`tools::call_tool(..)`, `handle(..)`) and that no parsed file defines: their definitions may

@@ -117,6 +117,10 @@ struct StdinReads {
     /// The simple names of the functions stdin or a reader of it is handed to
     /// (`read_message(&mut reader)`): what they do with it is what the function does.
     handed_to: Vec<String>,
+    /// The closures and `async` blocks made once (see [`once_task`]) that parse JSON: a parse
+    /// there is the function's when the task reads stdin too (batch 96's elevenlabs-cli: a
+    /// chat that prompts on stdin and parses its WebSocket's messages in a spawned task).
+    task_parses: Vec<ByteSpan>,
 }
 
 struct BoundTransport {
@@ -1402,7 +1406,12 @@ fn note_transport_local(function: &mut StdinReads, local: &syn::Local, scope: &S
 
 /// A call that parses JSON from what the function reads (`serde_json::from_str(&line)`), or
 /// serialises JSON on one line (`serde_json::to_string(..)`).
-fn note_json_call(function: &mut StdinReads, call: &syn::ExprCall) {
+///
+/// A parse in a closure or `async` block that the function makes once (not in a loop: a task it
+/// spawns beside its own reading, `tokio::spawn(async move { while let Some(m) = ws.next().await
+/// { from_str(&m) } })`) parses what that task reads: it counts only when the task reads stdin
+/// too (see [`StdinReads::task_parses`]).
+fn note_json_call(function: &mut StdinReads, call: &syn::ExprCall, task: Option<ByteSpan>) {
     let Expr::Path(p) = &*call.func else {
         return;
     };
@@ -1419,7 +1428,10 @@ fn note_json_call(function: &mut StdinReads, call: &syn::ExprCall) {
             is_piece(a) || function.is_piece_local(a) || function.is_file_contents(a)
         })
     {
-        function.parses_json = true;
+        match task {
+            Some(task) => function.task_parses.push(task),
+            None => function.parses_json = true,
+        }
     }
     if segments.iter().any(|s| s == "serde_json")
         && matches!(last, "to_string" | "to_vec" | "to_writer")
@@ -1549,6 +1561,27 @@ fn self_field(expr: &Expr) -> bool {
 }
 
 /// Whether the node lies in a loop of its function (a closure or an item ends the search).
+/// The closure or `async` block the current node lies in, when the function makes it once: no
+/// loop of the function holds it (a task spawned per message lies in the reading loop).
+fn once_task(scope: &Scope<'_>) -> Option<ByteSpan> {
+    let mut task = None;
+    for n in 0.. {
+        match scope.ancestor(n) {
+            Some(Node::Expr(expr @ (Expr::Closure(_) | Expr::Async(_)))) => {
+                task = task.or(Some(scope.span(expr)));
+            }
+            Some(Node::Expr(Expr::Loop(_) | Expr::While(_) | Expr::ForLoop(_)))
+                if task.is_some() =>
+            {
+                return None;
+            }
+            Some(Node::Item(_) | Node::ImplItem(_) | Node::TraitItem(_)) | None => return task,
+            _ => {}
+        }
+    }
+    task
+}
+
 fn in_loop(scope: &Scope<'_>) -> bool {
     for n in 0.. {
         match scope.ancestor(n) {
@@ -1645,7 +1678,7 @@ fn note_in_function(function: &mut StdinReads, node: Node<'_>, scope: &Scope<'_>
             function.whole = true
         }
         Node::Expr(Expr::Call(call)) => {
-            note_json_call(function, call);
+            note_json_call(function, call, once_task(scope));
             function.paired |= builds_on_stdio_pair(call);
             let reads = |a: &Expr| {
                 let a = crate::analysis::syntax::peel(a);
@@ -1796,7 +1829,14 @@ impl Hook for Serving {
                     }
                 }
             }
-            if let Some(function) = self.functions.pop() {
+            if let Some(mut function) = self.functions.pop() {
+                let tasks = std::mem::take(&mut function.task_parses);
+                function.parses_json |= tasks.iter().any(|task| {
+                    function
+                        .sites
+                        .iter()
+                        .any(|site| task.start <= site.start && site.end <= task.end)
+                });
                 if function.parses_json {
                     self.json_parsers.insert(function.name.clone());
                 }

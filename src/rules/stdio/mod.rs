@@ -174,7 +174,6 @@ fn toward_serving_names(facts: &[&FileFacts], serving: &[facts::ServingFacts]) -
     names
 }
 
-
 /// The free functions that functions of the files holding a stdio serve site call by path
 /// (`tools::call_tool(..)`, `handle(..)`) and that no parsed file defines: their definitions may
 /// be in files the pre-filter skipped. Not names as common as `new` or `run`, nor those of

@@ -685,7 +685,7 @@ impl Collector {
         }
         // A value for the caller to send: the arm's value is something, not nothing.
         let tail = super::syntax::tail_value(body);
-        if is_quiet(tail) {
+        if is_quiet(tail) || builds_a_request(tail) {
             None
         } else if value_producing(tail) {
             Some(self.span(tail))
@@ -1878,6 +1878,41 @@ fn every_link_returns(first: &syn::ExprIf) -> bool {
             Some(_) => return false,
             None => return true,
         }
+    }
+}
+
+/// Whether a value is a message the code sends rather than an answer: a `json!` object (also in
+/// `Ok(..)`/`Some(..)`) with a `"method"` member and neither `"result"` nor `"error"`, a
+/// request or a notification (batch 99's rustpilot: a client's `match` on its action building
+/// `notifications/initialized` to send).
+fn builds_a_request(expr: &Expr) -> bool {
+    match expr {
+        Expr::Call(call) if matches!(&*call.func, Expr::Path(p) if p.path.is_ident("Some") || p.path.is_ident("Ok")) => {
+            call.args.len() == 1 && call.args.first().is_some_and(builds_a_request)
+        }
+        Expr::Paren(p) => builds_a_request(&p.expr),
+        Expr::Macro(m) if macro_name(&m.mac) == "json" => {
+            let Some(TokenTree::Group(object)) = m.mac.tokens.clone().into_iter().next() else {
+                return false;
+            };
+            if object.delimiter() != Delimiter::Brace {
+                return false;
+            }
+            // The object's own keys: a string literal followed by `:` at its top level.
+            let trees: Vec<TokenTree> = object.stream().into_iter().collect();
+            let keys: Vec<String> = trees
+                .windows(2)
+                .filter_map(|pair| match pair {
+                    [TokenTree::Literal(l), TokenTree::Punct(p)] if p.as_char() == ':' => {
+                        Some(l.to_string())
+                    }
+                    _ => None,
+                })
+                .collect();
+            let has = |key: &str| keys.iter().any(|k| k == key);
+            has("\"method\"") && !has("\"result\"") && !has("\"error\"")
+        }
+        _ => false,
     }
 }
 

@@ -113,6 +113,7 @@ pub fn hook(base: usize, unread: Vec<super::items::UnreadConst>) -> Box<dyn Hook
         self_ty: None,
         other_method_variants: Vec::new(),
         silent_matches: std::collections::HashSet::new(),
+        selects: 0,
     })
 }
 
@@ -197,9 +198,18 @@ struct Collector {
     /// reads only in `if let Some(..) = local { .. }` with no `else` (see
     /// [`Collector::note_silent_locals`]): a `None` of theirs sends nothing.
     silent_matches: std::collections::HashSet<usize>,
+    /// How many `select!` bodies the current node lies in: their branches are code (batch 99's
+    /// webact dispatches in the branch on stdin's next line).
+    selects: usize,
 }
 
 impl Collector {
+    /// Whether the current node is in a macro's body that is not read as code: one of a macro
+    /// that is neither the file's own (expanded) nor a `select!`.
+    fn skips(&self, scope: &Scope<'_>) -> bool {
+        scope.foreign_macro_depth() > self.selects
+    }
+
     fn span(&self, node: &impl Bounds) -> ByteSpan {
         let (first, last) = node.bounds();
         self.raw_span(first, last)
@@ -1180,10 +1190,18 @@ impl Hook for Collector {
         true
     }
 
+    /// A `select!`'s branches are code: a dispatcher may run in one.
+    fn reads_macro_body(&self, name: &str) -> bool {
+        super::syntax::is_select_macro(name)
+    }
+
     fn enter(&mut self, node: Node<'_>, scope: &Scope<'_>) {
+        if let Node::Body(crate::analysis::walk::ParsedBody::Select(_)) = node {
+            self.selects += 1;
+        }
         // Test code answers whatever it likes; macro bodies are read for their literals only
-        // (the expansions of the file's own macros are code).
-        if scope.in_test() || scope.in_foreign_macro_body() {
+        // (the expansions of the file's own macros and the branches of a `select!` are code).
+        if scope.in_test() || self.skips(scope) {
             return;
         }
         if is_function(node) {
@@ -1245,7 +1263,11 @@ impl Hook for Collector {
     }
 
     fn leave(&mut self, node: Node<'_>, scope: &Scope<'_>) {
-        if scope.in_test() || scope.in_foreign_macro_body() {
+        let skipped = self.skips(scope);
+        if let Node::Body(crate::analysis::walk::ParsedBody::Select(_)) = node {
+            self.selects = self.selects.saturating_sub(1);
+        }
+        if scope.in_test() || skipped {
             return;
         }
         if is_function(node) {

@@ -148,6 +148,13 @@ impl<'ast> Scope<'ast> {
         self.macro_depth > self.expansion_depth
     }
 
+    /// How many bodies of macros that are not the file's own the current node lies in (see
+    /// [`Scope::in_foreign_macro_body`]): a hook that reads some of them as code (the branches
+    /// of a `select!`) counts those it entered against this.
+    pub fn foreign_macro_depth(&self) -> usize {
+        self.macro_depth.saturating_sub(self.expansion_depth)
+    }
+
     /// Whether the current node is code a macro of the file stands for (its expansion, see
     /// [`super::macros`]): removing it means removing the invocation, whatever else it does.
     pub fn in_expansion(&self) -> bool {

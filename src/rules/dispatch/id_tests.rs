@@ -145,6 +145,7 @@ impl Collects for IdTestsCollector {
                 facts: IdTests::default(),
                 functions: Vec::new(),
                 parse_error_depth: 0,
+                selects: 0,
             })
         })
     }
@@ -189,6 +190,17 @@ struct Collector {
     functions: Vec<FunctionScope>,
     /// How many enclosing constructs handle a message that did not parse.
     parse_error_depth: usize,
+    /// How many `select!` bodies the current node lies in: their branches are code (as the
+    /// dispatchers' collector reads them).
+    selects: usize,
+}
+
+impl Collector {
+    /// Whether the current node is in a macro's body that is not read as code (see the
+    /// dispatchers' collector).
+    fn skips(&self, scope: &Scope<'_>) -> bool {
+        scope.foreign_macro_depth() > self.selects
+    }
 }
 
 impl Hook for Collector {
@@ -197,10 +209,18 @@ impl Hook for Collector {
         true
     }
 
+    /// A `select!`'s branches are code: an id test may run in one.
+    fn reads_macro_body(&self, name: &str) -> bool {
+        crate::analysis::syntax::is_select_macro(name)
+    }
+
     fn enter(&mut self, node: Node<'_>, scope: &Scope<'_>) {
+        if let Node::Body(crate::analysis::walk::ParsedBody::Select(_)) = node {
+            self.selects += 1;
+        }
         // Test code answers whatever it likes; macro bodies are read for their tokens only
-        // (the expansions of the file's own macros are code).
-        if scope.in_test() || scope.in_foreign_macro_body() {
+        // (the expansions of the file's own macros and the branches of a `select!` are code).
+        if scope.in_test() || self.skips(scope) {
             return;
         }
         if handles_parse_error(node, scope.parent()) {
@@ -277,7 +297,11 @@ impl Hook for Collector {
     }
 
     fn leave(&mut self, node: Node<'_>, scope: &Scope<'_>) {
-        if scope.in_test() || scope.in_foreign_macro_body() {
+        let skipped = self.skips(scope);
+        if let Node::Body(crate::analysis::walk::ParsedBody::Select(_)) = node {
+            self.selects = self.selects.saturating_sub(1);
+        }
+        if scope.in_test() || skipped {
             return;
         }
         if handles_parse_error(node, scope.parent()) {

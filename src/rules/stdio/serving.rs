@@ -38,6 +38,7 @@ impl Collects for ServingCollector {
             cfg_functions: Vec::new(),
             json_parsers: HashSet::new(),
             handed_reads: Vec::new(),
+            stdin_fields: HashSet::new(),
         }))
     }
 }
@@ -59,6 +60,33 @@ struct Serving {
     /// Reads of stdin in a loop that hand the reader to functions of the file (their simple
     /// names): they serve when one of those parses JSON ([`StdinReads::handed_to`]).
     handed_reads: Vec<(Vec<ByteSpan>, Vec<String>)>,
+    /// The fields of the file's structs that hold stdin (`stdin: io::StdinLock<'static>`, `Stdin`,
+    /// `BufReader<Stdin>`): (struct, field). A method reading lines from such a field of `self`
+    /// reads stdin (batch 61's kokoro-tiny: `self.stdin.read_line(&mut line)` in its server's
+    /// loop).
+    stdin_fields: HashSet<(String, String)>,
+}
+
+/// Whether a field's type holds the process's stdin: `Stdin`, `StdinLock<'_>`, or a reader
+/// over one (`BufReader<Stdin>`).
+fn holds_stdin(ty: &syn::Type) -> bool {
+    let syn::Type::Path(path) = ty else {
+        return false;
+    };
+    let Some(last) = path.path.segments.last() else {
+        return false;
+    };
+    if matches!(last.ident.to_string().as_str(), "Stdin" | "StdinLock") {
+        return true;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return false;
+    };
+    last.ident == "BufReader"
+        && args.args.iter().any(|arg| match arg {
+            syn::GenericArgument::Type(inner) => holds_stdin(inner),
+            _ => false,
+        })
 }
 
 /// `true` or `false`, as a literal.
@@ -305,6 +333,64 @@ enum Site {
 }
 
 impl Serving {
+    /// What an item tells: a handler trait's implementation, a sub-command enum, the fields of a
+    /// struct that hold stdin.
+    fn note_item(&mut self, item: &syn::Item) {
+        match item {
+            syn::Item::Impl(item) => self.note_handler_impl(item),
+            syn::Item::Enum(item) if derives_subcommand(&item.attrs) => {
+                self.facts.subcommand_enums.push(item.ident.to_string())
+            }
+            syn::Item::Struct(item) => {
+                for field in &item.fields {
+                    if let Some(name) = field.ident.as_ref().filter(|_| holds_stdin(&field.ty)) {
+                        self.stdin_fields
+                            .insert((item.ident.to_string(), name.to_string()));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// `self.stdin.read_line(&mut line)`: a read of the stdin a field of `self` holds (test code
+    /// serves nothing while the program runs).
+    fn note_stdin_field_read(&mut self, node: Node<'_>, scope: &Scope<'_>) {
+        let Node::Expr(Expr::MethodCall(call)) = node else {
+            return;
+        };
+        if self.stdio && !scope.in_test() && self.reads_a_stdin_field(call, scope) {
+            if let Some(function) = self.functions.last_mut() {
+                function.looped |= in_loop(scope);
+            }
+            self.site(Some(Site::Stdin), scope.span(call));
+        }
+    }
+
+    /// Whether a method call reads lines from a field of `self` that holds stdin (see
+    /// [`Serving::stdin_fields`]).
+    fn reads_a_stdin_field(&self, call: &syn::ExprMethodCall, scope: &Scope<'_>) -> bool {
+        if !matches!(
+            call.method.to_string().as_str(),
+            "read_line" | "lines" | "read_until"
+        ) {
+            return false;
+        }
+        let Expr::Field(field) = crate::analysis::syntax::peel(&call.receiver) else {
+            return false;
+        };
+        let (Expr::Path(base), syn::Member::Named(name)) = (&*field.base, &field.member) else {
+            return false;
+        };
+        let Some(ty) = scope.impl_scope().and_then(|i| i.self_ty.as_deref()) else {
+            return false;
+        };
+        base.path.is_ident("self")
+            && self
+                .stdin_fields
+                .contains(&(ty.to_string(), name.to_string()))
+    }
+
     fn site(&mut self, site: Option<Site>, span: ByteSpan) {
         match site {
             Some(Site::Transport) => self.facts.serve_sites.push(span),
@@ -1722,12 +1808,8 @@ fn note_in_function(function: &mut StdinReads, node: Node<'_>, scope: &Scope<'_>
 
 impl Hook for Serving {
     fn enter(&mut self, node: Node<'_>, scope: &Scope<'_>) {
-        match node {
-            Node::Item(syn::Item::Impl(item)) => self.note_handler_impl(item),
-            Node::Item(syn::Item::Enum(item)) if derives_subcommand(&item.attrs) => {
-                self.facts.subcommand_enums.push(item.ident.to_string())
-            }
-            _ => {}
+        if let Node::Item(item) = node {
+            self.note_item(item);
         }
         self.note_threads(node, scope);
         self.note_cfg_function(node, scope);
@@ -1746,6 +1828,7 @@ impl Hook for Serving {
             note_in_function(function, node, scope);
         }
         self.note_process_calls(node, scope);
+        self.note_stdin_field_read(node, scope);
         // `if let Some(code) = shell_mode() { exit(code) }`: a call whose `Some` ends the
         // process (test code serves nothing while the program runs).
         if let Node::Expr(expr @ (Expr::If(_) | Expr::Match(_))) = node {

@@ -885,12 +885,7 @@ impl<'a> CrateGraph<'a> {
         name: &str,
         candidates: &[FunctionRef],
     ) -> Vec<FunctionRef> {
-        let Some(path) = self
-            .files
-            .get(caller.file)
-            .and_then(|(_, file)| file.imports.iter().find(|(n, _)| n == name))
-            .map(|(_, path)| path)
-        else {
+        let Some(path) = self.imported_path(caller, name) else {
             return Vec::new();
         };
         let mut modules = &path[..path.len().saturating_sub(1)];
@@ -926,6 +921,15 @@ impl<'a> CrateGraph<'a> {
             .collect()
     }
 
+    /// The path the caller's file imports `name` by (`use crate::mcp::cue::generate;`), if any.
+    fn imported_path(&self, caller: FunctionRef, name: &str) -> Option<&'a Vec<String>> {
+        let (_, file) = self.files.get(caller.file)?;
+        file.imports
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, path)| path)
+    }
+
     /// A call's path whose first module the caller's file imports by a path anchored at this
     /// crate (`use crate::cli::commands;`, `use my_crate::cli::{commands, Cli};`), written from
     /// that anchor (`crate::cli::commands::run_mcp`, `my_crate::cli::commands::run_mcp`).
@@ -938,8 +942,7 @@ impl<'a> CrateGraph<'a> {
         if rest.is_empty() || is_type_name(first) {
             return None;
         }
-        let (_, file) = self.files.get(caller.file)?;
-        let (_, path) = file.imports.iter().find(|(n, _)| n == first)?;
+        let path = self.imported_path(caller, first)?;
         let anchor = path.first()?;
         let anchored = anchor == "crate" || self.crate_name.as_deref() == Some(anchor.as_str());
         if !anchored || path.len() < 2 {

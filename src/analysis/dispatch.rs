@@ -113,7 +113,7 @@ pub fn hook(base: usize, unread: Vec<super::items::UnreadConst>) -> Box<dyn Hook
         self_ty: None,
         other_method_variants: Vec::new(),
         silent_matches: std::collections::HashSet::new(),
-        selects: 0,
+        selects: Default::default(),
     })
 }
 
@@ -200,16 +200,10 @@ struct Collector {
     silent_matches: std::collections::HashSet<usize>,
     /// How many `select!` bodies the current node lies in: their branches are code (batch 99's
     /// webact dispatches in the branch on stdin's next line).
-    selects: usize,
+    selects: crate::analysis::walk::SelectBranches,
 }
 
 impl Collector {
-    /// Whether the current node is in a macro's body that is not read as code: one of a macro
-    /// that is neither the file's own (expanded) nor a `select!`.
-    fn skips(&self, scope: &Scope<'_>) -> bool {
-        scope.foreign_macro_depth() > self.selects
-    }
-
     fn span(&self, node: &impl Bounds) -> ByteSpan {
         let (first, last) = node.bounds();
         self.raw_span(first, last)
@@ -1196,12 +1190,10 @@ impl Hook for Collector {
     }
 
     fn enter(&mut self, node: Node<'_>, scope: &Scope<'_>) {
-        if let Node::Body(crate::analysis::walk::ParsedBody::Select(_)) = node {
-            self.selects += 1;
-        }
+        let code = self.selects.enter(node, scope);
         // Test code answers whatever it likes; macro bodies are read for their literals only
         // (the expansions of the file's own macros and the branches of a `select!` are code).
-        if scope.in_test() || self.skips(scope) {
+        if scope.in_test() || !code {
             return;
         }
         if is_function(node) {
@@ -1263,11 +1255,8 @@ impl Hook for Collector {
     }
 
     fn leave(&mut self, node: Node<'_>, scope: &Scope<'_>) {
-        let skipped = self.skips(scope);
-        if let Node::Body(crate::analysis::walk::ParsedBody::Select(_)) = node {
-            self.selects = self.selects.saturating_sub(1);
-        }
-        if scope.in_test() || skipped {
+        let code = self.selects.leave(node, scope);
+        if scope.in_test() || !code {
             return;
         }
         if is_function(node) {
@@ -1909,7 +1898,7 @@ fn every_link_returns(first: &syn::ExprIf) -> bool {
 /// `notifications/initialized` to send).
 fn builds_a_request(expr: &Expr) -> bool {
     match expr {
-        Expr::Call(call) if matches!(&*call.func, Expr::Path(p) if p.path.is_ident("Some") || p.path.is_ident("Ok")) => {
+        Expr::Call(call) if is_some_or_ok(&call.func) => {
             call.args.len() == 1 && call.args.first().is_some_and(builds_a_request)
         }
         Expr::Paren(p) => builds_a_request(&p.expr),
@@ -1938,12 +1927,14 @@ fn builds_a_request(expr: &Expr) -> bool {
     }
 }
 
+/// `Some` or `Ok`, as a call's function.
+fn is_some_or_ok(func: &Expr) -> bool {
+    matches!(func, Expr::Path(p) if p.path.is_ident("Some") || p.path.is_ident("Ok"))
+}
+
 fn value_producing(expr: &Expr) -> bool {
     match expr {
-        Expr::Call(call) => {
-            matches!(&*call.func, Expr::Path(p) if p.path.is_ident("Some") || p.path.is_ident("Ok"))
-                || answer_constructor(call)
-        }
+        Expr::Call(call) => is_some_or_ok(&call.func) || answer_constructor(call),
         Expr::Macro(m) => macro_name(&m.mac) == "json",
         Expr::Struct(_) => true,
         _ => false,

@@ -715,6 +715,33 @@ impl<'ast> Visit<'ast> for Walker<'ast, '_> {
     }
 }
 
+/// The `select!` bodies a hook lies in, for a hook that reads their branches as code (the
+/// dispatchers' and the `id` tests' collectors) and no other foreign macro's body: whether each
+/// node it enters or leaves is code for it.
+#[derive(Debug, Default)]
+pub struct SelectBranches {
+    depth: usize,
+}
+
+impl SelectBranches {
+    /// A node is entered: whether it is code (a `select!` body counts from its own node on).
+    pub fn enter(&mut self, node: Node<'_>, scope: &Scope<'_>) -> bool {
+        if let Node::Body(ParsedBody::Select(_)) = node {
+            self.depth += 1;
+        }
+        scope.foreign_macro_depth() <= self.depth
+    }
+
+    /// A node is left: whether it was code (as [`SelectBranches::enter`] said).
+    pub fn leave(&mut self, node: Node<'_>, scope: &Scope<'_>) -> bool {
+        let code = scope.foreign_macro_depth() <= self.depth;
+        if let Node::Body(ParsedBody::Select(_)) = node {
+            self.depth = self.depth.saturating_sub(1);
+        }
+        code
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

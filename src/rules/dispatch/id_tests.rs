@@ -145,7 +145,7 @@ impl Collects for IdTestsCollector {
                 facts: IdTests::default(),
                 functions: Vec::new(),
                 parse_error_depth: 0,
-                selects: 0,
+                selects: Default::default(),
             })
         })
     }
@@ -192,15 +192,7 @@ struct Collector {
     parse_error_depth: usize,
     /// How many `select!` bodies the current node lies in: their branches are code (as the
     /// dispatchers' collector reads them).
-    selects: usize,
-}
-
-impl Collector {
-    /// Whether the current node is in a macro's body that is not read as code (see the
-    /// dispatchers' collector).
-    fn skips(&self, scope: &Scope<'_>) -> bool {
-        scope.foreign_macro_depth() > self.selects
-    }
+    selects: crate::analysis::walk::SelectBranches,
 }
 
 impl Hook for Collector {
@@ -215,12 +207,10 @@ impl Hook for Collector {
     }
 
     fn enter(&mut self, node: Node<'_>, scope: &Scope<'_>) {
-        if let Node::Body(crate::analysis::walk::ParsedBody::Select(_)) = node {
-            self.selects += 1;
-        }
+        let code = self.selects.enter(node, scope);
         // Test code answers whatever it likes; macro bodies are read for their tokens only
         // (the expansions of the file's own macros and the branches of a `select!` are code).
-        if scope.in_test() || self.skips(scope) {
+        if scope.in_test() || !code {
             return;
         }
         if handles_parse_error(node, scope.parent()) {
@@ -297,11 +287,8 @@ impl Hook for Collector {
     }
 
     fn leave(&mut self, node: Node<'_>, scope: &Scope<'_>) {
-        let skipped = self.skips(scope);
-        if let Node::Body(crate::analysis::walk::ParsedBody::Select(_)) = node {
-            self.selects = self.selects.saturating_sub(1);
-        }
-        if scope.in_test() || skipped {
+        let code = self.selects.leave(node, scope);
+        if scope.in_test() || !code {
             return;
         }
         if handles_parse_error(node, scope.parent()) {

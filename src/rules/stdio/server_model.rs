@@ -167,6 +167,7 @@ impl ServingPath {
             serving: &serving,
             handlers: &handlers,
             tests: &tests,
+            cycles: call_cycles(graph, &toward),
         };
         let (mut must, mut regions) = must_functions(&way, &toward, entry);
         let mut on_path: HashMap<(FileId, ByteSpan), Vec<ByteSpan>> = on_path;
@@ -393,9 +394,16 @@ struct Way<'a, 'g> {
     serving: &'a HashSet<FunctionRef>,
     handlers: &'a [FunctionRef],
     tests: &'a HashSet<FunctionRef>,
+    /// The cycles of calls among the functions on the way (see [`call_cycles`]).
+    cycles: HashMap<FunctionRef, usize>,
 }
 
 impl Way<'_, '_> {
+    /// Whether `f` and `g` call each other, through any number of calls on the way.
+    fn one_cycle(&self, f: FunctionRef, g: FunctionRef) -> bool {
+        matches!((self.cycles.get(&f), self.cycles.get(&g)), (Some(a), Some(b)) if a == b)
+    }
+
     /// The anchors of a function on the way: its serve sites, and its calls that reach only
     /// functions that surely serve (`sure`).
     fn anchors(&self, f: FunctionRef, sure: &HashSet<FunctionRef>) -> Vec<ByteSpan> {
@@ -411,7 +419,12 @@ impl Way<'_, '_> {
             );
         }
         for (span, targets) in calls_of(self.graph, f) {
-            if !targets.is_empty() && targets.iter().all(|t| *t != f && sure.contains(t)) {
+            // A call back into a function that leads here (a console that hands a typed command
+            // line to the dispatcher that started it) serves only after that function chose
+            // another way than serving: no anchor.
+            if !targets.is_empty()
+                && (targets.iter()).all(|t| *t != f && sure.contains(t) && !self.one_cycle(f, *t))
+            {
                 anchors.push(span);
             }
         }
@@ -536,6 +549,34 @@ impl Must {
             }
         }
     }
+}
+
+/// The cycles of calls among the functions on the way to serving (`toward`): each function
+/// that lies on one, with the cycle's number. Found in time linear in the calls (Tarjan's
+/// strongly connected components, by `petgraph`).
+fn call_cycles(
+    graph: &CrateGraph<'_>,
+    toward: &HashSet<FunctionRef>,
+) -> HashMap<FunctionRef, usize> {
+    let mut calls: petgraph::Graph<FunctionRef, ()> = petgraph::Graph::new();
+    let nodes: HashMap<FunctionRef, petgraph::graph::NodeIndex> =
+        toward.iter().map(|&f| (f, calls.add_node(f))).collect();
+    for (&f, &from) in &nodes {
+        for (_, targets) in calls_of(graph, f) {
+            for t in targets {
+                if let Some(&to) = nodes.get(&t) {
+                    calls.add_edge(from, to, ());
+                }
+            }
+        }
+    }
+    let mut cycles = HashMap::new();
+    for (number, component) in petgraph::algo::tarjan_scc(&calls).into_iter().enumerate() {
+        if component.len() > 1 {
+            cycles.extend(component.into_iter().map(|node| (calls[node], number)));
+        }
+    }
+    cycles
 }
 
 /// The functions `main` reaches, through any call.
@@ -1142,6 +1183,7 @@ impl LibraryServing {
             serving: &serving,
             handlers: &[],
             tests: &tests,
+            cycles: call_cycles(graph, &toward),
         };
         let sure = way.surely_serving(&toward);
         let functions = functions

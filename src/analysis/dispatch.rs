@@ -1755,6 +1755,9 @@ fn is_quiet(expr: &Expr) -> bool {
         Expr::Tuple(t) => t.elems.is_empty(),
         Expr::Path(p) => p.path.is_ident("None"),
         Expr::Continue(_) | Expr::Break(_) => true,
+        // `Ok(false)`: a flag for the caller (batch 41's mcp-access-point: not handled, the
+        // proxy goes on), no message.
+        Expr::Lit(l) => matches!(l.lit, syn::Lit::Bool(_)),
         Expr::Return(r) => r.expr.as_deref().is_none_or(is_quiet),
         // `Ok(None)`, and a variant that carries nothing (`HandlerResult::Response(None)`, the
         // loop writing only what a `Some` holds).
@@ -2416,7 +2419,15 @@ fn names_method_not_found(tokens: TokenStream, responds: bool, codes: &CodeConst
         return true;
     }
     let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    // What a log or print macro is given is written to a log, not answered
+    // (`log::info!("Unknown method called: {}", m)`).
+    let logged = |i: usize| {
+        i >= 2
+            && matches!(&trees[i - 1], TokenTree::Punct(p) if p.as_char() == '!')
+            && matches!(&trees[i - 2], TokenTree::Ident(name) if LOG_MACROS.contains(&name.to_string().as_str()))
+    };
     trees.iter().enumerate().any(|(i, tree)| match tree {
+        TokenTree::Group(_) if logged(i) => false,
         TokenTree::Literal(l) => {
             let text = l.to_string();
             (text == "32601"
@@ -2439,6 +2450,12 @@ fn names_method_not_found(tokens: TokenStream, responds: bool, codes: &CodeConst
         _ => false,
     })
 }
+
+/// The macros of std, `log` and `tracing` that write a log line or print.
+const LOG_MACROS: &[&str] = &[
+    "trace", "debug", "info", "warn", "error", "log", "event", "println", "eprintln", "print",
+    "eprint",
+];
 
 /// Integer constants whose value is a JSON-RPC error code, by name.
 type CodeConsts = std::collections::HashMap<String, i64>;

@@ -327,6 +327,17 @@ impl Collector {
                 matches!(&**ty, syn::Type::Tuple(t) if t.elems.is_empty())
             }
         };
+        // A parameter that borrows a string slice (`session_id: Option<&str>`, batch 99's
+        // chartgen: a header's value) is no message's `id`, whatever its name: an `id` a
+        // function is handed is the message's value (`Value`, `Option<Value>`, a number, an
+        // owned `String`, an id type).
+        let str_params = sig.inputs.iter().filter_map(|input| match input {
+            syn::FnArg::Typed(typed) if borrows_a_str(&typed.ty) => match &*typed.pat {
+                Pat::Ident(p) if p.ident != "id" => Some((p.ident.to_string(), false)),
+                _ => None,
+            },
+            _ => None,
+        });
         self.functions.push(FunctionScope {
             span,
             takes_status,
@@ -335,7 +346,7 @@ impl Collector {
             first_null_id: self.facts.null_id_responses.len(),
             returns_unit,
             builds_a_value: false,
-            locals: std::collections::HashMap::new(),
+            locals: str_params.collect(),
             call_values: std::collections::HashMap::new(),
             parses,
         });
@@ -653,7 +664,8 @@ impl Collector {
             "is_none" | "is_some" | "is_null" | "is_none_or" | "is_some_and"
                 if self.reads_id(&call.receiver)
                     && !normalises(call, scope)
-                    && !self.either_way(expr, scope) =>
+                    && !self.either_way(expr, scope)
+                    && !narrowed_to_named_methods(expr, scope) =>
             {
                 let present = method == "is_some" || method == "is_some_and";
                 match self.guarded_block(expr, present, scope) {
@@ -669,6 +681,8 @@ impl Collector {
                     }
                 }
             }
+            "is_none" | "is_some" | "is_null" | "is_none_or" | "is_some_and"
+                if narrowed_to_named_methods(expr, scope) => {}
             "is_none" | "is_some" | "is_null" if !normalises(call, scope) => {
                 let block = self.guarded_block(expr, method == "is_some", scope);
                 self.push_getter_test(scope.span(call), &call.receiver, block);
@@ -693,7 +707,10 @@ impl Collector {
             }
             // `obj.contains_key("id")`: the member's presence, which is what tells a request
             // from a notification.
-            "contains_key" if call.args.first().and_then(str_literal).as_deref() == Some("id") => {
+            "contains_key"
+                if call.args.first().and_then(str_literal).as_deref() == Some("id")
+                    && !narrowed_to_named_methods(expr, scope) =>
+            {
                 self.push_id_check(scope.span(call));
             }
             "starts_with" => {
@@ -1051,8 +1068,19 @@ fn call_skeleton(block: &syn::Block) -> Option<Vec<(String, usize)>> {
             }
         }
         fn visit_macro(&mut self, mac: &'ast syn::Macro) {
-            self.calls
-                .push((crate::analysis::syntax::macro_name(mac), usize::MAX));
+            // A `json!` object is known by its members' names too: `json!({})` and `json!({
+            // "jsonrpc": .., "id": id, "result": r })` build different things.
+            // A macro whose body is one other macro's call (a local `macro_rules!` that wraps
+            // `json!(..)`) builds what that call builds.
+            if let Ok(Expr::Macro(inner)) = mac.parse_body::<Expr>() {
+                self.visit_macro(&inner.mac);
+                return;
+            }
+            let mut name = crate::analysis::syntax::macro_name(mac);
+            if name == "json" {
+                name.push_str(&object_keys(&mac.tokens).join(","));
+            }
+            self.calls.push((name, usize::MAX));
         }
         fn visit_item(&mut self, _: &'ast syn::Item) {}
     }
@@ -1062,6 +1090,32 @@ fn call_skeleton(block: &syn::Block) -> Option<Vec<(String, usize)>> {
     };
     syn::visit::Visit::visit_block(&mut calls, block);
     (!calls.opaque).then_some(calls.calls)
+}
+
+/// The names of the members of the object a `json!` body writes (`{ "id": id, "result": r }`:
+/// `id`, `result`), in order; none for another value.
+fn object_keys(tokens: &TokenStream) -> Vec<String> {
+    let mut body = tokens.clone().into_iter();
+    let (Some(TokenTree::Group(object)), None) = (body.next(), body.next()) else {
+        return Vec::new();
+    };
+    if object.delimiter() != Delimiter::Brace {
+        return Vec::new();
+    }
+    let members: Vec<TokenTree> = object.stream().into_iter().collect();
+    members
+        .windows(2)
+        .enumerate()
+        .filter(|(index, _)| {
+            *index == 0 || matches!(&members[index - 1], TokenTree::Punct(p) if p.as_char() == ',')
+        })
+        .filter_map(|(_, pair)| match pair {
+            [TokenTree::Literal(key), TokenTree::Punct(colon)] if colon.as_char() == ':' => {
+                Some(key.to_string())
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 /// Whether a local's initial value is one the block made itself, so that what is set in it
@@ -1112,6 +1166,22 @@ fn is_compound_assign(op: &syn::BinOp) -> bool {
             | ShlAssign(_)
             | ShrAssign(_)
     )
+}
+
+/// Whether a type is `&str` or `Option<&str>`.
+fn borrows_a_str(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Reference(r) => matches!(&*r.elem, syn::Type::Path(p) if p.path.is_ident("str")),
+        syn::Type::Path(p) => p.qself.is_none()
+            && p.path.segments.len() == 1
+            && p.path.segments.first().is_some_and(|s| {
+                s.ident == "Option"
+                    && matches!(&s.arguments, syn::PathArguments::AngleBracketed(a)
+                        if matches!(a.args.first(), Some(syn::GenericArgument::Type(t)) if a.args.len() == 1 && borrows_a_str(t) && !matches!(t, syn::Type::Path(_))))
+            }),
+        syn::Type::Paren(p) => borrows_a_str(&p.elem),
+        _ => false,
+    }
 }
 
 /// The name `Some(name)` binds.
@@ -1613,6 +1683,71 @@ fn finds_id_key_or_leaves(body: &syn::Block) -> bool {
     };
     syn::visit::Visit::visit_block(&mut finder, body);
     finder.found
+}
+
+/// Whether the `id` test `test` is an operand of `&&` beside a test that the method is one of
+/// a few MCP methods named by literals (`(method == "initialized" || method ==
+/// "notifications/initialized") && body.get("id").is_none()`, batch 99's chartgen): the test
+/// then tells only those methods' notifications apart, and every other notification goes on
+/// past it as a request would.
+fn narrowed_to_named_methods(test: &Expr, scope: &Scope<'_>) -> bool {
+    let mut inner = test;
+    for level in 0..64 {
+        let Some(Node::Expr(parent)) = scope.ancestor(level) else {
+            return false;
+        };
+        match parent {
+            Expr::Paren(p) if std::ptr::eq(&*p.expr, inner) => {}
+            Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_)) => {
+                let other = if std::ptr::eq(&*b.left, inner) {
+                    &*b.right
+                } else if std::ptr::eq(&*b.right, inner) {
+                    &*b.left
+                } else {
+                    return false;
+                };
+                if names_methods(other) {
+                    return true;
+                }
+            }
+            _ => return false,
+        }
+        inner = parent;
+    }
+    false
+}
+
+/// Whether `e` holds only for a few MCP methods named by literals: `x == "ping"`, a `||` of
+/// such tests, `matches!(x, "initialized" | "notifications/initialized")`.
+fn names_methods(e: &Expr) -> bool {
+    let method =
+        |e: &Expr| str_literal(e).is_some_and(|m| crate::analysis::dispatch::is_mcp_method(&m));
+    match e {
+        Expr::Paren(p) => names_methods(&p.expr),
+        Expr::Binary(b) => match b.op {
+            syn::BinOp::Eq(_) => method(&b.left) || method(&b.right),
+            syn::BinOp::Or(_) => names_methods(&b.left) && names_methods(&b.right),
+            _ => false,
+        },
+        Expr::Macro(m) if macro_name(&m.mac) == "matches" => {
+            let Ok(args) = m.mac.parse_body_with(
+                syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated,
+            ) else {
+                return false;
+            };
+            // `matches!(x, "a" | "b")` parses its pattern as an expression: `"a" | "b"`.
+            fn literals(e: &Expr, method: &dyn Fn(&Expr) -> bool) -> bool {
+                match e {
+                    Expr::Binary(b) if matches!(b.op, syn::BinOp::BitOr(_)) => {
+                        literals(&b.left, method) && literals(&b.right, method)
+                    }
+                    _ => method(e),
+                }
+            }
+            args.len() == 2 && args.get(1).is_some_and(|p| literals(p, &method))
+        }
+        _ => false,
+    }
 }
 
 #[cfg(test)]

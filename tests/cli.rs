@@ -1040,7 +1040,14 @@ fn mcp002_reports_the_writes_shown_to_run_whenever_the_program_serves_without_a_
 #[test]
 fn new_shapes_of_stable_rules_run_only_in_preview_mode() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    let cases: [(&[&str], &[&str], &str); 27] = [
+    let cases: [(&[&str], &[&str], &str); 28] = [
+        // MCP001's response returned on a cancel path to a caller that writes it (batches 102
+        // and 103: 0 of 1, PhiSHRI's caller drops what a message without an `id` gets).
+        (
+            &["mcp001/returned_option_written_by_caller.rs"],
+            &["returned_option_written_by_caller.rs"],
+            "returned_option_written_by_caller.rs:22:24: error[MCP001]",
+        ),
         // MCP001's cancel path known only by the name of a method nothing calls, answering
         // through another value than its own (batches 94 and 95: cydonia, false).
         (

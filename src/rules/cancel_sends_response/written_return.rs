@@ -112,6 +112,10 @@ pub fn diagnostic(found: &WrittenReturn<'_>, sources: &SourceMap) -> Diagnostic 
     }
     notes.push(SPEC_MUST_NOT.to_string());
     notes.push(SPEC_SHOULD_NOT.to_string());
+    notes.push(
+        "preview: a response returned on a cancel path to a caller that writes it is a shape in preview (first contact, batches 102 and 103: right 0 of 1 times)"
+            .to_string(),
+    );
     Diagnostic::new(&META, found.file, found.value.span, message)
         .with_labels(vec![
             Label {

@@ -1275,10 +1275,18 @@ fn later_arms(test: &Expr, present: bool, scope: &Scope<'_>) -> Option<ByteSpan>
                     .guard
                     .as_ref()
                     .is_some_and(|(_, g)| std::ptr::eq(&**g, inner));
-                let catch_all = match &arm.pat {
+                // Every method, or every method there is in a `match` over an `Option` of it
+                // (`Some(_) if id.is_none() => None`, batch 103's TerminalTiler).
+                let takes_any = |pat: &Pat| match pat {
                     Pat::Wild(_) => true,
                     Pat::Ident(binding) => binding.subpat.is_none(),
                     _ => false,
+                };
+                let catch_all = match &arm.pat {
+                    Pat::TupleStruct(ts) if ts.path.is_ident("Some") && ts.elems.len() == 1 => {
+                        ts.elems.first().is_some_and(takes_any)
+                    }
+                    pat => takes_any(pat),
                 };
                 if present || !whole_guard || !catch_all {
                     return None;

@@ -350,6 +350,53 @@ fn cargo_mode_lints_a_repository_pinning_a_toolchain_that_does_not_exist() {
     );
 }
 
+/// A binary or example whose root file uses a crate its package does not depend on cannot be
+/// built, so it never runs: it is not linted, and a warning says why (batch 45's ryht: examples
+/// importing `mcp_server::prelude::*` in a package whose library is `mcp_sdk`). A crate the
+/// package has (`serde_json`), under a rename, its own library's name, or a name a dependency's
+/// name holds (its library may be named so) is no such crate.
+#[test]
+fn a_target_that_uses_a_crate_its_package_lacks_is_not_linted() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path();
+    write(
+        root,
+        "Cargo.toml",
+        "[package]\nname = \"my-sdk\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nserde_json = \"1\"\njson = { package = \"serde_json\", version = \"1\" }\nprettytable-rs = \"0.10\"\n",
+    );
+    write(root, "src/lib.rs", "pub mod prelude {}\n");
+    let uses = |first: &str| {
+        format!(
+            "use {first};\nuse std::sync::mpsc::Sender;\nuse serde_json::{{json, Value}};\n{BUGGY}"
+        )
+    };
+    write(root, "examples/broken.rs", &uses("other_sdk::prelude::*"));
+    write(root, "examples/renamed.rs", &uses("json as _"));
+    write(root, "examples/own.rs", &uses("my_sdk::prelude::*"));
+    // A dependency whose library has another name than its package (`prettytable-rs` is
+    // `prettytable`): the manifest does not say which, so the target may build.
+    write(
+        root,
+        "examples/table.rs",
+        &format!(
+            "#[macro_use]\nextern crate prettytable;\n{}",
+            uses("prettytable::Table")
+        ),
+    );
+    let (code, stdout, stderr) = lint(root, &["--format", "concise"]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    let mut lines = concise_lines(&stdout);
+    lines.sort();
+    assert_eq!(lines.len(), 3, "{stdout}{stderr}");
+    assert!(lines[0].starts_with("examples/own.rs:"), "{stdout}");
+    assert!(lines[1].starts_with("examples/renamed.rs:"), "{stdout}");
+    assert!(lines[2].starts_with("examples/table.rs:"), "{stdout}");
+    assert!(
+        stderr.contains("`broken` of package `my-sdk` uses crate `other_sdk`, which the package does not depend on: it cannot be built, so it was not linted"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn cargo_mode_reads_the_manifests_when_cargo_metadata_fails() {
     // A member with a path dependency outside the checkout (cargo metadata fails on it), a

@@ -117,7 +117,10 @@ pub fn discover_reporting(options: &CargoOptions, cwd: &Path) -> Result<Found, D
         }
     };
     let root = super::widen_to_repository(std::fs::canonicalize(&root).unwrap_or(root));
-    let mut units: Vec<LintUnit> = packages.iter().flat_map(units_of).collect();
+    let mut units: Vec<LintUnit> = packages
+        .iter()
+        .flat_map(|package| units_of(package, &mut notes))
+        .collect();
     for unit in &mut units {
         unit.roots = vec![root.clone()];
     }
@@ -269,6 +272,19 @@ impl PackageTargets {
                 .filter_map(|d| d.path.as_ref())
                 .map(|dir| crate::unit::lexical(dir.join("Cargo.toml").as_std_path()))
                 .collect(),
+            extern_crates: (package.edition != cargo_metadata::Edition::E2015).then(|| {
+                super::extern_crates::known_crates(
+                    package
+                        .dependencies
+                        .iter()
+                        .map(|d| d.rename.clone().unwrap_or_else(|| d.name.clone())),
+                    package
+                        .targets
+                        .iter()
+                        .find(|t| is_library(t))
+                        .map(|t| t.name.as_str()),
+                )
+            }),
         }
     }
 }
@@ -289,7 +305,7 @@ fn is_library(target: &cargo_metadata::Target) -> bool {
 
 /// One unit per target, as rustc compiles them: the library alone, and every other target with
 /// the library it may call into.
-fn units_of(package: &PackageTargets) -> Vec<LintUnit> {
+fn units_of(package: &PackageTargets, notes: &mut Vec<String>) -> Vec<LintUnit> {
     let root = |path: &Path| UnitFile {
         path: path.into(),
         module: std::sync::Arc::from([]),
@@ -326,6 +342,20 @@ fn units_of(package: &PackageTargets) -> Vec<LintUnit> {
     for target in &package.targets {
         if target.role == TargetRole::Library {
             continue;
+        }
+        // A binary or example whose root file uses a crate its package does not have cannot
+        // be built: it never runs (see [`super::extern_crates`]).
+        if target.role == TargetRole::Other {
+            if let Some(known) = &package.extern_crates {
+                if let Some(unknown) = super::extern_crates::unknown_crate(&target.src_path, known)
+                {
+                    notes.push(format!(
+                        "`{}` of package `{}` uses crate `{unknown}`, which the package does not depend on: it cannot be built, so it was not linted",
+                        target.name, package.name
+                    ));
+                    continue;
+                }
+            }
         }
         let own = root(&target.src_path);
         let mut files: Vec<UnitFile> = library

@@ -278,13 +278,49 @@ fn package(
         .filter_map(|d| d.detail()?.path.as_deref())
         .map(|p| crate::unit::lexical(&dir.join(p).join("Cargo.toml")))
         .collect();
+    let extern_crates = extern_crates(&manifest, package);
     Ok(Some(PackageTargets {
         name: package.name().to_string(),
         manifest: path.to_path_buf(),
         features,
         targets,
         path_dependencies,
+        extern_crates,
     }))
+}
+
+/// The crates a package's targets may name (see [`super::extern_crates::known_crates`]), when
+/// its manifest writes out an edition other than 2015.
+fn extern_crates(
+    manifest: &cargo_toml::Manifest,
+    package: &cargo_toml::Package,
+) -> Option<Vec<String>> {
+    let edition = package.edition.get().ok().copied();
+    edition
+        .filter(|e| *e != cargo_toml::Edition::E2015)
+        .map(|_| {
+            let mut tables = vec![
+                &manifest.dependencies,
+                &manifest.dev_dependencies,
+                &manifest.build_dependencies,
+            ];
+            for target in manifest.target.values() {
+                tables.extend([
+                    &target.dependencies,
+                    &target.dev_dependencies,
+                    &target.build_dependencies,
+                ]);
+            }
+            let library = manifest
+                .lib
+                .as_ref()
+                .and_then(|l| l.name.clone())
+                .unwrap_or_else(|| package.name().to_string());
+            super::extern_crates::known_crates(
+                tables.into_iter().flat_map(|t| t.keys().cloned()),
+                Some(&library),
+            )
+        })
 }
 
 /// The member directories a workspace manifest in `root_dir` names (globs expanded, `exclude`

@@ -2,6 +2,7 @@
 //! tree) or path mode (the files and directories named on the command line).
 
 pub mod cargo_mode;
+pub mod extern_crates;
 pub mod manifests;
 pub mod module_tree;
 pub mod path_mode;

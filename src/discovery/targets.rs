@@ -62,4 +62,8 @@ pub struct PackageTargets {
     /// The manifests of the packages it depends on by `path` (normal dependencies: what its
     /// product code calls), as its manifest names them.
     pub path_dependencies: Vec<PathBuf>,
+    /// The crates its targets may name (see [`super::extern_crates::known_crates`]); `None`
+    /// when that is not known (edition 2015, whose paths may start with a module's name, or an
+    /// edition the manifest inherits).
+    pub extern_crates: Option<Vec<String>>,
 }

@@ -615,6 +615,11 @@ fn value_type_name(ty: &syn::Type, depth: usize) -> Option<String> {
 /// The type an `Option` holds, as [`type_name`] names it (`Option<Box<dyn Handler>>` gives
 /// `dyn Handler`); `None` for any other type.
 pub fn optional_type_name(ty: &syn::Type) -> Option<String> {
+    type_name(option_inner(ty)?)
+}
+
+/// The type an `Option` holds (`&str` of `Option<&str>`); `None` for any other type.
+pub fn option_inner(ty: &syn::Type) -> Option<&syn::Type> {
     let syn::Type::Path(p) = ty else {
         return None;
     };
@@ -622,7 +627,7 @@ pub fn optional_type_name(ty: &syn::Type) -> Option<String> {
     if last.ident != "Option" {
         return None;
     }
-    type_name(first_type_argument(&last.arguments)?)
+    first_type_argument(&last.arguments)
 }
 
 /// The first type among a path segment's generic arguments (`T` of `Result<T, E>`).

@@ -658,6 +658,11 @@ impl Collector {
 
     fn enter_method_call(&mut self, expr: &Expr, call: &syn::ExprMethodCall, scope: &Scope<'_>) {
         let method = call.method.to_string();
+        // A test of the `id` beside a test of a few named methods tells only those apart.
+        let narrowed = matches!(
+            method.as_str(),
+            "is_none" | "is_some" | "is_null" | "is_none_or" | "is_some_and" | "contains_key"
+        ) && narrowed_to_named_methods(expr, scope);
         match method.as_str() {
             // `msg.get("id").is_none_or(Value::is_null)`: absent or null, as `is_none` with
             // `is_null` (and `is_some_and(..)` as `is_some`).
@@ -665,7 +670,7 @@ impl Collector {
                 if self.reads_id(&call.receiver)
                     && !normalises(call, scope)
                     && !self.either_way(expr, scope)
-                    && !narrowed_to_named_methods(expr, scope) =>
+                    && !narrowed =>
             {
                 let present = method == "is_some" || method == "is_some_and";
                 match self.guarded_block(expr, present, scope) {
@@ -681,8 +686,7 @@ impl Collector {
                     }
                 }
             }
-            "is_none" | "is_some" | "is_null" | "is_none_or" | "is_some_and"
-                if narrowed_to_named_methods(expr, scope) => {}
+            "is_none" | "is_some" | "is_null" | "is_none_or" | "is_some_and" if narrowed => {}
             "is_none" | "is_some" | "is_null" if !normalises(call, scope) => {
                 let block = self.guarded_block(expr, method == "is_some", scope);
                 self.push_getter_test(scope.span(call), &call.receiver, block);
@@ -709,7 +713,7 @@ impl Collector {
             // from a notification.
             "contains_key"
                 if call.args.first().and_then(str_literal).as_deref() == Some("id")
-                    && !narrowed_to_named_methods(expr, scope) =>
+                    && !narrowed =>
             {
                 self.push_id_check(scope.span(call));
             }
@@ -1170,18 +1174,20 @@ fn is_compound_assign(op: &syn::BinOp) -> bool {
 
 /// Whether a type is `&str` or `Option<&str>`.
 fn borrows_a_str(ty: &syn::Type) -> bool {
-    match ty {
-        syn::Type::Reference(r) => matches!(&*r.elem, syn::Type::Path(p) if p.path.is_ident("str")),
-        syn::Type::Path(p) => p.qself.is_none()
-            && p.path.segments.len() == 1
-            && p.path.segments.first().is_some_and(|s| {
-                s.ident == "Option"
-                    && matches!(&s.arguments, syn::PathArguments::AngleBracketed(a)
-                        if matches!(a.args.first(), Some(syn::GenericArgument::Type(t)) if a.args.len() == 1 && borrows_a_str(t) && !matches!(t, syn::Type::Path(_))))
-            }),
-        syn::Type::Paren(p) => borrows_a_str(&p.elem),
-        _ => false,
+    fn str_reference(ty: &syn::Type) -> bool {
+        match ty {
+            syn::Type::Reference(r) => {
+                matches!(&*r.elem, syn::Type::Path(p) if p.path.is_ident("str"))
+            }
+            syn::Type::Paren(p) => str_reference(&p.elem),
+            _ => false,
+        }
     }
+    let plain_option =
+        matches!(ty, syn::Type::Path(p) if p.qself.is_none() && p.path.segments.len() == 1);
+    str_reference(ty)
+        || (plain_option && crate::analysis::syntax::option_inner(ty).is_some_and(str_reference))
+        || matches!(ty, syn::Type::Paren(p) if borrows_a_str(&p.elem))
 }
 
 /// The name `Some(name)` binds.

@@ -881,14 +881,14 @@ fn list_rules_and_explain_show_the_status() {
             .unwrap_or_default()
             .to_string()
     };
-    // MCP003 is in preview since batches 82 and 83 (its catch-all shape was stable again from
-    // batches 96 and 97 to batches 100 and 101); MCP002 went with it and is stable again for its
-    // shown writes since batches 102 and 103; MCP004 since batches 84 and 85 (docs/ecosystem.md).
-    for code in ["MCP003", "MCP007"] {
+    // MCP002 and MCP003 are in preview since batches 82 and 83; MCP004 went with them and is
+    // stable again since batches 84 and 85. MCP003 (its catch-all shape) was stable again from
+    // batches 96 and 97 to batches 100 and 101 (docs/ecosystem.md).
+    for code in ["MCP002", "MCP003", "MCP007"] {
         assert_eq!(row(code), "preview", "{code}: {stdout}");
     }
     for code in [
-        "MCP000", "MCP001", "MCP002", "MCP004", "MCP005", "MCP006", "MCP900", "MCP999",
+        "MCP000", "MCP001", "MCP004", "MCP005", "MCP006", "MCP900", "MCP999",
     ] {
         assert_eq!(row(code), "stable", "{code}: {stdout}");
     }
@@ -1031,12 +1031,11 @@ fn a_test_fixture_server_declared_as_a_bin_is_test_code() {
     }
 }
 
-/// MCP002 is stable for the writes shown to run whenever the program serves stdio (issue 32;
-/// again since batches 102 and 103): a logger before `main`'s `match` and a banner in its
-/// serving arm before the serve site are reported by default, with no preview note; `--preview`
-/// adds nothing.
+/// The writes shown to run whenever the program serves stdio (issue 32): a logger before
+/// `main`'s `match` and a banner in its serving arm before the serve site are reported with no
+/// preview note. MCP002 is in preview since batches 82 and 83: in preview mode only.
 #[test]
-fn mcp002_reports_by_default_the_writes_shown_to_run_whenever_the_program_serves() {
+fn mcp002_reports_the_writes_shown_to_run_whenever_the_program_serves_without_a_note() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp002");
     let name = "banner_in_the_serving_arm_before_its_serve_site.rs";
     let dir = tempfile::tempdir().expect("temp dir");
@@ -1051,19 +1050,22 @@ fn mcp002_reports_by_default_the_writes_shown_to_run_whenever_the_program_serves
             .map(str::to_string)
             .collect::<Vec<_>>()
     };
-    let by_default = run(&[]);
+    let in_preview = run(&["--preview"]);
     for expected in [
         "banner_in_the_serving_arm_before_its_serve_site.rs:24:5: error[MCP002]",
         "banner_in_the_serving_arm_before_its_serve_site.rs:27:13: error[MCP002]",
     ] {
         assert!(
-            by_default.iter().any(|l| l.starts_with(expected)),
-            "{expected}: {by_default:?}"
+            in_preview.iter().any(|l| l.starts_with(expected)),
+            "{expected}: {in_preview:?}"
         );
     }
-    assert_eq!(by_default.len(), 2, "{by_default:?}");
-    assert_eq!(run(&["--preview"]), by_default);
-    let (_, json, _) = lint(dir.path(), &[name, "--format", "json", "--no-cache"]);
+    assert_eq!(in_preview.len(), 2, "{in_preview:?}");
+    assert!(run(&[]).is_empty());
+    let (_, json, _) = lint(
+        dir.path(),
+        &[name, "--format", "json", "--no-cache", "--preview"],
+    );
     assert!(
         json.contains("MCP002") && !json.contains("preview:"),
         "{json}"

@@ -780,6 +780,45 @@ impl<'a> CrateGraph<'a> {
         None
     }
 
+    /// A call by a relative path (`a::b::f()`): a child module of the caller's when there is one
+    /// (as Rust resolves a relative path: `server::run()` in `mcp` is `mcp::server::run`, not
+    /// the crate's other `server::run`), else a module of this crate whose path ends so (a
+    /// `use`d module), else the one function of the name under the caller's child module,
+    /// re-exported by globs down it (`cli::run_mcp_server()` with `pub use commands::*;` in
+    /// `cli`: batch 104's code-indexer), as for a path anchored at a module; none when there are
+    /// several (another crate's path).
+    fn in_relative_module(
+        &self,
+        free: &[FunctionRef],
+        caller: &FunctionFacts,
+        modules: &[String],
+    ) -> Vec<FunctionRef> {
+        let pick = |keep: &dyn Fn(&FunctionFacts) -> bool| self.pick(free, keep);
+        let depth = caller.module.len();
+        let child = pick(&|f| {
+            f.module.len() == depth + modules.len()
+                && f.module.starts_with(&caller.module)
+                && f.module.ends_with(modules)
+        });
+        if !child.is_empty() {
+            return child;
+        }
+        let used = pick(&|f| f.module.ends_with(modules));
+        if !used.is_empty() {
+            return used;
+        }
+        let under = pick(&|f| {
+            f.module.len() > depth + modules.len()
+                && f.module.starts_with(&caller.module)
+                && f.module[depth..].starts_with(modules)
+        });
+        if under.len() == 1 {
+            under
+        } else {
+            Vec::new()
+        }
+    }
+
     /// The crate functions a call by path (`f()`, `Type::f()`, `module::f()`) may reach.
     fn resolve_path(
         &self,
@@ -821,7 +860,6 @@ impl<'a> CrateGraph<'a> {
             let modules = &segments[..segments.len() - 1];
             // Only free functions: the candidates are the free functions of that name.
             let free = self.lookup_from(caller, &|i| i.free_by_name.get(name));
-            let pick = |keep: &dyn Fn(&FunctionFacts) -> bool| self.pick(&free, keep);
             match self.anchored(caller_facts, modules) {
                 // `crate::a::f()`, `self::f()`, `super::a::f()`, `my_crate::a::f()`: the module
                 // the path names; a function re-exported there (`pub use`) is found by its
@@ -839,21 +877,8 @@ impl<'a> CrateGraph<'a> {
                         return found;
                     }
                 }
-                // `a::b::f()`: a child module of the caller's when there is one (as Rust
-                // resolves a relative path: `server::run()` in `mcp` is `mcp::server::run`, not
-                // the crate's other `server::run`), else a module of this crate whose path ends
-                // so (a `use`d module), or else another crate's path.
-                None => {
-                    let child = pick(&|f| {
-                        f.module.len() == caller_facts.module.len() + modules.len()
-                            && f.module.starts_with(&caller_facts.module)
-                            && f.module.ends_with(modules)
-                    });
-                    if !child.is_empty() {
-                        return child;
-                    }
-                    return pick(&|f| f.module.ends_with(modules));
-                }
+                // `a::b::f()`: relative to the caller's module (see `in_relative_module`).
+                None => return self.in_relative_module(&free, caller_facts, modules),
             }
         }
         let free = self.lookup_from(caller, &|i| i.free_by_name.get(name));

@@ -349,10 +349,12 @@ impl Collector {
             return self.variant_dispatcher(expr);
         }
         let mut arms = Vec::new();
+        let mut guarded = Vec::new();
         let mut catch_all = None;
         for ((index, arm), pattern) in expr.arms.iter().enumerate().zip(patterns) {
             if let Some((methods, constants)) = pattern {
                 if arm.guard.is_some() {
+                    guarded.extend(methods);
                     continue;
                 }
                 // An arm's value written through one of the file's own macros is read as the
@@ -387,6 +389,7 @@ impl Collector {
         }
         let mut dispatcher = self.match_dispatcher(expr, arms, catch_all);
         dispatcher.by_constants = by_constants;
+        dispatcher.guarded = guarded;
         Some(dispatcher)
     }
 
@@ -413,6 +416,7 @@ impl Collector {
             by_variants: false,
             in_macro: self.in_expansion,
             table: None,
+            guarded: Vec::new(),
         }
     }
 
@@ -679,6 +683,7 @@ impl Collector {
             by_variants: false,
             in_macro: self.in_expansion,
             table: None,
+            guarded: Vec::new(),
         })
     }
 

@@ -147,6 +147,11 @@ pub struct MethodDispatcher {
     /// arm can be inserted there.
     #[serde(default)]
     pub table: Option<usize>,
+    /// The methods arms with a guard list (`Some("initialize") if legacy => ..`): not among
+    /// [`Self::arms`], since a method may pass them when the guard fails; each names a method
+    /// the dispatcher answers at least sometimes.
+    #[serde(default)]
+    pub guarded: Vec<String>,
 }
 
 impl MethodDispatcher {

@@ -1706,10 +1706,19 @@ fn note_stdin_local(function: &mut StdinReads, local: &syn::Local) {
 }
 
 /// Whether an expression reads a file anywhere in it (`std::fs::read_to_string(&path)`,
-/// `tokio::fs::read(p).await`, `File::open(p)`).
+/// `tokio::fs::read(p).await`, `File::open(p)`), or the body of a response it awaits
+/// (`resp.text().await`, `resp.bytes().await`: batch 105's manta, a chat relay that posts each
+/// stdin line to a daemon and parses the daemon's answer). JSON parsed from such a value is a
+/// file's or a peer's, not a message read from stdin.
 fn reads_a_file(expr: &Expr) -> bool {
     struct Finder(bool);
     impl<'ast> syn::visit::Visit<'ast> for Finder {
+        fn visit_expr_await(&mut self, awaited: &'ast syn::ExprAwait) {
+            if let Expr::MethodCall(call) = &*awaited.base {
+                self.0 |= call.args.is_empty() && (call.method == "text" || call.method == "bytes");
+            }
+            syn::visit::visit_expr_await(self, awaited);
+        }
         fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
             if let Expr::Path(p) = &*call.func {
                 let segments = path_segments(&p.path);

@@ -881,14 +881,15 @@ fn list_rules_and_explain_show_the_status() {
             .unwrap_or_default()
             .to_string()
     };
-    // MCP002 and MCP003 are in preview since batches 82 and 83; MCP004 went with them, was
-    // stable again from batches 84 and 85 and is back since batches 106 and 107. MCP003 (its
-    // catch-all shape) was stable again from batches 96 and 97 to batches 100 and 101, MCP002
-    // (its shown writes) in batches 102 and 103 (docs/ecosystem.md).
-    for code in ["MCP002", "MCP003", "MCP004", "MCP007"] {
+    // MCP002, MCP003 and MCP004 went to preview in batches 82 and 83 and came back and went
+    // again since; each is stable again since batches 108 and 109 (MCP002 for its shown writes,
+    // MCP003 and MCP004 for their method-not-found catch-alls; docs/ecosystem.md).
+    for code in ["MCP007"] {
         assert_eq!(row(code), "preview", "{code}: {stdout}");
     }
-    for code in ["MCP000", "MCP001", "MCP005", "MCP006", "MCP900", "MCP999"] {
+    for code in [
+        "MCP000", "MCP001", "MCP002", "MCP003", "MCP004", "MCP005", "MCP006", "MCP900", "MCP999",
+    ] {
         assert_eq!(row(code), "stable", "{code}: {stdout}");
     }
 
@@ -963,25 +964,24 @@ fn writes_behind_a_feature_off_by_default_run_only_in_preview_mode() {
 }
 
 /// By first contact (docs/ecosystem.md, batch 60): a dispatcher whose arms are aligned by hand
-/// (`"initialize"  =>`), in a module file of a cargo package, is parsed (the pre-filter, which
-/// decides which of the tree's files are parsed, finds such arms). MCP004 is in preview since
-/// batches 106 and 107: reported in preview mode only.
+/// (`"initialize"  =>`), in a module file of a cargo package, is parsed in a default run (the
+/// pre-filter, which decides which of the tree's files are parsed, finds such arms), not only
+/// when a preview rule's words ask for the file.
 #[test]
-fn a_dispatcher_with_arms_aligned_by_hand_is_parsed() {
+fn a_dispatcher_with_arms_aligned_by_hand_is_parsed_by_default() {
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/mcp004/catch_all_of_arms_aligned_by_hand");
     let dir = tempfile::tempdir().expect("temp dir");
     support::copy_tree(&fixture, dir.path());
-    for (flags, reported) in [(&["--preview"][..], true), (&[][..], false)] {
+    for flags in [&["--preview"][..], &[][..]] {
         let (_, stdout, stderr) = lint(
             dir.path(),
             &[&["--format", "concise", "--no-cache"][..], flags].concat(),
         );
-        assert_eq!(
+        assert!(
             concise_lines(&stdout)
                 .iter()
                 .any(|l| l.contains("src/rpc.rs:11:9: error[MCP004]")),
-            reported,
             "{flags:?}: {stdout}{stderr}"
         );
     }
@@ -1031,11 +1031,12 @@ fn a_test_fixture_server_declared_as_a_bin_is_test_code() {
     }
 }
 
-/// The writes shown to run whenever the program serves stdio (issue 32): a logger before
-/// `main`'s `match` and a banner in its serving arm before the serve site are reported with no
-/// preview note. MCP002 is in preview since batches 82 and 83: in preview mode only.
+/// MCP002 is stable for the writes shown to run whenever the program serves stdio (issue 32;
+/// again since batches 102 and 103): a logger before `main`'s `match` and a banner in its
+/// serving arm before the serve site are reported by default, with no preview note; `--preview`
+/// adds nothing.
 #[test]
-fn mcp002_reports_the_writes_shown_to_run_whenever_the_program_serves_without_a_note() {
+fn mcp002_reports_by_default_the_writes_shown_to_run_whenever_the_program_serves() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp002");
     let name = "banner_in_the_serving_arm_before_its_serve_site.rs";
     let dir = tempfile::tempdir().expect("temp dir");
@@ -1050,22 +1051,19 @@ fn mcp002_reports_the_writes_shown_to_run_whenever_the_program_serves_without_a_
             .map(str::to_string)
             .collect::<Vec<_>>()
     };
-    let in_preview = run(&["--preview"]);
+    let by_default = run(&[]);
     for expected in [
         "banner_in_the_serving_arm_before_its_serve_site.rs:24:5: error[MCP002]",
         "banner_in_the_serving_arm_before_its_serve_site.rs:27:13: error[MCP002]",
     ] {
         assert!(
-            in_preview.iter().any(|l| l.starts_with(expected)),
-            "{expected}: {in_preview:?}"
+            by_default.iter().any(|l| l.starts_with(expected)),
+            "{expected}: {by_default:?}"
         );
     }
-    assert_eq!(in_preview.len(), 2, "{in_preview:?}");
-    assert!(run(&[]).is_empty());
-    let (_, json, _) = lint(
-        dir.path(),
-        &[name, "--format", "json", "--no-cache", "--preview"],
-    );
+    assert_eq!(by_default.len(), 2, "{by_default:?}");
+    assert_eq!(run(&["--preview"]), by_default);
+    let (_, json, _) = lint(dir.path(), &[name, "--format", "json", "--no-cache"]);
     assert!(
         json.contains("MCP002") && !json.contains("preview:"),
         "{json}"
@@ -1080,14 +1078,29 @@ fn mcp002_reports_the_writes_shown_to_run_whenever_the_program_serves_without_a_
 /// (batch 15) MCP002 in a branch a test of whether stdout is a terminal chooses, and (batches 15
 /// and 16) MCP003's `notifications/` prefix test.
 /// Each fixture, copied out of this package (whose `tests/` would make it test code), reports
-/// its finding in preview mode only. (MCP003, whose method-not-found catch-all was stable from
-/// batches 60 to 81 and from batches 96 and 97 to batches 100 and 101, is in preview as a whole:
-/// its shapes are in the test of the catch-all below.) (Batches 90 and 91) MCP004's catch-all that hands the method to a call before answering method-not-found,
+/// its finding in preview mode only. MCP003's method-not-found catch-all of a dispatcher that
+/// messages come to, in preview with the rule after batches 34 to 37 and again after batches 58
+/// and 59, is stable again since batches 60 and 61 (5 of 5): reported by default (the rule was
+/// in preview from batches 82 and 83 to batches 96 and 97, 8 of 8; its catch-all that answers
+/// under a condition of its own is preview only). (Batches 90
+/// and 91) MCP004's catch-all that hands the method to a call before answering method-not-found,
 /// and its catch-all that answers nothing (a new shape).
 #[test]
 fn new_shapes_of_stable_rules_run_only_in_preview_mode() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    let cases: [(&[&str], &[&str], &str); 28] = [
+    let cases: [(&[&str], &[&str], &str); 30] = [
+        // MCP003's catch-all that answers only under a condition of its own (batch 54's
+        // mcp-routing, batch 93's ArcartX: false).
+        (
+            &["mcp003/catch_all_that_answers_under_a_condition_of_its_own.rs"],
+            &["catch_all_that_answers_under_a_condition_of_its_own.rs"],
+            "catch_all_that_answers_under_a_condition_of_its_own.rs:19:14: error[MCP003]",
+        ),
+        (
+            &["mcp003/catch_all_that_answers_in_one_branch_of_its_own_test.rs"],
+            &["catch_all_that_answers_in_one_branch_of_its_own_test.rs"],
+            "catch_all_that_answers_in_one_branch_of_its_own_test.rs:21:14: error[MCP003]",
+        ),
         // MCP001's response returned on a cancel path to a caller that writes it (batches 102
         // and 103: 0 of 1, PhiSHRI's caller drops what a message without an `id` gets).
         (
@@ -1314,12 +1327,12 @@ fn shape_b_through_helpers_is_reported_by_default() {
     );
 }
 
-/// MCP003's shape stable from batches 60 to 81 and from batches 96 and 97 to batches 100 and
-/// 101 (docs/ecosystem.md): the method-not-found catch-all of a dispatcher that messages come
-/// to, like the notification arm of the same kind of dispatcher, is reported in preview mode
-/// only (MCP003 is in preview again since batches 100 and 101).
+/// MCP003's shape stable from batches 60 to 81 and again since batches 96 and 97
+/// (docs/ecosystem.md): the method-not-found catch-all of a dispatcher that messages come to is
+/// reported by default; the notification arm of the same kind of dispatcher is reported in
+/// preview mode only.
 #[test]
-fn the_catch_all_that_notifications_reach_is_reported_in_preview_mode() {
+fn the_catch_all_that_notifications_reach_is_reported_by_default() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let dir = tempfile::tempdir().expect("temp dir");
     for name in [
@@ -1329,7 +1342,7 @@ fn the_catch_all_that_notifications_reach_is_reported_in_preview_mode() {
         std::fs::copy(fixtures.join("mcp003").join(name), dir.path().join(name))
             .expect("copy the fixture");
     }
-    for (flags, reported) in [(&["--preview"][..], true), (&[][..], false)] {
+    for (flags, preview) in [(&["--preview"][..], true), (&[][..], false)] {
         let (_, stdout, stderr) = lint(
             dir.path(),
             &[
@@ -1345,9 +1358,12 @@ fn the_catch_all_that_notifications_reach_is_reported_in_preview_mode() {
             .concat(),
         );
         let output = format!("{stdout}{stderr}");
-        for expected in [
-            "catch_all_answers_notifications.rs:18:14: error[MCP003]",
-            "notification_arm_answers.rs:11:45: error[MCP003]",
+        for (expected, reported) in [
+            (
+                "catch_all_answers_notifications.rs:18:14: error[MCP003]",
+                true,
+            ),
+            ("notification_arm_answers.rs:11:45: error[MCP003]", preview),
         ] {
             assert_eq!(output.contains(expected), reported, "{flags:?}: {output}");
         }

@@ -116,9 +116,10 @@ struct StdinReads {
     /// Locals bound to a piece of a value (`let json = args[2..].join(" ");`): a command's
     /// argument, not a whole message.
     pieces: Vec<String>,
-    /// Locals bound to a file's contents (`let content = fs::read_to_string(&path)?;`): JSON
-    /// parsed from them is a configuration, not a message.
-    file_contents: Vec<String>,
+    /// Locals bound to what was read from elsewhere than stdin: a file's contents (`let content =
+    /// fs::read_to_string(&path)?;`) or a response body (`let text = resp.text().await?;`). JSON
+    /// parsed from them is a configuration or a peer's answer, not a message.
+    read_elsewhere: Vec<String>,
     paired: bool,
     lines: bool,
     looped: bool,
@@ -203,18 +204,21 @@ impl StdinReads {
         }
     }
 
-    /// A file's contents: read where it is used (`fs::read_to_string(&path)?`) or a local bound
-    /// to them, under a reference or a view (`&content`, `content.trim()`).
-    fn is_file_contents(&self, expr: &Expr) -> bool {
+    /// What was read from elsewhere than stdin (see [`StdinReads::read_elsewhere`]): read where
+    /// it is used (`fs::read_to_string(&path)?`) or a local bound to it, under a reference or a
+    /// view (`&content`, `content.trim()`).
+    fn is_read_elsewhere(&self, expr: &Expr) -> bool {
         match expr {
-            Expr::Reference(r) => self.is_file_contents(&r.expr),
-            Expr::Paren(p) => self.is_file_contents(&p.expr),
-            Expr::MethodCall(call) if call.args.is_empty() => self.is_file_contents(&call.receiver),
+            Expr::Reference(r) => self.is_read_elsewhere(&r.expr),
+            Expr::Paren(p) => self.is_read_elsewhere(&p.expr),
+            Expr::MethodCall(call) if call.args.is_empty() => {
+                self.is_read_elsewhere(&call.receiver)
+            }
             Expr::Path(p) => p
                 .path
                 .get_ident()
-                .is_some_and(|ident| self.file_contents.iter().any(|n| ident == n.as_str())),
-            _ => reads_a_file(expr),
+                .is_some_and(|ident| self.read_elsewhere.iter().any(|n| ident == n.as_str())),
+            _ => reads_elsewhere(expr),
         }
     }
 
@@ -1511,7 +1515,7 @@ fn note_json_call(function: &mut StdinReads, call: &syn::ExprCall, task: Option<
         && last.starts_with("from_")
         && owner.is_some_and(|o| o == "serde_json" || o == "Deserializer")
         && !call.args.first().is_some_and(|a| {
-            is_piece(a) || function.is_piece_local(a) || function.is_file_contents(a)
+            is_piece(a) || function.is_piece_local(a) || function.is_read_elsewhere(a)
         })
     {
         match task {
@@ -1700,8 +1704,8 @@ fn note_stdin_local(function: &mut StdinReads, local: &syn::Local) {
     if is_piece(&init.expr) {
         function.pieces.push(ident.to_string());
     }
-    if reads_a_file(&init.expr) && !function.value_reads_stdin(&init.expr) {
-        function.file_contents.push(ident.to_string());
+    if reads_elsewhere(&init.expr) && !function.value_reads_stdin(&init.expr) {
+        function.read_elsewhere.push(ident.to_string());
     }
 }
 
@@ -1710,7 +1714,7 @@ fn note_stdin_local(function: &mut StdinReads, local: &syn::Local) {
 /// (`resp.text().await`, `resp.bytes().await`: batch 105's manta, a chat relay that posts each
 /// stdin line to a daemon and parses the daemon's answer). JSON parsed from such a value is a
 /// file's or a peer's, not a message read from stdin.
-fn reads_a_file(expr: &Expr) -> bool {
+fn reads_elsewhere(expr: &Expr) -> bool {
     struct Finder(bool);
     impl<'ast> syn::visit::Visit<'ast> for Finder {
         fn visit_expr_await(&mut self, awaited: &'ast syn::ExprAwait) {

@@ -28,11 +28,14 @@ pub static META: RuleMeta = RuleMeta {
     // (and 7 of 7 over 56 and 57, then 1 of 2 over 58 and 59, which sent it back to preview for
     // one window); it had gone to preview with the rule after batches 34 to 37 (4 of 5 twice),
     // and the rule went back to preview after batches 38 and 39. Stable again for that shape
-    // after batches 96 and 97 (8 of 8). The other shapes (notification arms, `notifications/`
-    // prefix tests, null-`id` responses, a catch-all that notifications are not shown to reach
-    // or that answers under a condition of its own) report only in preview, each by its own
-    // first contact.
-    status: RuleStatus::Stable,
+    // after batches 96 and 97 (8 of 8), back in preview after batches 100 and 101 (4 of 5:
+    // rust-faf-mcp's dispatcher, whose value is answered only under `if let Some(id)`), stable
+    // after batches 108 and 109 (7 of 7), and back in preview after batches 110 and 111 (6 of 7:
+    // a Chrome native-messaging host, whose length-prefixed frames carry a private protocol).
+    // The other shapes (notification arms, `notifications/` prefix tests, null-`id` responses,
+    // a catch-all that notifications are not shown to reach or that answers under a condition
+    // of its own) keep their notes, each by its own first contact.
+    status: RuleStatus::Preview,
 };
 
 const SPEC: &str = "MCP basic/index (2025-11-25 and 2026-07-28): notifications are one-way messages and the \

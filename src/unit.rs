@@ -88,6 +88,11 @@ pub struct ModDecl {
     /// loads is compiled only when they are on.
     #[serde(default)]
     pub features: Vec<String>,
+    /// Declared with a visibility (`pub mod x;`, `pub(crate) mod x;`): what it holds may be
+    /// named from outside its parent (from outside the crate, when every module around it is
+    /// public too).
+    #[serde(default)]
+    pub public: bool,
 }
 
 /// A path made absolute and rid of `.` and `..` by its components alone, touching no file (a

@@ -20,6 +20,8 @@ pub struct UnitInputs<'a> {
     pub libraries: Vec<&'a [FileId]>,
     pub crate_name: Option<&'a str>,
     pub rooted: bool,
+    /// The unit holds its whole crate (see [`crate::rules::RuleContext::whole_crate`]).
+    pub whole_crate: bool,
     pub test_target: bool,
     pub manifest: Option<&'a std::path::Path>,
     pub sdk: Option<&'a crate::sdk::Sdk>,
@@ -52,9 +54,10 @@ pub fn key(
         }
     }
     let described = format!(
-        "{:?}\0{}\0{}\0{:?}\0{:?}\0{:?}\0{}\0{:?}\0{:?}",
+        "{:?}\0{}\0{}\0{}\0{:?}\0{:?}\0{:?}\0{}\0{:?}\0{:?}",
         unit.crate_name,
         unit.rooted,
+        unit.whole_crate,
         unit.test_target,
         unit.manifest,
         unit.sdk,

@@ -76,6 +76,10 @@ pub fn declared_modules(code: &str) -> Option<Vec<ModDecl>> {
                 }
                 let name = tokens.get(i + 1).and_then(word).filter(|w| is_ident(w))?;
                 let (path_attr, test, features) = path_attribute(code, &tokens, &opener, i)?;
+                // `pub mod` or `pub(..) mod` (`path_attribute` answers only when a `)` before
+                // `mod` closes a `pub(..)`).
+                let public = i > 0
+                    && (word(&tokens[i - 1]) == Some("pub") || tokens[i - 1] == Token::Punct(b')'));
                 match tokens.get(i + 2) {
                     Some(Token::Punct(b';')) => {
                         decls.push(ModDecl {
@@ -85,6 +89,7 @@ pub fn declared_modules(code: &str) -> Option<Vec<ModDecl>> {
                             cfg_paths: Vec::new(),
                             include: false,
                             features,
+                            public,
                             inline: stack
                                 .iter()
                                 .filter_map(|(_, o)| match o {

@@ -275,6 +275,15 @@ pub struct FunctionFacts {
     /// calls it in some target.
     #[serde(default)]
     pub allows_dead_code: bool,
+    /// Declared with a visibility (`pub fn`, `pub(crate) fn`): code outside its module may
+    /// call it (code outside the crate, when every module around it is public too).
+    #[serde(default)]
+    pub public: bool,
+    /// Something other than a call may run it: it has an ABI or exports a symbol (`extern "C"
+    /// fn`, `#[no_mangle]`), or an attribute that may register it (`#[tauri::command]`,
+    /// `#[ctor]`, any attribute not known to leave a function as it is).
+    #[serde(default)]
+    pub registered: bool,
     /// Set when the whole function is a marked path (a hook).
     pub hook: Option<OriginId>,
     /// Values returned on a marked path.
@@ -419,6 +428,18 @@ pub struct FileFacts {
     /// dispatcher's `ping` arms, whether the variant `ping` is read into is handled elsewhere.
     #[serde(default)]
     pub variant_mentions: Vec<(String, u32)>,
+    /// The identifiers the file's code names other than as a function's name where it is
+    /// defined, a method or field after a `.`, a macro's name, or the callee of a call the
+    /// file's facts record (`handler` in `post(handler)`, `run` in `spawn(run)` or in a macro's
+    /// input, a path-like string's last segment, every segment of a `use`): sorted, once each.
+    /// A function named here may run without a call the crate graph holds (see
+    /// [`super::references`]).
+    #[serde(default)]
+    pub named: Vec<String>,
+    /// The identifiers of the file's `pub use` items (any visibility): the modules and items it
+    /// re-exports. Sorted, once each.
+    #[serde(default)]
+    pub pub_uses: Vec<String>,
     /// What single rules collect for themselves, by rule code.
     pub rules: RuleFacts,
 }

@@ -73,6 +73,7 @@ impl Items {
                 cfg_paths: super::syntax::cfg_attr_paths(&item.attrs),
                 include: false,
                 features: super::syntax::cfg_required_features(&item.attrs),
+                public: !matches!(item.vis, syn::Visibility::Inherited),
             });
         }
     }
@@ -106,6 +107,8 @@ impl Hook for Items {
                         cfg_paths: Vec::new(),
                         include: true,
                         features: super::syntax::cfg_required_features(&m.attrs),
+                        // Not a module: its items stand in the including file's.
+                        public: false,
                     });
                 }
             }

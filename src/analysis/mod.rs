@@ -10,6 +10,7 @@ pub mod items;
 pub mod macros;
 pub mod method_variants;
 pub mod nesting;
+pub mod references;
 pub mod sends;
 pub mod spans;
 pub mod syntax;
@@ -113,6 +114,7 @@ pub fn analyse_text(
                 .filter_map(|c| c.hook(text, start, vocabulary)),
         );
         walk::walk(&file, start, hooks, &mut facts);
+        references::collect(code, start, &mut facts);
         facts
     });
     // Spans are no longer needed: free the thread's span table so memory stays flat.
@@ -265,5 +267,48 @@ mod tests {
         let span = failure.span;
         assert!(span.start <= span.end && span.end <= text.len(), "{span:?}");
         assert!(text.is_char_boundary(span.start) && text.is_char_boundary(span.end));
+    }
+
+    /// The names a text's code names otherwise than by a recorded call (see
+    /// [`references`]), and what its `pub use` items name.
+    fn named(text: &str) -> (Vec<String>, Vec<String>) {
+        let facts = facts_of(text, &[], &sends::marks::Unmarked);
+        (facts.named, facts.pub_uses)
+    }
+
+    #[test]
+    fn recorded_calls_and_definitions_are_no_references() {
+        let text = "#![allow(unused)]\nmod server;\n\
+                    fn serve() { helper(); crate::server::start(1); x.method(); }\n\
+                    fn helper() {}\n";
+        let (names, _) = named(text);
+        assert!(!names.iter().any(|n| n == "helper"), "{names:?}");
+        assert!(!names.iter().any(|n| n == "start"), "{names:?}");
+        assert!(!names.iter().any(|n| n == "method"), "{names:?}");
+        assert!(!names.iter().any(|n| n == "serve"), "{names:?}");
+        // The qualifier of a recorded call is named (a module, not a function of its own).
+        assert!(names.iter().any(|n| n == "server"), "{names:?}");
+    }
+
+    #[test]
+    fn values_macros_uses_and_strings_are_references() {
+        let text = "use crate::server::imported;\n\
+                    fn main() { std::thread::spawn(run); custom! { => in_macro() } }\n\
+                    #[derive(serde::Deserialize)]\n\
+                    struct C { #[serde(default = \"default_port\")] port: u16 }\n\
+                    static S: fn() = stored;\n\
+                    pub(crate) use self::inner::{exported, more};\n";
+        let (names, pub_uses) = named(text);
+        for name in [
+            "imported",
+            "run",
+            "in_macro",
+            "default_port",
+            "stored",
+            "exported",
+        ] {
+            assert!(names.iter().any(|n| n == name), "{name}: {names:?}");
+        }
+        assert_eq!(pub_uses, ["exported", "inner", "more", "self"]);
     }
 }

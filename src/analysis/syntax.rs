@@ -973,6 +973,37 @@ pub fn allows_dead_code(attrs: &[syn::Attribute]) -> bool {
     })
 }
 
+/// Whether an attribute on a function is known to leave it as it is, to be run only where code
+/// calls it: documentation, lints, hints (`#[inline]`, `#[must_use]`), `#[cfg(..)]`, tracing's
+/// `#[instrument]`. Any other (`#[no_mangle]`, `#[tauri::command]`, `#[ctor]`, a `cfg_attr`
+/// that may add one) may export or register it.
+pub fn inert_attribute(attr: &syn::Attribute) -> bool {
+    let path = attr.path();
+    let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    match segments.as_slice() {
+        [one] => matches!(
+            one.as_str(),
+            "doc"
+                | "allow"
+                | "warn"
+                | "deny"
+                | "forbid"
+                | "expect"
+                | "inline"
+                | "cold"
+                | "must_use"
+                | "deprecated"
+                | "cfg"
+                | "track_caller"
+                | "instrument"
+        ),
+        [tool, _] => {
+            matches!(tool.as_str(), "rustfmt" | "clippy") || segments == ["tracing", "instrument"]
+        }
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod cfg_tests {
     use super::*;

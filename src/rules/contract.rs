@@ -19,6 +19,10 @@ pub struct RuleContext<'a> {
     pub sdk: Option<&'a crate::sdk::Sdk>,
     /// The unit is a cargo target (its first file is the target's root), not a set of paths.
     pub is_target: bool,
+    /// The unit holds its whole crate: a target whose module tree was followed from its root
+    /// (cargo mode), so a function no file of the unit calls or names is called from nowhere
+    /// (not a set of paths, which may leave out the files that call it).
+    pub whole_crate: bool,
     /// The unit is a test or bench target (test code throughout).
     pub is_test_target: bool,
     /// What the rules of a family share about the unit, built when one of them first asks

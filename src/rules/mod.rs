@@ -392,6 +392,7 @@ mod tests {
                 settings: &settings,
                 sdk: None,
                 is_target: false,
+                whole_crate: false,
                 is_test_target: false,
                 memo: Default::default(),
                 test_files: &Default::default(),

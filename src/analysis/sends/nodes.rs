@@ -427,19 +427,25 @@ impl Sends<'_> {
     /// A function's body is entered: the function's facts start, and the cancel paths around
     /// it are set aside (its own, if it is a cancel hook, take their place).
     fn enter_function(&mut self, parent: Option<Node<'_>>, scope: &Scope<'_>) {
-        let (sig, self_ty, trait_name, attrs) = match parent {
-            Some(Node::Item(syn::Item::Fn(f))) => (&f.sig, None, None, &f.attrs),
+        let inherited = syn::Visibility::Inherited;
+        let (sig, self_ty, trait_name, attrs, vis) = match parent {
+            Some(Node::Item(syn::Item::Fn(f))) => (&f.sig, None, None, &f.attrs, &f.vis),
             Some(Node::ImplItem(syn::ImplItem::Fn(f))) => {
                 let scope = scope.impl_scope().cloned().unwrap_or_default();
-                (&f.sig, scope.self_ty, scope.trait_name, &f.attrs)
+                (&f.sig, scope.self_ty, scope.trait_name, &f.attrs, &f.vis)
             }
             Some(Node::TraitItem(syn::TraitItem::Fn(f))) => {
                 let trait_name = scope.impl_scope().and_then(|i| i.trait_name.clone());
-                (&f.sig, None, trait_name, &f.attrs)
+                (&f.sig, None, trait_name, &f.attrs, &inherited)
             }
             _ => return,
         };
         let allows_dead_code = crate::analysis::syntax::allows_dead_code(attrs);
+        let public = !matches!(vis, syn::Visibility::Inherited);
+        let registered = sig.abi.is_some()
+            || attrs
+                .iter()
+                .any(|a| !crate::analysis::syntax::inert_attribute(a));
         let item_span = scope.function().map(|f| f.span).unwrap_or_default();
         let name = sig.ident.to_string();
         let returns_type = match crate::analysis::syntax::returned_type_name(&sig.output) {
@@ -472,6 +478,8 @@ impl Sends<'_> {
                 module,
                 in_test: scope.in_test(),
                 allows_dead_code,
+                public,
+                registered,
                 hook,
                 path_returns: Vec::new(),
                 drains: Vec::new(),

@@ -17,6 +17,7 @@ use crate::source::FileId;
 
 pub mod id_tests;
 pub mod ping_not_answered;
+mod reachable;
 pub mod response_to_notification;
 pub mod strict_parse;
 
@@ -189,6 +190,9 @@ pub fn dispatcher_needles(facts: &[&FileFacts]) -> BTreeSet<String> {
             needles.insert(format!("{STANDALONE}{variant}"));
         }
     }
+    // Whether a dispatcher's function runs at all (see `in_dead_code`): every file that may
+    // name it or its callers, and every module's visibility.
+    reachable::needles(facts, &mut needles);
     // The callers of a dispatcher may test the id through a function of their own
     // (`let is_note = req.is_notification(); server.handle(req)`): the functions they call.
     let dispatching: std::collections::HashSet<&str, foldhash::fast::RandomState> = facts
@@ -352,7 +356,9 @@ pub(super) fn initializing_front<'c>(
 
 /// Whether a dispatcher lies in a function its author keeps under `#[allow(dead_code)]` that no
 /// code of the unit outside tests calls (batch 82: a "testable" stdio loop beside the server's
-/// real SDK transport, which only tests run): it serves no client.
+/// real SDK transport, which only tests run), or in a function no root of the unit reaches
+/// (see [`reachable`]: a Tauri app's private module whose stdio server nothing starts): it
+/// serves no client.
 pub(super) fn in_dead_code(
     context: &RuleContext<'_>,
     facts: &FileFacts,
@@ -367,9 +373,23 @@ pub(super) fn in_dead_code(
         return false;
     };
     let span = dispatcher.whole();
-    let dead = facts.functions.iter().enumerate().find(|(_, f)| {
-        f.allows_dead_code && f.item_span.start <= span.start && span.end <= f.item_span.end
-    });
+    let holds = |f: &crate::analysis::facts::FunctionFacts| {
+        f.item_span.start <= span.start && span.end <= f.item_span.end
+    };
+    // The innermost function holding the dispatcher: unreachable from every root of the unit.
+    // Only a unit that holds its whole crate (a cargo target's module tree) shows that nothing
+    // calls it: the files a path-mode run is given may be called from files it is not.
+    let innermost = (facts.functions.iter().enumerate())
+        .filter(|(_, f)| holds(f))
+        .min_by_key(|(_, f)| f.item_span.end - f.item_span.start)
+        .filter(|_| context.whole_crate);
+    if let Some((function, _)) = innermost {
+        let live = context.memo.get_or_init(|| reachable::Live::of(graph));
+        if !live.contains(crate::analysis::crate_graph::FunctionRef { file, function }) {
+            return true;
+        }
+    }
+    let dead = (facts.functions.iter().enumerate()).find(|(_, f)| f.allows_dead_code && holds(f));
     let Some((function, _)) = dead else {
         return false;
     };

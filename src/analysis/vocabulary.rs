@@ -41,7 +41,11 @@ pub const TRANSPORT_CALLS: &[&str] = &[
 ];
 
 /// Macros that write their arguments to a writer or to stdout.
-pub const WRITE_MACROS: &[&str] = &["writeln", "write", "println", "print"];
+pub const WRITE_MACROS: &[&str] = &["writeln", "write", "println", "print", "indicatif_println"];
+
+/// The macros that print their format arguments to stdout: std's, and `tracing_indicatif`'s
+/// `indicatif_println!` (it suspends the progress bars and prints with `println!`).
+pub const STDOUT_PRINT_MACROS: &[&str] = &["println", "print", "indicatif_println"];
 
 /// Macros that only log, format or assert: never a sink, never parsed for sends.
 pub const QUIET_MACROS: &[&str] = &[

@@ -1030,7 +1030,11 @@ impl Sends<'_> {
         else {
             return;
         };
-        let skip = if name.starts_with("print") { 1 } else { 2 };
+        let skip = if vocab::STDOUT_PRINT_MACROS.contains(&name.as_str()) {
+            1
+        } else {
+            2
+        };
         // Identifiers captured inside the format string (`println!("{reply}")`) are arguments
         // too.
         let captured: Vec<Expr> = args

@@ -175,6 +175,7 @@ pub fn exit_on_some(expr: &Expr, in_main: bool) -> Option<(String, &Expr)> {
 const QUIET_MACROS: &[&str] = &[
     "print",
     "println",
+    "indicatif_println",
     "eprint",
     "eprintln",
     "format",

@@ -81,6 +81,9 @@ pub enum StdoutKind {
     Println,
     /// `print!`: the fix is `eprint!`.
     Print,
+    /// `tracing_indicatif`'s `indicatif_println!` (it prints with `println!`): no automatic fix
+    /// (`indicatif_eprintln!` may not be imported).
+    IndicatifPrintln,
     /// A `stdout()` handle (written to).
     Handle,
     /// A `tracing_subscriber` fmt subscriber or layer with no `.with_writer(..)`: it logs to

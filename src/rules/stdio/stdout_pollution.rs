@@ -121,7 +121,10 @@ impl Rule for StdioStdoutPollution {
                     // decide by (no value, no `&mut`, no exit) is no such printer (batch 27: a
                     // connection banner; a help text printed for a caller that then leaves is
                     // still preview).
-                    let printed = matches!(write.kind, StdoutKind::Println | StdoutKind::Print);
+                    let printed = matches!(
+                        write.kind,
+                        StdoutKind::Println | StdoutKind::Print | StdoutKind::IndicatifPrintln
+                    );
                     if printed
                         && !context.preview()
                         && super::called_before_serving(context, *file, function.item_span)
@@ -311,6 +314,12 @@ fn diagnostic(file: usize, write: &StdoutWrite, certain: bool, text: &str) -> Di
         StdoutKind::Print => (
             "`print!` writes to stdout, the stdio transport's protocol stream".to_string(),
             Some(("use `eprint!`: stderr is for logs", fix_span, "eprint")),
+        ),
+        StdoutKind::IndicatifPrintln => (
+            "`indicatif_println!` writes to stdout (it prints with `println!`), the stdio \
+             transport's protocol stream"
+                .to_string(),
+            None,
         ),
         StdoutKind::Handle => (
             "a write to `stdout()` outside the transport corrupts the protocol stream".to_string(),

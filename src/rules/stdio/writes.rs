@@ -753,6 +753,8 @@ impl Stdio {
             let fix_span = scope.span(&last.ident);
             let kind = if last.ident == "println" {
                 StdoutKind::Println
+            } else if last.ident == "indicatif_println" {
+                StdoutKind::IndicatifPrintln
             } else {
                 StdoutKind::Print
             };
@@ -1514,7 +1516,7 @@ impl Stdio {
             return;
         };
         let name = macro_name(mac);
-        if name == "println" || name == "print" {
+        if vocab::STDOUT_PRINT_MACROS.contains(&name.as_str()) {
             if let Some(function) = self.current() {
                 function.facts.touches_stdout = true;
             }
@@ -1544,7 +1546,11 @@ impl Stdio {
         };
         let name = frame.name.clone();
         let span = frame.span;
-        let skip = if name.starts_with("print") { 1 } else { 2 };
+        let skip = if vocab::STDOUT_PRINT_MACROS.contains(&name.as_str()) {
+            1
+        } else {
+            2
+        };
         // A write to stdout: `println!`/`print!`, or `write!`/`writeln!` into a stdout handle.
         let to_stdout = skip == 1 || args.first().is_some_and(|a| self.is_stdout_expr(a));
         let content = to_stdout
@@ -1609,7 +1615,7 @@ impl Stdio {
             return;
         }
         self.payload_depth -= 1;
-        let skip = if frame.name.starts_with("print") {
+        let skip = if vocab::STDOUT_PRINT_MACROS.contains(&frame.name.as_str()) {
             1
         } else {
             2
@@ -1643,7 +1649,7 @@ impl Stdio {
         let Some(frame) = self.macros.pop() else {
             return;
         };
-        let print = frame.name == "println" || frame.name == "print";
+        let print = vocab::STDOUT_PRINT_MACROS.contains(&frame.name.as_str());
         if !frame.read && print && !mac.tokens.is_empty() {
             self.record_print(mac, frame.span, WriteContent::Text, scope);
         }

@@ -51,6 +51,7 @@ impl Rule for PingNotAnswered {
             .protocol_versions
             .contains(&ProtocolVersion::V2025_11_25)
             || !context.serves_mcp()
+            || super::framing::stdin_is_length_prefixed(context)
         {
             return;
         }

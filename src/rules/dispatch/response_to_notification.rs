@@ -65,7 +65,8 @@ impl Rule for ResponseToNotification {
     }
 
     fn check(&self, context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
-        if !context.serves_mcp() {
+        // Length-prefixed stdin frames are a browser's native messaging, not MCP.
+        if !context.serves_mcp() || super::framing::stdin_is_length_prefixed(context) {
             return;
         }
         let files = context.graph.files();

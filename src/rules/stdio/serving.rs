@@ -140,6 +140,9 @@ struct StdinReads {
     transports: Vec<BoundTransport>,
     /// The function's simple name.
     name: String,
+    /// The fields of `self` that hold the process's stdin (see [`Serving::stdin_fields`]):
+    /// `self.stdin` reads it as `stdin()` does.
+    stdin_fields: Vec<String>,
     /// The function launches a child process to talk to over its pipes ([`launches_child`]):
     /// its reads of stdin are a client's (a prompt, or input relayed to the child).
     launches: bool,
@@ -222,6 +225,17 @@ impl StdinReads {
         }
     }
 
+    /// `self.stdin`, a field of `self` that holds the process's stdin.
+    fn is_stdin_field(&self, expr: &Expr) -> bool {
+        let Expr::Field(field) = expr else {
+            return false;
+        };
+        let (Expr::Path(base), syn::Member::Named(name)) = (&*field.base, &field.member) else {
+            return false;
+        };
+        base.path.is_ident("self") && self.stdin_fields.iter().any(|f| name == f.as_str())
+    }
+
     /// A local that reads stdin, by its name.
     fn is_stdin_reader(&self, expr: &Expr) -> bool {
         matches!(expr, Expr::Path(p) if p.path.get_ident()
@@ -237,7 +251,10 @@ impl StdinReads {
                 if self.1 {
                     return;
                 }
-                if is_stdin_call(expr) || self.0.is_stdin_reader(expr) {
+                if is_stdin_call(expr)
+                    || self.0.is_stdin_reader(expr)
+                    || self.0.is_stdin_field(expr)
+                {
                     self.1 = true;
                 } else {
                     syn::visit::visit_expr(self, expr);
@@ -363,7 +380,14 @@ impl Serving {
         let Node::Expr(Expr::MethodCall(call)) = node else {
             return;
         };
-        if self.stdio && !scope.in_test() && self.reads_a_stdin_field(call, scope) {
+        // `self.stdin.lock()`: a reader of the stdin the field holds, as `stdin().lock()` is
+        // (batch 111's use_aws_mcp: `BufReader::new(self.stdin.lock()).lines()`).
+        let locked = call.method == "lock"
+            && self
+                .functions
+                .last()
+                .is_some_and(|f| f.is_stdin_field(crate::analysis::syntax::peel(&call.receiver)));
+        if self.stdio && !scope.in_test() && (locked || self.reads_a_stdin_field(call, scope)) {
             if let Some(function) = self.functions.last_mut() {
                 function.looped |= in_loop(scope);
             }
@@ -443,8 +467,17 @@ impl Serving {
     /// A function's body is entered: its reads of stdin and its flags start.
     fn enter_function(&mut self, node: Node<'_>, scope: &Scope<'_>) {
         let name = scope.function().map(|f| f.name()).unwrap_or_default();
+        let self_ty = scope.impl_scope().and_then(|i| i.self_ty.as_deref());
+        let stdin_fields = self_ty.map_or_else(Vec::new, |ty| {
+            let ty = ty.to_string();
+            (self.stdin_fields.iter())
+                .filter(|(owner, _)| *owner == ty)
+                .map(|(_, field)| field.clone())
+                .collect()
+        });
         self.functions.push(StdinReads {
             name,
+            stdin_fields,
             ..StdinReads::default()
         });
         self.flags.push(Default::default());

@@ -1501,11 +1501,17 @@ fn ends_in_id(expr: &Expr) -> bool {
     }
 }
 
-/// A local or parameter, through `.clone()` and `.as_ref()` (`id`, `id.clone()`): the value an
-/// answer is mapped over, not a member read from some other value (`chunk.get("id")`).
+/// A local or parameter, or the `id` field of one (`request.id`: batch 112's yore, whose
+/// catch-all is `request.id.map(|id| error(id, ..))`), through `.clone()` and `.as_ref()` (`id`,
+/// `id.clone()`): the value an answer is mapped over, not a member read from some other value
+/// (`chunk.get("id")`).
 fn id_local(expr: &Expr) -> bool {
     match expr {
         Expr::Path(p) => p.path.get_ident().is_some(),
+        Expr::Field(f) => {
+            matches!(&f.member, syn::Member::Named(i) if i == "id")
+                && matches!(&*f.base, Expr::Path(p) if p.path.get_ident().is_some())
+        }
         Expr::MethodCall(m)
             if m.args.is_empty() && matches!(m.method.to_string().as_str(), "clone" | "as_ref") =>
         {

@@ -51,15 +51,16 @@ pub fn collect(code: &str, base: usize, facts: &mut FileFacts) {
             statement_end.get(j + 1).copied().unwrap_or(list.len())
         };
     }
-    let mut named = BTreeSet::new();
-    let mut pub_uses = BTreeSet::new();
+    // Borrowed while scanning (each word is copied once, at the end).
+    let mut named: BTreeSet<&str> = BTreeSet::new();
+    let mut pub_uses: BTreeSet<&str> = BTreeSet::new();
     for (i, token) in list.iter().enumerate() {
         match token {
             Token::Word(range) => {
                 let w = &code[range.clone()];
                 if w == "use" && after_visibility(code, list, i) {
                     let end = statement_end.get(i).copied().unwrap_or(list.len());
-                    pub_uses.extend((i + 1..end).filter_map(word).map(str::to_string));
+                    pub_uses.extend((i + 1..end).filter_map(word));
                 }
                 if !may_name_function(w) {
                     continue;
@@ -73,19 +74,19 @@ pub fn collect(code: &str, base: usize, facts: &mut FileFacts) {
                 let at = path_start(list, i);
                 let offset = starts.get(at).copied().unwrap_or(usize::MAX);
                 if !recorded.contains(&(offset.saturating_add(base), w)) {
-                    named.insert(w.to_string());
+                    named.insert(w);
                 }
             }
             Token::Literal(range) => {
                 if let Some(last) = path_like(&code[range.clone()]) {
-                    named.insert(last.to_string());
+                    named.insert(last);
                 }
             }
             Token::Punct(_) => {}
         }
     }
-    facts.named = named.into_iter().collect();
-    facts.pub_uses = pub_uses.into_iter().collect();
+    facts.named = named.into_iter().map(str::to_string).collect();
+    facts.pub_uses = pub_uses.into_iter().map(str::to_string).collect();
 }
 
 /// Where the path whose last segment is the word at `i` starts: back over `a::` and a leading

@@ -383,7 +383,7 @@ pub(super) fn in_dead_code(
     let innermost = (facts.functions.iter().enumerate())
         .filter(|(_, f)| holds(f))
         .min_by_key(|(_, f)| f.item_span.end - f.item_span.start)
-        .filter(|_| context.whole_crate);
+        .filter(|(_, f)| context.whole_crate && !reachable::root_in(graph, f));
     if let Some((function, _)) = innermost {
         let live = context.memo.get_or_init(|| reachable::Live::of(graph));
         if !live.contains(crate::analysis::crate_graph::FunctionRef { file, function }) {

@@ -61,18 +61,57 @@ impl<'a> Modules<'a> {
     }
 }
 
-/// Whether a function is a root: see the module's documentation. `named`: what the files name
-/// otherwise than by a recorded call.
-fn is_root(f: &FunctionFacts, named: &HashSet<&str>, modules: &Modules<'_>) -> bool {
+/// Whether a function is a root by its own facts, whatever the rest of the unit says (a method,
+/// `main`, one registered otherwise than by a call, one whose name is not a function's as code
+/// writes it): the unit's walk is not needed for it.
+fn root_by_itself(f: &FunctionFacts) -> bool {
     f.name == "main"
         || f.self_ty.is_some()
         || f.trait_name.is_some()
         || f.has_receiver
         || f.registered
-        || named.contains(f.name.as_str())
         || !f
             .name
             .starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
+}
+
+/// Whether a function is a root by what the unit's files say (see [`is_root`]), read for this
+/// one function (the files' `named` and `pub_uses` lists are sorted): the walk of
+/// [`Live::of`], which resolves every call of the unit, is needed only when it is not.
+pub(super) fn root_in(graph: &CrateGraph<'_>, f: &FunctionFacts) -> bool {
+    let files = graph.files();
+    let sorted_has =
+        |list: &[String], word: &str| list.binary_search_by(|n| n.as_str().cmp(word)).is_ok();
+    if root_by_itself(f) || files.iter().any(|(_, x)| sorted_has(&x.named, &f.name)) {
+        return true;
+    }
+    f.public
+        && f.module.iter().all(|m| {
+            if files.iter().any(|(_, x)| sorted_has(&x.pub_uses, m)) {
+                return true;
+            }
+            let decls = files.iter().flat_map(|(_, x)| &x.mod_decls);
+            let mut declared = false;
+            for decl in decls {
+                if decl.inline.iter().any(|i| i.name == *m) {
+                    return true;
+                }
+                if !decl.include && decl.name == *m {
+                    declared = true;
+                    if decl.public {
+                        return true;
+                    }
+                }
+            }
+            !declared
+        })
+}
+
+/// Whether a function is a root: see the module's documentation. `named`: what the files name
+/// otherwise than by a recorded call.
+fn is_root(f: &FunctionFacts, named: &HashSet<&str>, modules: &Modules<'_>) -> bool {
+    root_by_itself(f)
+        || named.contains(f.name.as_str())
         || (f.public && modules.exported(&f.module))
 }
 

@@ -28,21 +28,27 @@ struct Modules<'a> {
 }
 
 impl<'a> Modules<'a> {
-    fn of(files: impl Iterator<Item = &'a FileFacts> + Clone) -> Self {
+    /// What `files` say of the modules whose names `wanted` takes (every one, or only those of
+    /// one function's path).
+    fn of(
+        files: impl Iterator<Item = &'a FileFacts> + Clone,
+        wanted: &dyn Fn(&str) -> bool,
+    ) -> Self {
         let mut private: HashMap<&str, bool> = HashMap::new();
         for decl in files.clone().flat_map(|f| &f.mod_decls) {
-            if !decl.include {
+            if !decl.include && wanted(&decl.name) {
                 let all_private = private.entry(decl.name.as_str()).or_insert(true);
                 *all_private &= !decl.public;
             }
             // An inline module around a declaration: its visibility is not known.
-            for inline in &decl.inline {
+            for inline in decl.inline.iter().filter(|i| wanted(&i.name)) {
                 private.insert(inline.name.as_str(), false);
             }
         }
         let reexported = files
             .flat_map(|f| &f.pub_uses)
             .map(String::as_str)
+            .filter(|n| wanted(n))
             .collect();
         Modules {
             private,
@@ -76,7 +82,7 @@ fn root_by_itself(f: &FunctionFacts) -> bool {
 }
 
 /// Whether a function is a root by what the unit's files say (see [`is_root`]), read for this
-/// one function (the files' `named` and `pub_uses` lists are sorted): the walk of
+/// one function (the files' `named` lists are sorted): the walk of
 /// [`Live::of`], which resolves every call of the unit, is needed only when it is not.
 pub(super) fn root_in(graph: &CrateGraph<'_>, f: &FunctionFacts) -> bool {
     let files = graph.files();
@@ -86,25 +92,10 @@ pub(super) fn root_in(graph: &CrateGraph<'_>, f: &FunctionFacts) -> bool {
         return true;
     }
     f.public
-        && f.module.iter().all(|m| {
-            if files.iter().any(|(_, x)| sorted_has(&x.pub_uses, m)) {
-                return true;
-            }
-            let decls = files.iter().flat_map(|(_, x)| &x.mod_decls);
-            let mut declared = false;
-            for decl in decls {
-                if decl.inline.iter().any(|i| i.name == *m) {
-                    return true;
-                }
-                if !decl.include && decl.name == *m {
-                    declared = true;
-                    if decl.public {
-                        return true;
-                    }
-                }
-            }
-            !declared
+        && Modules::of(files.iter().map(|(_, x)| *x), &|n| {
+            f.module.iter().any(|m| m == n)
         })
+        .exported(&f.module)
 }
 
 /// Whether a function is a root: see the module's documentation. `named`: what the files name
@@ -118,7 +109,7 @@ fn is_root(f: &FunctionFacts, named: &HashSet<&str>, modules: &Modules<'_>) -> b
 impl Live {
     pub(super) fn of(graph: &CrateGraph<'_>) -> Self {
         let files = graph.files();
-        let modules = Modules::of(files.iter().map(|(_, f)| *f));
+        let modules = Modules::of(files.iter().map(|(_, f)| *f), &|_| true);
         let named: HashSet<&str> = files
             .iter()
             .flat_map(|(_, f)| &f.named)
@@ -176,7 +167,7 @@ pub(super) fn needles(facts: &[&FileFacts], needles: &mut BTreeSet<String>) {
     // `call`, `handle`) would read every file that says it. The engine asks again after each
     // wave, when the files that declare modules have been read: a public function of a private
     // module is followed then.
-    let modules = Modules::of(facts.iter().copied());
+    let modules = Modules::of(facts.iter().copied(), &|_| true);
     let named: HashSet<&str> = facts
         .iter()
         .flat_map(|f| &f.named)

@@ -1011,12 +1011,14 @@ impl Collector {
     }
 
     /// A string literal of code (not of an unread constant, which is words, not behaviour).
-    fn note_literal(&mut self, value: &str) {
+    fn note_literal(&mut self, value: &str, span: proc_macro2::Span) {
         if self.in_unread > 0 {
             return;
         }
         if value == "ping" {
             self.facts.ping_literals = self.facts.ping_literals.saturating_add(1);
+            let at = self.raw_span(span, span).start;
+            self.facts.ping_sites.push(at);
         }
         if is_mcp_method(value) {
             if let Some(function) = self.functions.last_mut() {
@@ -1047,7 +1049,7 @@ impl Collector {
                 TokenTree::Literal(l) => {
                     let text = l.to_string();
                     if let Some(value) = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
-                        self.note_literal(value);
+                        self.note_literal(value, l.span());
                     }
                 }
                 TokenTree::Group(g) => {
@@ -1229,7 +1231,7 @@ impl Hook for Collector {
             Node::Item(syn::Item::Macro(item)) => self.macros.define(item),
             Node::Item(syn::Item::Const(c)) => self.note_code_const(&c.ident, &c.expr),
             Node::ImplItem(syn::ImplItem::Const(c)) => self.note_code_const(&c.ident, &c.expr),
-            Node::LitStr(lit) => self.note_literal(&lit.value()),
+            Node::LitStr(lit) => self.note_literal(&lit.value(), lit.span()),
             Node::Expr(expr) => {
                 self.note_not_found_mark(expr);
                 if matches!(expr, Expr::Match(_)) {
@@ -1370,12 +1372,17 @@ impl Collector {
             return;
         }
         let mut args = args.iter();
-        let is_ping = matches!(
-            args.next(),
-            Some(Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. })) if s.value() == "ping"
-        );
-        if is_ping && args.all(is_plain_value) {
+        let ping = match args.next() {
+            Some(Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            })) if s.value() == "ping" => Some(s.span()),
+            _ => None,
+        };
+        if let Some(span) = ping.filter(|_| args.all(is_plain_value)) {
             self.facts.ping_request_literals = self.facts.ping_request_literals.saturating_add(1);
+            let at = self.raw_span(span, span).start;
+            self.facts.ping_request_sites.push(at);
         }
     }
 

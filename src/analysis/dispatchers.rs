@@ -197,6 +197,13 @@ pub struct DispatchFacts {
     /// not a handler (`route("ping", on_ping)`). A program that sends `ping` answers none.
     #[serde(default)]
     pub ping_request_literals: u32,
+    /// Where each of the [`Self::ping_literals`] starts (the file's byte offsets), in the
+    /// walk's order.
+    #[serde(default)]
+    pub ping_sites: Vec<usize>,
+    /// Where each of the [`Self::ping_request_literals`] starts.
+    #[serde(default)]
+    pub ping_request_sites: Vec<usize>,
     /// The simple names of the functions whose `Err` a caller in this file turns into a reply:
     /// `match process(line) { .., Err(e) => { let reply = json!({"jsonrpc": "2.0", "error":
     /// ..}); writeln!(out, "{reply}")?; } }`. Sorted, each once.

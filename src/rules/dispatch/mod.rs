@@ -15,6 +15,7 @@ use crate::prefilter::STANDALONE;
 use crate::rules::contract::RuleContext;
 use crate::source::FileId;
 
+mod confined;
 mod framing;
 pub mod id_tests;
 pub mod ping_not_answered;

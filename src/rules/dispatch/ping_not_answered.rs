@@ -40,7 +40,9 @@ impl Rule for PingNotAnswered {
     }
 
     fn follow_up(&self, facts: &[&FileFacts], _: &Vocabulary) -> BTreeSet<String> {
-        super::dispatcher_needles(facts)
+        let mut needles = super::dispatcher_needles(facts);
+        super::confined::needles(facts, &mut needles);
+        needles
     }
 
     fn check(&self, context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
@@ -286,7 +288,8 @@ fn non_empty_answer(
 }
 
 /// Whether the unit's code spells `"ping"` anywhere but in its dispatchers' arms (a
-/// constant's value counts where an arm names the constant).
+/// constant's value counts where an arm names the constant), and in code that only other
+/// methods reach (see [`super::confined`]), where it names something else.
 fn names_ping_outside_arms(context: &RuleContext<'_>) -> bool {
     let files = context.graph.files();
     // A literal that turns a variant into its method (`Self::Ping => "ping"`) answers nothing.
@@ -298,21 +301,55 @@ fn names_ping_outside_arms(context: &RuleContext<'_>) -> bool {
                 .saturating_sub(u64::from(f.dispatch.ping_request_literals))
         })
         .sum();
+    let ping_arms = |d: &MethodDispatcher| -> u64 {
+        d.arms
+            .iter()
+            .map(|arm| {
+                let literal = arm.methods.iter().filter(|m| *m == "ping").count();
+                let constant = arm
+                    .constants
+                    .iter()
+                    .filter(|c| context.string_const(c) == Some("ping"))
+                    .count();
+                (literal + constant) as u64
+            })
+            .sum()
+    };
     let arms: u64 = files
         .iter()
         .flat_map(|(_, f)| &f.dispatch.dispatchers)
-        .flat_map(|d| &d.arms)
-        .map(|arm| {
-            let literal = arm.methods.iter().filter(|m| *m == "ping").count();
-            let constant = arm
-                .constants
-                .iter()
-                .filter(|c| context.string_const(c) == Some("ping"))
-                .count();
-            (literal + constant) as u64
-        })
+        .map(ping_arms)
         .sum();
-    literals > arms
+    if literals <= arms {
+        return false;
+    }
+    // Only when the literals outnumber the arms: which code is confined is asked of the unit's
+    // calls. A file whose literals pair variants with methods, whose sites are not known, keeps
+    // its literals.
+    let confinement = super::confined::Confinement::of(context);
+    let (mut confined, mut confined_arms) = (0u64, 0u64);
+    for (index, (_, f)) in files.iter().enumerate() {
+        if f.ping_mapping_literals > 0 {
+            continue;
+        }
+        let sites = f
+            .dispatch
+            .ping_sites
+            .iter()
+            .filter(|at| !f.dispatch.ping_request_sites.contains(at));
+        for &at in sites {
+            if confinement.contains(index, ByteSpan::new(at, at)) {
+                confined += 1;
+            }
+        }
+        for d in &f.dispatch.dispatchers {
+            let arms = ping_arms(d);
+            if arms > 0 && confinement.contains(index, ByteSpan::new(d.span.start, d.span.start)) {
+                confined_arms += arms;
+            }
+        }
+    }
+    literals.saturating_sub(confined) > arms.saturating_sub(confined_arms)
 }
 
 /// Whether the unit's code names a variant it reads `ping` into anywhere but in its typed

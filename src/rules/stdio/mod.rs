@@ -160,6 +160,13 @@ fn toward_serving_names(facts: &[&FileFacts], serving: &[facts::ServingFacts]) -
                 None if !COMMON_NAMES.contains(&function.name.as_str()) => {
                     names.insert(format!("{}(", function.name));
                 }
+                // A name too common to look for alone (`mcp::serve`, which `cli::mcp::run`
+                // calls for `main`, batch 114's seite): the calls that name its module.
+                None => {
+                    if let Some(module) = function.module.last() {
+                        names.insert(format!("{module}::{}(", function.name));
+                    }
+                }
                 // A method (`McpServer::run`, whose name is too common to look for): the files
                 // that make a value of its type, the one it is called on (`let mut server =
                 // McpServer::new(settings); server.run().await`, or a struct literal).
@@ -167,7 +174,6 @@ fn toward_serving_names(facts: &[&FileFacts], serving: &[facts::ServingFacts]) -
                     names.insert(format!("{ty}::"));
                     names.insert(format!("{ty} {{"));
                 }
-                None => {}
             }
         }
     }

@@ -381,6 +381,10 @@ pub struct FileFacts {
     pub registry_users: Vec<usize>,
     /// Field types of the file's structs: (struct, field, type's last path segment).
     pub struct_fields: Vec<(String, String, String)>,
+    /// The structs the file declares private to its own module (no `pub`, not in an inline
+    /// module or a function body): code of other modules, but those inside it, cannot name them.
+    #[serde(default)]
+    pub private_structs: Vec<String>,
     /// Of those, the `Option` fields, with the type they hold: (struct, field, type). A method
     /// called on what such a field holds (`if let Some(h) = &self.handler { h.run() }`) is
     /// that type's.

@@ -47,6 +47,7 @@ pub struct Items {
     spans: Vec<ByteSpan>,
     string_consts: Vec<(String, String)>,
     struct_fields: Vec<(String, String, String)>,
+    private_structs: Vec<String>,
     optional_fields: Vec<(String, String, String)>,
     defaulted_fields: Vec<(String, String)>,
     renamed_fields: Vec<(String, String, String)>,
@@ -116,6 +117,13 @@ impl Hook for Items {
             Node::Item(syn::Item::Static(s)) => self.string_const(&s.ident, &s.expr),
             Node::Item(syn::Item::Struct(s)) => {
                 let owner = s.ident.to_string();
+                // Private to the file's own module: not in an inline module or a function.
+                if matches!(s.vis, syn::Visibility::Inherited)
+                    && scope.inline_modules().is_empty()
+                    && scope.function().is_none()
+                {
+                    self.private_structs.push(owner.clone());
+                }
                 let all_defaulted = serde_default(&s.attrs);
                 for field in &s.fields {
                     let Some(ident) = &field.ident else { continue };
@@ -150,6 +158,7 @@ impl Hook for Items {
         facts.items = self.spans;
         facts.string_consts = self.string_consts;
         facts.struct_fields = self.struct_fields;
+        facts.private_structs = self.private_structs;
         facts.optional_fields = self.optional_fields;
         facts.defaulted_fields = self.defaulted_fields;
         facts.renamed_fields = self.renamed_fields;

@@ -133,7 +133,7 @@ impl Rule for ResponseToNotification {
                 // trait): what calls it, with which messages, is that crate's code. By
                 // default only the catch-all is checked: a dispatcher whose catch-all
                 // cannot be reported needs no index of the unit's calls.
-                if takes_typed_request(context, dispatcher)
+                if takes_typed_request(context, facts, dispatcher)
                     || in_foreign_trait_method(context, facts, dispatcher)
                     || ((sdk_file || !context.preview()) && !catch_all())
                     || (sdk_file && !written_here())
@@ -410,7 +410,16 @@ fn parses_the_message(facts: &FileFacts, dispatcher: &MethodDispatcher) -> bool 
 /// The request is the dispatcher's subject (what it reads the method from) when the code shows
 /// it: a parameter, or a local whose type it names (`let request: Request = ..`). Another
 /// parameter (an HTTP framework's `HttpRequest` beside it) says nothing about the message.
-fn takes_typed_request(context: &RuleContext<'_>, dispatcher: &MethodDispatcher) -> bool {
+fn takes_typed_request(
+    context: &RuleContext<'_>,
+    facts: &FileFacts,
+    dispatcher: &MethodDispatcher,
+) -> bool {
+    // The module the dispatcher's code is in: a private struct of another module is not the
+    // type it names.
+    let from = facts
+        .function_at(dispatcher.span)
+        .map(|f| f.module.as_slice());
     let optional = |ty: &str| matches!(ty, "Option" | "Value");
     if dispatcher
         .params
@@ -420,7 +429,7 @@ fn takes_typed_request(context: &RuleContext<'_>, dispatcher: &MethodDispatcher)
         return true;
     }
     if let Some(ty) = &dispatcher.subject_type {
-        return requires_id(context, ty);
+        return requires_id(context, ty, from);
     }
     if handed_typed_members_only(context, dispatcher) {
         return true;
@@ -433,7 +442,7 @@ fn takes_typed_request(context: &RuleContext<'_>, dispatcher: &MethodDispatcher)
         .params
         .iter()
         .filter(|(name, _)| subject_param.is_none_or(|s| s == name))
-        .any(|(name, ty)| name != "id" && requires_id(context, ty))
+        .any(|(name, ty)| name != "id" && requires_id(context, ty, from))
 }
 
 /// Whether every call of the dispatcher's function in the unit hands it, where its subject is,
@@ -460,7 +469,7 @@ fn handed_typed_members_only(context: &RuleContext<'_>, dispatcher: &MethodDispa
         .filter(|(callee, at, _)| callee == name && *at == position)
         .map(|(_, _, ty)| ty.as_str())
         .collect();
-    calls > 0 && typed.len() == calls && typed.iter().all(|ty| requires_id(context, ty))
+    calls > 0 && typed.len() == calls && typed.iter().all(|ty| requires_id(context, ty, None))
 }
 
 /// Whether the dispatcher is in a method implementing a trait the unit does not define.
@@ -485,11 +494,12 @@ fn in_foreign_trait_method(
 /// Each definition of a struct named `ty` in the unit that has an `id` field on the wire (a
 /// field `id`, or one serde renames to `"id"`): whether that `id` is required (not an
 /// `Option`, no `#[serde(default)]`).
-fn id_required_in(context: &RuleContext<'_>, ty: &str) -> Vec<bool> {
+fn id_required_in(context: &RuleContext<'_>, ty: &str, from: Option<&[String]>) -> Vec<bool> {
     context
         .graph
         .files()
         .iter()
+        .filter(|(_, f)| from.is_none_or(|module| may_name_struct(f, ty, module)))
         .flat_map(|(_, f)| {
             let is_id = move |field: &str| match f
                 .renamed_fields
@@ -513,11 +523,31 @@ fn id_required_in(context: &RuleContext<'_>, ty: &str) -> Vec<bool> {
         .collect()
 }
 
+/// Whether code in `module` may name the struct `ty` of the file `file` defines: unless the
+/// file declares it private (no `pub`) and `module` is neither the file's module nor one inside
+/// it (batch 115's lsmcp: an LSP client's private `JsonRpcRequest`, whose `id` is required,
+/// beside the MCP server's public one, whose `id` is optional). A file whose module is not
+/// shown (it has no function) may be named.
+fn may_name_struct(file: &FileFacts, ty: &str, module: &[String]) -> bool {
+    if !file.private_structs.iter().any(|s| s == ty) {
+        return true;
+    }
+    let Some(own) = file
+        .functions
+        .iter()
+        .map(|f| f.module.as_slice())
+        .min_by_key(|m| m.len())
+    else {
+        return true;
+    };
+    module.starts_with(own)
+}
+
 /// Whether a request of type `ty` (its last path segment) cannot hold a message without an
 /// `id`: a struct of the unit whose `id` field is not an `Option` and has no
 /// `#[serde(default)]`, or a type from another crate named like a request.
-fn requires_id(context: &RuleContext<'_>, ty: &str) -> bool {
-    let definitions = id_required_in(context, ty);
+fn requires_id(context: &RuleContext<'_>, ty: &str, from: Option<&[String]>) -> bool {
+    let definitions = id_required_in(context, ty, from);
     // A struct of the unit with no `id` field at all (the loop keeps the id beside it, `let
     // request = McpRequest { method, params, .. }`) rejects no message for its lack of one.
     let defined_here = || {
@@ -573,7 +603,7 @@ fn strict_parse_answered<'t>(
     }
     // Every struct of the name in the unit requires its `id` (with two, one of them optional,
     // which one the parse reads is not shown: silence).
-    let definitions = id_required_in(context, ty);
+    let definitions = id_required_in(context, ty, None);
     let defined = !definitions.is_empty() && definitions.iter().all(|required| *required);
     let in_function = |function: Option<ByteSpan>| function.is_some_and(|f| within(span, f));
     let tested = tests.id_checks.iter().any(|(_, f)| in_function(*f))
@@ -608,7 +638,7 @@ fn strict_parses(
     for ((file, _), tests) in files.iter().zip(tests) {
         for parse in tests.typed_parse_errors.iter().filter(|p| p.leaves) {
             let strict = *required.entry(parse.ty.as_str()).or_insert_with(|| {
-                let definitions = id_required_in(context, &parse.ty);
+                let definitions = id_required_in(context, &parse.ty, None);
                 !definitions.is_empty() && definitions.iter().all(|r| *r)
             });
             if strict && parses_into(parsers, parse) {

@@ -91,6 +91,8 @@ pub enum StdoutKind {
     TracingFmt,
     /// `tracing_subscriber::fmt::init()`: the fix spells out the builder with a writer.
     TracingFmtInit,
+    /// `tracing_subscriber::fmt::try_init()`: the same, ending in `.try_init()`.
+    TracingFmtTryInit,
     /// A `tracing_subscriber` fmt subscriber or layer given a stdout writer
     /// (`.with_writer(std::io::stdout)`): no automatic fix.
     TracingFmtToStdout,

@@ -340,6 +340,16 @@ fn diagnostic(file: usize, write: &StdoutWrite, certain: bool, text: &str) -> Di
                 "tracing_subscriber::fmt().with_writer(std::io::stderr).init()",
             )),
         ),
+        StdoutKind::TracingFmtTryInit => (
+            "`tracing_subscriber::fmt::try_init()` logs to stdout (its default), the protocol stream".to_string(),
+            Some((
+                "log to stderr: build the subscriber with `.with_writer(std::io::stderr)` (unsafe: \
+                 `fmt::try_init()` also reads `RUST_LOG` when the `env-filter` feature is on, which \
+                 the builder does only with `.with_env_filter(EnvFilter::from_default_env())`)",
+                fix_span,
+                "tracing_subscriber::fmt().with_writer(std::io::stderr).try_init()",
+            )),
+        ),
         StdoutKind::TracingFmtToStdout => (
             "this `tracing_subscriber` fmt logger is given a stdout writer, the protocol stream"
                 .to_string(),
@@ -380,6 +390,7 @@ fn diagnostic(file: usize, write: &StdoutWrite, certain: bool, text: &str) -> Di
             // shown, and moving one would take the protocol off stdout.
             applicability: if certain
                 && write.kind != StdoutKind::TracingFmtInit
+                && write.kind != StdoutKind::TracingFmtTryInit
                 && write.content != WriteContent::Unlabelled
             {
                 Applicability::Safe

@@ -1484,6 +1484,8 @@ impl Stdio {
             }
         } else if joined == "tracing_subscriber::fmt::init" || joined == "fmt::init" {
             Some(StdoutKind::TracingFmtInit)
+        } else if joined == "tracing_subscriber::fmt::try_init" || joined == "fmt::try_init" {
+            Some(StdoutKind::TracingFmtTryInit)
         } else if joined.ends_with("ConsoleAppender::builder") && call.args.is_empty() {
             // `target_stderr`: the chain sets `.target(Target::Stderr)`.
             if chained("target") {

@@ -19,14 +19,17 @@ pub enum SdkName {
     Pmcp,
     #[serde(rename = "turbomcp")]
     Turbomcp,
+    #[serde(rename = "mcp-sdk-rs")]
+    McpSdkRs,
 }
 
 impl SdkName {
-    pub const ALL: [SdkName; 4] = [
+    pub const ALL: [SdkName; 5] = [
         SdkName::Rmcp,
         SdkName::RustMcpSdk,
         SdkName::Pmcp,
         SdkName::Turbomcp,
+        SdkName::McpSdkRs,
     ];
 
     pub fn crate_name(self) -> &'static str {
@@ -35,6 +38,7 @@ impl SdkName {
             SdkName::RustMcpSdk => "rust-mcp-sdk",
             SdkName::Pmcp => "pmcp",
             SdkName::Turbomcp => "turbomcp",
+            SdkName::McpSdkRs => "mcp-sdk-rs",
         }
     }
 
@@ -64,7 +68,9 @@ impl Sdk {
     pub fn answers_cancelled_requests(&self) -> bool {
         match self.name {
             SdkName::Rmcp => self.version < Version::new(2, 2, 0),
-            SdkName::RustMcpSdk | SdkName::Pmcp => true,
+            // mcp-sdk-rs (every version to 0.3.4, the newest) sends `handle_method`'s value as
+            // the response and ignores `notifications/cancelled`.
+            SdkName::RustMcpSdk | SdkName::Pmcp | SdkName::McpSdkRs => true,
             SdkName::Turbomcp => self.version.major < 4,
         }
     }
@@ -87,6 +93,10 @@ impl Sdk {
                 self.version
             ),
             SdkName::Turbomcp => format!("turbomcp {} drops the handler's future on cancellation", self.version),
+            SdkName::McpSdkRs => format!(
+                "mcp-sdk-rs {} sends a handler's return value as the response, cancelled or not",
+                self.version
+            ),
         }
     }
 
@@ -232,7 +242,7 @@ pub fn manifest_for(path: &Path) -> Option<PathBuf> {
 /// The SDK named in the configuration (`[sdk] name = "rmcp", version = "2.1.0"`).
 pub fn from_config(name: &str, version: &str) -> Result<Sdk, String> {
     let sdk = SdkName::from_crate_name(name).ok_or_else(|| {
-        format!("unknown SDK `{name}` (known: rmcp, rust-mcp-sdk, pmcp, turbomcp)")
+        format!("unknown SDK `{name}` (known: rmcp, rust-mcp-sdk, pmcp, turbomcp, mcp-sdk-rs)")
     })?;
     let version = Version::parse(version)
         .or_else(|_| lowest(version).ok_or(()))

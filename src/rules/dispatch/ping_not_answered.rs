@@ -126,6 +126,7 @@ impl Rule for PingNotAnswered {
                 } else {
                     match forwarding_dispatcher(context, dispatcher) {
                         Some(front) => Some(front),
+                        None if sdk_hands_on_every_method(context, facts, dispatcher) => None,
                         None => continue,
                     }
                 };
@@ -153,8 +154,17 @@ fn catch_all_finding(
     // A catch-all that refuses with an HTTP error status (`Err((StatusCode::BAD_REQUEST, ..))`)
     // refuses `ping` too: a new shape, in preview (first contact, batch 35:
     // brave-search-mcp-server, a recorded miss).
+    // Under an SDK that hands its method handler every request but `initialize` and sends the
+    // handler's `Err` as the error response, the catch-all's `Err` refuses `ping`.
+    let sdk = context
+        .graph
+        .files()
+        .iter()
+        .find(|(id, _)| *id == file)
+        .is_some_and(|(_, facts)| sdk_hands_on_every_method(context, facts, dispatcher));
     let refused = dispatcher.catch_all_answers_method_not_found(&unit)
-        || (context.preview() && catch_all.http_error_status);
+        || (context.preview() && catch_all.http_error_status)
+        || (sdk && catch_all.err_method_not_found);
     // A catch-all that answers nothing (`_ => continue`, or a `None` that is not sent): `ping`
     // gets no response at all. A new shape, in preview (first contact, batch 91: mcp-hwp, a
     // recorded miss).
@@ -174,6 +184,18 @@ fn catch_all_finding(
         context.sources.get(file),
         front,
     );
+    let found = if sdk {
+        Diagnostic {
+            labels: vec![Label {
+                file,
+                span: keyword_span(dispatcher),
+                message: SDK_LABEL.into(),
+            }],
+            ..found
+        }
+    } else {
+        found
+    };
     let found = match (silent, err_to_caller) {
         (true, _) => Diagnostic {
             message: SILENT.into(),
@@ -388,6 +410,57 @@ fn names_ping_variant_outside_arms(context: &RuleContext<'_>) -> bool {
 fn front_answers_ping(context: &RuleContext<'_>, dispatcher: &MethodDispatcher) -> bool {
     fronts(context, dispatcher)
         .any(|(_, front)| front.arms.iter().any(|arm| arm_lists(context, arm, "ping")))
+}
+
+/// The label of a method handler an SDK hands every request to.
+const SDK_LABEL: &str = "mcp-sdk-rs answers `initialize` and hands every other request, `ping` included, to this method, which answers `tools/*` but has no `ping` arm";
+
+/// Whether the dispatcher is the method handler of an SDK that answers `initialize` itself and
+/// hands it every other request, `ping` included, sending the handler's value (or its `Err`) as
+/// the response: mcp-sdk-rs's `ServerHandler::handle_method` (every version to 0.3.4, the
+/// newest; first contact: batch 111's UltraWin-MCP, batch 115's llmlang).
+fn sdk_hands_on_every_method(
+    context: &RuleContext<'_>,
+    facts: &FileFacts,
+    dispatcher: &MethodDispatcher,
+) -> bool {
+    let sdk = context
+        .sdk
+        .is_some_and(|s| s.name == crate::sdk::SdkName::McpSdkRs);
+    sdk && facts.function_at(dispatcher.span).is_some_and(|f| {
+        f.name == "handle_method" && f.trait_name.as_deref() == Some("ServerHandler")
+    }) && builds_sdk_server(context)
+}
+
+/// Whether code of the unit outside tests builds mcp-sdk-rs's `Server` (`Server::new(transport,
+/// handler)`, the type imported from `mcp_sdk_rs`, or named by its path): a handler no such
+/// server is given (batch 1's aria2-mcp-rs, whose `ServerHandler` only its tests build, beside
+/// a hand-written stdio loop) is handed nothing by the SDK.
+fn builds_sdk_server(context: &RuleContext<'_>) -> bool {
+    context.graph.files().iter().any(|(file, facts)| {
+        if context.is_test_file(*file) {
+            return false;
+        }
+        let imported = |name: &str| {
+            facts
+                .imports
+                .iter()
+                .any(|(n, path)| n == name && path.first().is_some_and(|c| c == "mcp_sdk_rs"))
+        };
+        facts
+            .functions
+            .iter()
+            .filter(|f| !f.in_test)
+            .flat_map(|f| &f.calls)
+            .any(|call| match &call.callee {
+                crate::analysis::facts::Callee::Path(segments) => match segments.as_slice() {
+                    [ty, new] => new == "new" && ty == "Server" && imported("Server"),
+                    [first, .., ty, new] => new == "new" && ty == "Server" && first == "mcp_sdk_rs",
+                    _ => false,
+                },
+                crate::analysis::facts::Callee::Method { .. } => false,
+            })
+    })
 }
 
 /// A dispatcher of the unit that answers `initialize` and whose catch-all calls `dispatcher`'s

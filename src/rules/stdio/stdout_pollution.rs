@@ -304,9 +304,12 @@ fn reported(write: &StdoutWrite, serializes_json: bool, ends_messages: bool) -> 
     }
 }
 
-fn diagnostic(file: usize, write: &StdoutWrite, certain: bool, text: &str) -> Diagnostic {
-    let (span, fix_span) = (write.span, write.fix_span);
-    let (message, fix) = match write.kind {
+/// A write's message, and its fix (what the fix says, where it edits, what it writes), by kind.
+type MessageAndFix = (String, Option<(&'static str, ByteSpan, &'static str)>);
+
+/// The message and the fix of a write of the kind `kind` whose fix edits at `fix_span`.
+fn message_and_fix(kind: StdoutKind, fix_span: ByteSpan) -> MessageAndFix {
+    match kind {
         StdoutKind::Println => (
             "`println!` writes to stdout, the stdio transport's protocol stream".to_string(),
             Some(("use `eprintln!`: stderr is for logs", fix_span, "eprintln")),
@@ -379,7 +382,12 @@ fn diagnostic(file: usize, write: &StdoutWrite, certain: bool, text: &str) -> Di
                 .to_string(),
             None,
         ),
-    };
+    }
+}
+
+fn diagnostic(file: usize, write: &StdoutWrite, certain: bool, text: &str) -> Diagnostic {
+    let span = write.span;
+    let (message, fix) = message_and_fix(write.kind, write.fix_span);
     Diagnostic::new(&META, file, span, message)
         .with_note(SPEC)
         .with_help("write logs to stderr; only the transport writes to stdout")

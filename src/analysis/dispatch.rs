@@ -1016,7 +1016,6 @@ impl Collector {
             return;
         }
         if value == "ping" {
-            self.facts.ping_literals = self.facts.ping_literals.saturating_add(1);
             let at = self.raw_span(span, span).start;
             self.facts.ping_sites.push(at);
         }
@@ -1366,7 +1365,7 @@ impl Collector {
     }
 
     /// A call whose first argument is `"ping"` and whose others are plain values: a request
-    /// for `ping` being sent (see [`DispatchFacts::ping_request_literals`]).
+    /// for `ping` being sent (see [`DispatchFacts::ping_request_sites`]).
     fn note_ping_request(&mut self, args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>) {
         if self.in_unread > 0 {
             return;
@@ -1380,7 +1379,6 @@ impl Collector {
             _ => None,
         };
         if let Some(span) = ping.filter(|_| args.all(is_plain_value)) {
-            self.facts.ping_request_literals = self.facts.ping_request_literals.saturating_add(1);
             let at = self.raw_span(span, span).start;
             self.facts.ping_request_sites.push(at);
         }

@@ -187,21 +187,14 @@ pub struct DispatchFacts {
     pub mcp_method_literals: bool,
     /// The file's code names an MCP SDK crate (`use rmcp::..`, `pmcp::Server`).
     pub names_sdk: bool,
-    /// How many times the file's code spells the string literal `"ping"` (patterns and
-    /// conditions of dispatchers included): against the dispatchers' `ping` arms, whether
-    /// `ping` is named anywhere else.
-    #[serde(default)]
-    pub ping_literals: u32,
-    /// How many of those are a request's method: the first argument of a call whose other
-    /// arguments are plain values (`call_daemon("ping", json!({}))`, `request("ping", None)`),
-    /// not a handler (`route("ping", on_ping)`). A program that sends `ping` answers none.
-    #[serde(default)]
-    pub ping_request_literals: u32,
-    /// Where each of the [`Self::ping_literals`] starts (the file's byte offsets), in the
-    /// walk's order.
+    /// Where the file's code spells the string literal `"ping"` (patterns and conditions of
+    /// dispatchers included; the file's byte offsets, in the walk's order): against the
+    /// dispatchers' `ping` arms, whether `ping` is named anywhere else.
     #[serde(default)]
     pub ping_sites: Vec<usize>,
-    /// Where each of the [`Self::ping_request_literals`] starts.
+    /// Of those, where a request's method is: the first argument of a call whose other
+    /// arguments are plain values (`call_daemon("ping", json!({}))`, `request("ping", None)`),
+    /// not a handler (`route("ping", on_ping)`). A program that sends `ping` answers none.
     #[serde(default)]
     pub ping_request_sites: Vec<usize>,
     /// The simple names of the functions whose `Err` a caller in this file turns into a reply:

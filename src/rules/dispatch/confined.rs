@@ -146,20 +146,21 @@ fn lists_only_other_methods(context: &RuleContext<'_>, arm: &MethodArm) -> bool 
     methods.peek().is_some() && methods.all(|m| m != "ping")
 }
 
+/// How many of a file's `"ping"` literals may answer `ping`: not those that only pair a variant
+/// with its method (`Self::Ping => "ping"`), nor those that are a request's method.
+pub(super) fn ping_literals_answering(f: &FileFacts) -> u64 {
+    (f.dispatch.ping_sites.len() as u64)
+        .saturating_sub(u64::from(f.ping_mapping_literals))
+        .saturating_sub(f.dispatch.ping_request_sites.len() as u64)
+}
+
 /// What the rule looks for in the skipped files so that every call of a function holding a
 /// `"ping"` literal is seen: the files that name it, and (transitively) those that name its
 /// callers, up to a function that is a root by itself.
 pub(super) fn needles(facts: &[&FileFacts], needles: &mut BTreeSet<String>) {
     // Needed only where the literals read so far outnumber the dispatchers' `ping` arms (the
     // files a dispatcher's answer to `ping` is in are read for the dispatcher already).
-    let literals: u64 = facts
-        .iter()
-        .map(|f| {
-            u64::from(f.dispatch.ping_literals)
-                .saturating_sub(u64::from(f.ping_mapping_literals))
-                .saturating_sub(u64::from(f.dispatch.ping_request_literals))
-        })
-        .sum();
+    let literals: u64 = facts.iter().map(|f| ping_literals_answering(f)).sum();
     let arms = facts
         .iter()
         .flat_map(|f| &f.dispatch.dispatchers)

@@ -109,6 +109,7 @@ impl Rule for PingNotAnswered {
                 }
                 let tools =
                     handles(&|m| m.starts_with("tools/")) || guarded(&|m| m.starts_with("tools/"));
+                let sdk = sdk_hands_on_every_method(context, facts, dispatcher);
                 // `initialize` answered here, or by a dispatcher whose catch-all hands every
                 // other method to this one's function (or falls through to it): the two serve
                 // as one.
@@ -126,7 +127,7 @@ impl Rule for PingNotAnswered {
                 } else {
                     match forwarding_dispatcher(context, dispatcher) {
                         Some(front) => Some(front),
-                        None if sdk_hands_on_every_method(context, facts, dispatcher) => None,
+                        None if sdk => None,
                         None => continue,
                     }
                 };
@@ -134,7 +135,7 @@ impl Rule for PingNotAnswered {
                     continue;
                 }
                 out.extend(catch_all_finding(
-                    context, *file, dispatcher, catch_all, front,
+                    context, *file, dispatcher, catch_all, front, sdk,
                 ));
             }
         }
@@ -149,19 +150,14 @@ fn catch_all_finding(
     dispatcher: &MethodDispatcher,
     catch_all: &CatchAllArm,
     front: Option<(FileId, ByteSpan)>,
+    sdk: bool,
 ) -> Option<Diagnostic> {
     let unit = super::UnitErrs(context.graph.files());
     // A catch-all that refuses with an HTTP error status (`Err((StatusCode::BAD_REQUEST, ..))`)
     // refuses `ping` too: a new shape, in preview (first contact, batch 35:
     // brave-search-mcp-server, a recorded miss).
     // Under an SDK that hands its method handler every request but `initialize` and sends the
-    // handler's `Err` as the error response, the catch-all's `Err` refuses `ping`.
-    let sdk = context
-        .graph
-        .files()
-        .iter()
-        .find(|(id, _)| *id == file)
-        .is_some_and(|(_, facts)| sdk_hands_on_every_method(context, facts, dispatcher));
+    // handler's `Err` as the error response (`sdk`), the catch-all's `Err` refuses `ping`.
     let refused = dispatcher.catch_all_answers_method_not_found(&unit)
         || (context.preview() && catch_all.http_error_status)
         || (sdk && catch_all.err_method_not_found);
@@ -314,14 +310,9 @@ fn non_empty_answer(
 /// methods reach (see [`super::confined`]), where it names something else.
 fn names_ping_outside_arms(context: &RuleContext<'_>) -> bool {
     let files = context.graph.files();
-    // A literal that turns a variant into its method (`Self::Ping => "ping"`) answers nothing.
     let literals: u64 = files
         .iter()
-        .map(|(_, f)| {
-            u64::from(f.dispatch.ping_literals)
-                .saturating_sub(u64::from(f.ping_mapping_literals))
-                .saturating_sub(u64::from(f.dispatch.ping_request_literals))
-        })
+        .map(|(_, f)| super::confined::ping_literals_answering(f))
         .sum();
     let ping_arms = |d: &MethodDispatcher| -> u64 {
         d.arms

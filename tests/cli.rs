@@ -888,7 +888,9 @@ fn list_rules_and_explain_show_the_status() {
     for code in ["MCP003", "MCP004", "MCP007"] {
         assert_eq!(row(code), "preview", "{code}: {stdout}");
     }
-    for code in ["MCP000", "MCP001", "MCP002", "MCP005", "MCP006", "MCP900", "MCP999"] {
+    for code in [
+        "MCP000", "MCP001", "MCP002", "MCP005", "MCP006", "MCP900", "MCP999",
+    ] {
         assert_eq!(row(code), "stable", "{code}: {stdout}");
     }
 

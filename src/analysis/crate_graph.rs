@@ -785,14 +785,16 @@ impl<'a> CrateGraph<'a> {
     /// the crate's other `server::run`), else a module of this crate whose path ends so (a
     /// `use`d module), else the one function of the name under the caller's child module,
     /// re-exported by globs down it (`cli::run_mcp_server()` with `pub use commands::*;` in
-    /// `cli`: batch 104's code-indexer), as for a path anchored at a module; none when there are
-    /// several (another crate's path).
+    /// `cli`: batch 104's code-indexer), as for a path anchored at a module, else the function
+    /// that module imports from elsewhere ([`CrateGraph::reexported_by_module`]); none when
+    /// there are several (another crate's path).
     fn in_relative_module(
         &self,
         free: &[FunctionRef],
-        caller: &FunctionFacts,
+        (caller_ref, name): (FunctionRef, &str),
         modules: &[String],
     ) -> Vec<FunctionRef> {
+        let caller = self.function(caller_ref);
         let pick = |keep: &dyn Fn(&FunctionFacts) -> bool| self.pick(free, keep);
         let depth = caller.module.len();
         let child = pick(&|f| {
@@ -813,10 +815,52 @@ impl<'a> CrateGraph<'a> {
                 && f.module[depth..].starts_with(modules)
         });
         if under.len() == 1 {
-            under
-        } else {
-            Vec::new()
+            return under;
         }
+        let child_module: Vec<String> = caller.module.iter().chain(modules).cloned().collect();
+        let found = self.reexported_by_module(caller_ref, free, name, &child_module);
+        if !found.is_empty() || caller.module.is_empty() {
+            return found;
+        }
+        self.reexported_by_module(caller_ref, free, name, modules)
+    }
+
+    /// A call through a module that re-exports the function from elsewhere (batch 118's
+    /// devbase: `commands::simple::run_mcp()`, where `commands/simple.rs` holds only `pub use
+    /// crate::commands::system::{run_mcp, ..};`): the functions of `free` in the module that
+    /// `module`'s file imports `name` from, by a path anchored at the crate (`crate`, the
+    /// crate's name) or at that file's module (`self`, `super`).
+    fn reexported_by_module(
+        &self,
+        caller: FunctionRef,
+        free: &[FunctionRef],
+        name: &str,
+        module: &[String],
+    ) -> Vec<FunctionRef> {
+        // A library's call sees only the library's files (as [`CrateGraph::lookup_from`]).
+        let from = self.library_from.filter(|&from| caller.file >= from);
+        for (index, (_, file)) in self.files.iter().enumerate() {
+            if from.is_some_and(|from| index < from) || file.module != module {
+                continue;
+            }
+            let Some((_, path)) = file.imports.iter().find(|(n, _)| n == name) else {
+                continue;
+            };
+            let Some((last, modules)) = path.split_last() else {
+                continue;
+            };
+            if last != name {
+                continue;
+            }
+            let Some(target) = self.anchored_at(&file.module, modules) else {
+                continue;
+            };
+            let found = self.pick(free, &|f| f.module == target);
+            if !found.is_empty() {
+                return found;
+            }
+        }
+        Vec::new()
     }
 
     /// The crate functions a call by path (`f()`, `Type::f()`, `module::f()`) may reach.
@@ -878,7 +922,7 @@ impl<'a> CrateGraph<'a> {
                     }
                 }
                 // `a::b::f()`: relative to the caller's module (see `in_relative_module`).
-                None => return self.in_relative_module(&free, caller_facts, modules),
+                None => return self.in_relative_module(&free, (caller, name), modules),
             }
         }
         let free = self.lookup_from(caller, &|i| i.free_by_name.get(name));
@@ -1044,12 +1088,17 @@ impl<'a> CrateGraph<'a> {
     /// The module a path's modules name from an anchor (`crate`, `self`, `super`, the crate's
     /// own name), relative to the caller's module; None for a path without one.
     fn anchored(&self, caller: &FunctionFacts, modules: &[String]) -> Option<Vec<String>> {
+        self.anchored_at(&caller.module, modules)
+    }
+
+    /// [`CrateGraph::anchored`] from the module `from`.
+    fn anchored_at(&self, from: &[String], modules: &[String]) -> Option<Vec<String>> {
         let (first, rest) = modules.split_first()?;
         let mut module = match first.as_str() {
             "crate" => Vec::new(),
-            "self" => caller.module.clone(),
+            "self" => from.to_vec(),
             "super" => {
-                let mut parent = caller.module.clone();
+                let mut parent = from.to_vec();
                 parent.pop();
                 parent
             }

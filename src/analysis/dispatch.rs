@@ -70,6 +70,16 @@ pub fn is_mcp_method(name: &str) -> bool {
         .any(|prefix| name.starts_with(prefix))
 }
 
+/// Whether a dispatcher answers another JSON-RPC protocol, not MCP: an arm lists a method with a
+/// `/` that is no MCP method (`"session/new"`, `"textDocument/hover"`), and none lists an MCP
+/// method but `initialize`, which such protocols share (batch 87's zeptoclaw: an Agent Client
+/// Protocol loop on stdio beside its MCP server).
+pub fn answers_another_protocol(dispatcher: &MethodDispatcher) -> bool {
+    let methods = || dispatcher.arms.iter().flat_map(|arm| arm.methods.iter());
+    methods().any(|m| m.contains('/') && !is_mcp_method(m))
+        && !methods().any(|m| m != "initialize" && is_mcp_method(m))
+}
+
 /// Methods of the Agent2Agent protocol (A2A) that MCP does not define. A JSON-RPC dispatcher
 /// that tests one serves A2A's clients, although A2A's `tasks/get` and `tasks/cancel` are also
 /// the names of MCP methods.

@@ -444,6 +444,10 @@ pub struct FileFacts {
     /// re-exports. Sorted, once each.
     #[serde(default)]
     pub pub_uses: Vec<String>,
+    /// The file's module path within the crate (best effort, as its functions'), known also
+    /// for a file that defines no function (`commands/simple.rs`, which only re-exports).
+    #[serde(default)]
+    pub module: Vec<String>,
     /// What single rules collect for themselves, by rule code.
     pub rules: RuleFacts,
 }

@@ -92,6 +92,7 @@ pub fn analyse_text(
         let mut facts = facts::FileFacts {
             mentions_mcp: mentions_mcp(&said),
             serves_stdio: serves_stdio(text),
+            module: module.clone(),
             ..facts::FileFacts::default()
         };
         let mut hooks: Vec<Box<dyn walk::Hook + '_>> = vec![

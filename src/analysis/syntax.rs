@@ -975,8 +975,10 @@ pub fn allows_dead_code(attrs: &[syn::Attribute]) -> bool {
 
 /// Whether an attribute on a function is known to leave it as it is, to be run only where code
 /// calls it: documentation, lints, hints (`#[inline]`, `#[must_use]`), `#[cfg(..)]`, tracing's
-/// `#[instrument]`. Any other (`#[no_mangle]`, `#[tauri::command]`, `#[ctor]`, a `cfg_attr`
-/// that may add one) may export or register it.
+/// `#[instrument]`, an async runtime's entry wrapper (`#[tokio::main]`, which starts a runtime
+/// around the body and registers nothing: the program's entry is the crate root's `main`,
+/// whatever its attributes). Any other (`#[no_mangle]`, `#[tauri::command]`, `#[ctor]`, a
+/// `cfg_attr` that may add one) may export or register it.
 pub fn inert_attribute(attr: &syn::Attribute) -> bool {
     let path = attr.path();
     let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
@@ -997,8 +999,14 @@ pub fn inert_attribute(attr: &syn::Attribute) -> bool {
                 | "track_caller"
                 | "instrument"
         ),
-        [tool, _] => {
-            matches!(tool.as_str(), "rustfmt" | "clippy") || segments == ["tracing", "instrument"]
+        [tool, name] => {
+            matches!(tool.as_str(), "rustfmt" | "clippy")
+                || segments == ["tracing", "instrument"]
+                || (name == "main"
+                    && matches!(
+                        tool.as_str(),
+                        "tokio" | "async_std" | "actix_web" | "actix_rt"
+                    ))
         }
         _ => false,
     }

@@ -68,10 +68,12 @@ impl<'a> Modules<'a> {
 }
 
 /// Whether a function is a root by its own facts, whatever the rest of the unit says (a method,
-/// `main`, one registered otherwise than by a call, one whose name is not a function's as code
-/// writes it): the unit's walk is not needed for it.
+/// the crate root's `main`, one registered otherwise than by a call, one whose name is not a
+/// function's as code writes it): the unit's walk is not needed for it. A `main` in a module is
+/// no program's entry (batch 119's mcpapp-test-dx: `mod standalone { #[tokio::main] async fn
+/// main() { .. } }` in the file a `[[bin]]` and the application both load): only calls reach it.
 fn root_by_itself(f: &FunctionFacts) -> bool {
-    f.name == "main"
+    (f.name == "main" && f.module.is_empty())
         || f.self_ty.is_some()
         || f.trait_name.is_some()
         || f.has_receiver
@@ -81,6 +83,12 @@ fn root_by_itself(f: &FunctionFacts) -> bool {
             .starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
 }
 
+/// A `main` in a module (see [`root_by_itself`]): the word `main` the files name is the crate
+/// root's entry or an attribute's path (`#[tokio::main]`), not a value that runs this one.
+fn module_main(f: &FunctionFacts) -> bool {
+    f.name == "main" && !f.module.is_empty()
+}
+
 /// Whether a function is a root by what the unit's files say (see [`is_root`]), read for this
 /// one function (the files' `named` lists are sorted): the walk of
 /// [`Live::of`], which resolves every call of the unit, is needed only when it is not.
@@ -88,7 +96,9 @@ pub(super) fn root_in(graph: &CrateGraph<'_>, f: &FunctionFacts) -> bool {
     let files = graph.files();
     let sorted_has =
         |list: &[String], word: &str| list.binary_search_by(|n| n.as_str().cmp(word)).is_ok();
-    if root_by_itself(f) || files.iter().any(|(_, x)| sorted_has(&x.named, &f.name)) {
+    if root_by_itself(f)
+        || (!module_main(f) && files.iter().any(|(_, x)| sorted_has(&x.named, &f.name)))
+    {
         return true;
     }
     f.public
@@ -102,7 +112,7 @@ pub(super) fn root_in(graph: &CrateGraph<'_>, f: &FunctionFacts) -> bool {
 /// otherwise than by a recorded call.
 fn is_root(f: &FunctionFacts, named: &HashSet<&str>, modules: &Modules<'_>) -> bool {
     root_by_itself(f)
-        || named.contains(f.name.as_str())
+        || (!module_main(f) && named.contains(f.name.as_str()))
         || (f.public && modules.exported(&f.module))
 }
 

@@ -113,11 +113,7 @@ impl Rule for ResponseToNotification {
             // batches 56 and 57 (7 of 7), went back after batches 58 and 59 (1 of 2), and left
             // it after batches 60 and 61 (5 of 5).
             for dispatcher in &facts.dispatch.dispatchers {
-                // A `match` over typed requests: notifications are another type's.
-                if dispatcher.by_variants
-                    || !context.is_method_dispatcher(dispatcher)
-                    || super::in_dead_code(context, facts, dispatcher)
-                {
+                if !answers_mcp_messages(context, facts, dispatcher) {
                     continue;
                 }
                 let catch_all =
@@ -134,6 +130,7 @@ impl Rule for ResponseToNotification {
                 // default only the catch-all is checked: a dispatcher whose catch-all
                 // cannot be reported needs no index of the unit's calls.
                 if takes_typed_request(context, facts, dispatcher)
+                    || takes_idless_message(context, facts, dispatcher)
                     || in_foreign_trait_method(context, facts, dispatcher)
                     || ((sdk_file || !context.preview()) && !catch_all())
                     || (sdk_file && !written_here())
@@ -164,6 +161,21 @@ impl Rule for ResponseToNotification {
             }
         }
     }
+}
+
+/// Whether a dispatcher may answer an MCP client's messages: not a `match` over typed requests
+/// (notifications are another type's), nor one of another JSON-RPC protocol, nor one over
+/// constants or variants the unit does not show to be MCP methods, nor one nothing in the
+/// product runs.
+fn answers_mcp_messages(
+    context: &RuleContext<'_>,
+    facts: &FileFacts,
+    dispatcher: &MethodDispatcher,
+) -> bool {
+    !dispatcher.by_variants
+        && !crate::analysis::dispatch::answers_another_protocol(dispatcher)
+        && context.is_method_dispatcher(dispatcher)
+        && !super::in_dead_code(context, facts, dispatcher)
 }
 
 /// The `notifications/` prefix tests of a file that decide what is answered (see
@@ -443,6 +455,104 @@ fn takes_typed_request(
         .iter()
         .filter(|(name, _)| subject_param.is_none_or(|s| s == name))
         .any(|(name, ty)| name != "id" && requires_id(context, ty, from))
+}
+
+/// Whether the dispatcher reads its method from a message type of the unit that has no `id` at
+/// all (a struct with a `method` field and no field that is the `id` on the wire, with no `id`
+/// parameter beside it), in a file that builds no JSON-RPC message (its code never spells
+/// `"jsonrpc"` and `"2.0"`): batch 93's rust-yamp, a stateless proxy's `StatelessRequest {
+/// method, name, meta, body }` decoded from its own framing and answered with an error body
+/// alone. Such messages are neither requests nor notifications. (A loop that keeps the `id`
+/// beside such a struct and writes JSON-RPC answers with it, batch 28's regenerator2000, is
+/// still read.)
+fn takes_idless_message(
+    context: &RuleContext<'_>,
+    facts: &FileFacts,
+    dispatcher: &MethodDispatcher,
+) -> bool {
+    if dispatcher.params.iter().any(|(name, _)| name == "id")
+        || builds_jsonrpc(context, facts, dispatcher)
+    {
+        return false;
+    }
+    let subject_param = || {
+        let subject = dispatcher.subject.as_ref()?;
+        dispatcher
+            .params
+            .iter()
+            .find(|(name, _)| name == subject)
+            .map(|(_, ty)| ty)
+    };
+    let Some(ty) = dispatcher.subject_type.as_ref().or_else(subject_param) else {
+        return false;
+    };
+    let from = facts
+        .function_at(dispatcher.span)
+        .map(|f| f.module.as_slice());
+    let mut fields = context
+        .graph
+        .files()
+        .iter()
+        .filter(|(_, f)| from.is_none_or(|module| may_name_struct(f, ty, module)))
+        .flat_map(|(_, f)| {
+            let wire = move |field: &str| {
+                f.renamed_fields
+                    .iter()
+                    .find(|(owner, name, _)| owner == ty && name == field)
+                    .map_or(field.to_string(), |(_, _, wire)| wire.clone())
+            };
+            f.struct_fields
+                .iter()
+                .filter(move |(owner, _, _)| owner == ty)
+                .map(move |(_, field, _)| wire(field))
+        })
+        .peekable();
+    if fields.peek().is_none() {
+        return false;
+    }
+    let fields: Vec<String> = fields.collect();
+    fields.iter().any(|f| f == "method") && !fields.iter().any(|f| f == "id")
+}
+
+/// Whether the dispatcher's file, or a file with a function that calls the dispatcher's
+/// function, builds JSON-RPC messages (its code spells `"jsonrpc"` and `"2.0"`): the loop that
+/// writes the dispatcher's answers may add the `id` it kept (batch 28's regenerator2000).
+fn builds_jsonrpc(
+    context: &RuleContext<'_>,
+    facts: &FileFacts,
+    dispatcher: &MethodDispatcher,
+) -> bool {
+    if facts.dispatch.jsonrpc_literals {
+        return true;
+    }
+    let graph = context.graph;
+    let Some(file) = graph
+        .files()
+        .iter()
+        .position(|(_, f)| std::ptr::eq(*f, facts))
+    else {
+        return true;
+    };
+    let Some(function) = facts.functions.iter().position(|f| {
+        dispatcher
+            .function
+            .as_ref()
+            .is_some_and(|(_, span)| f.item_span == *span)
+    }) else {
+        return true;
+    };
+    let target = crate::analysis::crate_graph::FunctionRef { file, function };
+    graph.all_functions().any(|caller| {
+        graph
+            .files()
+            .get(caller.file)
+            .is_some_and(|(_, f)| f.dispatch.jsonrpc_literals)
+            && graph
+                .function(caller)
+                .calls
+                .iter()
+                .any(|call| graph.callees(caller, call).contains(&target))
+    })
 }
 
 /// Whether every call of the dispatcher's function in the unit hands it, where its subject is,
@@ -864,16 +974,16 @@ impl<'a> CallIndex<'a> {
     ///
     /// A caller that calls `function` inside a block an `id` test guards protects it; a caller
     /// whose only test of the `id` is through `function` itself does not (what `function`'s own
-    /// tests protect is judged arm by arm).
+    /// tests protect is judged arm by arm), nor one whose callee that tests answers messages
+    /// itself: that is another server loop, not a test of this one's messages (batch 118's
+    /// LineAgent: `run_stdio` hands stdin to the proxy's loop or to its own `serve`, which
+    /// skips messages without an `id`).
     fn callers_check_id(&self, function: &str, depth: usize) -> bool {
         let tests = |name: &str| {
             self.checks_id.contains(name)
-                || self
-                    .callees
-                    .get(name)
-                    .into_iter()
-                    .flatten()
-                    .any(|c| *c != function && self.checks_id.contains(c))
+                || self.callees.get(name).into_iter().flatten().any(|c| {
+                    *c != function && self.checks_id.contains(c) && !self.answers.contains(c)
+                })
         };
         let mut seen: HashSet<&str> = HashSet::new();
         seen.insert(function);

@@ -148,9 +148,11 @@ const COMMON_CALLEES: &[&str] = &[
 /// The names of the parsed free functions that hold a serve site (`start_server`), which the
 /// follow-up waves look for the calls of: one step up from the serve site, and not for names
 /// so common that looking for them would read most files (`new`, `run`, `serve`, ..). A chain
-/// longer than that through files that write nothing stays unread.
+/// longer than that through files that write nothing stays unread, but for the files that
+/// re-export a function on the way (see [`reexport_needles`]).
 fn toward_serving_names(facts: &[&FileFacts], serving: &[facts::ServingFacts]) -> BTreeSet<String> {
     let mut names = BTreeSet::new();
+    let mut holders: BTreeSet<&str> = BTreeSet::new();
     for (file, serving) in facts.iter().zip(serving) {
         for &site in &serving.serve_sites {
             let Some(function) = file.function_at(site) else {
@@ -159,6 +161,7 @@ fn toward_serving_names(facts: &[&FileFacts], serving: &[facts::ServingFacts]) -
             match &function.self_ty {
                 None if !COMMON_NAMES.contains(&function.name.as_str()) => {
                     names.insert(format!("{}(", function.name));
+                    holders.insert(function.name.as_str());
                 }
                 // A name too common to look for alone (`mcp::serve`, which `cli::mcp::run`
                 // calls for `main`, batch 114's seite): the calls that name its module.
@@ -177,7 +180,46 @@ fn toward_serving_names(facts: &[&FileFacts], serving: &[facts::ServingFacts]) -
             }
         }
     }
+    names.extend(reexport_needles(facts, &holders));
     names
+}
+
+/// The re-exports of the functions on the way to a serve site: of each holder of one (by its
+/// name), and of each parsed free function that calls a holder. A caller may reach such a
+/// function through a module that only re-exports it (batch 118's devbase: `main` calls
+/// `commands::simple::run_mcp(..)`, and `commands/simple.rs` holds nothing but `pub use
+/// crate::commands::system::{run_daemon, run_mcp, run_tui};`): that file writes nothing, and
+/// without it the way from `main` is not known. Its forms: `::name;`, `name,` and `name}` (in a
+/// `use` list).
+fn reexport_needles(facts: &[&FileFacts], holders: &BTreeSet<&str>) -> BTreeSet<String> {
+    let mut on_the_way: BTreeSet<&str> = holders.clone();
+    for file in facts {
+        for function in file
+            .functions
+            .iter()
+            .filter(|f| !f.in_test && f.self_ty.is_none())
+        {
+            let calls_holder = function.calls.iter().any(|call| match &call.callee {
+                crate::analysis::facts::Callee::Path(segments) => segments
+                    .last()
+                    .is_some_and(|last| holders.contains(last.as_str())),
+                crate::analysis::facts::Callee::Method { .. } => false,
+            });
+            if calls_holder && !COMMON_NAMES.contains(&function.name.as_str()) {
+                on_the_way.insert(function.name.as_str());
+            }
+        }
+    }
+    on_the_way
+        .into_iter()
+        .flat_map(|name| {
+            [
+                format!("::{name};"),
+                format!("{name},"),
+                format!("{name}}}"),
+            ]
+        })
+        .collect()
 }
 
 /// The free functions that functions of the files holding a stdio serve site call by path

@@ -535,8 +535,8 @@ fn module_tree_follows_rustc_rules() {
     }
 }
 
-/// A helper of an integration test: code 0 is a finding (MCP006) in product code, none in test
-/// code.
+/// A helper of an integration test: code 0 is a finding (MCP006, in preview since batches 120
+/// and 121: the test runs in preview mode) in product code, none in test code.
 const TEST_HELPER: &str = "use rmcp::model::{ErrorCode, ErrorData};\n\nfn cancelled_error() -> ErrorData {\n    ErrorData::new(ErrorCode(0), \"Request cancelled\", None)\n}\n\n#[test]\nfn mock_answers_cancel() {\n    let _ = cancelled_error();\n}\n";
 
 #[test]
@@ -568,7 +568,7 @@ fn test_targets_are_linted_only_when_asked_for_or_named() {
     for mode in [&[][..], &["."][..]] {
         let args = |extra: &[&'static str]| {
             let mut args = mode.to_vec();
-            args.extend(["--format", "concise"]);
+            args.extend(["--format", "concise", "--preview"]);
             args.extend(extra);
             args
         };
@@ -578,7 +578,7 @@ fn test_targets_are_linted_only_when_asked_for_or_named() {
         assert_eq!(files, both, "{mode:?} {stderr}");
     }
     // Named on the command line: linted.
-    let (files, stderr) = found(&["tests/cancel.rs", "--format", "concise"]);
+    let (files, stderr) = found(&["tests/cancel.rs", "--format", "concise", "--preview"]);
     assert_eq!(files, vec!["tests/cancel.rs".to_string()], "{stderr}");
 }
 
@@ -882,15 +882,13 @@ fn list_rules_and_explain_show_the_status() {
             .to_string()
     };
     // MCP002, MCP003 and MCP004 went to preview in batches 82 and 83 and came back and went
-    // again since; each was stable again from batches 108 and 109 (MCP002 for its shown writes,
-    // MCP003 and MCP004 for their method-not-found catch-alls), MCP003 is in preview again
-    // since batches 110 and 111, MCP004 since batches 118 and 119 (docs/ecosystem.md).
-    for code in ["MCP003", "MCP004", "MCP007"] {
+    // again since (docs/ecosystem.md): MCP003 is in preview since batches 110 and 111, MCP002
+    // (its shown writes 2 of 3) and MCP006 (0 of 1) since batches 120 and 121, where MCP004
+    // (its method-not-found catch-all 11 of 11) is stable again.
+    for code in ["MCP002", "MCP003", "MCP006", "MCP007"] {
         assert_eq!(row(code), "preview", "{code}: {stdout}");
     }
-    for code in [
-        "MCP000", "MCP001", "MCP002", "MCP005", "MCP006", "MCP900", "MCP999",
-    ] {
+    for code in ["MCP000", "MCP001", "MCP004", "MCP005", "MCP900", "MCP999"] {
         assert_eq!(row(code), "stable", "{code}: {stdout}");
     }
 
@@ -966,24 +964,22 @@ fn writes_behind_a_feature_off_by_default_run_only_in_preview_mode() {
 
 /// By first contact (docs/ecosystem.md, batch 60): a dispatcher whose arms are aligned by hand
 /// (`"initialize"  =>`), in a module file of a cargo package, is parsed (the pre-filter, which
-/// decides which of the tree's files are parsed, finds such arms). MCP004 is in preview since
-/// batches 118 and 119: reported in preview mode only.
+/// decides which of the tree's files are parsed, finds such arms), in a default run too.
 #[test]
 fn a_dispatcher_with_arms_aligned_by_hand_is_parsed() {
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/mcp004/catch_all_of_arms_aligned_by_hand");
     let dir = tempfile::tempdir().expect("temp dir");
     support::copy_tree(&fixture, dir.path());
-    for (flags, reported) in [(&["--preview"][..], true), (&[][..], false)] {
+    for flags in [&["--preview"][..], &[][..]] {
         let (_, stdout, stderr) = lint(
             dir.path(),
             &[&["--format", "concise", "--no-cache"][..], flags].concat(),
         );
-        assert_eq!(
+        assert!(
             concise_lines(&stdout)
                 .iter()
                 .any(|l| l.contains("src/rpc.rs:11:9: error[MCP004]")),
-            reported,
             "{flags:?}: {stdout}{stderr}"
         );
     }
@@ -1033,12 +1029,11 @@ fn a_test_fixture_server_declared_as_a_bin_is_test_code() {
     }
 }
 
-/// MCP002 is stable for the writes shown to run whenever the program serves stdio (issue 32;
-/// again since batches 102 and 103): a logger before `main`'s `match` and a banner in its
-/// serving arm before the serve site are reported by default, with no preview note; `--preview`
-/// adds nothing.
+/// The writes shown to run whenever the program serves stdio (issue 32): a logger before
+/// `main`'s `match` and a banner in its serving arm before the serve site are reported with no
+/// preview note. MCP002 is in preview since batches 120 and 121: in preview mode only.
 #[test]
-fn mcp002_reports_by_default_the_writes_shown_to_run_whenever_the_program_serves() {
+fn mcp002_reports_the_writes_shown_to_run_whenever_the_program_serves_without_a_note() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp002");
     let name = "banner_in_the_serving_arm_before_its_serve_site.rs";
     let dir = tempfile::tempdir().expect("temp dir");
@@ -1053,19 +1048,22 @@ fn mcp002_reports_by_default_the_writes_shown_to_run_whenever_the_program_serves
             .map(str::to_string)
             .collect::<Vec<_>>()
     };
-    let by_default = run(&[]);
+    let in_preview = run(&["--preview"]);
     for expected in [
         "banner_in_the_serving_arm_before_its_serve_site.rs:24:5: error[MCP002]",
         "banner_in_the_serving_arm_before_its_serve_site.rs:27:13: error[MCP002]",
     ] {
         assert!(
-            by_default.iter().any(|l| l.starts_with(expected)),
-            "{expected}: {by_default:?}"
+            in_preview.iter().any(|l| l.starts_with(expected)),
+            "{expected}: {in_preview:?}"
         );
     }
-    assert_eq!(by_default.len(), 2, "{by_default:?}");
-    assert_eq!(run(&["--preview"]), by_default);
-    let (_, json, _) = lint(dir.path(), &[name, "--format", "json", "--no-cache"]);
+    assert_eq!(in_preview.len(), 2, "{in_preview:?}");
+    assert!(run(&[]).is_empty());
+    let (_, json, _) = lint(
+        dir.path(),
+        &[name, "--format", "json", "--no-cache", "--preview"],
+    );
     assert!(
         json.contains("MCP002") && !json.contains("preview:"),
         "{json}"

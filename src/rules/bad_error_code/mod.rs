@@ -29,7 +29,7 @@ pub static META: RuleMeta = RuleMeta {
     summary: "an error code is 0, or one the JSON-RPC or MCP specification reserves",
     fix: FixAvailability::Sometimes,
     docs: include_str!("../../../rules/MCP006-bad-error-code.md"),
-    status: RuleStatus::Stable,
+    status: RuleStatus::Preview,
 };
 
 /// What is wrong with a code, if anything: the message, the severity and the specification's

@@ -106,6 +106,16 @@ pub fn needles(facts: &[&FileFacts], vocabulary: &Vocabulary) -> BTreeSet<String
         }
     }
     follow_chain(facts.iter().copied(), &mut chain, &field_types);
+    // A cancel path's send may end in a write to the process's stdout through a method of a
+    // value whose type the parsed files do not give (`server.out.emit_error(..)`, the struct in
+    // a file read only for its modules, or the crate's only words of MCP in a file not read
+    // yet): when a parsed file has a cancel path, the files that write to stdout, whatever
+    // words they hold (MCP002's words, which parse them when that rule runs).
+    if !chain.is_empty() || facts.iter().any(|f| !f.origins.is_empty()) {
+        needles.extend(crate::prefilter::standalone(
+            crate::rules::stdio::STDOUT_WRITERS,
+        ));
+    }
     // Standalone: a function on the chain is parsed whatever words its file holds (a helper
     // that only passes the request on to the one that sends holds no send word), so that no
     // file a finding's chain passes through is skipped.
@@ -154,6 +164,30 @@ fn cancel_consts_and_fields<'a>(
     (cancel_consts, field_types)
 }
 
+/// The type of a method's receiver, as far as the parsed structs' fields tell (`state.waiter`
+/// with `state: &State` is `State`'s `waiter` field's type).
+fn receiver_type(
+    receiver: &ReceiverType,
+    caller: &FunctionFacts,
+    field_types: &FieldTypes<'_>,
+) -> Option<String> {
+    match receiver {
+        ReceiverType::Named(ty) => Some(ty.clone()),
+        ReceiverType::SelfField(field) => caller
+            .self_ty
+            .as_deref()
+            .and_then(|owner| field_types.get(&(owner, field.as_str())))
+            .map(|t| t.to_string()),
+        ReceiverType::FieldOf(base, field) => {
+            let owner = receiver_type(base, caller, field_types)?;
+            field_types
+                .get(&(owner.as_str(), field.as_str()))
+                .map(|t| t.to_string())
+        }
+        ReceiverType::Returned(_) => None,
+    }
+}
+
 /// A called function worth a search, keyed by its name and, when the call shows it, its type.
 fn callee_key(
     callee: &Callee,
@@ -185,6 +219,12 @@ fn callee_key(
             .and_then(|owner| field_types.get(&(owner, field.as_str())))
             .map(|t| t.to_string()),
         Callee::Method { on_self: true, .. } => caller.self_ty.clone(),
+        // `server.out.emit_error(..)` with `server: &Server`: the type the parsed struct gives
+        // the field (the transport that may write the response), when the parsed files show it.
+        Callee::Method {
+            receiver: Some(receiver @ ReceiverType::FieldOf(..)),
+            ..
+        } => Some(receiver_type(receiver, caller, field_types)?),
         // A method on a value of unknown type resolves only to a method whose name is
         // unique in the crate: not worth a search through every file.
         Callee::Method { .. } => return None,

@@ -837,6 +837,10 @@ impl<'a> CrateGraph<'a> {
         name: &str,
         module: &[String],
     ) -> Vec<FunctionRef> {
+        // No function of the name: nothing to find (most such calls are another crate's).
+        if free.is_empty() {
+            return Vec::new();
+        }
         // A library's call sees only the library's files (as [`CrateGraph::lookup_from`]).
         let from = self.library_from.filter(|&from| caller.file >= from);
         for (index, (_, file)) in self.files.iter().enumerate() {

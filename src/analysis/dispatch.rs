@@ -75,7 +75,13 @@ pub fn is_mcp_method(name: &str) -> bool {
 /// method but `initialize`, which such protocols share (batch 87's zeptoclaw: an Agent Client
 /// Protocol loop on stdio beside its MCP server).
 pub fn answers_another_protocol(dispatcher: &MethodDispatcher) -> bool {
-    let methods = || dispatcher.arms.iter().flat_map(|arm| arm.methods.iter());
+    lists_another_protocol(|| dispatcher.arms.iter().flat_map(|arm| arm.methods.iter()))
+}
+
+/// Whether methods some arms list are another JSON-RPC protocol's (see
+/// [`answers_another_protocol`]): one with a `/` that is no MCP method, and none of MCP's but
+/// `initialize`.
+pub fn lists_another_protocol<'a, I: Iterator<Item = &'a String>>(methods: impl Fn() -> I) -> bool {
     methods().any(|m| m.contains('/') && !is_mcp_method(m))
         && !methods().any(|m| m != "initialize" && is_mcp_method(m))
 }

@@ -207,24 +207,16 @@ fn callee_key(
             }
         }
         Callee::Method {
-            receiver: Some(ReceiverType::Named(ty)),
+            receiver: Some(receiver @ (ReceiverType::Named(_) | ReceiverType::SelfField(_))),
             ..
-        } => Some(ty.clone()),
-        Callee::Method {
-            receiver: Some(ReceiverType::SelfField(field)),
-            ..
-        } => caller
-            .self_ty
-            .as_deref()
-            .and_then(|owner| field_types.get(&(owner, field.as_str())))
-            .map(|t| t.to_string()),
-        Callee::Method { on_self: true, .. } => caller.self_ty.clone(),
+        } => receiver_type(receiver, caller, field_types),
         // `server.out.emit_error(..)` with `server: &Server`: the type the parsed struct gives
         // the field (the transport that may write the response), when the parsed files show it.
         Callee::Method {
             receiver: Some(receiver @ ReceiverType::FieldOf(..)),
             ..
         } => Some(receiver_type(receiver, caller, field_types)?),
+        Callee::Method { on_self: true, .. } => caller.self_ty.clone(),
         // A method on a value of unknown type resolves only to a method whose name is
         // unique in the crate: not worth a search through every file.
         Callee::Method { .. } => return None,

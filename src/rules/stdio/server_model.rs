@@ -1129,15 +1129,13 @@ fn product_functions(graph: &CrateGraph<'_>) -> (HashSet<FunctionRef>, Vec<Funct
 /// loop of JSON lines on stdin in that file serves that protocol (an Agent Client Protocol or a
 /// language server beside an MCP server the crate serves over HTTP), not MCP.
 fn dispatches_another_protocol(dispatch: &crate::analysis::dispatchers::DispatchFacts) -> bool {
-    let methods = || {
+    crate::analysis::dispatch::lists_another_protocol(|| {
         dispatch
             .dispatchers
             .iter()
             .flat_map(|d| d.arms.iter())
             .flat_map(|arm| arm.methods.iter())
-    };
-    methods().any(|m| m.contains('/') && !crate::analysis::dispatch::is_mcp_method(m))
-        && !methods().any(|m| m != "initialize" && crate::analysis::dispatch::is_mcp_method(m))
+    })
 }
 
 /// A library's functions, each with whether it surely serves MCP over the process's stdio once

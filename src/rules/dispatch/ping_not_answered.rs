@@ -21,7 +21,7 @@ pub static META: RuleMeta = RuleMeta {
     summary: "a method dispatcher answers `ping` with method-not-found",
     fix: FixAvailability::Sometimes,
     docs: include_str!("../../../rules/MCP004-ping-not-answered.md"),
-    status: RuleStatus::Stable,
+    status: RuleStatus::Preview,
 };
 
 const SPEC: &str =

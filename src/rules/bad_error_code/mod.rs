@@ -156,7 +156,17 @@ impl Rule for BadErrorCode {
             return;
         }
         // The crate's functions named for an error, and the parameters each uses as a code.
-        let defined = product_facts(context, self::facts::param_codes);
+        // The libraries of the workspace the unit depends on define such functions too
+        // (`WorkerResponse::error(0, ..)` of a types crate, whose first parameter is a private
+        // protocol's request id: batch 120's llama_cpp_rs_chat).
+        let mut defined = product_facts(context, self::facts::param_codes);
+        for (_, library) in context.libraries {
+            defined.extend(library.files().iter().flat_map(|(file, f)| {
+                self::facts::param_codes(f)
+                    .into_iter()
+                    .map(move |item| (*file, item))
+            }));
+        }
         let param_codes = code_params(&defined);
         for (file, facts) in files {
             let call_codes = self::facts::call_codes(facts);

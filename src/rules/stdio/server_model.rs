@@ -1391,6 +1391,7 @@ fn named_own_function(
         .collect();
     callees.iter().any(launches)
         || serves_a_socket_instead(graph, facts, &callees)
+        || does_nothing_that_could_serve(graph, facts, &callees)
         || talks_to_a_child_instead(graph, facts, &callees, &launches)
         || (!callees.is_empty()
             && callees
@@ -1438,6 +1439,73 @@ fn opens_a_serve_site(graph: &CrateGraph<'_>, facts: &[ServingFacts], f: Functio
     facts
         .get(f.file)
         .is_some_and(|own| own.serve_sites.iter().any(|s| within(*s, item)))
+}
+
+/// Whether the functions of the unit a call named for serving stdio reaches do nothing that
+/// could serve (agentstack's `server_stdio_identity(&r.server)`, a `format!` of a configured
+/// server's command line: batch 120): none of them, nor what they call (as far as
+/// [`NAMED_SERVE_DEPTH`] calls down), opens a serve site, and every call among them that the
+/// crate graph does not resolve is of a name that says nothing of running or serving (`join`,
+/// `as_deref`; not `run`, `serve`, `start`, `listen`, `block_on`, a name with `stdio`, which
+/// an SDK's builder may be, nor `stdin()` or `stdout()`, which a loop of the crate that the
+/// facts do not take for a serve site may be handed: adguardhome-mcp-rs's
+/// `self.run(stdin(), stdout(), rx)`). Their body, not their name, then decides: they serve
+/// nothing.
+fn does_nothing_that_could_serve(
+    graph: &CrateGraph<'_>,
+    facts: &[ServingFacts],
+    start: &[FunctionRef],
+) -> bool {
+    use crate::analysis::facts::Callee;
+    let could_serve = |name: &str| {
+        name.to_ascii_lowercase().split('_').any(|word| {
+            word.starts_with("serv")
+                || word.starts_with("run")
+                || word.starts_with("start")
+                || word.starts_with("listen")
+                || word.starts_with("stdio")
+                || word.starts_with("stdin")
+                || word.starts_with("stdout")
+                || word == "block"
+                || word == "spawn"
+        })
+    };
+    if start.is_empty() {
+        return false;
+    }
+    let mut seen: HashSet<FunctionRef> = start.iter().copied().collect();
+    let mut frontier: Vec<FunctionRef> = start.to_vec();
+    for _ in 0..NAMED_SERVE_DEPTH {
+        let mut next = Vec::new();
+        for f in frontier {
+            if opens_a_serve_site(graph, facts, f) {
+                return false;
+            }
+            let function = graph.function(f);
+            for call in &function.calls {
+                let callees = graph.callees(f, call);
+                if callees.is_empty() {
+                    let name = match &call.callee {
+                        Callee::Path(segments) => segments.last().map(String::as_str),
+                        Callee::Method { name, .. } => Some(name.as_str()),
+                    };
+                    if name.is_none_or(could_serve) {
+                        return false;
+                    }
+                }
+                for callee in callees {
+                    if seen.insert(callee) {
+                        next.push(callee);
+                    }
+                }
+            }
+        }
+        if next.is_empty() {
+            return true;
+        }
+        frontier = next;
+    }
+    false
 }
 
 /// How many calls down [`serves_a_socket_instead`] looks.

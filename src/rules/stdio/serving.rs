@@ -1648,6 +1648,32 @@ fn builds_on_stdio_pair(call: &syn::ExprCall) -> bool {
     constructor && func.path.segments.len() > 1 && arg(&["stdin"]) && arg(&["stdout"])
 }
 
+/// Whether arguments hand on the process's stdin and stdout together (`stdin(), stdout()`).
+fn hands_on_stdio_pair(args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>) -> bool {
+    let arg = |names: &[&str]| {
+        args.iter()
+            .any(|a| is_call_of(crate::analysis::syntax::peel(a), names))
+    };
+    arg(&["stdin"]) && arg(&["stdout"])
+}
+
+/// A function of the crate, by its own path, run on the process's stdin and stdout together
+/// (`serve_lines(stdin(), stdout())`, `Self::run(stdin(), stdout())`): not a function of
+/// another crate (`io::copy(&mut stdin(), &mut stdout())` copies one into the other).
+fn runs_on_stdio_pair(call: &syn::ExprCall) -> bool {
+    let Expr::Path(func) = &*call.func else {
+        return false;
+    };
+    let own = func.path.segments.len() == 1
+        || func.path.segments.first().is_some_and(|s| {
+            matches!(
+                s.ident.to_string().as_str(),
+                "Self" | "self" | "super" | "crate"
+            )
+        });
+    own && hands_on_stdio_pair(&call.args)
+}
+
 /// `stdin()`, `io::stdin()`, `tokio::io::stdin()`.
 fn is_stdin_call(expr: &Expr) -> bool {
     is_call_of(expr, &["stdin"])
@@ -1809,9 +1835,15 @@ fn note_in_function(function: &mut StdinReads, node: Node<'_>, scope: &Scope<'_>
         {
             function.whole = true
         }
+        // `self.run(stdin(), stdout(), rx)`: a method run on the process's stdin and stdout
+        // together, whatever it is called (the corpus's adguardhome-mcp-rs: a generic loop over
+        // a reader and a writer).
+        Node::Expr(Expr::MethodCall(call)) if hands_on_stdio_pair(&call.args) => {
+            function.paired = true
+        }
         Node::Expr(Expr::Call(call)) => {
             note_json_call(function, call, once_task(scope));
-            function.paired |= builds_on_stdio_pair(call);
+            function.paired |= builds_on_stdio_pair(call) || runs_on_stdio_pair(call);
             let reads = |a: &Expr| {
                 let a = crate::analysis::syntax::peel(a);
                 is_stdin_call(a) || function.is_stdin_reader(a)

@@ -186,8 +186,16 @@ fn rendered(sources: &SourceMap, d: &Diagnostic) -> Rendered<usize> {
         notes.push(format!("help: {help}"));
     }
     // An internal error is not a rule one could turn off.
+    // A rule in preview runs only in preview mode: it is not on by default.
     if !crate::rules::internal_error::is_internal_error(d) {
-        notes.push(format!("`{}` ({}) is on by default", d.code, d.name));
+        let preview = crate::rules::find(d.code).is_some_and(|rule| rule.meta().is_preview());
+        notes.push(match preview {
+            true => format!(
+                "`{}` ({}) is in preview: it runs with `--preview`",
+                d.code, d.name
+            ),
+            false => format!("`{}` ({}) is on by default", d.code, d.name),
+        });
     }
     Rendered::new(severity)
         .with_code(d.code)

@@ -43,6 +43,11 @@ pub enum OriginCondition {
     /// sets its atomic flags (`.store(true, ..)`) on marked paths and nowhere else, so that a
     /// set flag means the condition held (see [`FileFacts::flag_sets`]).
     FlagSet,
+    /// A `select!` branch on a one-shot channel's receiver (`_ = cancel_rx => ..`): a marked
+    /// path when the crate signals its one-shot channels (`.send(())`) on marked paths and
+    /// nowhere else, so that a signal means the condition held (see
+    /// [`FileFacts::signal_sends`]).
+    SignalSent,
     /// A hook known only by a name the crate gives its own function (`cancel(&self)`): a
     /// marked path when a call on a marked path reaches it, or when the crate's product code
     /// calls it nowhere (an entry point the crate's users call); not when every call to it
@@ -374,6 +379,9 @@ pub struct FileFacts {
     /// Where the file's product code sets an atomic flag (`.store(true, ..)`, `.swap(true, ..)`,
     /// `.fetch_or(true, ..)`): the marked paths each lies on (none: off every path).
     pub flag_sets: Vec<Vec<OriginId>>,
+    /// Where the file's product code sends a unit signal (`sender.send(())`): the marked paths
+    /// each lies on (none: off every path).
+    pub signal_sends: Vec<Vec<OriginId>>,
     /// The functions (by index, ascending) whose code touched an in-flight registry before a
     /// call or a send, or that send from a spawned task: the only ones the missing-guard
     /// analysis starts from (see [`FunctionFacts::uses_registries`]), so that it need not look

@@ -37,6 +37,8 @@ pub enum Place<'a> {
     RegisteredClosure,
     /// A branch that tests an atomic flag the marked paths set.
     FlagTest,
+    /// A `select!` branch on a one-shot channel's receiver, which the marked paths signal.
+    SignalBranch,
 }
 
 /// The condition a rule family has the send analysis follow.

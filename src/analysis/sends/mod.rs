@@ -158,6 +158,8 @@ struct FunctionState {
     locals: HashMap<String, LocalInfo>,
     /// Locals bound to a request token's `cancelled()` future.
     condition_futures: Vec<String>,
+    /// Locals bound to a one-shot channel's receiver (`let (tx, rx) = oneshot::channel();`).
+    signal_receivers: Vec<String>,
     /// Response values produced on cancel arms, waiting for the `let` that receives them.
     pending_flows: Vec<FlowValue>,
     /// Any values produced on cancel arms, waiting for the `let` or return that receives them.
@@ -349,6 +351,7 @@ impl Hook for Sends<'_> {
         facts.registry_lookups = mine.registry_lookups;
         facts.path_cancels = mine.path_cancels;
         facts.flag_sets = mine.flag_sets;
+        facts.signal_sends = mine.signal_sends;
     }
 }
 

@@ -316,12 +316,27 @@ impl Sends<'_> {
             .future
             .as_ref()
             .is_some_and(|f| self.is_condition_future(f));
-        if let (true, Some(future)) = (cancels, &arm.future) {
+        // `_ = cancel_rx => ..`: a one-shot channel's receiver, a cancel path when the crate
+        // signals its one-shot channels on cancel paths only (batch 121's lanlu).
+        let signal = !cancels
+            && arm
+                .future
+                .as_ref()
+                .is_some_and(|f| self.is_signal_receiver(f));
+        if let (true, Some(future)) = (cancels || signal, &arm.future) {
+            let condition = match signal {
+                true => OriginCondition::SignalSent,
+                false => OriginCondition::Always,
+            };
+            let place = match signal {
+                true => Place::SignalBranch,
+                false => Place::SelectBranch,
+            };
             let origin = self.add_origin(
                 OriginKind::SelectArm,
                 self.span(future),
-                self.marks.label(Place::SelectBranch),
-                OriginCondition::Always,
+                self.marks.label(place),
+                condition,
             );
             self.origins.push(origin);
             undo.origin = true;
@@ -500,6 +515,7 @@ impl Sends<'_> {
             saved_origins,
             locals,
             condition_futures: Vec::new(),
+            signal_receivers: Vec::new(),
             pending_flows: Vec::new(),
             pending_returns: Vec::new(),
             aliases: HashMap::new(),
@@ -766,6 +782,14 @@ impl Sends<'_> {
             && !self.functions.last().is_some_and(|f| f.facts.in_test)
         {
             self.facts.flag_sets.push(self.origins.clone());
+        }
+        // `sender.send(())`: a unit signal sent, on the paths around it.
+        if name == "send"
+            && matches!(call.args.first(), Some(Expr::Tuple(t)) if t.elems.is_empty())
+            && call.args.len() == 1
+            && !self.functions.last().is_some_and(|f| f.facts.in_test)
+        {
+            self.facts.signal_sends.push(self.origins.clone());
         }
         let span = self.span(call);
         let args: Vec<&Expr> = call.args.iter().collect();

@@ -582,6 +582,20 @@ impl Sends<'_> {
         }
         let params = from.map_or(0, |e| self.params_of(e));
         let cancelled_future = from.is_some_and(|e| self.is_condition_future(e));
+        // `let (tx, rx) = oneshot::channel();`: `rx` is a one-shot channel's receiver.
+        if let (Pat::Tuple(tuple), Some(Expr::Call(call))) = (pat, from.map(peel)) {
+            let oneshot = matches!(&*call.func, Expr::Path(p) if {
+                let segments = path_segments(&p.path);
+                segments.len() >= 2
+                    && segments[segments.len() - 1] == "channel"
+                    && segments[segments.len() - 2] == "oneshot"
+            });
+            if let (true, Some(Pat::Ident(receiver))) = (oneshot, tuple.elems.iter().nth(1)) {
+                if let Some(state) = self.current() {
+                    state.signal_receivers.push(receiver.ident.to_string());
+                }
+            }
+        }
         let alias = match (pat, from.map(peel)) {
             (Pat::Ident(_), Some(value @ (Expr::Path(_) | Expr::Field(_)))) => {
                 collection_name(value)
@@ -701,6 +715,20 @@ impl Sends<'_> {
                 self.functions
                     .last()
                     .is_some_and(|f| f.condition_futures.contains(&name))
+            }),
+            _ => false,
+        }
+    }
+
+    /// A local bound to a one-shot channel's receiver (`cancel_rx`, `&mut cancel_rx`).
+    pub(super) fn is_signal_receiver(&self, expr: &Expr) -> bool {
+        match peel(expr) {
+            Expr::Reference(r) => self.is_signal_receiver(&r.expr),
+            Expr::Path(p) => p.path.get_ident().is_some_and(|ident| {
+                let name = ident.to_string();
+                self.functions
+                    .last()
+                    .is_some_and(|f| f.signal_receivers.contains(&name))
             }),
             _ => false,
         }

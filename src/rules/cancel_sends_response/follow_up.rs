@@ -43,7 +43,7 @@ fn on_cancel_path(file: &FileFacts, origins: &[usize], cancel_consts: &HashSet<&
             }
             // Whether the crate's flags mean a cancellation is known only over all its files:
             // look further, as if it did.
-            OriginCondition::FlagSet => true,
+            OriginCondition::FlagSet | OriginCondition::SignalSent => true,
             // Whether the hook's callers are on cancel paths is known only over all the files.
             OriginCondition::CalledOnPath => true,
         })

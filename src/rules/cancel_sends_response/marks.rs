@@ -91,6 +91,11 @@ impl PathMarks for Cancellation<'_> {
                 "cancel path: this branch runs once the flag that the cancellation sets is set"
                     .into()
             }
+            Place::SignalBranch => {
+                "cancel path: this `select!` branch runs once its one-shot channel is signalled, \
+                 which the cancellation does (`.send(())`)"
+                    .into()
+            }
             Place::RegisteredClosure => {
                 "cancel path: this closure is registered here as the cancellation notification's \
                  handler"

@@ -347,6 +347,12 @@ fn origin_holds(graph: &CrateGraph<'_>, file: usize, origin: &PathOrigin) -> boo
                 .get_or_init(|| FlagsSetOnCancel::of(graph))
                 .0
         }
+        OriginCondition::SignalSent => {
+            graph
+                .summaries()
+                .get_or_init(|| SignalsSentOnCancel::of(graph))
+                .0
+        }
         OriginCondition::CalledOnPath => graph
             .summaries()
             .get_or_init(|| HooksCalledOnCancel::of(graph))
@@ -363,7 +369,9 @@ fn plain_origin_holds(graph: &CrateGraph<'_>, condition: &OriginCondition) -> bo
         OriginCondition::ConstNamed(name) => {
             const_is_cancel(graph, name).unwrap_or_else(|| super::words::is_cancel_const_name(name))
         }
-        OriginCondition::FlagSet | OriginCondition::CalledOnPath => false,
+        OriginCondition::FlagSet | OriginCondition::SignalSent | OriginCondition::CalledOnPath => {
+            false
+        }
     }
 }
 
@@ -391,6 +399,33 @@ impl FlagsSetOnCancel {
             }
         }
         FlagsSetOnCancel(on_cancel)
+    }
+}
+
+/// Whether a unit signal on a one-shot channel means, in this crate, that a request was
+/// cancelled: the crate sends its unit signals (`.send(())`) on cancel paths (not counting paths
+/// that are such signals' branches themselves), and its product code sends none anywhere else
+/// (a shutdown signal would make a signal mean something else).
+struct SignalsSentOnCancel(bool);
+
+impl SignalsSentOnCancel {
+    fn of(graph: &CrateGraph<'_>) -> Self {
+        let mut on_cancel = false;
+        for (_, facts) in graph.files() {
+            for origins in &facts.signal_sends {
+                let holds = origins.iter().any(|&id| {
+                    facts
+                        .origins
+                        .get(id)
+                        .is_some_and(|o| plain_origin_holds(graph, &o.condition))
+                });
+                if !holds {
+                    return SignalsSentOnCancel(false);
+                }
+                on_cancel = true;
+            }
+        }
+        SignalsSentOnCancel(on_cancel)
     }
 }
 

@@ -209,6 +209,23 @@ impl<'ast> Scope<'ast> {
     pub fn in_test(&self) -> bool {
         self.test_depth > 0
     }
+
+    /// The features the statements and functions around the current node require
+    /// (`#[cfg(feature = "console")] { .. }`, `#[cfg(feature = "mcp")] fn serve() { .. }`).
+    pub fn required_features(&self) -> Vec<String> {
+        let mut features = Vec::new();
+        for n in 0.. {
+            let attrs: &[syn::Attribute] = match self.ancestor(n) {
+                None => break,
+                Some(Node::Stmt(stmt)) => stmt_attrs(stmt),
+                Some(Node::Item(syn::Item::Fn(f))) => &f.attrs,
+                Some(Node::ImplItem(syn::ImplItem::Fn(f))) => &f.attrs,
+                Some(_) => continue,
+            };
+            features.extend(super::syntax::cfg_required_features(attrs));
+        }
+        features
+    }
 }
 
 /// What one rule (or the shared layer) collects from a file during the walk. Nodes are lent for

@@ -9,6 +9,7 @@ use crate::analysis::crate_graph::CrateGraph;
 use crate::analysis::facts::FileFacts;
 use crate::config::Settings;
 use crate::diagnostic::Diagnostic;
+use crate::features::Enabled;
 use crate::rules::{self, internal_error, RuleContext};
 use crate::source::{FileId, SourceMap};
 use crate::timings;
@@ -47,13 +48,11 @@ pub(super) fn check_units(
         .iter()
         .filter(|input| distinct.insert(input))
         .collect();
-    // A package's SDK, read once per run from its manifest and lock file (see `Run::sdk`).
-    let chosen_sdks: Vec<Option<crate::sdk::Sdk>> =
-        chosen.iter().map(|input| sdk_of(input.manifest)).collect();
-    let chosen_features: Vec<crate::features::Enabled> = chosen
+    // A package's SDK and default features, read once per run from its manifest (and lock file).
+    let (chosen_sdks, chosen_features): (Vec<Option<crate::sdk::Sdk>>, Vec<Enabled>) = chosen
         .iter()
-        .map(|input| features_of(input.manifest))
-        .collect();
+        .map(|input| (sdk_of(input.manifest), features_of(input.manifest)))
+        .unzip();
     let base_of = bases(&chosen);
     // A base's graph, built once, when a unit first needs it (a warm run whose units' findings
     // are cached builds none).
@@ -94,7 +93,8 @@ pub(super) fn check_units(
                                 });
                                 &own
                             };
-                            let context = (sources, tests, gated, &shared);
+                            let files = (sources, tests, gated, &shared);
+                            let context = (files, chosen_features[index].clone());
                             let libraries: Vec<rules::Library<'_>> = (depends_on[index].iter())
                                 .filter_map(|&b| Some((chosen[b].crate_name?, base_graph(b))))
                                 .collect();
@@ -320,11 +320,9 @@ pub(super) fn check_unit<'a>(
     (graph, input, libraries): (&'a CrateGraph<'a>, &UnitInput<'_>, &'a [rules::Library<'a>]),
     sdk: Option<&'a crate::sdk::Sdk>,
     rules: &[&'static dyn rules::Rule],
-    (sources, test_files, gated_files, shared_files): (
-        &'a SourceMap,
-        &'a FileSet,
-        &'a FileSet,
-        &'a FileSet,
+    ((sources, test_files, gated_files, shared_files), default_features): (
+        (&'a SourceMap, &'a FileSet, &'a FileSet, &'a FileSet),
+        crate::features::Enabled,
     ),
     settings: &'a Settings,
 ) -> Vec<Diagnostic> {
@@ -341,6 +339,7 @@ pub(super) fn check_unit<'a>(
         gated_files,
         shared_files,
         libraries,
+        default_features,
     };
     let mut found = Vec::new();
     timings::work("rules", || {

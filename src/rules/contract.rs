@@ -41,6 +41,8 @@ pub struct RuleContext<'a> {
     /// on by `path`, each with the crate name its code calls it by (`my_server` in
     /// `my_server::serve_stdio()`); none outside cargo mode.
     pub libraries: &'a [Library<'a>],
+    /// The features the unit's package enables by default (`None`: unknown, or no manifest).
+    pub default_features: crate::features::Enabled,
 }
 
 /// A library of the workspace by the crate name code calls it by, and its graph (see
@@ -94,6 +96,15 @@ impl RuleContext<'_> {
     /// Whether `file` is compiled only with a feature its package's default build leaves off.
     pub fn is_feature_gated(&self, file: crate::source::FileId) -> bool {
         self.gated_files.contains(&file)
+    }
+
+    /// Whether code that requires these features (`#[cfg(feature = "console")]` on a statement)
+    /// is left out of the package's default build: one of them is not on by default. Unknown
+    /// features (no manifest) leave nothing out.
+    pub fn needs_features_off_by_default(&self, features: &[String]) -> bool {
+        self.default_features
+            .as_ref()
+            .is_some_and(|on| features.iter().any(|f| !on.contains(f)))
     }
 
     /// Whether more than one program of the run compiles `file` (see

@@ -397,6 +397,7 @@ mod tests {
                 memo: Default::default(),
                 test_files: &Default::default(),
                 gated_files: &Default::default(),
+                default_features: None,
                 shared_files: &Default::default(),
                 libraries: &[],
             };

@@ -566,6 +566,27 @@ impl Sends<'_> {
         flows
     }
 
+    /// Whether a value bound is a request token's `cancelled()` future; and, for `let (tx, rx)
+    /// = oneshot::channel();`, that `rx` is a one-shot channel's receiver.
+    fn note_futures(&mut self, pat: &Pat, from: Option<&Expr>) -> bool {
+        let cancelled_future = from.is_some_and(|e| self.is_condition_future(e));
+        let (Pat::Tuple(tuple), Some(Expr::Call(call))) = (pat, from.map(peel)) else {
+            return cancelled_future;
+        };
+        let oneshot = matches!(&*call.func, Expr::Path(p) if {
+            let segments = path_segments(&p.path);
+            segments.len() >= 2
+                && segments[segments.len() - 1] == "channel"
+                && segments[segments.len() - 2] == "oneshot"
+        });
+        if let (true, Some(Pat::Ident(receiver))) = (oneshot, tuple.elems.iter().nth(1)) {
+            if let Some(state) = self.current() {
+                state.signal_receivers.push(receiver.ident.to_string());
+            }
+        }
+        cancelled_future
+    }
+
     /// Bind the identifiers of a pattern to what the value they come from carries.
     pub(super) fn bind(&mut self, pat: &Pat, from: Option<&Expr>, extra_flows: Vec<FlowValue>) {
         let (response, further, mut flows) = match from {
@@ -581,21 +602,7 @@ impl Sends<'_> {
             flows.extend(self.path_value(expr));
         }
         let params = from.map_or(0, |e| self.params_of(e));
-        let cancelled_future = from.is_some_and(|e| self.is_condition_future(e));
-        // `let (tx, rx) = oneshot::channel();`: `rx` is a one-shot channel's receiver.
-        if let (Pat::Tuple(tuple), Some(Expr::Call(call))) = (pat, from.map(peel)) {
-            let oneshot = matches!(&*call.func, Expr::Path(p) if {
-                let segments = path_segments(&p.path);
-                segments.len() >= 2
-                    && segments[segments.len() - 1] == "channel"
-                    && segments[segments.len() - 2] == "oneshot"
-            });
-            if let (true, Some(Pat::Ident(receiver))) = (oneshot, tuple.elems.iter().nth(1)) {
-                if let Some(state) = self.current() {
-                    state.signal_receivers.push(receiver.ident.to_string());
-                }
-            }
-        }
+        let cancelled_future = self.note_futures(pat, from);
         let alias = match (pat, from.map(peel)) {
             (Pat::Ident(_), Some(value @ (Expr::Path(_) | Expr::Field(_)))) => {
                 collection_name(value)

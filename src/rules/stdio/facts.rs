@@ -179,6 +179,10 @@ pub struct StdoutWrite {
     /// when one of them reads a global flag, the write is [`StdoutWrite::flag_guarded`] too.
     #[serde(default)]
     pub guard_calls: Vec<String>,
+    /// The features the statements and functions around the write require
+    /// (`#[cfg(feature = "console")] { println!(..) }`): code of a build that enables them.
+    #[serde(default)]
+    pub features: Vec<String>,
 }
 
 /// What one function (or method) writes to stdout, for a function that names stdout or
@@ -209,6 +213,10 @@ pub struct ServingFacts {
     /// a file that reads JSON. Only in files whose code serves stdio (see
     /// [`crate::analysis::facts::FileFacts::serves_stdio`]).
     pub serve_sites: Vec<ByteSpan>,
+    /// A serve site (or a read of stdin that may be one) lies in a statement or function under
+    /// `#[cfg(feature = "x")]`: the program may serve only in a build with a feature on.
+    #[serde(default)]
+    pub feature_gated_sites: bool,
     /// The serve sites that are a client's transport on the process's own stdio (handed to a
     /// `Client`'s constructor) built in one arm of a `match`: a program that talks as a client
     /// over its own stdio only when a value chooses it (a server tester whose URL may say

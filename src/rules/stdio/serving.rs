@@ -391,7 +391,7 @@ impl Serving {
             if let Some(function) = self.functions.last_mut() {
                 function.looped |= in_loop(scope);
             }
-            self.site(Some(Site::Stdin), scope.span(call));
+            self.site(Some(Site::Stdin), scope.span(call), scope);
         }
     }
 
@@ -419,7 +419,10 @@ impl Serving {
                 .contains(&(ty.to_string(), name.to_string()))
     }
 
-    fn site(&mut self, site: Option<Site>, span: ByteSpan) {
+    fn site(&mut self, site: Option<Site>, span: ByteSpan, scope: &Scope<'_>) {
+        if site.is_some() && !scope.required_features().is_empty() {
+            self.facts.feature_gated_sites = true;
+        }
         match site {
             Some(Site::Transport) => self.facts.serve_sites.push(span),
             Some(Site::Stdin) => {
@@ -1951,7 +1954,7 @@ impl Hook for Serving {
                     {
                         self.facts.chosen_client_sites.push(span);
                     }
-                    self.site(site, span);
+                    self.site(site, span, scope);
                 }
             }
             // `.run_stdio()`, `.serve_stdio()`; not `Command::stdin(..)` configuring a child.
@@ -1963,7 +1966,7 @@ impl Hook for Serving {
                 if !call.args.iter().any(mentions_process_stdio) {
                     self.facts.named_sites.push(scope.span(call));
                 }
-                self.site(Some(Site::Transport), scope.span(call));
+                self.site(Some(Site::Transport), scope.span(call), scope);
             }
             Node::Expr(Expr::Match(expr)) if expr.arms.len() > 1 => self.note_match(expr, scope),
             Node::Expr(whole @ Expr::If(expr)) => {

@@ -28,9 +28,9 @@ strings to stderr for logging";
 
 /// The premise a finding in a feature-gated file could not show (see
 /// [`RuleContext::is_feature_gated`]).
-const GATED: &str = "preview: this file is compiled only with a feature the package's default \
-build leaves off (`#[cfg(feature = ..)] mod ..`), so the write is not shown to be in the program \
-users build";
+const GATED: &str = "preview: this code is compiled only with a feature the package's default \
+build leaves off (`#[cfg(feature = ..)] mod ..`, or on the statement or function), so the write \
+is not shown to be in the program users build";
 
 /// The premise a finding in a branch chosen by a terminal test could not show (see
 /// [`super::terminal`]).
@@ -83,6 +83,7 @@ impl Rule for StdioStdoutPollution {
         if !context.preview() && talks_only_as_a_chosen_client(context) {
             return;
         }
+        let feature_build = serves_in_a_feature_build(context);
         for (index, (file, facts)) in context.graph.files().iter().enumerate() {
             // A file compiled only with a feature the default build leaves off: whether its
             // writes run in the program users build is not shown (preview; first contact,
@@ -144,6 +145,15 @@ impl Rule for StdioStdoutPollution {
                         )
                         && super::taken_while_serving(context, index, function.item_span, write)
                     {
+                        // A statement or function under `#[cfg(feature = "x")]` with `x` off
+                        // by default is no more shown to be built (batch 125's tempest_ai),
+                        // unless the program serves only in a build with a feature on.
+                        let gated = gated
+                            || (!feature_build
+                                && context.needs_features_off_by_default(&write.features));
+                        if gated && !context.preview() {
+                            continue;
+                        }
                         out.extend(judged(context, index, *file, function, write, gated));
                     }
                 }
@@ -260,6 +270,18 @@ fn with_notes(found: Diagnostic, notes: &[(bool, &'static str)]) -> Diagnostic {
 
 /// Whether every serve site of the unit is a client's transport built in one arm of a `match`
 /// (see [`super::facts::ServingFacts::chosen_client_sites`]), and it has one.
+/// Whether a serve site of the unit lies in code compiled only with a feature: in a file the
+/// default build leaves off, or under `#[cfg(feature = ..)]` on its statement or function (the
+/// corpus's gitai and virustotal-rs serve only with their `mcp` feature). A write that requires a
+/// feature may then be in the very build that serves.
+fn serves_in_a_feature_build(context: &RuleContext<'_>) -> bool {
+    context.graph.files().iter().any(|(file, facts)| {
+        let serving = super::facts::serving(facts);
+        serving.feature_gated_sites
+            || (!serving.serve_sites.is_empty() && context.is_feature_gated(*file))
+    })
+}
+
 fn talks_only_as_a_chosen_client(context: &RuleContext<'_>) -> bool {
     let mut any = false;
     for (_, facts) in context.graph.files() {

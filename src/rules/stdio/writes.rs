@@ -743,6 +743,7 @@ impl Stdio {
                 valued_text: false,
                 flag_guarded,
                 guard_calls,
+                features: scope.required_features(),
             });
         }
     }

@@ -126,15 +126,21 @@ impl CommandFlags {
     }
 
     /// `if x { .. }`, `if x && .. { .. }`: the block runs only when the local is `true`;
-    /// `if !x { .. }`, `if !x && .. { .. }`: only when it is `false`.
-    pub fn note_if(&mut self, expr: &syn::ExprIf, block: ByteSpan) {
-        let found = match &*expr.cond {
-            Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_)) => {
-                tested_local(&b.left).or_else(|| tested_local(&b.right))
-            }
-            other => tested_local(other),
+    /// `if !x { .. }`, `if !x && .. { .. }`: only when it is `false`. The `else` block
+    /// (`otherwise`) of `if x { .. } else { .. }` runs only when it is `false` (and of `if !x`,
+    /// only when it is `true`); not that of a conjunction, which runs when either side fails.
+    pub fn note_if(&mut self, expr: &syn::ExprIf, block: ByteSpan, otherwise: Option<ByteSpan>) {
+        let (found, whole) = match &*expr.cond {
+            Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_)) => (
+                tested_local(&b.left).or_else(|| tested_local(&b.right)),
+                false,
+            ),
+            other => (tested_local(other), true),
         };
         if let Some((name, when)) = found.filter(|(n, _)| self.locals.contains_key(n)) {
+            if let (Some(other), true) = (otherwise, whole) {
+                self.pending.push((other, name.clone(), !when));
+            }
             self.pending.push((block, name, when));
         }
     }

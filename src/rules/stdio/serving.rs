@@ -444,7 +444,11 @@ impl Serving {
             Node::Local(local) => flags.note_local(local, variant_test),
             Node::Expr(Expr::Assign(assign)) => flags.note_assign(assign, scope, variant_test),
             Node::Expr(Expr::If(expr_if)) => {
-                flags.note_if(expr_if, block_span(&expr_if.then_branch, scope))
+                let otherwise = match expr_if.else_branch.as_ref().map(|(_, e)| &**e) {
+                    Some(Expr::Block(block)) => Some(block_span(&block.block, scope)),
+                    _ => None,
+                };
+                flags.note_if(expr_if, block_span(&expr_if.then_branch, scope), otherwise)
             }
             _ => {}
         }
@@ -752,9 +756,24 @@ impl Serving {
             let guard = (block_span(&expr.then_branch, scope), scrutinee, variants);
             // `if !matches!(cli.command, Command::Stdio { .. }) { init_logging() }`: the block
             // runs for every variant but those.
+            // `if matches!(cli.command, Some(Command::Mcp)) { stderr } else { stdout }`: the
+            // `else` block runs for the other variants (the test being the whole condition).
+            let otherwise = match expr.else_branch.as_ref().map(|(_, e)| &**e) {
+                Some(Expr::Block(block)) if is_whole_variant_test(&expr.cond) => Some((
+                    block_span(&block.block, scope),
+                    guard.1.clone(),
+                    guard.2.clone(),
+                )),
+                _ => None,
+            };
             match admits {
                 true => self.facts.variant_guards.push(guard),
                 false => self.facts.except_guards.push(guard),
+            }
+            match (otherwise, admits) {
+                (Some(other), true) => self.facts.except_guards.push(other),
+                (Some(other), false) => self.facts.variant_guards.push(other),
+                (None, _) => {}
             }
         }
         self.note_flag_test(expr, scope);
@@ -1440,6 +1459,17 @@ fn variant_test(cond: &Expr) -> Option<(String, Vec<String>, bool)> {
             Some((scrutinee_text(&scrutinee), pattern_variants(&pat)?, true))
         }
         _ => None,
+    }
+}
+
+/// Whether a condition is one test of the sub-command and nothing more (`matches!(..)`,
+/// `!matches!(..)`): its `else` runs exactly when the test fails (not so for a conjunction).
+fn is_whole_variant_test(cond: &Expr) -> bool {
+    match cond {
+        Expr::Paren(p) => is_whole_variant_test(&p.expr),
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => is_whole_variant_test(&u.expr),
+        Expr::Macro(m) => macro_name(&m.mac) == "matches",
+        _ => false,
     }
 }
 

@@ -383,23 +383,33 @@ struct FlagsSetOnCancel(bool);
 
 impl FlagsSetOnCancel {
     fn of(graph: &CrateGraph<'_>) -> Self {
-        let mut on_cancel = false;
-        for (_, facts) in graph.files() {
-            for origins in &facts.flag_sets {
-                let holds = origins.iter().any(|&id| {
-                    facts
-                        .origins
-                        .get(id)
-                        .is_some_and(|o| plain_origin_holds(graph, &o.condition))
-                });
-                if !holds {
-                    return FlagsSetOnCancel(false);
-                }
-                on_cancel = true;
-            }
-        }
-        FlagsSetOnCancel(on_cancel)
+        FlagsSetOnCancel(only_on_cancel_paths(graph, |facts| &facts.flag_sets))
     }
+}
+
+/// Whether the crate's product code does something (`sites`: the marked paths each place where
+/// it does lies on) somewhere, and only on cancel paths (not counting paths that are themselves
+/// tests of it): then that it was done means a request was cancelled.
+fn only_on_cancel_paths(
+    graph: &CrateGraph<'_>,
+    sites: fn(&crate::analysis::facts::FileFacts) -> &Vec<Vec<usize>>,
+) -> bool {
+    let mut on_cancel = false;
+    for (_, facts) in graph.files() {
+        for origins in sites(facts) {
+            let holds = origins.iter().any(|&id| {
+                facts
+                    .origins
+                    .get(id)
+                    .is_some_and(|o| plain_origin_holds(graph, &o.condition))
+            });
+            if !holds {
+                return false;
+            }
+            on_cancel = true;
+        }
+    }
+    on_cancel
 }
 
 /// Whether a unit signal on a one-shot channel means, in this crate, that a request was
@@ -410,22 +420,7 @@ struct SignalsSentOnCancel(bool);
 
 impl SignalsSentOnCancel {
     fn of(graph: &CrateGraph<'_>) -> Self {
-        let mut on_cancel = false;
-        for (_, facts) in graph.files() {
-            for origins in &facts.signal_sends {
-                let holds = origins.iter().any(|&id| {
-                    facts
-                        .origins
-                        .get(id)
-                        .is_some_and(|o| plain_origin_holds(graph, &o.condition))
-                });
-                if !holds {
-                    return SignalsSentOnCancel(false);
-                }
-                on_cancel = true;
-            }
-        }
-        SignalsSentOnCancel(on_cancel)
+        SignalsSentOnCancel(only_on_cancel_paths(graph, |facts| &facts.signal_sends))
     }
 }
 

@@ -1673,12 +1673,7 @@ fn builds_on_stdio_pair(call: &syn::ExprCall) -> bool {
         let name = s.ident.to_string();
         name == "new" || name.starts_with("with_") || name.starts_with("from_")
     });
-    let arg = |names: &[&str]| {
-        call.args
-            .iter()
-            .any(|a| is_call_of(crate::analysis::syntax::peel(a), names))
-    };
-    constructor && func.path.segments.len() > 1 && arg(&["stdin"]) && arg(&["stdout"])
+    constructor && func.path.segments.len() > 1 && hands_on_stdio_pair(&call.args)
 }
 
 /// Whether arguments hand on the process's stdin and stdout together (`stdin(), stdout()`).
@@ -1694,17 +1689,19 @@ fn hands_on_stdio_pair(args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>)
 /// (`serve_lines(stdin(), stdout())`, `Self::run(stdin(), stdout())`): not a function of
 /// another crate (`io::copy(&mut stdin(), &mut stdout())` copies one into the other).
 fn runs_on_stdio_pair(call: &syn::ExprCall) -> bool {
-    let Expr::Path(func) = &*call.func else {
-        return false;
-    };
-    let own = func.path.segments.len() == 1
-        || func.path.segments.first().is_some_and(|s| {
+    matches!(&*call.func, Expr::Path(func) if own_path(func)) && hands_on_stdio_pair(&call.args)
+}
+
+/// A path to a function of the crate by its own name (`read_message`, `Self::run`,
+/// `crate::io::serve`), not another crate's nor a type's constructor (`BufReader::new`).
+fn own_path(p: &syn::ExprPath) -> bool {
+    p.path.segments.len() == 1
+        || p.path.segments.first().is_some_and(|s| {
             matches!(
                 s.ident.to_string().as_str(),
                 "Self" | "self" | "super" | "crate"
             )
-        });
-    own && hands_on_stdio_pair(&call.args)
+        })
 }
 
 /// `stdin()`, `io::stdin()`, `tokio::io::stdin()`.
@@ -1884,17 +1881,9 @@ fn note_in_function(function: &mut StdinReads, node: Node<'_>, scope: &Scope<'_>
             // Read message after message: the call is made in a loop, of a function of the
             // crate by its own path (`read_message(&mut reader)`), not a wrapper's constructor
             // (`BufReader::new(stdin)`).
-            let own = |p: &syn::ExprPath| {
-                p.path.segments.len() == 1
-                    || p.path.segments.first().is_some_and(|s| {
-                        matches!(
-                            s.ident.to_string().as_str(),
-                            "Self" | "self" | "super" | "crate"
-                        )
-                    })
-            };
             if let (Expr::Path(p), true) = (&*call.func, call.args.iter().any(reads)) {
-                if let (Some(last), true) = (p.path.segments.last(), own(p) && in_loop(scope)) {
+                if let (Some(last), true) = (p.path.segments.last(), own_path(p) && in_loop(scope))
+                {
                     function.handed_to.push(last.ident.to_string());
                 }
             }

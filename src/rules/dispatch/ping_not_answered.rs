@@ -21,7 +21,7 @@ pub static META: RuleMeta = RuleMeta {
     summary: "a method dispatcher answers `ping` with method-not-found",
     fix: FixAvailability::Sometimes,
     docs: include_str!("../../../rules/MCP004-ping-not-answered.md"),
-    status: RuleStatus::Preview,
+    status: RuleStatus::Stable,
 };
 
 const SPEC: &str =

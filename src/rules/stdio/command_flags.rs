@@ -35,6 +35,8 @@ pub struct CommandFlags {
     /// The blocks of `if`s on a local, the local, and whether the block runs when it is `true`
     /// (`if x`) or `false` (`if !x`).
     pending: Vec<(ByteSpan, String, bool)>,
+    /// Locals given a literal `false` after their `let`: no longer exactly their tests.
+    lowered: Vec<String>,
 }
 
 /// The terms of a disjunction of sub-command tests, locals and `false`.
@@ -116,7 +118,10 @@ impl CommandFlags {
             Expr::Lit(syn::ExprLit {
                 lit: syn::Lit::Bool(_),
                 ..
-            }) => return,
+            }) => {
+                self.lowered.push(name);
+                return;
+            }
             _ => None,
         };
         match (term, entry.as_mut()) {
@@ -143,6 +148,34 @@ impl CommandFlags {
             }
             self.pending.push((block, name, when));
         }
+    }
+
+    /// The locals that are `true` exactly for some variants of one scrutinee: every test that
+    /// makes them `true` is their whole value (`let x = matches!(..) || matches!(..)`), and no
+    /// assignment changes them. Each with the scrutinee and the variants.
+    pub fn exact(&self) -> Vec<(String, String, Vec<String>)> {
+        let mut exact = Vec::new();
+        for name in self.locals.keys() {
+            if self.lowered.contains(name) {
+                continue;
+            }
+            let mut tests = Vec::new();
+            if !self.expand(name, 0, &mut tests) || tests.is_empty() {
+                continue;
+            }
+            let scrutinee = tests[0].0.clone();
+            let same = tests.iter().all(|(s, _, whole)| *s == scrutinee && *whole);
+            let lowered = || tests_locals(self, name).any(|l| self.lowered.contains(&l));
+            if !same || lowered() {
+                continue;
+            }
+            let mut variants: Vec<String> = tests.into_iter().flat_map(|(_, v, _)| v).collect();
+            variants.sort();
+            variants.dedup();
+            exact.push((name.clone(), scrutinee, variants));
+        }
+        exact.sort();
+        exact
     }
 
     /// The variant guards of the function's `if`s on such locals: (block, scrutinee, variants,
@@ -214,4 +247,23 @@ fn guarding_test(scope: &Scope<'_>, test: VariantTest) -> Option<(String, Vec<St
         child = Some(node);
     }
     None
+}
+
+/// The locals `name` is made of, a few deep (itself included).
+fn tests_locals<'a>(flags: &'a CommandFlags, name: &str) -> impl Iterator<Item = String> + 'a {
+    let mut seen = vec![name.to_string()];
+    let mut next = 0;
+    while next < seen.len() && seen.len() < 8 {
+        if let Some(Some(terms)) = flags.locals.get(&seen[next]) {
+            for term in terms {
+                if let Term::Local(other) = term {
+                    if !seen.contains(other) {
+                        seen.push(other.clone());
+                    }
+                }
+            }
+        }
+        next += 1;
+    }
+    seen.into_iter()
 }

@@ -245,6 +245,12 @@ pub struct ServingFacts {
     /// arm, the scrutinee and the variants the other arms name, which it does not admit.
     #[serde(default)]
     pub except_guards: Vec<(ByteSpan, String, Vec<String>)>,
+    /// `let use_stderr = matches!(cli.command, Some(Commands::Mcp));`: a function body, and a
+    /// `bool` local of it that is `true` exactly for these variants of the scrutinee (a
+    /// disjunction of whole tests, never set otherwise), so that it stands for the test where
+    /// it is handed on (`init_tracing(use_stderr)`).
+    #[serde(default)]
+    pub exact_flags: Vec<(ByteSpan, String, String, Vec<String>)>,
     /// In a function body, the statements from which the function gives `Some(..)` on every
     /// way out (see [`super::exits::some_from`]).
     #[serde(default)]

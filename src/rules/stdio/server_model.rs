@@ -2010,6 +2010,26 @@ fn deciding_flags(
             flags.push((place.clone(), value));
         }
     }
+    // A local that is exactly a test of the sub-command (`use_stderr = matches!(cli.command,
+    // Some(Commands::Mcp))`) decides when every serving place lies in an arm or block for
+    // variants it admits (then `true`) or for none of them (then `false`).
+    for (_, local, scrutinee, admitted) in own.exact_flags.iter().filter(|e| within(e.0, item)) {
+        let guarded_by = |inside: bool| {
+            !serving.is_empty()
+                && serving.iter().all(|span| {
+                    own.variant_guards.iter().any(|(b, s, variants)| {
+                        s == scrutinee
+                            && within(*span, *b)
+                            && variants.iter().all(|v| admitted.contains(v) == inside)
+                    })
+                })
+        };
+        for value in [true, false] {
+            if guarded_by(value) && !flags.iter().any(|(p, v)| p == local && *v == value) {
+                flags.push((local.clone(), value));
+            }
+        }
+    }
     flags
 }
 

@@ -2004,6 +2004,12 @@ impl Hook for Serving {
     fn leave(&mut self, node: Node<'_>, scope: &Scope<'_>) {
         if scope.in_function_body() && is_function_body(node, scope.parent()) {
             if let Some(flags) = self.flags.pop() {
+                if let Node::Block(body) = node {
+                    let body = block_span(body, scope);
+                    for (local, scrutinee, variants) in flags.exact() {
+                        (self.facts.exact_flags).push((body, local, scrutinee, variants));
+                    }
+                }
                 for (block, scrutinee, variants, admits) in flags.resolve() {
                     let guard = (block, scrutinee, variants);
                     match admits {

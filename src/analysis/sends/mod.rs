@@ -93,6 +93,10 @@ pub struct Sends<'v> {
     arms: Vec<Option<String>>,
     /// Per `select!` being visited: whether it races the request's cancellation.
     selects: Vec<bool>,
+    /// Per `select!` being visited: the futures of its branches raced against a branch that
+    /// is the request's cancellation (its token's future, or a one-shot receiver). The calls
+    /// in them run only while the cancellation has not won.
+    raced_futures: Vec<Vec<ByteSpan>>,
     /// Per `let` with an initialiser: the pending values when it started.
     lets: Vec<(usize, usize)>,
     /// Per assignment: the pending response values when it started.
@@ -160,6 +164,9 @@ struct FunctionState {
     condition_futures: Vec<String>,
     /// Locals bound to a one-shot channel's receiver (`let (tx, rx) = oneshot::channel();`).
     signal_receivers: Vec<String>,
+    /// Locals bound to the future of a call not awaited (`let call = handle(..);`), with the
+    /// call's span: the call's body runs where the future is awaited or raced.
+    call_futures: Vec<(String, ByteSpan)>,
     /// Response values produced on cancel arms, waiting for the `let` that receives them.
     pending_flows: Vec<FlowValue>,
     /// Any values produced on cancel arms, waiting for the `let` or return that receives them.
@@ -272,6 +279,7 @@ impl<'v> Sends<'v> {
             matches: Vec::new(),
             arms: Vec::new(),
             selects: Vec::new(),
+            raced_futures: Vec::new(),
             lets: Vec::new(),
             assigns: Vec::new(),
             returns: Vec::new(),

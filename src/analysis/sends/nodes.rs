@@ -309,6 +309,44 @@ impl Sends<'_> {
         }
     }
 
+    /// A `select!` with a branch on the request's cancellation (its token's future, or a
+    /// one-shot receiver): the other branches' futures run only until it wins, so the calls in
+    /// them (and the call whose future a local holds, `res = &mut call`) are guarded, as a
+    /// handler future dropped on cancellation is (`tokio::select! { r = handle(..) => .., _ =
+    /// cancel_rx => {} }`).
+    fn note_raced_futures(&mut self, arms: &[crate::analysis::syntax::SelectArm]) {
+        let cancels =
+            |this: &Self, f: &Expr| this.is_condition_future(f) || this.is_signal_receiver(f);
+        let futures: Vec<&Expr> = arms.iter().filter_map(|a| a.future.as_ref()).collect();
+        if !futures.iter().any(|f| cancels(self, f)) {
+            self.raced_futures.push(Vec::new());
+            return;
+        }
+        let raced: Vec<&Expr> = futures.into_iter().filter(|f| !cancels(self, f)).collect();
+        let spans: Vec<ByteSpan> = raced.iter().map(|f| self.span(*f)).collect();
+        let held: Vec<ByteSpan> = match self.functions.last() {
+            Some(state) => raced
+                .iter()
+                .filter_map(|f| held_future(f))
+                .filter_map(|name| {
+                    (state.call_futures.iter())
+                        .rev()
+                        .find(|(local, _)| *local == name)
+                        .map(|(_, call)| *call)
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+        if let Some(state) = self.current() {
+            for call in state.facts.calls.iter_mut() {
+                if held.contains(&call.span) {
+                    call.registry.guarded = true;
+                }
+            }
+        }
+        self.raced_futures.push(spans);
+    }
+
     /// A `select!` branch's handler: a cancel path when its future is the request's
     /// cancellation; otherwise it runs only if it won the race against it.
     fn enter_select_handler(&mut self, arm: &crate::analysis::syntax::SelectArm, undo: &mut Undo) {
@@ -516,6 +554,7 @@ impl Sends<'_> {
             locals,
             condition_futures: Vec::new(),
             signal_receivers: Vec::new(),
+            call_futures: Vec::new(),
             pending_flows: Vec::new(),
             pending_returns: Vec::new(),
             aliases: HashMap::new(),
@@ -621,6 +660,7 @@ impl Sends<'_> {
                         .is_some_and(|f| self.is_condition_future(f))
                 });
                 self.selects.push(races);
+                self.note_raced_futures(arms);
             }
             _ => {}
         }
@@ -894,6 +934,7 @@ impl Sends<'_> {
             }
             Node::Body(ParsedBody::Select(arms)) => {
                 self.selects.pop();
+                self.raced_futures.pop();
                 if let Some(Node::Macro(mac)) = scope.parent() {
                     let guards = arms.iter().any(|arm| {
                         arm.future
@@ -1183,5 +1224,19 @@ fn is_conjunction(expr: &Expr) -> bool {
         Expr::Group(g) => is_conjunction(&g.expr),
         Expr::Binary(b) => matches!(b.op, syn::BinOp::And(_)),
         _ => false,
+    }
+}
+
+/// The local a `select!` branch's future is (`call`, `&mut call`, `call.as_mut()`).
+fn held_future(expr: &Expr) -> Option<String> {
+    match expr {
+        Expr::Reference(r) => held_future(&r.expr),
+        Expr::Paren(p) => held_future(&p.expr),
+        Expr::Group(g) => held_future(&g.expr),
+        Expr::MethodCall(m) if m.args.is_empty() && m.method == "as_mut" => {
+            held_future(&m.receiver)
+        }
+        Expr::Path(p) => p.path.get_ident().map(ToString::to_string),
+        _ => None,
     }
 }

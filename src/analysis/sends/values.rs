@@ -59,6 +59,20 @@ impl Sends<'_> {
             })
     }
 
+    /// The registry context of a send or call at `span`: guarded too when it lies in a
+    /// `select!` branch's future raced against the request's cancellation.
+    fn registry_context_at(&self, span: ByteSpan) -> RegistryContext {
+        let mut context = self.registry_context();
+        let raced = self.raced_futures.iter().flatten();
+        if raced
+            .into_iter()
+            .any(|f| f.start <= span.start && span.end <= f.end)
+        {
+            context.guarded = true;
+        }
+        context
+    }
+
     pub(super) fn registry_context(&self) -> RegistryContext {
         let mut touched: Vec<String> = Vec::new();
         for block in &self.block_registries {
@@ -113,7 +127,7 @@ impl Sends<'_> {
         };
         let origins = self.origins.clone();
         let removal = self.removal_of(span);
-        let registry = self.registry_context();
+        let registry = self.registry_context_at(span);
         let channel = self.sink_channel.take();
         let condition = std::mem::take(&mut self.sink_condition);
         let through = self.sink_through.take();
@@ -146,7 +160,7 @@ impl Sends<'_> {
     ) {
         let origins = self.origins.clone();
         let removal = self.removal_of(span);
-        let registry = self.registry_context();
+        let registry = self.registry_context_at(span);
         let collections = args.iter().map(|a| self.resolved_collection(a)).collect();
         let mut arg_params: Vec<u64> = args.iter().map(|a| self.params_of(a)).collect();
         if arg_params.iter().all(|&m| m == 0) {
@@ -570,6 +584,14 @@ impl Sends<'_> {
     /// = oneshot::channel();`, that `rx` is a one-shot channel's receiver.
     fn note_futures(&mut self, pat: &Pat, from: Option<&Expr>) -> bool {
         let cancelled_future = from.is_some_and(|e| self.is_condition_future(e));
+        if let (Pat::Ident(local), Some(call @ (Expr::Call(_) | Expr::MethodCall(_)))) =
+            (pat, from.map(peel))
+        {
+            let entry = (local.ident.to_string(), self.span(call));
+            if let Some(state) = self.current() {
+                state.call_futures.push(entry);
+            }
+        }
         let (Pat::Tuple(tuple), Some(Expr::Call(call))) = (pat, from.map(peel)) else {
             return cancelled_future;
         };

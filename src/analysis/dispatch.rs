@@ -1674,8 +1674,11 @@ impl<'ast> Visit<'ast> for ResponseFinder<'_> {
                     }
                 }
             }
+            // `request.respond(Response::empty(204))`: whatever the method is called, what it
+            // is handed is a status with no body.
             Expr::MethodCall(call)
-                if responding_name(&call.method.to_string())
+                if (responding_name(&call.method.to_string())
+                    && (call.args.is_empty() || !call.args.iter().all(http_status_only)))
                     || call.args.iter().any(|a| self.is_code(a)) =>
             {
                 self.found = Some(self.collector.span(call));
@@ -1840,6 +1843,13 @@ fn http_status_only(expr: &Expr) -> bool {
         Expr::MethodCall(m) if m.method == "into_response" && m.args.is_empty() => {
             http_status_only(&m.receiver)
         }
+        // tiny_http's `Response::empty(204)`: a status with no body (batch 127's splash).
+        Expr::Call(call) => matches!(&*call.func, Expr::Path(p) if {
+            let segments: Vec<String> =
+                p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+            matches!(segments.as_slice(), [.., owner, last]
+                if owner == "Response" && (last == "empty" || last == "new_empty"))
+        }),
         Expr::Tuple(t) => match t.elems.iter().collect::<Vec<_>>().as_slice() {
             [first, second] => status(first) && empty_body(second),
             _ => false,
@@ -2403,7 +2413,7 @@ fn err_method_not_found(body: &Expr) -> bool {
 
 /// Whether tokens name an HTTP status that is not a success (`StatusCode::BAD_REQUEST`,
 /// `http::StatusCode::NOT_FOUND`), inside groups too.
-fn names_http_error_status(tokens: TokenStream) -> bool {
+pub fn names_http_error_status(tokens: TokenStream) -> bool {
     let tokens: Vec<proc_macro2::TokenTree> = tokens.into_iter().collect();
     tokens.iter().enumerate().any(|(i, token)| match token {
         proc_macro2::TokenTree::Group(group) => names_http_error_status(group.stream()),

@@ -32,6 +32,20 @@ pub struct IdTests {
     /// what that function does, never what its callers answer.
     pub prefix_checks_in_unit_functions: Vec<ByteSpan>,
     pub null_id_responses: Vec<NullIdResponse>,
+    /// The file's functions that build a response from a parameter: their value is a struct
+    /// literal with an `id` field given that parameter and a `result` or `error` field
+    /// (`fn success(id: Value, result: Value) -> Self { Self { id, result: Some(result), .. } }`):
+    /// the simple name and the parameter's position.
+    #[serde(default)]
+    pub response_constructors: Vec<(String, usize)>,
+    /// Calls given a null id (`Value::Null`, `json!(null)`) that no name shows to answer, in the
+    /// block an `id` test gives to messages without one (`if request.id.is_none() {
+    /// JsonRpcResponse::success(Value::Null, json!({})) }`): a null-`id` response when the
+    /// unit's function of that name builds a response from that argument
+    /// ([`IdTests::response_constructors`]). Each with the callee's simple name and the
+    /// argument's position.
+    #[serde(default)]
+    pub null_id_calls: Vec<(NullIdResponse, String, usize)>,
     /// Of the `id` tests, those of a value a call returned (`let resp = handle(req); ..
     /// resp.get("id").is_some()`), with the called function's simple name: when that function
     /// answers messages, the test is of its answer, not of the message.
@@ -145,6 +159,7 @@ impl Collects for IdTestsCollector {
                 facts: IdTests::default(),
                 functions: Vec::new(),
                 parse_error_depth: 0,
+                absent_blocks: Vec::new(),
                 selects: Default::default(),
             })
         })
@@ -190,6 +205,10 @@ struct Collector {
     functions: Vec<FunctionScope>,
     /// How many enclosing constructs handle a message that did not parse.
     parse_error_depth: usize,
+    /// Blocks that run only for a message without an `id`: the `then` of `if msg.id.is_none()`,
+    /// the `else` of `if msg.id.is_some()`. A null-`id` answer there answers a notification,
+    /// wherever the function parsed (batch 127's socket-io-client).
+    absent_blocks: Vec<ByteSpan>,
     /// How many `select!` bodies the current node lies in: their branches are code (as the
     /// dispatchers' collector reads them).
     selects: crate::analysis::walk::SelectBranches,
@@ -243,6 +262,11 @@ impl Hook for Collector {
                 }
                 if let (Some(_), Some(ty)) = (parses, sig.and_then(|sig| result_of(sig, scope))) {
                     self.facts.typed_parsers.push((function.name(), ty));
+                }
+            }
+            if let (Some(function), Some(body), Some(sig)) = (scope.function(), body, sig) {
+                if let Some(position) = builds_response_from(sig, body) {
+                    (self.facts.response_constructors).push((function.name(), position));
                 }
             }
             let getter = |b: &syn::Block| {
@@ -363,6 +387,12 @@ impl Collector {
         }
     }
 
+    /// Whether code at `span` runs only for a message without an `id` (see
+    /// [`Collector::absent_blocks`]).
+    fn for_a_notification(&self, span: ByteSpan) -> bool {
+        (self.absent_blocks.iter()).any(|block| block.start <= span.start && span.end <= block.end)
+    }
+
     fn null_id_response(&mut self, span: ByteSpan, tokens: Option<TokenStream>) {
         let parse_codes = tokens.is_some_and(names_parse_error_code);
         // A function handed an HTTP status, or that builds one before the body, builds the body
@@ -380,12 +410,12 @@ impl Collector {
             .last()
             .and_then(|f| f.parses)
             .is_some_and(|at| at <= span.start);
+        let for_a_notification = self.for_a_notification(span);
         self.facts.null_id_responses.push(NullIdResponse {
             span,
-            answers_parse_error: self.parse_error_depth > 0
-                || parse_codes
-                || http_rejection
-                || after_a_parse,
+            answers_parse_error: http_rejection
+                || (!for_a_notification
+                    && (self.parse_error_depth > 0 || parse_codes || after_a_parse)),
         });
     }
 
@@ -649,6 +679,15 @@ impl Collector {
                 {
                     let tokens = call.to_token_stream();
                     self.null_id_response(span, Some(tokens));
+                } else if let (Some(position), true) = (
+                    call.args.iter().position(is_null_value),
+                    self.for_a_notification(span),
+                ) {
+                    let tokens = call.to_token_stream();
+                    self.null_id_response(span, Some(tokens));
+                    if let Some(response) = self.facts.null_id_responses.pop() {
+                        self.facts.null_id_calls.push((response, name, position));
+                    }
                 }
             }
             Expr::Struct(s) => self.enter_struct(s, scope),
@@ -673,6 +712,10 @@ impl Collector {
                     && !narrowed =>
             {
                 let present = method == "is_some" || method == "is_some_and";
+                if matches!(method.as_str(), "is_none" | "is_some") {
+                    self.absent_blocks
+                        .extend(absent_block(expr, present, scope));
+                }
                 match self.guarded_block(expr, present, scope) {
                     Some(block) => self.push_guard(scope.span(call), block),
                     None => {
@@ -1549,6 +1592,83 @@ fn is_null_id(expr: &Expr) -> bool {
             macro_name(&m.mac) == "json" && m.mac.tokens.to_string().trim() == "null"
         }
         Expr::Reference(r) => is_null_id(&r.expr),
+        _ => false,
+    }
+}
+
+/// The position of the parameter a function builds its response's `id` from: its value (the
+/// body's tail) is a struct literal with an `id` field that is that parameter (`id` or `id:
+/// id_param`) beside a `result` or `error` field.
+fn builds_response_from(sig: &syn::Signature, body: &syn::Block) -> Option<usize> {
+    let Some(syn::Stmt::Expr(Expr::Struct(literal), None)) = body.stmts.last() else {
+        return None;
+    };
+    let field = |name: &str| {
+        literal
+            .fields
+            .iter()
+            .find(|f| matches!(&f.member, syn::Member::Named(i) if i == name))
+    };
+    if field("result").is_none() && field("error").is_none() {
+        return None;
+    }
+    let Expr::Path(value) = &field("id")?.expr else {
+        return None;
+    };
+    let param = value.path.get_ident()?.to_string();
+    sig.inputs
+        .iter()
+        .filter(|input| matches!(input, syn::FnArg::Typed(_)))
+        .position(|input| {
+            matches!(input, syn::FnArg::Typed(t)
+                if matches!(&*t.pat, syn::Pat::Ident(i) if i.ident == param))
+        })
+}
+
+/// The block of the `if` whose whole condition is the test `test` (through `!` and
+/// parentheses) that runs when the `id` is absent: its `then` block for `is_none()`, its `else`
+/// block for `is_some()`.
+fn absent_block(test: &Expr, present: bool, scope: &Scope<'_>) -> Option<ByteSpan> {
+    let mut present = present;
+    let mut inner = test;
+    for level in 0..16 {
+        let Some(Node::Expr(parent)) = scope.ancestor(level) else {
+            return None;
+        };
+        let holds = |e: &Expr| std::ptr::eq(e, inner);
+        match parent {
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) && holds(&u.expr) => {
+                present = !present
+            }
+            Expr::Paren(p) if holds(&p.expr) => {}
+            Expr::If(expr_if) if holds(&expr_if.cond) => {
+                let block = match (present, &expr_if.else_branch) {
+                    (false, _) => &expr_if.then_branch,
+                    (true, Some((_, other))) => match &**other {
+                        Expr::Block(b) => &b.block,
+                        _ => return None,
+                    },
+                    (true, None) => return None,
+                };
+                return Some(scope.raw_span(
+                    block.brace_token.span.open(),
+                    block.brace_token.span.close(),
+                ));
+            }
+            _ => return None,
+        }
+        inner = parent;
+    }
+    None
+}
+
+/// A JSON null itself (`Value::Null`, `json!(null)`), not an `Option`'s `None`, which may stand
+/// for an `id` filled in later.
+fn is_null_value(expr: &Expr) -> bool {
+    match expr {
+        Expr::Path(p) => p.path.segments.len() > 1 && is_null_id(expr),
+        Expr::Macro(_) => is_null_id(expr),
+        Expr::Reference(r) => is_null_value(&r.expr),
         _ => false,
     }
 }

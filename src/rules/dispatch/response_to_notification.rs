@@ -80,6 +80,9 @@ impl Rule for ResponseToNotification {
         for file_tests in &mut tests {
             file_tests.resolve_getters(&getters);
         }
+        let constructors: Vec<(String, usize)> = (tests.iter())
+            .flat_map(|t| t.response_constructors.iter().cloned())
+            .collect();
         let parsers: Parsers<'_> = tests
             .iter()
             .flat_map(|t| &t.typed_parsers)
@@ -148,7 +151,15 @@ impl Rule for ResponseToNotification {
             // A null-`id` response is in preview by first contact (docs/ecosystem.md, batches 4
             // and 5): its one finding there was false (a message without a method, answered as
             // an invalid request).
-            for response in &tests.null_id_responses {
+            // A null id handed to a function of the unit that builds the response from that
+            // argument (batch 127's socket-io-client: `JsonRpcResponse::success(Value::Null,
+            // json!({}))`), whatever the function is called.
+            let built = tests.null_id_calls.iter().filter(|(_, callee, position)| {
+                constructors
+                    .iter()
+                    .any(|(name, at)| name == callee && at == position)
+            });
+            for response in tests.null_id_responses.iter().chain(built.map(|(r, ..)| r)) {
                 if !response.answers_parse_error && context.preview() {
                     out.push(null_id_diagnostic(*file, response.span));
                 } else if context.preview() {
@@ -708,7 +719,9 @@ fn strict_parse_answered<'t>(
         .iter()
         .find(|e| within(span, e.arm))?;
     let ty = &parse.ty;
-    if !parses_into(parsers, parse) {
+    // An HTTP error status with the error body: the transport rejects the body (batch 126's
+    // rust-ai-agents), as a catch-all's does (see `http_error_status` of its arm).
+    if parse.http_error_status || !parses_into(parsers, parse) {
         return None;
     }
     // Every struct of the name in the unit requires its `id` (with two, one of them optional,

@@ -25,6 +25,11 @@ pub struct TypedParseError {
     /// The name the arm binds the error to (`Err(e)`): handed to the answer, it is the parse's
     /// error.
     pub binding: Option<String>,
+    /// The arm answers with an HTTP error status (`(StatusCode::BAD_REQUEST, Json(..))`): the
+    /// transport's rejection of a body it cannot take, which Streamable HTTP allows for a
+    /// notification it does not accept, not a JSON-RPC answer on the stream.
+    #[serde(default)]
+    pub http_error_status: bool,
 }
 
 /// The `Err` arm of a `match` over the deserialisation of a value into a named type, and that
@@ -75,6 +80,9 @@ pub fn err_arm_of_typed_parse(m: &syn::ExprMatch, scope: &Scope<'_>) -> Option<T
         through,
         leaves,
         binding,
+        http_error_status: crate::analysis::dispatch::names_http_error_status(
+            quote::ToTokens::to_token_stream(&*err.body),
+        ),
     })
 }
 

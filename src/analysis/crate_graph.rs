@@ -98,6 +98,8 @@ struct Index<'a> {
     field_types: HashMap<(&'a str, &'a str), &'a str>,
     /// The traits the files define.
     traits: HashSet<&'a str>,
+    /// The types the files implement functions for or declare fields of: the crate's own.
+    types: HashSet<&'a str>,
 }
 
 impl<'a> Index<'a> {
@@ -122,11 +124,14 @@ impl<'a> Index<'a> {
                     }
                 }
                 match (&f.self_ty, &f.trait_name) {
-                    (Some(ty), _) => index
-                        .by_type
-                        .entry((ty.as_str(), name))
-                        .or_default()
-                        .push(r),
+                    (Some(ty), _) => {
+                        index.types.insert(ty.as_str());
+                        index
+                            .by_type
+                            .entry((ty.as_str(), name))
+                            .or_default()
+                            .push(r)
+                    }
                     (None, None) => index.free_by_name.entry(name).or_default().push(r),
                     (None, Some(t)) => index
                         .trait_fns
@@ -136,11 +141,13 @@ impl<'a> Index<'a> {
                 }
             }
             for (owner, field, ty) in &facts.struct_fields {
+                index.types.insert(owner.as_str());
                 index
                     .field_types
                     .insert((owner.as_str(), field.as_str()), ty.as_str());
             }
             for (owner, field, ty) in &facts.optional_fields {
+                index.types.insert(owner.as_str());
                 index
                     .field_types
                     .insert((owner.as_str(), field.as_str()), ty.as_str());
@@ -571,6 +578,15 @@ impl<'a> CrateGraph<'a> {
                 .layer
                 .as_ref()
                 .is_some_and(|layer| layer.graph.defines_trait(name))
+    }
+
+    /// Whether the crate implements functions for a type or declares its fields.
+    fn defines_type(&self, name: &str) -> bool {
+        self.index.types.contains(name)
+            || self
+                .layer
+                .as_ref()
+                .is_some_and(|layer| layer.graph.defines_type(name))
     }
 
     /// A struct field's type, if the crate declares the struct (a later file's wins).
@@ -1170,6 +1186,36 @@ impl<'a> CrateGraph<'a> {
         }
     }
 
+    /// Whether a receiver is the value of a method call on a value of a type the crate does not
+    /// define (a foreign type's method), or of a method call on such a value: another crate's
+    /// code made it, so the crate's methods do not apply to it.
+    fn foreign_value(
+        &self,
+        caller: FunctionRef,
+        receiver: Option<&ReceiverType>,
+        depth: usize,
+    ) -> bool {
+        let Some(ReceiverType::Returned(callee)) = receiver else {
+            return false;
+        };
+        let Callee::Method {
+            name,
+            on_self: false,
+            receiver: inner,
+        } = &**callee
+        else {
+            return false;
+        };
+        match self.receiver_type(caller, inner.as_ref()) {
+            Some(ty) => {
+                !ty.starts_with(super::syntax::TRAIT_OBJECT)
+                    && !self.defines_type(ty)
+                    && self.methods_of(ty, name).is_empty()
+            }
+            None => depth < 8 && self.foreign_value(caller, inner.as_ref(), depth + 1),
+        }
+    }
+
     /// Every implementation a method call through a trait object (`self.port.deliver(..)` with
     /// `port: Box<dyn Port>`) may reach, with the trait's default body: when the crate defines
     /// the trait (another crate's may be implemented anywhere: then `None`), and the call is
@@ -1225,6 +1271,11 @@ impl<'a> CrateGraph<'a> {
             if !defaults.is_empty() {
                 return defaults;
             }
+        }
+        // A method of a value another crate's code made (`OpenOptions::new().read(true)
+        // .open(path)`: std's `open`, not the crate's only `open`; batch 129's aizen).
+        if self.foreign_value(caller, receiver, 0) {
+            return Vec::new();
         }
         if vocab::COMMON_METHODS.contains(&name) {
             return Vec::new();

@@ -382,6 +382,10 @@ pub struct FileFacts {
     /// Where the file's product code sends a unit signal (`sender.send(())`): the marked paths
     /// each lies on (none: off every path).
     pub signal_sends: Vec<Vec<OriginId>>,
+    /// Where the file's product code cancels something (`token.cancel()`): the marked paths each
+    /// lies on (none: off every path).
+    #[serde(default)]
+    pub token_cancels: Vec<Vec<OriginId>>,
     /// The functions (by index, ascending) whose code touched an in-flight registry before a
     /// call or a send, or that send from a spawned task: the only ones the missing-guard
     /// analysis starts from (see [`FunctionFacts::uses_registries`]), so that it need not look

@@ -360,6 +360,7 @@ impl Hook for Sends<'_> {
         facts.path_cancels = mine.path_cancels;
         facts.flag_sets = mine.flag_sets;
         facts.signal_sends = mine.signal_sends;
+        facts.token_cancels = mine.token_cancels;
     }
 }
 

@@ -831,6 +831,13 @@ impl Sends<'_> {
         {
             self.facts.signal_sends.push(self.origins.clone());
         }
+        // `token.cancel()`: something cancelled, on the paths around it.
+        if name == "cancel"
+            && call.args.is_empty()
+            && !self.functions.last().is_some_and(|f| f.facts.in_test)
+        {
+            self.facts.token_cancels.push(self.origins.clone());
+        }
         let span = self.span(call);
         let args: Vec<&Expr> = call.args.iter().collect();
         let describe = || {

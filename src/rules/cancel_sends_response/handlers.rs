@@ -69,11 +69,19 @@ impl Hook for Collector<'_> {
             return;
         };
         let name = function.name();
+        let sig = match node {
+            Node::Item(syn::Item::Fn(f)) => Some(&f.sig),
+            Node::ImplItem(syn::ImplItem::Fn(f)) => Some(&f.sig),
+            Node::TraitItem(syn::TraitItem::Fn(f)) => Some(&f.sig),
+            _ => None,
+        };
+        let context = sig.is_some_and(takes_a_request_context);
         if is_request_handler(
             self.vocabulary,
             &name,
             function.attrs,
             trait_name.as_deref(),
+            context,
         ) {
             self.handlers.push(function.span);
         }
@@ -87,12 +95,14 @@ impl Hook for Collector<'_> {
 }
 
 /// Whether a function is a request handler: a `#[tool]`, a method of an SDK's handler trait, a
-/// configured handler name, or a `handle_.._request` function.
+/// configured handler name, a function handed the SDK's request context, or a
+/// `handle_.._request` method of a trait it implements.
 fn is_request_handler(
     vocabulary: &Vocabulary,
     name: &str,
     attrs: &[syn::Attribute],
     trait_name: Option<&str>,
+    context: bool,
 ) -> bool {
     let tool_attribute = attrs
         .iter()
@@ -106,5 +116,28 @@ fn is_request_handler(
             Some("ToolHandler" | "PromptHandler" | "ResourceHandler") => name == "handle",
             _ => false,
         }
-        || (name.starts_with("handle_") && name.ends_with("_request"))
+        // A function handed an SDK's request context, whatever it is called (rust-mcp-core's
+        // `handle_.._request` helpers of its rmcp handler); a `handle_.._request` method of a
+        // trait the function implements (rust-mcp-sdk's handler traits). The crate's other
+        // functions of that name are whatever the crate made them (batch 129's SwarmDrop: a
+        // peer-to-peer transfer's chunk request).
+        || context
+        || (trait_name.is_some() && name.starts_with("handle_") && name.ends_with("_request"))
+}
+
+/// Whether a function is handed an SDK's request context (rmcp's `RequestContext<RoleServer>`,
+/// pmcp's `RequestHandlerExtra`), by value or by reference.
+fn takes_a_request_context(sig: &syn::Signature) -> bool {
+    sig.inputs.iter().any(|input| {
+        let syn::FnArg::Typed(typed) = input else {
+            return false;
+        };
+        let mut ty = &*typed.ty;
+        while let syn::Type::Reference(r) = ty {
+            ty = &r.elem;
+        }
+        matches!(ty, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| {
+            s.ident == "RequestContext" || s.ident == "RequestHandlerExtra"
+        }))
+    })
 }

@@ -453,6 +453,57 @@ pub fn held_as_an_uncalled_hook(graph: &CrateGraph<'_>, file: FileId, origin: &P
         .is_some_and(|on_cancel| !on_cancel)
 }
 
+/// Whether a cancel path starts at a token of the code's own (`if token.is_cancelled()`, a
+/// `select!` branch on `token.cancelled()`, the code after awaiting it or after a loop on it),
+/// rather than at the cancellation notification itself (a hook, a dispatch arm, a handler's
+/// registration) or at a flag or signal the crate sets on such paths.
+pub fn starts_at_a_token(origin: &PathOrigin) -> bool {
+    use crate::analysis::facts::OriginKind;
+    origin.condition == OriginCondition::Always
+        && matches!(
+            origin.kind,
+            OriginKind::SelectArm
+                | OriginKind::AfterAwait
+                | OriginKind::IfTest
+                | OriginKind::AfterLoop
+        )
+}
+
+/// Whether the graph's own code cancels something off every cancel path (`token.cancel()` when
+/// the user presses Esc): its tokens are cancelled for its own reasons. A unit that cancels
+/// nothing tests tokens its callers cancel (a library's caller, an SDK).
+pub fn cancels_its_own_tokens(graph: &CrateGraph<'_>) -> bool {
+    graph.files().iter().enumerate().any(|(file, (_, facts))| {
+        facts.token_cancels.iter().any(|origins| {
+            !origins
+                .iter()
+                .any(|&id| (facts.origins.get(id)).is_some_and(|o| origin_holds(graph, file, o)))
+        })
+    })
+}
+
+/// Whether the graph's code observes the cancellation notification itself: a cancel path that
+/// holds starts at a hook, a dispatch arm or a handler's registration. Without one (and without
+/// an SDK that cancels request tokens), a token the code cancels for its own reasons is not
+/// shown to be a request's (batch 129's aizen: a workflow's stop token, the user's Esc).
+pub fn observes_the_notification(graph: &CrateGraph<'_>) -> bool {
+    graph.files().iter().enumerate().any(|(file, (_, facts))| {
+        facts.origins.iter().any(|origin| {
+            !starts_at_a_token(origin)
+                && matches!(
+                    origin.kind,
+                    crate::analysis::facts::OriginKind::Hook
+                        | crate::analysis::facts::OriginKind::DispatchArm
+                        | crate::analysis::facts::OriginKind::Registration
+                )
+                // A hook known only by the crate's own name for it (`cancel(&self)`) holds when
+                // a call on a cancel path reaches it, which a token's own path may be.
+                && origin.condition != OriginCondition::CalledOnPath
+                && origin_holds(graph, file, origin)
+        })
+    })
+}
+
 /// The origin of a function that is a hook known only by its own name
 /// ([`OriginCondition::CalledOnPath`]).
 pub fn own_name_hook<'a>(file: &'a FileFacts, function: &FunctionFacts) -> Option<&'a PathOrigin> {

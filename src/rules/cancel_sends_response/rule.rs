@@ -36,7 +36,15 @@ impl Rule for CancelSendsResponse {
 
     fn check(&self, context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
         let mut removals = Removals::default();
+        let observed = std::cell::OnceCell::new();
+        let token_shown = || *observed.get_or_init(|| tokens_are_requests(context));
         for send in super::paths::CancelPaths::of(context.graph).cancel_sends() {
+            // First contact, batches 128 and 129: aizen's workflow stop token, in a crate that
+            // never reads `notifications/cancelled` (4 false findings). Preview at most.
+            let own_token = super::paths::starts_at_a_token(send.origin) && !token_shown();
+            if own_token && !context.preview() {
+                continue;
+            }
             // A send by its name only (the crate's own `reply`, which sends no response it
             // builds): its premise is not shown, preview at most (first contact, batch 39).
             let by_name_only = send_by_name_only(&send, context.graph);
@@ -54,6 +62,9 @@ impl Rule for CancelSendsResponse {
             let (mut d, removed) = diagnostic(&send, context.sources, context.graph);
             if uncalled_hook {
                 d.notes.push(UNCALLED_HOOK.to_string());
+            }
+            if own_token {
+                d.notes.push(OWN_TOKEN.to_string());
             }
             if by_name_only {
                 d.notes.push(format!(
@@ -116,6 +127,21 @@ impl Rule for CancelSendsResponse {
 /// The note of a send on a cancel path known only by the name of a hook nothing in the crate
 /// calls (see [`super::paths::held_as_an_uncalled_hook`]).
 const UNCALLED_HOOK: &str = "preview: the cancel path is a method named `cancel` that nothing in the crate is shown to call, and it answers through another value than its own; that it runs because a request was cancelled rests on its name";
+
+/// Whether a token the unit tests is shown to be a request's cancellation: something cancels it
+/// because a client cancelled a request (an SDK that does, the code's own handling of the
+/// notification), or the unit cancels nothing itself and its tokens come from its callers.
+fn tokens_are_requests(context: &RuleContext<'_>) -> bool {
+    let files = context.graph.files();
+    context.sdk.is_some()
+        || files.iter().any(|(_, f)| f.dispatch.names_sdk)
+        || !super::paths::cancels_its_own_tokens(context.graph)
+        || super::paths::observes_the_notification(context.graph)
+}
+
+/// The note of a send on a cancel path that starts at a token in code that is not shown to
+/// observe a client's cancellation (see [`super::paths::observes_the_notification`]).
+const OWN_TOKEN: &str = "preview: the crate cancels its tokens for reasons of its own, nothing in it reads `notifications/cancelled` and no MCP SDK cancels this token, so that it is cancelled because a client cancelled a request is not shown";
 
 /// Whether a send on a cancel path goes through the value the hook is a method of (`self.
 /// send_error(..)` in the seed's per-request responder: the request its `cancel` answers is its

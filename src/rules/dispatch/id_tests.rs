@@ -40,7 +40,8 @@ pub struct IdTests {
     pub response_constructors: Vec<(String, usize)>,
     /// Calls given a null id (`Value::Null`, `json!(null)`) that no name shows to answer, in the
     /// block an `id` test gives to messages without one (`if request.id.is_none() {
-    /// JsonRpcResponse::success(Value::Null, json!({})) }`): a null-`id` response when the
+    /// JsonRpcResponse::success(Value::Null, json!({})) }`) or in the handling of a message that
+    /// did not parse (the strict-parse shape's answer): a null-`id` response when the
     /// unit's function of that name builds a response from that argument
     /// ([`IdTests::response_constructors`]). Each with the callee's simple name and the
     /// argument's position.
@@ -681,7 +682,7 @@ impl Collector {
                     self.null_id_response(span, Some(tokens));
                 } else if let (Some(position), true) = (
                     call.args.iter().position(is_null_value),
-                    self.for_a_notification(span),
+                    self.for_a_notification(span) || self.parse_error_depth > 0,
                 ) {
                     let tokens = call.to_token_stream();
                     self.null_id_response(span, Some(tokens));

@@ -148,28 +148,37 @@ impl Rule for ResponseToNotification {
             if !sdk_file && context.preview() {
                 check_prefix_tests(&calls, *file, tests, out);
             }
-            // A null-`id` response is in preview by first contact (docs/ecosystem.md, batches 4
-            // and 5): its one finding there was false (a message without a method, answered as
-            // an invalid request).
-            // A null id handed to a function of the unit that builds the response from that
-            // argument (batch 127's socket-io-client: `JsonRpcResponse::success(Value::Null,
-            // json!({}))`), whatever the function is called.
-            let built = tests.null_id_calls.iter().filter(|(_, callee, position)| {
-                constructors
-                    .iter()
-                    .any(|(name, at)| name == callee && at == position)
-            });
-            for response in tests.null_id_responses.iter().chain(built.map(|(r, ..)| r)) {
-                if !response.answers_parse_error && context.preview() {
-                    out.push(null_id_diagnostic(*file, response.span));
-                } else if context.preview() {
-                    // A new shape, in preview until first contact measures it.
-                    if let Some(ty) = strict_parse_answered(context, tests, &parsers, response.span)
-                    {
-                        out.push(strict_parse_diagnostic(*file, response.span, ty));
-                    }
-                }
+            if context.preview() {
+                check_null_ids(context, (*file, tests), &constructors, &parsers, out);
             }
+        }
+    }
+}
+
+/// The null-`id` responses of a file (preview): a null-`id` response is in preview by first
+/// contact (docs/ecosystem.md, batches 4 and 5: its one finding there was false, a message
+/// without a method answered as an invalid request), and so is the strict parse's answer.
+fn check_null_ids(
+    context: &RuleContext<'_>,
+    (file, tests): (FileId, &IdTests),
+    constructors: &[(String, usize)],
+    parsers: &Parsers<'_>,
+    out: &mut Vec<Diagnostic>,
+) {
+    // A null id handed to a function of the unit that builds the response from that argument
+    // (batch 127's socket-io-client: `JsonRpcResponse::success(Value::Null, json!({}))`),
+    // whatever the function is called.
+    let built = tests.null_id_calls.iter().filter(|(_, callee, position)| {
+        constructors
+            .iter()
+            .any(|(name, at)| name == callee && at == position)
+    });
+    for response in tests.null_id_responses.iter().chain(built.map(|(r, ..)| r)) {
+        if !response.answers_parse_error {
+            out.push(null_id_diagnostic(file, response.span));
+        } else if let Some(ty) = strict_parse_answered(context, tests, parsers, response.span) {
+            // A new shape, in preview until first contact measures it.
+            out.push(strict_parse_diagnostic(file, response.span, ty));
         }
     }
 }

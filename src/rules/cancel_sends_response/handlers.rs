@@ -69,13 +69,7 @@ impl Hook for Collector<'_> {
             return;
         };
         let name = function.name();
-        let sig = match node {
-            Node::Item(syn::Item::Fn(f)) => Some(&f.sig),
-            Node::ImplItem(syn::ImplItem::Fn(f)) => Some(&f.sig),
-            Node::TraitItem(syn::TraitItem::Fn(f)) => Some(&f.sig),
-            _ => None,
-        };
-        let context = sig.is_some_and(takes_a_request_context);
+        let context = takes_a_request_context(function.sig);
         if is_request_handler(
             self.vocabulary,
             &name,

@@ -156,17 +156,12 @@ impl CommandFlags {
     pub fn exact(&self) -> Vec<(String, String, Vec<String>)> {
         let mut exact = Vec::new();
         for name in self.locals.keys() {
-            if self.lowered.contains(name) {
-                continue;
-            }
             let mut tests = Vec::new();
-            if !self.expand(name, 0, &mut tests) || tests.is_empty() {
+            if !self.expand(name, 0, true, &mut tests) || tests.is_empty() {
                 continue;
             }
             let scrutinee = tests[0].0.clone();
-            let same = tests.iter().all(|(s, _, whole)| *s == scrutinee && *whole);
-            let lowered = || tests_locals(self, name).any(|l| self.lowered.contains(&l));
-            if !same || lowered() {
+            if !tests.iter().all(|(s, _, whole)| *s == scrutinee && *whole) {
                 continue;
             }
             let mut variants: Vec<String> = tests.into_iter().flat_map(|(_, v, _)| v).collect();
@@ -186,7 +181,7 @@ impl CommandFlags {
         let mut guards = Vec::new();
         for (block, name, when) in &self.pending {
             let mut tests = Vec::new();
-            if !self.expand(name, 0, &mut tests) || tests.is_empty() {
+            if !self.expand(name, 0, false, &mut tests) || tests.is_empty() {
                 continue;
             }
             let scrutinee = tests[0].0.clone();
@@ -205,11 +200,18 @@ impl CommandFlags {
     }
 
     /// The tests that make `name` true, through the locals it is made of (a few deep).
-    fn expand(&self, name: &str, depth: usize, out: &mut Vec<(String, Vec<String>, bool)>) -> bool {
+    /// With `exact`, a local given a literal `false` after its `let` fails the expansion.
+    fn expand(
+        &self,
+        name: &str,
+        depth: usize,
+        exact: bool,
+        out: &mut Vec<(String, Vec<String>, bool)>,
+    ) -> bool {
         let Some(Some(terms)) = self.locals.get(name) else {
             return false;
         };
-        if depth > 4 {
+        if depth > 4 || (exact && self.lowered.iter().any(|l| l == name)) {
             return false;
         }
         terms.iter().all(|term| match term {
@@ -217,7 +219,7 @@ impl CommandFlags {
                 out.push((scrutinee.clone(), variants.clone(), *whole));
                 true
             }
-            Term::Local(other) => self.expand(other, depth + 1, out),
+            Term::Local(other) => self.expand(other, depth + 1, exact, out),
         })
     }
 }
@@ -247,23 +249,4 @@ fn guarding_test(scope: &Scope<'_>, test: VariantTest) -> Option<(String, Vec<St
         child = Some(node);
     }
     None
-}
-
-/// The locals `name` is made of, a few deep (itself included).
-fn tests_locals<'a>(flags: &'a CommandFlags, name: &str) -> impl Iterator<Item = String> + 'a {
-    let mut seen = vec![name.to_string()];
-    let mut next = 0;
-    while next < seen.len() && seen.len() < 8 {
-        if let Some(Some(terms)) = flags.locals.get(&seen[next]) {
-            for term in terms {
-                if let Term::Local(other) = term {
-                    if !seen.contains(other) {
-                        seen.push(other.clone());
-                    }
-                }
-            }
-        }
-        next += 1;
-    }
-    seen.into_iter()
 }
